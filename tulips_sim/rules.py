@@ -1,0 +1,256 @@
+"""Rules of Gift of Tulips, as ``../shared/rules/gift_of_tulips.md`` states them.
+
+Rules card
+----------
+* 96 tulip cards in four varieties (purple, blue, pink, orange), values 2..4; 24 of them carry a
+  5/6 mark and are used only with 5 or 6 players. Default composition (§10-U1): 8 copies of each
+  variety and value, 2 of them 5/6 cards. Shuffle and remove 18/4/6/14/10 cards unseen for
+  2/3/4/5/6 players.
+* Seed the festival with two cards of different varieties (same-variety cards drawn in between go
+  back and the deck is reshuffled); the higher value goes 1st, on equal values the first drawn.
+* Each player is dealt two cards, puts one face up in its bouquet and one face down in the secret
+  festival. Then turns: draw, resolve one action, draw, resolve a different action. Actions:
+  KEEP (own bouquet; keeping points by the variety's current rank), GIVE (another player's
+  bouquet; the giver scores the value plus the giving bonus of the rank), ADD (face up to the
+  festival, reranking with "most recent wins ties", or face down to the secret festival; one add
+  per turn).
+* At the end up to 5 random secret cards are turned up one at a time into the festival, then the
+  top three varieties pay majorities (card count, then total value; full ties all score).
+* Highest score wins; ties go to most bouquet cards, then the victory is shared.
+
+Project defaults where no source decides (§10), each an option of :class:`Rules`
+--------------------------------------------------------------------------------
+``majority_ties="dense"`` (U4), ``setup_scores=False`` (U2), ``zero_cards_majority=False`` (U5),
+``seeding_tie="first_drawn"`` (2023 reprint; ``"random"`` for the 2022 printing), ``first_player``
+``"random"`` or a seat (U7); composition (U1) via ``base_copies`` and ``extra_copies``.
+
+Action encoding (flat ids)
+--------------------------
+====================  =======================  ==========================================
+id                    name                     meaning
+====================  =======================  ==========================================
+0                     ``KEEP``                 drawn card into own bouquet
+1                     ``FESTIVAL``             drawn card face up into the festival
+2                     ``SECRET``               drawn card face down into the secret festival
+3 + s (s < 6)         ``GIVE + s``             drawn card into seat ``s``'s bouquet
+9                     ``SETUP_FIRST``          setup: first dealt card to bouquet, second to secret
+10                    ``SETUP_SECOND``         setup: second dealt card to bouquet, first to secret
+====================  =======================  ==========================================
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+VARIETIES = ("purple", "blue", "pink", "orange")
+N_VARIETIES = 4
+VALUES = (2, 3, 4)
+N_VALUES = 3
+MIN_VALUE = 2
+
+MIN_PLAYERS = 2
+MAX_PLAYERS = 6
+
+KEEP = 0
+FESTIVAL = 1
+SECRET = 2
+GIVE = 3
+SETUP_FIRST = GIVE + MAX_PLAYERS
+SETUP_SECOND = SETUP_FIRST + 1
+NUM_ACTIONS = SETUP_SECOND + 1
+
+# Action kinds: one of each per turn ("add" covers both festival forms).
+KIND_NONE = -1
+KIND_KEEP = 0
+KIND_GIVE = 1
+KIND_ADD = 2
+
+N_RANKS = 4  # rank 4 also stands for "not in the festival"
+N_SLOTS = 3  # majorities per variety at most (5-6 players)
+
+BASE_COPIES = (6, 6, 6)  # per variety, values 2, 3, 4, in the 72-card base deck
+EXTRA_COPIES = (2, 2, 2)  # per variety, values 2, 3, 4, among the 24 cards marked 5/6
+REMOVED_BY_PLAYERS = {2: 18, 3: 4, 4: 6, 5: 14, 6: 10}
+GIVING_BONUS = (3, 2, 1, 0)  # by rank 1st..4th (or unranked)
+KEEPING_POINTS = (0, 0, 1, 2)
+N_REVEALED = 5
+
+# Majority points [rank][slot] by player count (rules file §2.2); rank 4 scores nothing.
+MAJORITY_2P = ((15, 0, 0), (10, 0, 0), (5, 0, 0), (0, 0, 0))
+MAJORITY_3_4P = ((15, 10, 0), (10, 7, 0), (5, 3, 0), (0, 0, 0))
+MAJORITY_5_6P = ((15, 10, 5), (10, 7, 4), (5, 3, 1), (0, 0, 0))
+MAJORITY_BY_PLAYERS = {
+    2: MAJORITY_2P,
+    3: MAJORITY_3_4P,
+    4: MAJORITY_3_4P,
+    5: MAJORITY_5_6P,
+    6: MAJORITY_5_6P,
+}
+SLOTS_BY_PLAYERS = {2: 1, 3: 2, 4: 2, 5: 3, 6: 3}
+
+MAJORITY_TIES = ("dense", "competition")
+SEEDING_TIES = ("first_drawn", "random")
+
+# Rules as an int64 vector for compiled code: slot -> meaning.
+R_N_PLAYERS = 0
+R_N_REMOVED = 1
+R_N_REVEALED = 2
+R_SLOTS = 3  # majorities paid per variety
+R_DENSE = 4  # 1: dense ranking after a full tie, 0: competition ranking
+R_SETUP_SCORES = 5  # 1: the setup bouquet card scores keeping points
+R_ZERO_WINS = 6  # 1: a player with no card of a variety can win its majority
+R_SEED_RANDOM = 7  # 1: equal seeding values are ordered at random
+R_FIRST_PLAYER = 8  # fixed first seat, or -1 for random
+R_COPIES = 9  # [variety-independent] copies per value 2, 3, 4 in the deck used
+R_GIVE = R_COPIES + N_VALUES  # giving bonus by rank 1..4
+R_KEEP = R_GIVE + N_RANKS  # keeping points by rank 1..4
+R_MAJORITY = R_KEEP + N_RANKS  # majority points, rank-major: rank * N_SLOTS + slot
+RULES_SIZE = R_MAJORITY + N_RANKS * N_SLOTS
+
+RANDOM_FIRST = -1
+
+
+def _check_int(name: str, value, low: int, high: int) -> None:
+    if not isinstance(value, int | np.integer) or isinstance(value, bool):
+        raise ValueError(f"{name} must be an integer in {low}..{high}, got {value!r}")
+    if not low <= value <= high:
+        raise ValueError(f"{name} must be in {low}..{high}, got {value}")
+
+
+def _check_table(name: str, table, shape: tuple[int, ...]) -> None:
+    arr = np.asarray(table)
+    if arr.shape != shape or not np.issubdtype(arr.dtype, np.integer) or (arr < 0).any():
+        raise ValueError(f"{name} must be a table of non-negative integers of shape {shape}")
+
+
+def _check_choice(name: str, value, choices: tuple[str, ...]) -> None:
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(choices)}, got {value!r}")
+
+
+@dataclass(frozen=True)
+class Rules:
+    """One configuration of Gift of Tulips; ``None`` fields take the table for the player count."""
+
+    n_players: int = 4
+    base_copies: tuple[int, int, int] = BASE_COPIES
+    extra_copies: tuple[int, int, int] = EXTRA_COPIES
+    n_removed: int | None = None
+    giving_bonus: tuple[int, int, int, int] = GIVING_BONUS
+    keeping_points: tuple[int, int, int, int] = KEEPING_POINTS
+    majority_points: tuple | None = None
+    n_revealed: int = N_REVEALED
+    majority_ties: str = "dense"
+    setup_scores: bool = False
+    zero_cards_majority: bool = False
+    seeding_tie: str = "first_drawn"
+    first_player: int | str = "random"
+
+    def __post_init__(self) -> None:
+        _check_int("n_players", self.n_players, MIN_PLAYERS, MAX_PLAYERS)
+        _check_table("base_copies", self.base_copies, (N_VALUES,))
+        _check_table("extra_copies", self.extra_copies, (N_VALUES,))
+        _check_table("giving_bonus", self.giving_bonus, (N_RANKS,))
+        _check_table("keeping_points", self.keeping_points, (N_RANKS,))
+        if self.majority_points is not None:
+            _check_table("majority_points", self.majority_points, (N_RANKS, N_SLOTS))
+        _check_int("n_revealed", self.n_revealed, 0, 96)
+        _check_choice("majority_ties", self.majority_ties, MAJORITY_TIES)
+        _check_choice("seeding_tie", self.seeding_tie, SEEDING_TIES)
+        for flag in ("setup_scores", "zero_cards_majority"):
+            if not isinstance(getattr(self, flag), bool):
+                raise ValueError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
+        self._check_first_player()
+        self._check_deck()
+
+    def _check_first_player(self) -> None:
+        if self.first_player == "random":
+            return
+        if isinstance(self.first_player, str):
+            raise ValueError(f"first_player must be 'random' or a seat, got {self.first_player!r}")
+        _check_int("first_player", self.first_player, 0, self.n_players - 1)
+
+    def _check_deck(self) -> None:
+        if sum(self.copies) == 0:
+            raise ValueError("base_copies (and extra_copies from 5 players) must hold cards")
+        deck = self.deck_size
+        _check_int("n_removed", self.removed, 0, max(deck - 2 - 2 * self.n_players, 0))
+        if deck - self.removed - 2 - 2 * self.n_players < 0:
+            raise ValueError(f"a deck of {deck} cards is too small for {self.n_players} players")
+
+    @property
+    def copies(self) -> tuple[int, int, int]:
+        """Copies of each variety per value 2, 3, 4 in the deck used at this player count."""
+        if self.n_players >= 5:
+            return tuple(b + e for b, e in zip(self.base_copies, self.extra_copies, strict=True))
+        return tuple(self.base_copies)
+
+    @property
+    def deck_size(self) -> int:
+        """Cards in the box used at this player count (72 below 5 players, 96 from 5)."""
+        return N_VARIETIES * sum(self.copies)
+
+    @property
+    def removed(self) -> int:
+        """Cards removed face down (table by player count unless ``n_removed`` is given)."""
+        if self.n_removed is None:
+            return REMOVED_BY_PLAYERS[self.n_players]
+        return self.n_removed
+
+    @property
+    def majority(self) -> tuple:
+        """Majority points [rank 1..4][slot 1..3] in force."""
+        if self.majority_points is None:
+            return MAJORITY_BY_PLAYERS[self.n_players]
+        return tuple(tuple(int(x) for x in row) for row in self.majority_points)
+
+    @property
+    def slots(self) -> int:
+        """Majorities paid per variety: 1 (2 players), 2 (3-4), 3 (5-6)."""
+        return SLOTS_BY_PLAYERS[self.n_players]
+
+    @property
+    def turn_cards(self) -> int:
+        """Cards left for the turns after removal, seeding and the deal."""
+        return self.deck_size - self.removed - 2 - 2 * self.n_players
+
+    @property
+    def max_turns(self) -> int:
+        """Turns in a game (each uses two cards; a last odd card makes a half turn)."""
+        return (self.turn_cards + 1) // 2
+
+    def to_array(self) -> np.ndarray:
+        """The rules as the int64 vector that compiled code reads (slots ``R_*``)."""
+        vec = np.zeros(RULES_SIZE, np.int64)
+        vec[R_N_PLAYERS] = self.n_players
+        vec[R_N_REMOVED] = self.removed
+        vec[R_N_REVEALED] = self.n_revealed
+        vec[R_SLOTS] = self.slots
+        vec[R_DENSE] = self.majority_ties == "dense"
+        vec[R_SETUP_SCORES] = self.setup_scores
+        vec[R_ZERO_WINS] = self.zero_cards_majority
+        vec[R_SEED_RANDOM] = self.seeding_tie == "random"
+        vec[R_FIRST_PLAYER] = RANDOM_FIRST if self.first_player == "random" else self.first_player
+        vec[R_COPIES : R_COPIES + N_VALUES] = self.copies
+        vec[R_GIVE : R_GIVE + N_RANKS] = self.giving_bonus
+        vec[R_KEEP : R_KEEP + N_RANKS] = self.keeping_points
+        vec[R_MAJORITY : R_MAJORITY + N_RANKS * N_SLOTS] = np.asarray(self.majority).ravel()
+        return vec
+
+    def as_dict(self) -> dict:
+        """Plain values for records and manifests (tables resolved for the player count)."""
+        return {
+            "n_players": self.n_players,
+            "n_removed": self.removed,
+            "base_copies": list(self.base_copies),
+            "extra_copies": list(self.extra_copies),
+            "giving_bonus": list(self.giving_bonus),
+            "keeping_points": list(self.keeping_points),
+            "majority_points": [list(row) for row in self.majority],
+            "n_revealed": self.n_revealed,
+            "majority_ties": self.majority_ties,
+            "setup_scores": self.setup_scores,
+            "zero_cards_majority": self.zero_cards_majority,
+            "seeding_tie": self.seeding_tie,
+            "first_player": self.first_player,
+        }
