@@ -1,4 +1,4 @@
-"""Rules of No Thanks! (Geschenkt ... ist noch zu teuer!), as ``../shared/rules/no_thanks.md`` states them.
+"""Rules of No Thanks! (Geschenkt ... ist noch zu teuer!) from ``shared/rules/no_thanks.md``.
 
 Rules card
 ----------

@@ -18,6 +18,9 @@ _S30 = np.uint64(30)
 _S27 = np.uint64(27)
 _S31 = np.uint64(31)
 _S11 = np.uint64(11)
+_S32 = np.uint64(32)
+_LOW32 = np.uint64(0xFFFFFFFF)
+_TWO32 = np.uint64(1 << 32)
 _TWO_M53 = 1.0 / 9007199254740992.0
 
 DEAL_STREAM = 0
@@ -56,13 +59,20 @@ def next_float(state):
 
 @njit(cache=True)
 def next_below(state, n):
-    """A uniform integer in ``0 .. n-1`` (n >= 1), by rejection, so it is exactly uniform."""
+    """A uniform integer in ``0 .. n-1`` for ``1 <= n < 2**32``.
+
+    Lemire's multiply-and-shift on 32 random bits, with his rejection step, so it is exactly
+    uniform and divides only in the rare rejection case.
+    """
     bound = np.uint64(n)
-    limit = np.uint64(0xFFFFFFFFFFFFFFFF) - (np.uint64(0xFFFFFFFFFFFFFFFF) % bound)
-    x = next_u64(state)
-    while x >= limit:
-        x = next_u64(state)
-    return np.int64(x % bound)
+    product = (next_u64(state) >> _S32) * bound
+    low = product & _LOW32
+    if low < bound:
+        threshold = (_TWO32 - bound) % bound
+        while low < threshold:
+            product = (next_u64(state) >> _S32) * bound
+            low = product & _LOW32
+    return np.int64(product >> _S32)
 
 
 @njit(cache=True)

@@ -1,0 +1,6 @@
+"""Agents for both games: a registry of families, spec strings, compiled decision functions.
+
+An agent is a docstring, a name, parameters and one short compiled decision function
+``decide(obs, params, rng) -> action`` (see ``giftsim.contract``). Built-in families are
+registered on import; :func:`agents.registry.define` adds one from a notebook or script.
+"""

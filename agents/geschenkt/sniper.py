@@ -1,0 +1,77 @@
+"""``sniper``: values chips by scarcity, milks cards that only it wants, snipes contested runs."""
+
+from numba import njit
+
+from geschenkt_sim.engine import (
+    O_CARD,
+    O_CARDS_LEFT,
+    O_CHIPS,
+    O_HANDS,
+    O_N_PLAYERS,
+    O_POT,
+    O_SEAT,
+    O_UNSEEN,
+)
+from geschenkt_sim.rules import PASS, TAKE
+from geschenkt_sim.scoring import take_delta
+from giftsim.contract import DECIDE_SIG
+
+T, SCARCITY, MILK, RUN, RESERVE = 0, 1, 2, 3, 4
+
+
+@njit(cache=True)
+def _wanted_by_other(obs, seat, card, pot):
+    """True if another seat would gladly take the card now: it fits that seat's runs, or the
+    seat has no chip left and must take it."""
+    for p in range(obs[O_N_PLAYERS]):
+        if p == seat:
+            continue
+        if obs[O_CHIPS + p] == 0 or take_delta(obs[O_HANDS + p], card) - pot < card // 2:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _run_hope(obs, card, params):
+    """Expected worth of the card's unseen neighbours, which could extend a run later."""
+    unseen = obs[O_UNSEEN]
+    n_unseen = 0
+    for c in (card - 1, card + 1):
+        n_unseen += (unseen >> c) & 1
+    in_stack = obs[O_CARDS_LEFT] / max(_popcount(unseen), 1)
+    return params[RUN] * n_unseen * in_stack
+
+
+@njit(cache=True)
+def _popcount(mask):
+    n = 0
+    while mask:
+        mask &= mask - 1
+        n += 1
+    return n
+
+
+@njit(DECIDE_SIG, cache=True)
+def decide(obs, params, rng):
+    """Weigh the card's points against the chips on it, each chip worth ``1 + SCARCITY / (chips
+    + 1)``: chips grow dear as they run out. A card that extends an own run is milked (passed,
+    letting the pot grow) while nobody else wants it, the pot is under ``MILK`` and more than
+    ``RESERVE`` chips remain; otherwise it is taken at once. Other cards are taken when their
+    cost, less the hope of runs with unseen neighbours (``RUN``), is at most ``T``.
+    """
+    seat = obs[O_SEAT]
+    chips = obs[O_CHIPS + seat]
+    if chips == 0:
+        return TAKE
+    card = obs[O_CARD]
+    pot = obs[O_POT]
+    delta = take_delta(obs[O_HANDS + seat], card)
+    if delta < card:
+        milk = pot < params[MILK] and chips > params[RESERVE]
+        return PASS if milk and not _wanted_by_other(obs, seat, card, pot) else TAKE
+    worth = 1.0 + params[SCARCITY] / (chips + 1)
+    cost = delta - pot * worth - _run_hope(obs, card, params)
+    return TAKE if cost <= params[T] else PASS
+
+
+PARAMS = {"T": 0.0, "scarcity": 6.0, "milk": 6.0, "run": 3.0, "reserve": 2.0}

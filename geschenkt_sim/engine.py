@@ -1,0 +1,122 @@
+"""Compiled No Thanks! rules: legal actions, applying an action in place, game over, observation.
+
+An observation is the public prefix of the state (slots ``N_PLAYERS .. HANDS``, see
+``state.py``) followed by ``O_SEAT``, the observing seat. When opponents' chips are hidden their
+``O_CHIPS`` entries read -1. The ``O_*`` names below are the observation's slots; agents use
+only these.
+"""
+
+import numpy as np
+from numba import njit
+
+from geschenkt_sim.rules import PASS, TAKE
+from geschenkt_sim.state import (
+    CARD,
+    CARDS_LEFT,
+    CHIPS,
+    CHIPS_VISIBLE,
+    DECK,
+    FIRST,
+    HANDS,
+    HIGHEST,
+    LOWEST,
+    N_CARDS,
+    N_DECISIONS,
+    N_PLAYERS,
+    POS,
+    POT,
+    PUBLIC_SIZE,
+    TURN,
+    UNSEEN,
+)
+
+O_N_PLAYERS = N_PLAYERS
+O_TURN = TURN
+O_CARD = CARD
+O_POT = POT
+O_CARDS_LEFT = CARDS_LEFT
+O_UNSEEN = UNSEEN
+O_LOWEST = LOWEST
+O_HIGHEST = HIGHEST
+O_CHIPS_VISIBLE = CHIPS_VISIBLE
+O_N_DECISIONS = N_DECISIONS
+O_FIRST = FIRST
+O_CHIPS = CHIPS
+O_HANDS = HANDS
+O_SEAT = PUBLIC_SIZE
+OBS_SIZE = O_SEAT + 1
+HIDDEN_CHIPS = -1
+
+
+@njit(cache=True)
+def is_over(state):
+    """True once the last card has been taken."""
+    return state[POS] >= state[N_CARDS]
+
+
+@njit(cache=True)
+def is_legal(state, action):
+    """Whether ``action`` is legal now: take always, pass only with a chip in hand."""
+    if is_over(state):
+        return False
+    if action == TAKE:
+        return True
+    return action == PASS and state[CHIPS + state[TURN]] > 0
+
+
+@njit(cache=True)
+def legal_actions(state):
+    """Legal action ids, ascending (a new array; the compiled loop uses :func:`is_legal`)."""
+    out = np.empty(2, np.int64)
+    n = 0
+    for a in (PASS, TAKE):
+        if is_legal(state, a):
+            out[n] = a
+            n += 1
+    return out[:n]
+
+
+@njit(cache=True)
+def is_forced(state):
+    """True when the seat to act has no chip and so must take."""
+    return state[CHIPS + state[TURN]] == 0
+
+
+@njit(cache=True)
+def apply_action(state, action):
+    """Apply a legal ``action`` of the seat to act, in place."""
+    seat = state[TURN]
+    state[N_DECISIONS] += 1
+    if action == PASS:
+        state[CHIPS + seat] -= 1
+        state[POT] += 1
+        state[TURN] = seat + 1 if seat + 1 < state[N_PLAYERS] else 0
+    else:
+        _take(state, seat)
+
+
+@njit(cache=True)
+def _take(state, seat):
+    """The seat to act takes the face-up card and its chips, and the next card turns up."""
+    state[HANDS + seat] |= np.int64(1) << state[CARD]
+    state[CHIPS + seat] += state[POT]
+    state[POT] = 0
+    state[POS] += 1
+    if is_over(state):
+        state[CARD] = -1
+        return
+    state[CARD] = state[DECK + state[POS]]
+    state[CARDS_LEFT] -= 1
+    state[UNSEEN] &= ~(np.int64(1) << state[CARD])
+
+
+@njit(cache=True)
+def observe(state, seat, obs):
+    """Write what ``seat`` may know into ``obs`` (layout ``O_*``)."""
+    for i in range(PUBLIC_SIZE):  # an explicit loop: a slice copy allocates views here
+        obs[i] = state[i]
+    obs[O_SEAT] = seat
+    if not state[CHIPS_VISIBLE]:
+        for p in range(state[N_PLAYERS]):
+            if p != seat:
+                obs[O_CHIPS + p] = HIDDEN_CHIPS

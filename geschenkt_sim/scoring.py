@@ -1,0 +1,47 @@
+"""No Thanks! scoring: each card that does not follow another card of the hand, minus chips."""
+
+import numpy as np
+from numba import njit
+
+from geschenkt_sim.state import CHIPS, HANDS, N_PLAYERS
+
+
+@njit(cache=True)
+def card_points(hand):
+    """Points of a hand bit mask: the sum of the lowest card of every run."""
+    heads = hand & ~(hand << 1)
+    total = 0
+    while heads:
+        low = heads & -heads
+        total += np.int64(np.log2(np.float64(low)))  # exact for a power of two
+        heads ^= low
+    return total
+
+
+@njit(cache=True)
+def score_hand(hand, chips):
+    """Final score of one seat: card points minus chips (lower is better)."""
+    return card_points(hand) - chips
+
+
+@njit(cache=True)
+def scores(state, out):
+    """Write every seat's final score into ``out[:n_players]``."""
+    for p in range(state[N_PLAYERS]):
+        out[p] = score_hand(state[HANDS + p], state[CHIPS + p])
+
+
+def winners_of(scores_row: np.ndarray) -> list[int]:
+    """Seats with the lowest score (all of them on a tie)."""
+    best = scores_row.min()
+    return [int(s) for s in np.flatnonzero(scores_row == best)]
+
+
+@njit(cache=True)
+def take_delta(hand, card):
+    """Change of a hand's card points if ``card`` joins it (O(1), no rescoring)."""
+    below = (hand >> (card - 1)) & 1
+    above = (hand >> (card + 1)) & 1
+    if below:
+        return -(card + 1) if above else 0
+    return -1 if above else card

@@ -1,0 +1,146 @@
+"""The No Thanks! state as one int64 array, and dealing a game from its seed.
+
+State layout (``STATE_SIZE`` int64 slots; hands are bit masks, bit ``c`` standing for card ``c``).
+The first ``PUBLIC_SIZE`` slots are public and are copied as they are into an observation; the
+rest is hidden from every seat.
+
+=================  ===============  ==============================================================
+slot               size             meaning
+=================  ===============  ==============================================================
+``N_PLAYERS``      1                seats in this game
+``TURN``           1                seat to act
+``CARD``           1                face-up card (-1 when the game is over)
+``POT``            1                chips on the face-up card
+``CARDS_LEFT``     1                face-down cards still in the stack
+``UNSEEN``         1                bit mask of cards neither taken nor face up (stack + removed)
+``LOWEST``         1                lowest card number of the range
+``HIGHEST``        1                highest card number of the range
+``CHIPS_VISIBLE``  1                1 if agents see opponents' chips
+``N_DECISIONS``    1                decisions made so far
+``FIRST``          1                seat that acted first
+``CHIPS``          ``MAX_PLAYERS``  chips held by each seat
+``HANDS``          ``MAX_PLAYERS``  cards taken by each seat (bit mask)
+``POS``            1                hidden: index in ``DECK`` of the face-up card
+``N_CARDS``        1                hidden: cards in play (24 by default)
+``REMOVED``        1                hidden: bit mask of the removed cards
+``DECK``           ``MAX_CARD``     hidden: played cards in the order they are turned up
+=================  ===============  ==============================================================
+"""
+
+import numpy as np
+from numba import njit
+
+from geschenkt_sim.rules import (
+    MAX_CARD,
+    MAX_PLAYERS,
+    R_CHIPS,
+    R_CHIPS_VISIBLE,
+    R_FIRST_PLAYER,
+    R_FORCED_MASK,
+    R_HIGHEST,
+    R_LOWEST,
+    R_N_PLAYERS,
+    R_N_REMOVED,
+    RANDOM_FIRST,
+)
+from giftsim.rng import DEAL_STREAM, next_below, shuffle, stream_seed
+
+N_PLAYERS = 0
+TURN = 1
+CARD = 2
+POT = 3
+CARDS_LEFT = 4
+UNSEEN = 5
+LOWEST = 6
+HIGHEST = 7
+CHIPS_VISIBLE = 8
+N_DECISIONS = 9
+FIRST = 10
+CHIPS = 11
+HANDS = CHIPS + MAX_PLAYERS
+PUBLIC_SIZE = HANDS + MAX_PLAYERS
+POS = PUBLIC_SIZE
+N_CARDS = POS + 1
+REMOVED = N_CARDS + 1
+DECK = REMOVED + 1
+STATE_SIZE = DECK + MAX_CARD
+
+
+def new_state() -> np.ndarray:
+    """An empty state buffer, to be filled by :func:`deal` or :func:`set_deal`."""
+    return np.zeros(STATE_SIZE, np.int64)
+
+
+@njit(cache=True)
+def set_deal(rules_vec, deck, removed_mask, first_player, state):
+    """Fill ``state`` with the start of a game with a given deck order and first seat."""
+    state[:] = 0
+    n = rules_vec[R_N_PLAYERS]
+    state[N_PLAYERS] = n
+    state[TURN] = first_player
+    state[FIRST] = first_player
+    state[N_CARDS] = deck.shape[0]
+    state[CHIPS_VISIBLE] = rules_vec[R_CHIPS_VISIBLE]
+    state[REMOVED] = removed_mask
+    state[LOWEST] = rules_vec[R_LOWEST]
+    state[HIGHEST] = rules_vec[R_HIGHEST]
+    state[CHIPS : CHIPS + n] = rules_vec[R_CHIPS]
+    state[DECK : DECK + deck.shape[0]] = deck
+    state[CARD] = deck[0] if deck.shape[0] > 0 else -1
+    state[CARDS_LEFT] = max(deck.shape[0] - 1, 0)
+    state[UNSEEN] = range_mask(rules_vec[R_LOWEST], rules_vec[R_HIGHEST])
+    if deck.shape[0] > 0:
+        state[UNSEEN] &= ~(np.int64(1) << deck[0])
+
+
+@njit(cache=True)
+def range_mask(lowest, highest):
+    """Bit mask of the cards ``lowest..highest``."""
+    return (np.int64(1) << (highest + 1)) - (np.int64(1) << lowest)
+
+
+@njit(cache=True)
+def _draw_deck(rules_vec, rng):
+    """Shuffle the card range, remove the forced cards and ``n_removed`` in all; return the rest."""
+    forced = rules_vec[R_FORCED_MASK]
+    cards = np.empty(rules_vec[R_HIGHEST] - rules_vec[R_LOWEST] + 1, np.int64)
+    n_free = 0
+    for c in range(rules_vec[R_LOWEST], rules_vec[R_HIGHEST] + 1):
+        if not (forced >> c) & 1:
+            cards[n_free] = c
+            n_free += 1
+    free = cards[:n_free]
+    shuffle(free, rng)
+    n_random_removed = rules_vec[R_N_REMOVED] - (cards.shape[0] - n_free)
+    removed_mask = forced
+    for c in free[:n_random_removed]:
+        removed_mask |= np.int64(1) << c
+    return free[n_random_removed:], removed_mask
+
+
+@njit(cache=True)
+def deal(rules_vec, root_seed, game_index, first_player, state):
+    """Deal game ``game_index`` of root seed ``root_seed`` into ``state``.
+
+    ``first_player`` is a seat, or ``RANDOM_FIRST`` to draw it from the deal stream (then the
+    rules' fixed seat, if any, wins).
+    """
+    rng = np.empty(1, np.uint64)
+    rng[0] = stream_seed(root_seed, game_index, DEAL_STREAM)
+    deck, removed_mask = _draw_deck(rules_vec, rng)
+    if first_player == RANDOM_FIRST:
+        first_player = rules_vec[R_FIRST_PLAYER]
+    if first_player == RANDOM_FIRST:
+        first_player = next_below(rng, rules_vec[R_N_PLAYERS])
+    set_deal(rules_vec, deck, removed_mask, first_player, state)
+
+
+def deck_of(state: np.ndarray) -> list[int]:
+    """The played cards in turn-up order."""
+    return [int(c) for c in state[DECK : DECK + state[N_CARDS]]]
+
+
+def cards_of(mask: int) -> list[int]:
+    """The cards of a bit mask, ascending."""
+    mask = int(mask)
+    return [c for c in range(MAX_CARD + 1) if (mask >> c) & 1]
