@@ -4,3 +4,6 @@ An agent is a docstring, a name, parameters and one short compiled decision func
 ``decide(obs, params, rng) -> action`` (see ``giftsim.contract``). Built-in families are
 registered on import; :func:`agents.registry.define` adds one from a notebook or script.
 """
+
+import giftsim  # noqa: F401  (sets the Numba cache folder before any kernel compiles)
+

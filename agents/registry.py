@@ -5,9 +5,11 @@ families defined by users get the ids after them, in the order they were defined
 """
 
 import numpy as np
+from numba import njit
 from numba.core.registry import CPUDispatcher
 
 from agents.base import GAMES, Agent, Family
+from giftsim.contract import DECIDE_SIG
 
 _FAMILIES: dict[str, dict[str, Family]] = {game: {} for game in GAMES}
 _BUILTIN_COUNT: dict[str, int] = {game: 0 for game in GAMES}
@@ -29,18 +31,33 @@ def register(family: Family, builtin: bool = False) -> Family:
 def define(game: str, name: str, decide, defaults=None, doc: str | None = None) -> Family:
     """Register a user-defined agent family and return it.
 
-    ``decide`` must be an ``@njit`` function ``decide(obs, params, rng) -> action``; it then runs
-    inside the compiled game loop like the built-ins. Redefining a name replaces a user family.
+    ``decide(obs, params, rng) -> action`` is a plain function written in Numba's subset of
+    Python, or an ``@njit`` one; it is compiled with the agent signature and then runs inside
+    the compiled game loop exactly as the built-ins do. Redefining a name replaces a user family.
     """
     _load(game)
-    if not isinstance(decide, CPUDispatcher):
-        raise ValueError("decide must be a numba.njit function decide(obs, params, rng) -> action")
+    decide = as_decider(decide)
     table = _FAMILIES[game]
     if name in table and kind_of(table[name]) < _BUILTIN_COUNT[game]:
         raise ValueError(f"{name!r} is a built-in agent; choose another name")
     family = Family(name, game, decide, dict(defaults or {}), doc or decide.__doc__ or "")
     table.pop(name, None)
     return register(family)
+
+
+def as_decider(fn):
+    """``fn`` compiled with the agent signature ``giftsim.contract.DECIDE_SIG``."""
+    if isinstance(fn, CPUDispatcher):
+        if DECIDE_SIG.args in [tuple(sig) for sig in fn.signatures]:
+            return fn
+        fn = fn.py_func
+    if not callable(fn):
+        raise ValueError("decide must be a function decide(obs, params, rng) -> action")
+    try:
+        return njit(DECIDE_SIG)(fn)
+    except Exception as error:  # Numba raises many kinds of typing errors
+        first = str(error).strip().splitlines()[0]
+        raise ValueError(f"decide does not compile as decide(obs, params, rng): {first}") from None
 
 
 def families(game: str) -> list[Family]:

@@ -1,0 +1,6 @@
+"""No Thanks! (Geschenkt ... ist noch zu teuer!): rules, array state, compiled engine, records."""
+
+import giftsim  # noqa: F401  (sets the Numba cache folder before any kernel compiles)
+from geschenkt_sim.rules import Rules
+
+__all__ = ["Rules"]

@@ -1,8 +1,45 @@
 """giftsim: shared low-level pieces of the two game packages.
 
 This tiny package sits *below* both engines (``geschenkt_sim``, ``tulips_sim``): it holds only
-what both need and neither owns, the counter-based random streams. Everything game-specific lives
-in the game packages; agents, experiments and the CLI live above them.
+what both need and neither owns: the counter-based random streams, the agent contract and the
+Numba cache location.
+
+Numba's on-disk cache checks only the source file of each cached function, not the modules it
+calls, so an edit to ``state.py`` could leave a stale compiled loop in ``agents/``. Importing
+this package therefore points ``NUMBA_CACHE_DIR`` at a folder named by a hash of all kernel
+sources (unless the user set the variable): any edit gets a fresh cache.
 """
 
+import hashlib
+import os
+import sys
+from pathlib import Path
+
 __version__ = "0.1.0"
+
+_KERNEL_PACKAGES = ("giftsim", "geschenkt_sim", "tulips_sim", "agents")
+
+
+def source_hash() -> str:
+    """Short hash of every Python source file of the packages that hold compiled code."""
+    root = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha1()
+    for package in _KERNEL_PACKAGES:
+        for path in sorted((root / package).rglob("*.py")):
+            digest.update(path.relative_to(root).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def _set_cache_dir() -> None:
+    if "NUMBA_CACHE_DIR" in os.environ:
+        return
+    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "giftsim"
+    os.environ["NUMBA_CACHE_DIR"] = str(base / f"numba-{source_hash()}")
+    if "numba" in sys.modules:
+        from numba.core import config
+
+        config.reload_config()
+
+
+_set_cache_dir()

@@ -1,0 +1,6 @@
+"""Gift of Tulips: rules, array state, compiled engine, records."""
+
+import giftsim  # noqa: F401  (sets the Numba cache folder before any kernel compiles)
+from tulips_sim.rules import Rules
+
+__all__ = ["Rules"]

@@ -1,0 +1,145 @@
+"""No Thanks! game records: JSON export, replay with full validation, move-by-move text.
+
+Record keys: ``game`` ("geschenkt"), ``rules`` (``n_players``, ``chips_per_player``,
+``n_removed`` and the other :class:`Rules` fields), ``deck`` (the played cards in turn-up
+order), ``removed``, ``first_player`` (0-based seat), ``actions`` ("take"/"pass" in order of
+play), ``scores`` (final score per seat), ``winners`` (seats with the lowest score), ``agents``,
+``seed``, ``game_index``.
+"""
+
+import numpy as np
+
+from geschenkt_sim.engine import apply_action, is_legal, is_over
+from geschenkt_sim.rules import ACTION_NAMES, Rules
+from geschenkt_sim.scoring import scores, winners_of
+from geschenkt_sim.state import (
+    CARD,
+    CHIPS,
+    FIRST,
+    POT,
+    REMOVED,
+    TURN,
+    cards_of,
+    deck_of,
+    new_state,
+    set_deal,
+)
+
+REQUIRED = ("game", "rules", "deck", "removed", "first_player", "actions", "scores", "winners")
+
+
+class RecordError(ValueError):
+    """A record that does not describe a legal game; the message names the first bad entry."""
+
+
+def make_record(rules: Rules, start: np.ndarray, actions, meta: dict) -> dict:
+    """The JSON-ready record of a game from its start state and actions (replayed to score it)."""
+    final = _replay_states(rules, start, actions)[-1]
+    final_scores = _scores(rules, final)
+    return {
+        "game": "geschenkt",
+        "rules": rules.as_dict(),
+        "deck": deck_of(start),
+        "removed": cards_of(start[REMOVED]),
+        "first_player": int(start[FIRST]),
+        "actions": [ACTION_NAMES[a] for a in actions],
+        "scores": final_scores,
+        "winners": winners_of(np.array(final_scores)),
+        **meta,
+    }
+
+
+def replay(record: dict) -> list[str]:
+    """Re-derive every state of a record, check it, and return the game move by move.
+
+    Raises :class:`RecordError` naming the first entry that is wrong.
+    """
+    rules, start, actions = _parse(record)
+    states = _replay_states(rules, start, actions)
+    final_scores = _scores(rules, states[-1])
+    _expect(record, "scores", final_scores)
+    _expect(record, "winners", winners_of(np.array(final_scores)))
+    return _describe(states, actions, final_scores)
+
+
+def _parse(record: dict):
+    if not isinstance(record, dict):
+        raise RecordError("a record is a JSON object")
+    missing = [k for k in REQUIRED if k not in record]
+    if missing:
+        raise RecordError(f"missing key {missing[0]!r} (required: {', '.join(REQUIRED)})")
+    if record["game"] != "geschenkt":
+        raise RecordError(f"game: expected 'geschenkt', got {record['game']!r}")
+    rules = _rules(record["rules"])
+    start = _start(rules, record)
+    return rules, start, _actions(record["actions"])
+
+
+def _rules(fields) -> Rules:
+    try:
+        return Rules(**fields)
+    except (TypeError, ValueError) as error:
+        raise RecordError(f"rules: {error}") from None
+
+
+def _start(rules: Rules, record: dict) -> np.ndarray:
+    deck, removed = record["deck"], record["removed"]
+    full = list(range(rules.lowest_card, rules.highest_card + 1))
+    if not all(isinstance(c, int) for c in [*deck, *removed]) or sorted(deck + removed) != full:
+        raise RecordError(f"deck, removed: together they must hold each card {full[0]}..{full[-1]}")
+    if len(removed) != rules.n_removed:
+        raise RecordError(f"removed: expected {rules.n_removed} cards, got {len(removed)}")
+    if any(c not in removed for c in rules.forced_removed):
+        raise RecordError(f"removed: this variant always removes {rules.forced_removed}")
+    first = record["first_player"]
+    if not isinstance(first, int) or not 0 <= first < rules.n_players:
+        raise RecordError(f"first_player: expected a seat 0..{rules.n_players - 1}, got {first!r}")
+    state = new_state()
+    mask = sum(1 << c for c in removed)
+    set_deal(rules.to_array(), np.array(deck, np.int64), mask, first, state)
+    return state
+
+
+def _actions(names) -> list[int]:
+    if not isinstance(names, list):
+        raise RecordError("actions: expected a list of 'take'/'pass'")
+    for i, name in enumerate(names):
+        if name not in ACTION_NAMES:
+            raise RecordError(f"actions[{i}]: expected 'take' or 'pass', got {name!r}")
+    return [ACTION_NAMES.index(name) for name in names]
+
+
+def _replay_states(rules: Rules, start: np.ndarray, actions) -> list[np.ndarray]:
+    states = [start.copy()]
+    state = start.copy()
+    for i, action in enumerate(actions):
+        if not is_legal(state, action):
+            why = "the game is over" if is_over(state) else "a seat without chips must take"
+            raise RecordError(f"actions[{i}]: {ACTION_NAMES[action]!r} is illegal ({why})")
+        apply_action(state, action)
+        states.append(state.copy())
+    if not is_over(state):
+        raise RecordError(f"actions: the game is not over after {len(actions)} actions")
+    return states
+
+
+def _scores(rules: Rules, state: np.ndarray) -> list[int]:
+    out = np.zeros(rules.n_players, np.int64)
+    scores(state, out)
+    return [int(s) for s in out]
+
+
+def _expect(record: dict, key: str, value) -> None:
+    if record[key] != value:
+        raise RecordError(f"{key}: the record says {record[key]}, the replay gives {value}")
+
+
+def _describe(states, actions, final_scores) -> list[str]:
+    lines = []
+    for i, (before, action) in enumerate(zip(states, actions, strict=False)):
+        seat, card, pot = int(before[TURN]), int(before[CARD]), int(before[POT])
+        chips = int(before[CHIPS + seat])
+        verb = "takes" if action == 1 else "passes on"
+        lines.append(f"{i + 1:4d}. seat {seat} {verb} {card:2d} (pot {pot}, own chips {chips})")
+    lines.append(f"scores: {final_scores}  winners: {winners_of(np.array(final_scores))}")
+    return lines
