@@ -6,4 +6,3 @@ registered on import; :func:`agents.registry.define` adds one from a notebook or
 """
 
 import giftsim  # noqa: F401  (sets the Numba cache folder before any kernel compiles)
-

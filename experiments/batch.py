@@ -14,9 +14,17 @@ from experiments.games import entry
 BLOCK = 50_000
 
 
-def play(game: str = "geschenkt", agents=("greedy",) * 4, n_games: int = 1000, rules=None,
-         seed: int = 0, first_player="rotate", first_index: int = 0, progress: bool = False,
-         as_frame: bool = True):
+def play(
+    game: str = "geschenkt",
+    agents=("greedy",) * 4,
+    n_games: int = 1000,
+    rules=None,
+    seed: int = 0,
+    first_player="rotate",
+    first_index: int = 0,
+    progress: bool = False,
+    as_frame: bool = True,
+):
     """Play ``n_games`` games with one agent spec (or Agent) per seat.
 
     ``first_player``: ``"rotate"`` (game i starts at seat i mod n), ``"random"`` or a seat.
@@ -34,8 +42,9 @@ def play(game: str = "geschenkt", agents=("greedy",) * 4, n_games: int = 1000, r
     with tqdm(total=n_games, disable=not progress, unit="game", unit_scale=True) as bar:
         for start in range(0, n_games, BLOCK):
             size = min(BLOCK, n_games - start)
-            blocks.append(ent.play_block(rules, agent_list, seed, first_index + start, size,
-                                         first_player))
+            blocks.append(
+                ent.play_block(rules, agent_list, seed, first_index + start, size, first_player)
+            )
             bar.update(size)
     raw = np.concatenate(blocks) if blocks else np.zeros((0, rules.n_players + 2), np.int64)
     return to_frame(raw, agent_list, first_index, ent.lower_wins) if as_frame else raw
@@ -53,8 +62,11 @@ def to_frame(raw: np.ndarray, agent_list, first_index: int, lower_wins: bool) ->
     n = len(agent_list)
     scores = raw[:, :n]
     shares = win_shares(scores, lower_wins)
-    columns = {"game_index": np.arange(first_index, first_index + len(raw)),
-               "first_player": raw[:, n], "n_decisions": raw[:, n + 1]}
+    columns = {
+        "game_index": np.arange(first_index, first_index + len(raw)),
+        "first_player": raw[:, n],
+        "n_decisions": raw[:, n + 1],
+    }
     for s in range(n):
         columns[f"score_{s}"] = scores[:, s]
         columns[f"win_{s}"] = shares[:, s]
@@ -66,11 +78,20 @@ def by_agent(frame: pd.DataFrame) -> pd.DataFrame:
     """Win share and mean score per agent spec, pooled over the seats it held."""
     n = sum(1 for c in frame.columns if c.startswith("score_"))
     long = pd.concat(
-        pd.DataFrame({"agent": frame[f"agent_{s}"].astype(str), "score": frame[f"score_{s}"],
-                      "win": frame[f"win_{s}"]})
+        pd.DataFrame(
+            {
+                "agent": frame[f"agent_{s}"].astype(str),
+                "score": frame[f"score_{s}"],
+                "win": frame[f"win_{s}"],
+            }
+        )
         for s in range(n)
     )
-    table = long.groupby("agent").agg(seats=("win", "size"), win_share=("win", "mean"),
-                                      mean_score=("score", "mean"), score_sd=("score", "std"))
+    table = long.groupby("agent").agg(
+        seats=("win", "size"),
+        win_share=("win", "mean"),
+        mean_score=("score", "mean"),
+        score_sd=("score", "std"),
+    )
     table["win_se"] = np.sqrt(table.win_share * (1 - table.win_share) / table.seats)
     return table.sort_values("win_share", ascending=False)

@@ -34,11 +34,18 @@ def play_slow(rules: Rules, players, root_seed: int, game_index: int, first_play
     """Play one game with any mix of compiled agents and Python callables."""
     state = np.zeros(STATE_SIZE, np.int64)
     policy = first_policy(first_player, rules.n_players)
-    deal(rules.to_array(), np.uint64(root_seed), game_index,
-         first_seat(policy, game_index, rules.n_players), state)
+    deal(
+        rules.to_array(),
+        np.uint64(root_seed),
+        game_index,
+        first_seat(policy, game_index, rules.n_players),
+        state,
+    )
     start = state.copy()
-    rngs = [np.array([stream_seed(np.uint64(root_seed), game_index, AGENT_STREAM + s)], np.uint64)
-            for s in range(rules.n_players)]
+    rngs = [
+        np.array([stream_seed(np.uint64(root_seed), game_index, AGENT_STREAM + s)], np.uint64)
+        for s in range(rules.n_players)
+    ]
     actions = []
     while not is_over(state):
         action = TAKE if is_forced(state) else _ask(players, state, rngs)

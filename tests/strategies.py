@@ -1,0 +1,35 @@
+"""Shared hypothesis strategies: rules, deals and choice sequences for No Thanks!"""
+
+from hypothesis import strategies as st
+
+from geschenkt_sim.rules import Rules
+
+
+@st.composite
+def geschenkt_rules(draw):
+    """Any valid rules: 2..7 players, standard or tactical, chips shown or hidden, odd sizes."""
+    n = draw(st.integers(2, 7))
+    variant = draw(st.sampled_from(["standard", "tactical"]))
+    chips = draw(st.one_of(st.none(), st.integers(0, 15)))
+    n_removed = draw(st.integers(3 if variant == "tactical" else 0, 20))
+    return Rules(
+        n_players=n,
+        chips_per_player=chips,
+        n_removed=n_removed,
+        variant=variant,
+        chips_visible=draw(st.booleans()),
+    )
+
+
+@st.composite
+def geschenkt_deals(draw):
+    """Rules, a deck order, the removed cards and a first seat."""
+    rules = draw(geschenkt_rules())
+    cards = list(range(rules.lowest_card, rules.highest_card + 1))
+    forced = list(rules.forced_removed)
+    free = draw(st.permutations([c for c in cards if c not in forced]))
+    n_random = rules.n_removed - len(forced)
+    removed = forced + list(free[:n_random])
+    deck = list(free[n_random:])
+    first = draw(st.integers(0, rules.n_players - 1))
+    return rules, deck, removed, first

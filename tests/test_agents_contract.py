@@ -1,0 +1,143 @@
+"""Every agent: legal actions only, no peeking at hidden cards, specs, user-defined agents."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agents.geschenkt.loop import _play
+from agents.registry import define, families, parse
+from experiments.batch import by_agent, play
+from geschenkt_sim.engine import OBS_SIZE, apply_action, is_over, legal_actions, observe
+from geschenkt_sim.rules import MAX_PLAYERS, TAKE
+from geschenkt_sim.state import DECK, N_CARDS, POS, REMOVED, cards_of, deal, new_state
+from giftsim.rng import next_below
+
+BUILTINS = families("geschenkt")
+
+
+def hide_differently(state, seed):
+    """The same public state with the unseen cards dealt differently between stack and box."""
+    other = state.copy()
+    pos, n_cards = int(state[POS]), int(state[N_CARDS])
+    rest = [int(c) for c in state[DECK + pos + 1 : DECK + n_cards]]
+    unseen = np.array(rest + cards_of(state[REMOVED]), np.int64)
+    np.random.default_rng(seed).shuffle(unseen)
+    other[DECK + pos + 1 : DECK + n_cards] = unseen[: len(rest)]
+    other[REMOVED] = sum(1 << int(c) for c in unseen[len(rest) :])
+    return other
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**31), st.integers(2, 7), st.integers(0, 150), st.booleans())
+def test_no_builtin_agent_sees_the_stack_or_the_removed_cards(seed, n, steps, visible):
+    from geschenkt_sim.rules import Rules
+
+    rules = Rules(n_players=n, chips_visible=visible)
+    state = new_state()
+    deal(rules.to_array(), seed, 0, -1, state)
+    rng = np.array([seed], np.uint64)
+    for _ in range(steps):
+        if is_over(state):
+            return
+        legal = legal_actions(state)
+        apply_action(state, legal[next_below(rng, len(legal))])
+    other = hide_differently(state, seed)
+    assert not np.array_equal(other, state) or int(state[N_CARDS]) - int(state[POS]) <= 1
+    for seat in range(n):
+        a, b = np.zeros(OBS_SIZE, np.int64), np.zeros(OBS_SIZE, np.int64)
+        observe(state, seat, a)
+        observe(other, seat, b)
+        assert np.array_equal(a, b)
+        for family in BUILTINS:
+            agent = family()
+            r1, r2 = np.array([7], np.uint64), np.array([7], np.uint64)
+            assert family.decide(a, agent.param_row(), r1) == family.decide(
+                b, agent.param_row(), r2
+            )
+
+
+def test_hidden_chips_read_minus_one_for_opponents_only():
+    from geschenkt_sim.engine import O_CHIPS
+    from geschenkt_sim.rules import Rules
+
+    state = new_state()
+    deal(Rules(n_players=4, chips_visible=False).to_array(), 1, 0, 0, state)
+    obs = np.zeros(OBS_SIZE, np.int64)
+    observe(state, 2, obs)
+    assert list(obs[O_CHIPS : O_CHIPS + 4]) == [-1, -1, 11, -1]
+
+
+@pytest.mark.parametrize("family", BUILTINS, ids=lambda f: f.name)
+def test_builtin_agents_choose_only_legal_actions(family):
+    frame = play("geschenkt", [family.name] * 5, 3000, seed=8)  # illegal moves would raise
+    assert len(frame) == 3000
+
+
+def test_agents_are_documented_and_named_by_specs():
+    for family in BUILTINS:
+        assert family.summary
+        assert parse(family.name, "geschenkt").spec == family.name
+    assert parse("greedy:T=-3", "geschenkt").params == {"T": -3.0}
+    assert parse("random:p=0.3", "geschenkt").spec == "random:p=0.3"
+
+
+BAD_SPECS = [
+    ("gready", "unknown agent 'gready' for geschenkt (valid: random, greedy, sniper"),
+    ("greedy:X=1", "agent 'greedy' has no parameter 'X' (valid: T)"),
+    ("greedy:T", "must look like key=value"),
+    ("random:p=lots", "parameter 'p' in 'random:p=lots' must be a number"),
+]
+
+
+@pytest.mark.parametrize(("spec", "message"), BAD_SPECS)
+def test_bad_specs_list_the_valid_choices(spec, message):
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        parse(spec, "geschenkt")
+
+
+def always_take(obs, params, rng):
+    """Always takes the card."""
+    return TAKE
+
+
+def test_user_agent_runs_in_the_compiled_loop_without_recompiling():
+    family = define("geschenkt", "taker", always_take, {"unused": 1.0})
+    play("geschenkt", ["greedy"] * 4, 10)
+    compiled = len(_play.signatures)
+    frame = play("geschenkt", ["taker", "greedy", "sniper", "random"], 500, seed=2)
+    for mix in (["taker"] * 3, ["random", "taker", "greedy", "sniper", "taker", "greedy"]):
+        play("geschenkt", mix, 50)
+    assert len(_play.signatures) == compiled == 1
+    assert family.summary == "Always takes the card."
+    # A seat that always takes never passes: it ends with its 11 chips plus nothing.
+    assert (frame.n_decisions >= 24).all()
+    assert by_agent(frame).loc["taker", "win_share"] < 0.05
+
+
+def test_user_agent_with_illegal_moves_is_reported():
+    def confused(obs, params, rng):
+        return 7
+
+    define("geschenkt", "confused", confused)
+    with pytest.raises(RuntimeError, match="illegal action in game 0"):
+        play("geschenkt", ["confused"] * 3, 5)
+
+
+def test_user_agent_that_does_not_compile_is_a_clear_error():
+    def broken(obs, params, rng):
+        return "take"
+
+    with pytest.raises(ValueError, match="does not compile"):
+        define("geschenkt", "broken", broken)
+
+
+def test_sniper_beats_greedy_in_seat_rotated_four_player_games():
+    frame = play("geschenkt", ["sniper", "greedy", "greedy", "greedy"], 20_000, seed=21)
+    table = by_agent(frame)
+    assert table.loc["sniper", "win_share"] > 0.25 + 5 * table.loc["sniper", "win_se"]
+
+
+def test_illegal_seat_counts_are_refused():
+    with pytest.raises(ValueError, match=r"n_players must be in 2\.\.7"):
+        play("geschenkt", ["greedy"] * (MAX_PLAYERS + 1), 1)
