@@ -13,13 +13,15 @@ GAMES = ("geschenkt", "tulips")
 class Family:
     """A named decision function with named float parameters and their defaults.
 
-    ``decide`` is a Numba-compiled ``decide(obs, params, rng) -> action``; ``params[i]`` is the
-    value of the i-th name of ``defaults``. ``doc`` is the rule the agent follows.
+    ``decide`` is a Numba-compiled ``decide(obs, params, rng) -> action`` over arrays and
+    ``decider`` its pointer entry for the compiled loop (``giftsim.contract``); ``params[i]`` is
+    the value of the i-th name of ``defaults``. ``doc`` is the rule the agent follows.
     """
 
     name: str
     game: str
     decide: object
+    decider: object
     defaults: dict[str, float] = field(default_factory=dict)
     doc: str = ""
 

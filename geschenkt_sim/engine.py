@@ -1,7 +1,7 @@
 """Compiled No Thanks! rules: legal actions, applying an action in place, game over, observation.
 
 An observation is the public prefix of the state (slots ``N_PLAYERS .. HANDS``, see
-``state.py``) followed by ``O_SEAT``, the observing seat. When opponents' chips are hidden their
+``state.py``) with ``O_SEAT`` set to the observing seat. When opponents' chips are hidden their
 ``O_CHIPS`` entries read -1. The ``O_*`` names below are the observation's slots; agents use
 only these.
 """
@@ -23,9 +23,11 @@ from geschenkt_sim.state import (
     N_CARDS,
     N_DECISIONS,
     N_PLAYERS,
+    N_REMOVED,
     POS,
     POT,
     PUBLIC_SIZE,
+    SEAT,
     TURN,
     UNSEEN,
 )
@@ -43,8 +45,9 @@ O_N_DECISIONS = N_DECISIONS
 O_FIRST = FIRST
 O_CHIPS = CHIPS
 O_HANDS = HANDS
-O_SEAT = PUBLIC_SIZE
-OBS_SIZE = O_SEAT + 1
+O_SEAT = SEAT
+O_N_REMOVED = N_REMOVED
+OBS_SIZE = PUBLIC_SIZE
 HIDDEN_CHIPS = -1
 
 
@@ -116,7 +119,14 @@ def observe(state, seat, obs):
     for i in range(PUBLIC_SIZE):  # an explicit loop: a slice copy allocates views here
         obs[i] = state[i]
     obs[O_SEAT] = seat
-    if not state[CHIPS_VISIBLE]:
-        for p in range(state[N_PLAYERS]):
-            if p != seat:
-                obs[O_CHIPS + p] = HIDDEN_CHIPS
+    hide_chips(obs)
+
+
+@njit(cache=True)
+def hide_chips(obs):
+    """Blank the opponents' chips of an observation when the rules hide them."""
+    if obs[O_CHIPS_VISIBLE]:
+        return
+    for p in range(obs[O_N_PLAYERS]):
+        if p != obs[O_SEAT]:
+            obs[O_CHIPS + p] = HIDDEN_CHIPS

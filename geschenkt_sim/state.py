@@ -1,8 +1,9 @@
 """The No Thanks! state as one int64 array, and dealing a game from its seed.
 
 State layout (``STATE_SIZE`` int64 slots; hands are bit masks, bit ``c`` standing for card ``c``).
-The first ``PUBLIC_SIZE`` slots are public and are copied as they are into an observation; the
-rest is hidden from every seat.
+The first ``PUBLIC_SIZE`` slots are public and *are* the observation of seat ``SEAT`` (the fast
+loop shows agents this prefix of the live state, without a copy); the rest is hidden from
+every seat.
 
 =================  ===============  ==============================================================
 slot               size             meaning
@@ -18,6 +19,8 @@ slot               size             meaning
 ``CHIPS_VISIBLE``  1                1 if agents see opponents' chips
 ``N_DECISIONS``    1                decisions made so far
 ``FIRST``          1                seat that acted first
+``SEAT``           1                the seat being shown the state (set before each decision)
+``N_REMOVED``      1                number of removed cards
 ``CHIPS``          ``MAX_PLAYERS``  chips held by each seat
 ``HANDS``          ``MAX_PLAYERS``  cards taken by each seat (bit mask)
 ``POS``            1                hidden: index in ``DECK`` of the face-up card
@@ -56,7 +59,9 @@ HIGHEST = 7
 CHIPS_VISIBLE = 8
 N_DECISIONS = 9
 FIRST = 10
-CHIPS = 11
+SEAT = 11
+N_REMOVED = 12
+CHIPS = 13
 HANDS = CHIPS + MAX_PLAYERS
 PUBLIC_SIZE = HANDS + MAX_PLAYERS
 POS = PUBLIC_SIZE
@@ -82,6 +87,7 @@ def set_deal(rules_vec, deck, removed_mask, first_player, state):
     state[N_CARDS] = deck.shape[0]
     state[CHIPS_VISIBLE] = rules_vec[R_CHIPS_VISIBLE]
     state[REMOVED] = removed_mask
+    state[N_REMOVED] = rules_vec[R_N_REMOVED]
     state[LOWEST] = rules_vec[R_LOWEST]
     state[HIGHEST] = rules_vec[R_HIGHEST]
     state[CHIPS : CHIPS + n] = rules_vec[R_CHIPS]

@@ -1,22 +1,58 @@
 """The compiled agent contract shared by both games.
 
-An agent's decision function is an ``@njit`` function with exactly the signature
-``DECIDE_SIG``: ``decide(obs, params, rng) -> action``, where ``obs`` is the observation of the
-seat to act (int64 slots, layout in the game's ``engine.py``), ``params`` the agent's float64
-parameter vector (``MAX_PARAMS`` slots, unused ones 0) and ``rng`` a one-word random stream for
-``giftsim.rng``. Because every decision function has the same Numba function type, a tuple of
-them (one per seat) is a single type: the game loop compiles once for any mix of agents,
-including agents defined in a notebook.
+An agent's rule is ``decide(obs, params, rng) -> action``, written over arrays: ``obs`` is the
+observation of the seat to act (int64 slots, layout in the game's ``engine.py``; read-only by
+contract, since in the fast loop it is the public part of the live state), ``params`` the
+agent's ``MAX_PARAMS`` float64 parameters and ``rng`` a one-word random stream for
+``giftsim.rng``.
+
+The compiled loop calls agents through an *entry* of the one Numba function type
+``DECIDER_SIG``, which takes raw pointers: the loop hands over the live public state, the seat's
+parameter row and its random word without copying, and a tuple of entries (one per seat) is a
+single type, so the loop compiles once for any mix of agents, user-defined ones included. The
+entry views the pointers as arrays (:func:`as_arrays`) and calls ``decide`` directly.
 """
 
-from numba import njit, types
+from numba import carray, njit, types
+from numba.extending import intrinsic
 
 MAX_PARAMS = 8
-DECIDE_SIG = types.int64(types.int64[::1], types.float64[::1], types.uint64[::1])
+DECIDER_SIG = types.int64(
+    types.CPointer(types.int64), types.CPointer(types.float64), types.CPointer(types.uint64)
+)
 
 # Seat policy for the first player of game i in a batch (seats >= 0 are fixed seats).
 FIRST_RANDOM = -1
 FIRST_ROTATE = -2
+
+
+@intrinsic
+def address(typingctx, array, index):
+    """Pointer to ``array[index]`` of a contiguous 1-d array (compiled code only)."""
+    sig = types.CPointer(array.dtype)(array, index)
+
+    def codegen(context, builder, signature, args):
+        view = context.make_array(signature.args[0])(context, builder, value=args[0])
+        return builder.gep(view.data, [args[1]])
+
+    return sig, codegen
+
+
+@njit(cache=True)
+def as_arrays(obs, params, rng, obs_size):
+    """The pointers of an entry call viewed as the arrays ``decide`` takes."""
+    return carray(obs, (obs_size,)), carray(params, (MAX_PARAMS,)), carray(rng, (1,))
+
+
+def pointer_entry(decide, obs_size: int):
+    """Compile the loop entry of a user-defined ``decide`` (not cached: closures cannot be)."""
+
+    @njit(DECIDER_SIG)
+    def entry(obs, params, rng):
+        o, p, r = as_arrays(obs, params, rng, obs_size)
+        return decide(o, p, r)
+
+    return entry
 
 
 @njit(cache=True)

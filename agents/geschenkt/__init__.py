@@ -1,21 +1,18 @@
-"""Built-in No Thanks! agents, registered in the order of the compiled switch in ``loop.py``."""
+"""Built-in No Thanks! agents, one module per family, registered here."""
 
 from agents.base import Family
 from agents.geschenkt import greedy, random_agent, sniper
 from agents.registry import register
+from geschenkt_sim.engine import OBS_SIZE
 
-RANDOM = register(
-    Family(
-        "random", "geschenkt", random_agent.decide, random_agent.PARAMS, random_agent.decide.__doc__
-    ),
-    builtin=True,
-)
-GREEDY = register(
-    Family("greedy", "geschenkt", greedy.decide, greedy.PARAMS, greedy.decide.__doc__),
-    builtin=True,
-)
-SNIPER = register(
-    Family("sniper", "geschenkt", sniper.decide, sniper.PARAMS, sniper.decide.__doc__),
-    builtin=True,
-)
+
+def _family(name, module) -> Family:
+    doc = module.decide.__doc__
+    return Family(name, "geschenkt", module.decide, module.decider, module.PARAMS, doc)
+
+
+RANDOM = register(_family("random", random_agent), builtin=True)
+GREEDY = register(_family("greedy", greedy), builtin=True)
+SNIPER = register(_family("sniper", sniper), builtin=True)
 BUILTINS = (RANDOM, GREEDY, SNIPER)
+__all__ = ["BUILTINS", "OBS_SIZE"]

@@ -2,13 +2,13 @@
 
 from numba import njit
 
-from geschenkt_sim.engine import O_CARD, O_CHIPS, O_HANDS, O_POT, O_SEAT
+from geschenkt_sim.engine import O_CARD, O_CHIPS, O_HANDS, O_POT, O_SEAT, OBS_SIZE
 from geschenkt_sim.rules import PASS, TAKE
 from geschenkt_sim.scoring import take_delta
-from giftsim.contract import DECIDE_SIG
+from giftsim.contract import DECIDER_SIG, as_arrays
 
 
-@njit(DECIDE_SIG, cache=True)
+@njit(cache=True)
 def decide(obs, params, rng):
     """Take iff the change in own card points from taking, minus the chips on it, is <= ``T``.
 
@@ -22,3 +22,10 @@ def decide(obs, params, rng):
 
 
 PARAMS = {"T": 0.0}
+
+
+@njit(DECIDER_SIG, cache=True)
+def decider(obs, params, rng):
+    """Entry of ``decide`` for the compiled loop (see ``giftsim.contract``)."""
+    o, p, r = as_arrays(obs, params, rng, OBS_SIZE)
+    return decide(o, p, r)

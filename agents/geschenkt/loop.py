@@ -1,9 +1,9 @@
 """Whole No Thanks! games, every agent's decisions included, in one compiled loop.
 
-Every agent, built-in or user-defined, is a function of the one Numba type
-``giftsim.contract.DECIDE_SIG``; the loop takes a tuple of ``MAX_PLAYERS`` of them (one per
-seat, padded), so it is compiled once, cached on disk, and never recompiled for another pairing,
-seating or user agent. Calls go through the function pointer.
+Agents are called through their pointer entries (``giftsim.contract``), one per seat in a tuple
+of ``MAX_PLAYERS`` (padded), so the loop is compiled once, cached on disk, and never recompiled
+for another pairing, seating or user-defined agent. With chips visible (the default) the seat
+to act is shown the public prefix of the live state itself; with chips hidden, a masked copy.
 """
 
 import numpy as np
@@ -12,10 +12,10 @@ from numba import njit
 from agents.base import Agent
 from agents.registry import param_table
 from geschenkt_sim.engine import OBS_SIZE, apply_action, is_forced, is_legal, is_over, observe
-from geschenkt_sim.rules import MAX_PLAYERS, R_N_PLAYERS, TAKE, Rules
+from geschenkt_sim.rules import MAX_PLAYERS, R_CHIPS_VISIBLE, R_N_PLAYERS, TAKE, Rules
 from geschenkt_sim.scoring import scores
-from geschenkt_sim.state import FIRST, N_DECISIONS, STATE_SIZE, TURN, deal
-from giftsim.contract import MAX_PARAMS, first_policy, first_seat
+from geschenkt_sim.state import FIRST, N_DECISIONS, SEAT, STATE_SIZE, TURN, deal
+from giftsim.contract import MAX_PARAMS, address, first_policy, first_seat
 from giftsim.rng import AGENT_STREAM, stream_seed
 
 
@@ -24,16 +24,17 @@ class IllegalActionError(RuntimeError):
 
 
 @njit(cache=True)
-def _play(rules_vec, root_seed, first_index, policy, deciders, params, out, trace):
+def _play(rules_vec, root_seed, first_index, policy, entries, params, out):
     """Play ``out.shape[0]`` games from ``first_index`` on; return -1, or the index (in this
     block) of a game where an agent chose an illegal action. ``out`` rows: scores per seat,
-    first player, decisions. ``trace`` (if non-empty) logs the actions of a one-game block."""
+    first player, decisions."""
     n = rules_vec[R_N_PLAYERS]
     state = np.zeros(STATE_SIZE, np.int64)
-    obs = np.zeros(OBS_SIZE, np.int64)
+    masked = np.zeros(OBS_SIZE, np.int64)
+    visible = rules_vec[R_CHIPS_VISIBLE] == 1
+    obs = address(state, 0) if visible else address(masked, 0)
     rngs = np.zeros(MAX_PLAYERS, np.uint64)
-    scratch_params = np.zeros(MAX_PARAMS, np.float64)
-    scratch_rng = np.zeros(1, np.uint64)
+    flat_params = params.ravel()
     for g in range(out.shape[0]):
         game_index = first_index + g
         deal(rules_vec, root_seed, game_index, first_seat(policy, game_index, n), state)
@@ -43,16 +44,13 @@ def _play(rules_vec, root_seed, first_index, policy, deciders, params, out, trac
             action = TAKE  # a seat without chips must take: no agent is asked
             if not is_forced(state):
                 seat = state[TURN]
-                observe(state, seat, obs)
-                for k in range(MAX_PARAMS):  # scratch copies: cheaper than row views
-                    scratch_params[k] = params[seat, k]
-                scratch_rng[0] = rngs[seat]
-                action = deciders[seat](obs, scratch_params, scratch_rng)
-                rngs[seat] = scratch_rng[0]
+                state[SEAT] = seat
+                if not visible:
+                    observe(state, seat, masked)
+                row = address(flat_params, seat * MAX_PARAMS)
+                action = entries[seat](obs, row, address(rngs, seat))
                 if not is_legal(state, action):
                     return g
-            if trace.shape[0] > 0:
-                trace[state[N_DECISIONS]] = action
             apply_action(state, action)
         scores(state, out[g])
         out[g, n] = state[FIRST]
@@ -67,7 +65,6 @@ def play_block(
     first_index: int,
     n_games: int,
     first_player="rotate",
-    trace=None,
 ) -> np.ndarray:
     """Play games ``first_index .. first_index + n_games - 1`` of ``root_seed``, one agent per seat.
 
@@ -77,15 +74,14 @@ def play_block(
     n = rules.n_players
     if len(agents) != n:
         raise ValueError(f"{n} players need {n} agents, got {len(agents)}")
-    deciders = tuple(a.family.decide for a in agents)
-    deciders += (deciders[0],) * (MAX_PLAYERS - n)  # one tuple type: one compilation
-    params = param_table(agents)
+    entries = tuple(a.family.decider for a in agents)
+    entries += (entries[0],) * (MAX_PLAYERS - n)  # one tuple type: one compilation
+    params = np.zeros((MAX_PLAYERS, MAX_PARAMS), np.float64)
+    params[:n] = param_table(agents)
     policy = first_policy(first_player, n)
     out = np.zeros((n_games, n + 2), np.int64)
-    trace = np.zeros(0, np.int64) if trace is None else trace
-    bad = _play(
-        rules.to_array(), np.uint64(root_seed), first_index, policy, deciders, params, out, trace
-    )
+    seed = np.uint64(root_seed)
+    bad = _play(rules.to_array(), seed, first_index, policy, entries, params, out)
     if bad >= 0:
         raise IllegalActionError(f"an agent chose an illegal action in game {first_index + bad}")
     return out

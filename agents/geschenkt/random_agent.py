@@ -2,13 +2,13 @@
 
 from numba import njit
 
-from geschenkt_sim.engine import O_CHIPS, O_SEAT
+from geschenkt_sim.engine import O_CHIPS, O_SEAT, OBS_SIZE
 from geschenkt_sim.rules import PASS, TAKE
-from giftsim.contract import DECIDE_SIG
+from giftsim.contract import DECIDER_SIG, as_arrays
 from giftsim.rng import next_float
 
 
-@njit(DECIDE_SIG, cache=True)
+@njit(cache=True)
 def decide(obs, params, rng):
     """Take the card with probability ``p``; take when out of chips."""
     if obs[O_CHIPS + obs[O_SEAT]] == 0:
@@ -17,3 +17,10 @@ def decide(obs, params, rng):
 
 
 PARAMS = {"p": 0.5}
+
+
+@njit(DECIDER_SIG, cache=True)
+def decider(obs, params, rng):
+    """Entry of ``decide`` for the compiled loop (see ``giftsim.contract``)."""
+    o, p, r = as_arrays(obs, params, rng, OBS_SIZE)
+    return decide(o, p, r)

@@ -8,13 +8,15 @@ from geschenkt_sim.engine import (
     O_CHIPS,
     O_HANDS,
     O_N_PLAYERS,
+    O_N_REMOVED,
     O_POT,
     O_SEAT,
     O_UNSEEN,
+    OBS_SIZE,
 )
 from geschenkt_sim.rules import PASS, TAKE
 from geschenkt_sim.scoring import take_delta
-from giftsim.contract import DECIDE_SIG
+from giftsim.contract import DECIDER_SIG, as_arrays
 
 T, SCARCITY, MILK, RUN, RESERVE = 0, 1, 2, 3, 4
 
@@ -38,20 +40,11 @@ def _run_hope(obs, card, params):
     n_unseen = 0
     for c in (card - 1, card + 1):
         n_unseen += (unseen >> c) & 1
-    in_stack = obs[O_CARDS_LEFT] / max(_popcount(unseen), 1)
+    in_stack = obs[O_CARDS_LEFT] / max(obs[O_CARDS_LEFT] + obs[O_N_REMOVED], 1)
     return params[RUN] * n_unseen * in_stack
 
 
 @njit(cache=True)
-def _popcount(mask):
-    n = 0
-    while mask:
-        mask &= mask - 1
-        n += 1
-    return n
-
-
-@njit(DECIDE_SIG, cache=True)
 def decide(obs, params, rng):
     """Weigh the card's points against the chips on it, each chip worth ``1 + SCARCITY / (chips
     + 1)``: chips grow dear as they run out. A card that extends an own run is milked (passed,
@@ -75,3 +68,10 @@ def decide(obs, params, rng):
 
 
 PARAMS = {"T": 0.0, "scarcity": 6.0, "milk": 6.0, "run": 3.0, "reserve": 2.0}
+
+
+@njit(DECIDER_SIG, cache=True)
+def decider(obs, params, rng):
+    """Entry of ``decide`` for the compiled loop (see ``giftsim.contract``)."""
+    o, p, r = as_arrays(obs, params, rng, OBS_SIZE)
+    return decide(o, p, r)
