@@ -46,7 +46,7 @@ from geschenkt_sim.rules import (
     R_N_REMOVED,
     RANDOM_FIRST,
 )
-from giftsim.rng import DEAL_STREAM, next_below, shuffle, stream_seed
+from giftsim.rng import DEAL_STREAM, below_keyed, game_key, shuffle_keyed, stream_from
 
 N_PLAYERS = 0
 TURN = 1
@@ -79,24 +79,32 @@ def new_state() -> np.ndarray:
 @njit(cache=True)
 def set_deal(rules_vec, deck, removed_mask, first_player, state):
     """Fill ``state`` with the start of a game with a given deck order and first seat."""
-    state[:] = 0
+    state[DECK : DECK + deck.shape[0]] = deck
+    _start(rules_vec, deck.shape[0], removed_mask, first_player, state)
+
+
+@njit(cache=True)
+def _start(rules_vec, n_cards, removed_mask, first_player, state):
+    """Set every slot but the deck for a game whose ``n_cards`` cards lie in ``DECK``."""
+    state[:DECK] = 0
     n = rules_vec[R_N_PLAYERS]
     state[N_PLAYERS] = n
     state[TURN] = first_player
     state[FIRST] = first_player
-    state[N_CARDS] = deck.shape[0]
+    state[SEAT] = first_player
+    state[N_CARDS] = n_cards
     state[CHIPS_VISIBLE] = rules_vec[R_CHIPS_VISIBLE]
     state[REMOVED] = removed_mask
     state[N_REMOVED] = rules_vec[R_N_REMOVED]
     state[LOWEST] = rules_vec[R_LOWEST]
     state[HIGHEST] = rules_vec[R_HIGHEST]
-    state[CHIPS : CHIPS + n] = rules_vec[R_CHIPS]
-    state[DECK : DECK + deck.shape[0]] = deck
-    state[CARD] = deck[0] if deck.shape[0] > 0 else -1
-    state[CARDS_LEFT] = max(deck.shape[0] - 1, 0)
+    for p in range(n):
+        state[CHIPS + p] = rules_vec[R_CHIPS]
+    state[CARD] = state[DECK] if n_cards > 0 else -1
+    state[CARDS_LEFT] = max(n_cards - 1, 0)
     state[UNSEEN] = range_mask(rules_vec[R_LOWEST], rules_vec[R_HIGHEST])
-    if deck.shape[0] > 0:
-        state[UNSEEN] &= ~(np.int64(1) << deck[0])
+    if n_cards > 0:
+        state[UNSEEN] &= ~(np.int64(1) << state[DECK])
 
 
 @njit(cache=True)
@@ -106,22 +114,25 @@ def range_mask(lowest, highest):
 
 
 @njit(cache=True)
-def _draw_deck(rules_vec, rng):
-    """Shuffle the card range, remove the forced cards and ``n_removed`` in all; return the rest."""
+def _shuffle_into_deck(rules_vec, key, state):
+    """Shuffle the cards that are not always removed into ``DECK``: ``(removed mask, key)``.
+
+    The deck is the first ``n_cards`` of them, the rest join the forced cards in the box.
+    """
     forced = rules_vec[R_FORCED_MASK]
-    cards = np.empty(rules_vec[R_HIGHEST] - rules_vec[R_LOWEST] + 1, np.int64)
     n_free = 0
     for c in range(rules_vec[R_LOWEST], rules_vec[R_HIGHEST] + 1):
         if not (forced >> c) & 1:
-            cards[n_free] = c
+            state[DECK + n_free] = c
             n_free += 1
-    free = cards[:n_free]
-    shuffle(free, rng)
-    n_random_removed = rules_vec[R_N_REMOVED] - (cards.shape[0] - n_free)
+    free = state[DECK : DECK + n_free]
+    key = shuffle_keyed(free, key)
+    n_cards = rules_vec[R_HIGHEST] - rules_vec[R_LOWEST] + 1 - rules_vec[R_N_REMOVED]
     removed_mask = forced
-    for c in free[:n_random_removed]:
-        removed_mask |= np.int64(1) << c
-    return free[n_random_removed:], removed_mask
+    for k in range(n_cards, n_free):
+        removed_mask |= np.int64(1) << free[k]
+        free[k] = 0
+    return removed_mask, key
 
 
 @njit(cache=True)
@@ -131,14 +142,20 @@ def deal(rules_vec, root_seed, game_index, first_player, state):
     ``first_player`` is a seat, or ``RANDOM_FIRST`` to draw it from the deal stream (then the
     rules' fixed seat, if any, wins).
     """
-    rng = np.empty(1, np.uint64)
-    rng[0] = stream_seed(root_seed, game_index, DEAL_STREAM)
-    deck, removed_mask = _draw_deck(rules_vec, rng)
+    deal_keyed(rules_vec, game_key(root_seed, game_index), first_player, state)
+
+
+@njit(cache=True)
+def deal_keyed(rules_vec, game, first_player, state):
+    """:func:`deal` for a game given by its key (``giftsim.rng.game_key``)."""
+    key = stream_from(game, DEAL_STREAM)
+    removed_mask, key = _shuffle_into_deck(rules_vec, key, state)
     if first_player == RANDOM_FIRST:
         first_player = rules_vec[R_FIRST_PLAYER]
     if first_player == RANDOM_FIRST:
-        first_player = next_below(rng, rules_vec[R_N_PLAYERS])
-    set_deal(rules_vec, deck, removed_mask, first_player, state)
+        first_player, key = below_keyed(key, rules_vec[R_N_PLAYERS])
+    n_cards = rules_vec[R_HIGHEST] - rules_vec[R_LOWEST] + 1 - rules_vec[R_N_REMOVED]
+    _start(rules_vec, n_cards, removed_mask, first_player, state)
 
 
 def deck_of(state: np.ndarray) -> list[int]:

@@ -37,18 +37,75 @@ def mix64(z):
 
 
 @njit(cache=True)
+def game_key(root_seed, game_index):
+    """The key of game ``game_index`` under ``root_seed``, from which its streams start."""
+    return mix64(mix64(np.uint64(root_seed) + GOLDEN) ^ np.uint64(game_index))
+
+
+@njit(cache=True)
+def stream_from(key, stream):
+    """The starting state of stream ``stream`` of the game with key ``key``."""
+    return mix64(key + GOLDEN * np.uint64(stream + 1))
+
+
+@njit(cache=True)
 def stream_seed(root_seed, game_index, stream):
     """The starting state of stream ``stream`` of game ``game_index`` under ``root_seed``."""
-    key = mix64(np.uint64(root_seed) + GOLDEN)
-    key = mix64(key ^ np.uint64(game_index))
-    return mix64(key + GOLDEN * np.uint64(stream + 1))
+    return stream_from(game_key(root_seed, game_index), stream)
+
+
+@njit(cache=True)
+def advance(key):
+    """One step of the stream whose state is ``key``: ``(new key, 64 random bits)``."""
+    key = np.uint64(key) + GOLDEN
+    return key, mix64(key)
+
+
+@njit(cache=True)
+def _accept(bits32, n):
+    """Lemire's map of 32 random bits to ``0 .. n-1``: ``(value, accepted)``; a rejected draw
+    must be redrawn, which keeps the result exactly uniform."""
+    bound = np.uint64(n)
+    product = bits32 * bound
+    low = product & _LOW32
+    accepted = low >= bound or low >= (_TWO32 - bound) % bound
+    return np.int64(product >> _S32), accepted
+
+
+@njit(cache=True)
+def below_keyed(key, n):
+    """A uniform integer in ``0 .. n-1`` (``1 <= n < 2**32``) from stream ``key``:
+    ``(value, new key)``."""
+    while True:
+        key, bits = advance(key)
+        value, accepted = _accept(bits >> _S32, n)
+        if accepted:
+            return value, key
+
+
+@njit(cache=True)
+def shuffle_keyed(values, key):
+    """Fisher-Yates shuffle of ``values`` in place from stream ``key``, two swaps per 64 random
+    bits; returns the new key."""
+    i = values.shape[0] - 1
+    while i > 0:
+        key, bits = advance(key)
+        for half in (bits >> _S32, bits & _LOW32):
+            if i == 0:
+                break
+            j, accepted = _accept(half, i + 1)
+            if not accepted:
+                j, key = below_keyed(key, i + 1)
+            values[i], values[j] = values[j], values[i]
+            i -= 1
+    return key
 
 
 @njit(cache=True)
 def next_u64(state):
     """Advance the stream held in ``state[0]`` and return 64 random bits."""
-    state[0] += GOLDEN
-    return mix64(state[0])
+    state[0], bits = advance(state[0])
+    return bits
 
 
 @njit(cache=True)
@@ -59,25 +116,12 @@ def next_float(state):
 
 @njit(cache=True)
 def next_below(state, n):
-    """A uniform integer in ``0 .. n-1`` for ``1 <= n < 2**32``.
-
-    Lemire's multiply-and-shift on 32 random bits, with his rejection step, so it is exactly
-    uniform and divides only in the rare rejection case.
-    """
-    bound = np.uint64(n)
-    product = (next_u64(state) >> _S32) * bound
-    low = product & _LOW32
-    if low < bound:
-        threshold = (_TWO32 - bound) % bound
-        while low < threshold:
-            product = (next_u64(state) >> _S32) * bound
-            low = product & _LOW32
-    return np.int64(product >> _S32)
+    """A uniform integer in ``0 .. n-1`` for ``1 <= n < 2**32`` (Lemire's method, exact)."""
+    value, state[0] = below_keyed(state[0], n)
+    return value
 
 
 @njit(cache=True)
 def shuffle(values, state):
     """Fisher-Yates shuffle of ``values`` in place."""
-    for i in range(values.shape[0] - 1, 0, -1):
-        j = next_below(state, i + 1)
-        values[i], values[j] = values[j], values[i]
+    state[0] = shuffle_keyed(values, state[0])

@@ -13,10 +13,19 @@ from agents.base import Agent
 from agents.registry import param_table
 from geschenkt_sim.engine import OBS_SIZE, apply_action, is_forced, is_legal, is_over, observe
 from geschenkt_sim.rules import MAX_PLAYERS, R_CHIPS_VISIBLE, R_N_PLAYERS, TAKE, Rules
-from geschenkt_sim.scoring import scores
-from geschenkt_sim.state import FIRST, N_DECISIONS, SEAT, STATE_SIZE, TURN, deal
+from geschenkt_sim.scoring import score_hand
+from geschenkt_sim.state import (
+    CHIPS,
+    FIRST,
+    HANDS,
+    N_DECISIONS,
+    SEAT,
+    STATE_SIZE,
+    TURN,
+    deal_keyed,
+)
 from giftsim.contract import MAX_PARAMS, address, first_policy, first_seat
-from giftsim.rng import AGENT_STREAM, stream_seed
+from giftsim.rng import AGENT_STREAM, game_key, stream_from
 
 
 class IllegalActionError(RuntimeError):
@@ -37,9 +46,10 @@ def _play(rules_vec, root_seed, first_index, policy, entries, params, out):
     flat_params = params.ravel()
     for g in range(out.shape[0]):
         game_index = first_index + g
-        deal(rules_vec, root_seed, game_index, first_seat(policy, game_index, n), state)
+        key = game_key(root_seed, game_index)
+        deal_keyed(rules_vec, key, first_seat(policy, game_index, n), state)
         for s in range(n):
-            rngs[s] = stream_seed(root_seed, game_index, AGENT_STREAM + s)
+            rngs[s] = stream_from(key, AGENT_STREAM + s)
         while not is_over(state):
             action = TAKE  # a seat without chips must take: no agent is asked
             if not is_forced(state):
@@ -52,7 +62,8 @@ def _play(rules_vec, root_seed, first_index, policy, entries, params, out):
                 if not is_legal(state, action):
                     return g
             apply_action(state, action)
-        scores(state, out[g])
+        for p in range(n):
+            out[g, p] = score_hand(state[HANDS + p], state[CHIPS + p])
         out[g, n] = state[FIRST]
         out[g, n + 1] = state[N_DECISIONS]
     return -1
