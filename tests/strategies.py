@@ -33,3 +33,23 @@ def geschenkt_deals(draw):
     deck = list(free[n_random:])
     first = draw(st.integers(0, rules.n_players - 1))
     return rules, deck, removed, first
+
+
+@st.composite
+def tulips_rules(draw):
+    """Any valid Tulips rules: 2..6 players and every option of rules file §10."""
+    from tulips_sim.rules import REMOVED_BY_PLAYERS
+    from tulips_sim.rules import Rules as TulipsRules
+
+    n = draw(st.integers(2, 6))
+    standard = draw(st.booleans())
+    n_removed = None if standard else draw(st.integers(0, REMOVED_BY_PLAYERS[n] + 3))
+    return TulipsRules(
+        n_players=n,
+        n_removed=n_removed,
+        n_revealed=draw(st.sampled_from([5, 0, 2, 40])),
+        majority_ties=draw(st.sampled_from(["dense", "competition"])),
+        setup_scores=draw(st.booleans()),
+        zero_cards_majority=draw(st.booleans()),
+        seeding_tie=draw(st.sampled_from(["first_drawn", "random"])),
+    )

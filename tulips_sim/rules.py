@@ -65,6 +65,9 @@ KIND_KEEP = 0
 KIND_GIVE = 1
 KIND_ADD = 2
 
+N_TYPES = N_VARIETIES * N_VALUES  # card type t = variety * 3 + (value - 2)
+MAX_DECK = 192  # upper bound on the cards of a deck, for fixed-size state arrays
+
 N_RANKS = 4  # rank 4 also stands for "not in the festival"
 N_SLOTS = 3  # majorities per variety at most (5-6 players)
 
@@ -154,7 +157,7 @@ class Rules:
         _check_table("keeping_points", self.keeping_points, (N_RANKS,))
         if self.majority_points is not None:
             _check_table("majority_points", self.majority_points, (N_RANKS, N_SLOTS))
-        _check_int("n_revealed", self.n_revealed, 0, 96)
+        _check_int("n_revealed", self.n_revealed, 0, MAX_DECK)
         _check_choice("majority_ties", self.majority_ties, MAJORITY_TIES)
         _check_choice("seeding_tie", self.seeding_tie, SEEDING_TIES)
         for flag in ("setup_scores", "zero_cards_majority"):
@@ -173,6 +176,8 @@ class Rules:
     def _check_deck(self) -> None:
         if sum(self.copies) == 0:
             raise ValueError("base_copies (and extra_copies from 5 players) must hold cards")
+        if self.deck_size > MAX_DECK:
+            raise ValueError(f"the deck may hold at most {MAX_DECK} cards, got {self.deck_size}")
         deck = self.deck_size
         _check_int("n_removed", self.removed, 0, max(deck - 2 - 2 * self.n_players, 0))
         if deck - self.removed - 2 - 2 * self.n_players < 0:

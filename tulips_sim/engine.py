@@ -1,0 +1,333 @@
+"""Compiled Gift of Tulips rules: legal actions, applying an action in place, observation.
+
+An observation is the first ``OBS_SIZE`` slots of the state (layout in ``state.py``) with the
+private view filled for the observing seat ``O_SEAT``: the card it holds (``O_DRAWN``, only
+when it is to act), its dealt pair while it chooses at setup (``O_HAND``) and the counts of the
+cards it put into the secret festival (``O_OWN_SECRET``). ``O_LEGAL`` is a bit mask of the legal
+action ids. The ``O_*`` names are the observation's slots; agents use only these.
+"""
+
+import numpy as np
+from numba import njit
+
+from tulips_sim.rules import (
+    FESTIVAL,
+    GIVE,
+    KEEP,
+    KIND_ADD,
+    KIND_GIVE,
+    KIND_KEEP,
+    KIND_NONE,
+    N_RANKS,
+    N_TYPES,
+    N_VARIETIES,
+    SECRET,
+    SETUP_FIRST,
+    SETUP_SECOND,
+)
+from tulips_sim.scoring import majority_points, reveal_positions
+from tulips_sim.state import (
+    BOUQUET,
+    BQ_COUNT,
+    BQ_VALUE,
+    DEALT,
+    DECK,
+    DECK_LEFT,
+    DECK_N,
+    DRAWN,
+    FIRST,
+    FIRST_DRAW,
+    GIVE_BONUS,
+    GIVE_POINTS,
+    HAND,
+    KEEP_POINTS,
+    KEEP_PTS,
+    LEGAL,
+    N_DECISIONS,
+    N_PLAYERS,
+    N_REVEALED,
+    OBS_SIZE,
+    ORDER,
+    OVER,
+    OWN_SECRET,
+    PENDING,
+    PHASE,
+    PILE,
+    RANK,
+    REVEAL_KEY,
+    REVEALED,
+    SEAT,
+    SECOND_DRAW,
+    SECRET_SIZE,
+    SECRETS,
+    SETUP,
+    SETUP_SCORES,
+    TOP,
+    TOTALS,
+    TURN,
+    USED_KIND,
+    value_of,
+    variety_of,
+)
+
+O_N_PLAYERS = N_PLAYERS
+O_TURN = TURN
+O_SEAT = SEAT
+O_PHASE = PHASE
+O_USED_KIND = USED_KIND
+O_DECK_LEFT = DECK_LEFT
+O_SECRET_SIZE = SECRET_SIZE
+O_FIRST = FIRST
+O_N_DECISIONS = N_DECISIONS
+O_LEGAL = LEGAL
+O_ORDER = ORDER
+O_TOTALS = TOTALS
+O_RANK = RANK
+O_GIVE_BONUS = GIVE_BONUS
+O_KEEP_PTS = KEEP_PTS
+O_GIVE_POINTS = GIVE_POINTS
+O_KEEP_POINTS = KEEP_POINTS
+O_BOUQUET = BOUQUET
+O_BQ_COUNT = BQ_COUNT
+O_BQ_VALUE = BQ_VALUE
+O_DRAWN = DRAWN
+O_HAND = HAND
+O_OWN_SECRET = OWN_SECRET
+O_SIZE = OBS_SIZE
+
+_KEEP_BIT = np.int64(1) << KEEP
+_ADD_BITS = (np.int64(1) << FESTIVAL) | (np.int64(1) << SECRET)
+_SETUP_BITS = (np.int64(1) << SETUP_FIRST) | (np.int64(1) << SETUP_SECOND)
+
+
+@njit(cache=True)
+def kind_of(action):
+    """Kind of a turn action: keep, give or add (festival and secret are both add)."""
+    if action == KEEP:
+        return KIND_KEEP
+    if action in (FESTIVAL, SECRET):
+        return KIND_ADD
+    return KIND_GIVE
+
+
+@njit(cache=True)
+def is_over(state):
+    return state[PHASE] == OVER
+
+
+@njit(cache=True)
+def is_legal(state, action):
+    return 0 <= action < 63 and (state[LEGAL] >> action) & 1 == 1
+
+
+@njit(cache=True)
+def legal_actions(state):
+    """Legal action ids, ascending (a new array; the compiled loop reads ``LEGAL``)."""
+    out = np.empty(SETUP_SECOND + 1, np.int64)
+    n = 0
+    for a in range(SETUP_SECOND + 1):
+        if is_legal(state, a):
+            out[n] = a
+            n += 1
+    return out[:n]
+
+
+@njit(cache=True)
+def _give_bits(state):
+    bits = np.int64(0)
+    for s in range(state[N_PLAYERS]):
+        if s != state[TURN]:
+            bits |= np.int64(1) << (GIVE + s)
+    return bits
+
+
+@njit(cache=True)
+def _update_legal(state):
+    """Recompute ``LEGAL`` from the phase and the kind already used this turn."""
+    phase = state[PHASE]
+    if phase == SETUP:
+        state[LEGAL] = _SETUP_BITS
+    elif phase == OVER:
+        state[LEGAL] = 0
+    else:
+        used = state[USED_KIND]
+        bits = np.int64(0)
+        if used != KIND_KEEP:
+            bits |= _KEEP_BIT
+        if used != KIND_ADD:
+            bits |= _ADD_BITS
+        if used != KIND_GIVE:
+            bits |= _give_bits(state)
+        state[LEGAL] = bits
+
+
+@njit(cache=True)
+def begin(state):
+    """Open the setup: seat 0 chooses first. Called once after dealing."""
+    state[TURN] = 0
+    state[SEAT] = 0
+    show_private(state, 0)
+    _update_legal(state)
+
+
+@njit(cache=True)
+def apply_action(state, action):
+    """Apply a legal ``action`` of the seat to act, in place."""
+    state[N_DECISIONS] += 1
+    if state[PHASE] == SETUP:
+        _setup_choice(state, action)
+    else:
+        _resolve(state, action)
+    _update_legal(state)
+
+
+@njit(cache=True)
+def _setup_choice(state, action):
+    """Record a seat's setup choice; its secret card goes in now, bouquets after the last."""
+    seat = state[TURN]
+    pick = 0 if action == SETUP_FIRST else 1
+    state[PENDING + seat] = state[DEALT + 2 * seat + pick]
+    _to_secret(state, seat, state[DEALT + 2 * seat + 1 - pick])
+    if seat + 1 < state[N_PLAYERS]:
+        state[TURN] = seat + 1
+        show_private(state, seat + 1)
+        return
+    for s in range(state[N_PLAYERS]):
+        card = state[PENDING + s]
+        if state[SETUP_SCORES]:
+            state[KEEP_POINTS + s] += state[KEEP_PTS + state[RANK + variety_of(card)] - 1]
+        _to_bouquet(state, s, card)
+    state[HAND] = -1
+    state[HAND + 1] = -1
+    state[TURN] = state[FIRST]
+    _start_turn(state)
+
+
+@njit(cache=True)
+def _start_turn(state):
+    state[USED_KIND] = KIND_NONE
+    state[PHASE] = FIRST_DRAW
+    _draw(state)
+    show_private(state, state[TURN])
+
+
+@njit(cache=True)
+def _draw(state):
+    """Turn up the top card for the seat to act, or end the game when the pile is empty."""
+    if state[TOP] >= state[DECK_N]:
+        state[DRAWN] = -1
+        finish(state)
+        return
+    state[DRAWN] = state[DECK + state[TOP]]
+    state[TOP] += 1
+    state[DECK_LEFT] -= 1
+
+
+@njit(cache=True)
+def _resolve(state, action):
+    """Resolve the drawn card with ``action``, then draw again or pass the turn."""
+    seat = state[TURN]
+    card = state[DRAWN]
+    rank = state[RANK + variety_of(card)]
+    if action == KEEP:
+        state[KEEP_POINTS + seat] += state[KEEP_PTS + rank - 1]
+        _to_bouquet(state, seat, card)
+    elif action == FESTIVAL:
+        add_faceup(state, variety_of(card), value_of(card))
+    elif action == SECRET:
+        _to_secret(state, seat, card)
+    else:
+        state[GIVE_POINTS + seat] += value_of(card) + state[GIVE_BONUS + rank - 1]
+        _to_bouquet(state, action - GIVE, card)
+    if state[PHASE] == FIRST_DRAW:
+        state[USED_KIND] = kind_of(action)
+        state[PHASE] = SECOND_DRAW
+        _draw(state)
+        return
+    state[TURN] = seat + 1 if seat + 1 < state[N_PLAYERS] else 0
+    _start_turn(state)
+
+
+@njit(cache=True)
+def _to_bouquet(state, seat, card):
+    variety = variety_of(card)
+    state[BOUQUET + seat * N_TYPES + card] += 1
+    state[BQ_COUNT + seat * N_VARIETIES + variety] += 1
+    state[BQ_VALUE + seat * N_VARIETIES + variety] += value_of(card)
+
+
+@njit(cache=True)
+def _to_secret(state, seat, card):
+    state[PILE + state[SECRET_SIZE]] = card
+    state[SECRET_SIZE] += 1
+    state[SECRETS + seat * N_TYPES + card] += 1
+
+
+@njit(cache=True)
+def add_faceup(state, variety, value):
+    """Add a face-up card to the festival (rules §4.2): the variety's new total goes before
+    the first stack whose total is equal or lower, so the card just played wins ties."""
+    state[TOTALS + variety] += value
+    total = state[TOTALS + variety]
+    # take the variety out of the order, keeping the others in place
+    n = 0
+    for r in range(N_RANKS):
+        v = state[ORDER + r]
+        if v >= 0 and v != variety:
+            state[ORDER + n] = v
+            n += 1
+    pos = n
+    for r in range(n):
+        if state[TOTALS + state[ORDER + r]] <= total:
+            pos = r
+            break
+    for r in range(n, pos, -1):
+        state[ORDER + r] = state[ORDER + r - 1]
+    state[ORDER + pos] = variety
+    for r in range(n + 1, N_RANKS):
+        state[ORDER + r] = -1
+    for r in range(n + 1):
+        state[RANK + state[ORDER + r]] = r + 1
+
+
+@njit(cache=True)
+def finish(state):
+    """End the game: reveal the secret cards into the festival, then pay majorities."""
+    positions = reveal_positions(state[REVEAL_KEY], state[SECRET_SIZE], state[N_REVEALED])
+    for i in range(positions.shape[0]):
+        card = state[PILE + positions[i]]
+        state[REVEALED + i] = card
+        add_faceup(state, variety_of(card), value_of(card))
+    state[REVEALED + positions.shape[0]] = -1
+    majority_points(state)
+    state[PHASE] = OVER
+    state[TURN] = -1
+    state[USED_KIND] = KIND_NONE
+
+
+@njit(cache=True)
+def _private_view(state, seat, out):
+    """Write ``seat``'s private view slots (own secret cards, setup pair) into ``out``."""
+    for t in range(N_TYPES):
+        out[OWN_SECRET + t] = state[SECRETS + seat * N_TYPES + t]
+    choosing = state[PHASE] == SETUP and state[PENDING + seat] < 0
+    out[HAND] = state[DEALT + 2 * seat] if choosing else -1
+    out[HAND + 1] = state[DEALT + 2 * seat + 1] if choosing else -1
+
+
+@njit(cache=True)
+def show_private(state, seat):
+    """Fill the private view slots of the state for ``seat`` (the seat to act, in the loop)."""
+    state[SEAT] = seat
+    _private_view(state, seat, state)
+
+
+@njit(cache=True)
+def observe(state, seat, obs):
+    """Write what ``seat`` may know into ``obs`` (layout ``O_*``)."""
+    for i in range(OBS_SIZE):  # an explicit loop: a slice copy allocates views here
+        obs[i] = state[i]
+    obs[O_SEAT] = seat
+    _private_view(state, seat, obs)
+    if seat != state[TURN] or state[PHASE] == SETUP:
+        obs[O_DRAWN] = -1

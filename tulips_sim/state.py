@@ -1,0 +1,289 @@
+"""The Gift of Tulips state as one int64 array, and dealing a game from its seed.
+
+A card is stored as its *type* ``t = variety * 3 + (value - 2)`` (0..11): cards of one variety
+and value are interchangeable. Tables of card counts are indexed by type.
+
+State layout (``STATE_SIZE`` int64 slots). The first ``OBS_SIZE`` slots are the observation of
+seat ``SEAT``: public slots, then the *private view* slots (``DRAWN``, ``HAND``, ``OWN_SECRET``)
+that are filled for the seat being shown the state. The rest is hidden from every seat.
+
+================  ======================  ===================================================
+slot              size                    meaning
+================  ======================  ===================================================
+``N_PLAYERS``     1                       seats in this game
+``TURN``          1                       seat to act (-1 when the game is over)
+``SEAT``          1                       the seat being shown the state
+``PHASE``         1                       ``SETUP``, ``FIRST`` / ``SECOND`` draw, ``OVER``
+``USED_KIND``     1                       kind of this turn's first action (second draw only)
+``DECK_LEFT``     1                       cards left in the draw pile (drawn card not counted)
+``SECRET_SIZE``   1                       cards in the secret festival
+``FIRST``         1                       seat that takes the first turn
+``N_DECISIONS``   1                       decisions made so far
+``LEGAL``         1                       bit mask of the legal action ids
+``SLOTS``         1                       majorities paid per variety
+``ORDER``         4                       variety at festival rank 1..4 (-1 where empty)
+``TOTALS``        4                       festival total per variety
+``RANK``          4                       rank 1..4 per variety (4 also when not in festival)
+``GIVE_BONUS``    4                       rules: giving bonus by rank
+``KEEP_PTS``      4                       rules: keeping points by rank
+``MAJORITY``      12                      rules: majority points, ``rank * 3 + slot``
+``GIVE_POINTS``   ``MAX_PLAYERS``         giving points scored per seat
+``KEEP_POINTS``   ``MAX_PLAYERS``         keeping points scored per seat
+``BOUQUET``       ``MAX_PLAYERS`` * 12    bouquet card counts, ``seat * 12 + type``
+``BQ_COUNT``      ``MAX_PLAYERS`` * 4     bouquet cards per seat and variety
+``BQ_VALUE``      ``MAX_PLAYERS`` * 4     bouquet value per seat and variety
+``DRAWN``         1                       private: the card the seat to act holds (else -1)
+``HAND``          2                       private: own dealt pair while choosing at setup
+``OWN_SECRET``    12                      private: counts of the seat's own secret cards
+``TOP``           1                       hidden: index of the next card of ``DECK``
+``DECK_N``        1                       hidden: cards in ``DECK``
+``REVEAL_KEY``    1                       hidden: random stream of the end-game reveal
+``N_REVEALED``    1                       hidden: cards the reveal turns up (rules)
+``SETUP_SCORES``  1                       rules: 1 if the setup bouquet card scores
+``ZERO_WINS``     1                       rules: 1 if zero cards can win a majority
+``DENSE``         1                       rules: 1 for dense majority ranking
+``DEALT``         ``MAX_PLAYERS`` * 2     hidden: each seat's dealt pair
+``PENDING``       ``MAX_PLAYERS``         hidden: setup choice per seat (-1 before it)
+``SECRETS``       ``MAX_PLAYERS`` * 12    hidden: each seat's secret card counts
+``MAJORITY_PTS``  ``MAX_PLAYERS``         majority points per seat (set at the end)
+``START``         2                       festival start cards, 1st place first
+``REVEALED``      ``MAX_DECK``            cards turned up at the end, in order (-1 after)
+``PILE``          ``MAX_DECK``            secret festival cards in the order they went in
+``REMOVED``       12                      hidden: counts of the removed cards
+``DECK``          ``MAX_DECK``            hidden: draw pile, top at ``TOP``
+================  ======================  ===================================================
+"""
+
+import numpy as np
+from numba import njit
+
+from giftsim.rng import DEAL_STREAM, below_keyed, game_key, shuffle_keyed, stream_from
+from tulips_sim.rules import (
+    MAX_DECK,
+    MAX_PLAYERS,
+    N_RANKS,
+    N_SLOTS,
+    N_TYPES,
+    N_VALUES,
+    N_VARIETIES,
+    R_COPIES,
+    R_DENSE,
+    R_FIRST_PLAYER,
+    R_GIVE,
+    R_KEEP,
+    R_MAJORITY,
+    R_N_PLAYERS,
+    R_N_REMOVED,
+    R_N_REVEALED,
+    R_SEED_RANDOM,
+    R_SETUP_SCORES,
+    R_SLOTS,
+    R_ZERO_WINS,
+    RANDOM_FIRST,
+)
+
+REVEAL_STREAM = 7  # stream of the end-game reveal (agents use streams 1..6)
+
+SETUP, FIRST_DRAW, SECOND_DRAW, OVER = 0, 1, 2, 3
+
+N_PLAYERS = 0
+TURN = 1
+SEAT = 2
+PHASE = 3
+USED_KIND = 4
+DECK_LEFT = 5
+SECRET_SIZE = 6
+FIRST = 7
+N_DECISIONS = 8
+LEGAL = 9
+SLOTS = 10
+ORDER = 11
+TOTALS = ORDER + N_RANKS
+RANK = TOTALS + N_VARIETIES
+GIVE_BONUS = RANK + N_VARIETIES
+KEEP_PTS = GIVE_BONUS + N_RANKS
+MAJORITY = KEEP_PTS + N_RANKS
+GIVE_POINTS = MAJORITY + N_RANKS * N_SLOTS
+KEEP_POINTS = GIVE_POINTS + MAX_PLAYERS
+BOUQUET = KEEP_POINTS + MAX_PLAYERS
+BQ_COUNT = BOUQUET + MAX_PLAYERS * N_TYPES
+BQ_VALUE = BQ_COUNT + MAX_PLAYERS * N_VARIETIES
+DRAWN = BQ_VALUE + MAX_PLAYERS * N_VARIETIES
+HAND = DRAWN + 1
+OWN_SECRET = HAND + 2
+OBS_SIZE = OWN_SECRET + N_TYPES
+TOP = OBS_SIZE
+DECK_N = TOP + 1
+REVEAL_KEY = DECK_N + 1
+N_REVEALED = REVEAL_KEY + 1
+SETUP_SCORES = N_REVEALED + 1
+ZERO_WINS = SETUP_SCORES + 1
+DENSE = ZERO_WINS + 1
+DEALT = DENSE + 1
+PENDING = DEALT + MAX_PLAYERS * 2
+SECRETS = PENDING + MAX_PLAYERS
+MAJORITY_PTS = SECRETS + MAX_PLAYERS * N_TYPES
+START = MAJORITY_PTS + MAX_PLAYERS
+REVEALED = START + 2
+PILE = REVEALED + MAX_DECK
+REMOVED = PILE + MAX_DECK
+DECK = REMOVED + N_TYPES
+STATE_SIZE = DECK + MAX_DECK
+
+
+@njit(cache=True)
+def variety_of(card):
+    return card // N_VALUES
+
+
+@njit(cache=True)
+def value_of(card):
+    return card % N_VALUES + 2
+
+
+def new_state() -> np.ndarray:
+    """An empty state buffer, to be filled by :func:`deal` or :func:`set_deal`."""
+    return np.zeros(STATE_SIZE, np.int64)
+
+
+@njit(cache=True)
+def _fill_deck(rules_vec, state):
+    """Lay the whole deck (every variety and value, as many copies as the rules say) in
+    ``DECK``; return its size."""
+    n = 0
+    for card in range(N_TYPES):
+        for _ in range(rules_vec[R_COPIES + card % N_VALUES]):
+            state[DECK + n] = card
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def _seed_festival(rules_vec, state, top, end, key):
+    """Draw the two festival cards from ``DECK[top:end]`` (rules §3.5); return ``(top, key)``.
+
+    Same-variety cards drawn before the second card go back and the rest is reshuffled.
+    """
+    first = state[DECK + top]
+    k = top + 1
+    while k < end and variety_of(state[DECK + k]) == variety_of(first):
+        k += 1
+    second = state[DECK + k]
+    returned = k > top + 1
+    state[DECK + k] = state[DECK + top + 1]  # the returned cards stay in the pile
+    top += 2
+    if returned:
+        key = shuffle_keyed(state[DECK + top : DECK + end], key)
+    first_wins = value_of(first) > value_of(second)
+    if value_of(first) == value_of(second):
+        first_wins = True
+        if rules_vec[R_SEED_RANDOM]:
+            coin, key = below_keyed(key, 2)
+            first_wins = coin == 0
+    state[START] = first if first_wins else second
+    state[START + 1] = second if first_wins else first
+    return top, key
+
+
+@njit(cache=True)
+def deal(rules_vec, root_seed, game_index, first_player, state):
+    """Deal game ``game_index`` of root seed ``root_seed`` into ``state`` (see ``deal_keyed``)."""
+    deal_keyed(rules_vec, game_key(root_seed, game_index), first_player, state)
+
+
+@njit(cache=True)
+def deal_keyed(rules_vec, game, first_player, state):
+    """Shuffle, remove, seed the festival and deal two cards a seat, for the game keyed
+    ``game``. ``first_player`` is a seat or ``RANDOM_FIRST`` (then the rules' seat, else a draw).
+    """
+    key = stream_from(game, DEAL_STREAM)
+    end = _fill_deck(rules_vec, state)
+    key = shuffle_keyed(state[DECK : DECK + end], key)
+    top = rules_vec[R_N_REMOVED]
+    removed = np.zeros(N_TYPES, np.int64)
+    for i in range(top):
+        removed[state[DECK + i]] += 1
+    top, key = _seed_festival(rules_vec, state, top, end, key)
+    if first_player == RANDOM_FIRST:
+        first_player = rules_vec[R_FIRST_PLAYER]
+    if first_player == RANDOM_FIRST:
+        first_player, key = below_keyed(key, rules_vec[R_N_PLAYERS])
+    n = rules_vec[R_N_PLAYERS]
+    dealt = state[DECK + top : DECK + top + 2 * n].copy()
+    _start(rules_vec, state, dealt, top + 2 * n, end, first_player, removed)
+    state[REVEAL_KEY] = np.int64(stream_from(game, REVEAL_STREAM))
+
+
+@njit(cache=True)
+def set_deal(rules_vec, start, dealt, deck, removed, first_player, reveal_key, state):
+    """Fill ``state`` with a given deal: festival start pair, dealt pairs (flat, seat-major),
+    draw pile (top first), removed counts, first seat and reveal stream."""
+    state[DECK : DECK + deck.shape[0]] = deck
+    state[START] = start[0]
+    state[START + 1] = start[1]
+    _start(rules_vec, state, dealt, 0, deck.shape[0], first_player, removed)
+    state[REVEAL_KEY] = reveal_key
+
+
+@njit(cache=True)
+def _start(rules_vec, state, dealt, top, end, first_player, removed):
+    """Reset every slot but ``DECK`` and ``START`` for a game about to begin its setup."""
+    start = state[START : START + 2].copy()
+    state[:DECK] = 0
+    state[START] = start[0]
+    state[START + 1] = start[1]
+    n = rules_vec[R_N_PLAYERS]
+    state[N_PLAYERS] = n
+    state[FIRST] = first_player
+    state[PHASE] = SETUP
+    state[USED_KIND] = -1
+    state[TOP] = top
+    state[DECK_N] = end
+    state[DECK_LEFT] = end - top
+    state[SLOTS] = rules_vec[R_SLOTS]
+    _copy_rules(rules_vec, state)
+    for i in range(N_TYPES):
+        state[REMOVED + i] = removed[i]
+    for i in range(2 * n):
+        state[DEALT + i] = dealt[i]
+    for p in range(MAX_PLAYERS):
+        state[PENDING + p] = -1
+    _seed_order(state)
+    state[DRAWN] = -1
+
+
+@njit(cache=True)
+def _copy_rules(rules_vec, state):
+    for r in range(N_RANKS):
+        state[GIVE_BONUS + r] = rules_vec[R_GIVE + r]
+        state[KEEP_PTS + r] = rules_vec[R_KEEP + r]
+    for i in range(N_RANKS * N_SLOTS):
+        state[MAJORITY + i] = rules_vec[R_MAJORITY + i]
+    state[N_REVEALED] = rules_vec[R_N_REVEALED]
+    state[SETUP_SCORES] = rules_vec[R_SETUP_SCORES]
+    state[ZERO_WINS] = rules_vec[R_ZERO_WINS]
+    state[DENSE] = rules_vec[R_DENSE]
+
+
+@njit(cache=True)
+def _seed_order(state):
+    """Festival ranks from the two start cards (the first-drawn tie rule already applied)."""
+    for r in range(N_RANKS):
+        state[ORDER + r] = -1
+    for v in range(N_VARIETIES):
+        state[RANK + v] = N_RANKS
+    for r in range(2):
+        card = state[START + r]
+        state[ORDER + r] = variety_of(card)
+        state[TOTALS + variety_of(card)] = value_of(card)
+        state[RANK + variety_of(card)] = r + 1
+
+
+def card_of(card: int) -> tuple[int, int]:
+    """``(variety, value)`` of a card type."""
+    return int(card) // N_VALUES, int(card) % N_VALUES + 2
+
+
+def type_of(card) -> int:
+    """Card type of a ``(variety, value)`` pair."""
+    return int(card[0]) * N_VALUES + int(card[1]) - 2
