@@ -52,6 +52,11 @@ HIDDEN_CHIPS = -1
 
 
 @njit(cache=True)
+def begin(state):
+    """Open the game after the deal (nothing to do in No Thanks!)."""
+
+
+@njit(cache=True)
 def is_over(state):
     """True once the last card has been taken."""
     return state[POS] >= state[N_CARDS]

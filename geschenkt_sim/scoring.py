@@ -4,26 +4,13 @@ import numpy as np
 from numba import njit
 
 from geschenkt_sim.state import CHIPS, HANDS, N_PLAYERS
+from giftsim.bits import popcount
 
 # INDEX_BITS[k] has bit i set iff bit k of the number i is set: the sum of the positions of a
 # mask's set bits is then sum(2**k * popcount(mask & INDEX_BITS[k])), with no loop over bits.
 INDEX_BITS = np.array(
     [sum(1 << i for i in range(64) if (i >> k) & 1) for k in range(6)], dtype=np.uint64
 )
-_SWAR = np.array(
-    [0x5555555555555555, 0x3333333333333333, 0x0F0F0F0F0F0F0F0F, 0x0101010101010101],
-    dtype=np.uint64,
-)
-
-
-@njit(cache=True)
-def popcount(mask):
-    """Number of set bits of a uint64 (branch-free SWAR count)."""
-    x = np.uint64(mask)
-    x = x - ((x >> np.uint64(1)) & _SWAR[0])
-    x = (x & _SWAR[1]) + ((x >> np.uint64(2)) & _SWAR[1])
-    x = (x + (x >> np.uint64(4))) & _SWAR[2]
-    return np.int64((x * _SWAR[3]) >> np.uint64(56))
 
 
 @njit(cache=True)

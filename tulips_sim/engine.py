@@ -18,6 +18,7 @@ from tulips_sim.rules import (
     KIND_GIVE,
     KIND_KEEP,
     KIND_NONE,
+    MAX_DECK,
     N_RANKS,
     N_TYPES,
     N_VARIETIES,
@@ -25,7 +26,7 @@ from tulips_sim.rules import (
     SETUP_FIRST,
     SETUP_SECOND,
 )
-from tulips_sim.scoring import majority_points, reveal_positions
+from tulips_sim.scoring import majority_points, pick_positions
 from tulips_sim.state import (
     BOUQUET,
     BQ_COUNT,
@@ -134,11 +135,9 @@ def legal_actions(state):
 
 @njit(cache=True)
 def _give_bits(state):
-    bits = np.int64(0)
-    for s in range(state[N_PLAYERS]):
-        if s != state[TURN]:
-            bits |= np.int64(1) << (GIVE + s)
-    return bits
+    """GIVE + s for every seat s but the one to act."""
+    everyone = ((np.int64(1) << state[N_PLAYERS]) - 1) << GIVE
+    return everyone & ~(np.int64(1) << (GIVE + state[TURN]))
 
 
 @njit(cache=True)
@@ -293,12 +292,15 @@ def add_faceup(state, variety, value):
 @njit(cache=True)
 def finish(state):
     """End the game: reveal the secret cards into the festival, then pay majorities."""
-    positions = reveal_positions(state[REVEAL_KEY], state[SECRET_SIZE], state[N_REVEALED])
-    for i in range(positions.shape[0]):
-        card = state[PILE + positions[i]]
+    size = state[SECRET_SIZE]
+    scratch = state[REVEALED : REVEALED + size]
+    picks = pick_positions(state[REVEAL_KEY], size, state[N_REVEALED], scratch)
+    for i in range(picks):
+        card = state[PILE + scratch[i]]
         state[REVEALED + i] = card
         add_faceup(state, variety_of(card), value_of(card))
-    state[REVEALED + positions.shape[0]] = -1
+    if picks < MAX_DECK:
+        state[REVEALED + picks] = -1
     majority_points(state)
     state[PHASE] = OVER
     state[TURN] = -1

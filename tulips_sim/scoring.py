@@ -24,16 +24,25 @@ _KEY_SCALE = 1000  # strength key: cards * 1000 + value (values stay far below 1
 
 
 @njit(cache=True)
-def reveal_positions(key, size, k):
-    """Secret-festival positions turned up at the end, in order: ``min(k, size)`` positions
-    chosen uniformly by a partial Fisher-Yates shuffle on the stream ``key``."""
-    positions = np.arange(size)
+def pick_positions(key, size, k, out):
+    """Choose the secret-festival positions turned up at the end: ``min(k, size)`` of them,
+    uniformly and in order, by a partial Fisher-Yates shuffle on the stream ``key``, into
+    ``out[:picks]`` (``out`` holds at least ``size`` slots); return ``picks``."""
+    for i in range(size):
+        out[i] = i
     picks = min(k, size)
     key = np.uint64(key)
     for i in range(picks):
         j, key = below_keyed(key, size - i)
-        positions[i], positions[i + j] = positions[i + j], positions[i]
-    return positions[:picks]
+        out[i], out[i + j] = out[i + j], out[i]
+    return picks
+
+
+@njit(cache=True)
+def reveal_positions(key, size, k):
+    """The positions :func:`pick_positions` chooses, as a new array."""
+    out = np.zeros(size, np.int64)
+    return out[: pick_positions(key, size, k, out)]
 
 
 @njit(cache=True)

@@ -200,17 +200,19 @@ def deal_keyed(rules_vec, game, first_player, state):
     end = _fill_deck(rules_vec, state)
     key = shuffle_keyed(state[DECK : DECK + end], key)
     top = rules_vec[R_N_REMOVED]
-    removed = np.zeros(N_TYPES, np.int64)
+    for t in range(N_TYPES):
+        state[REMOVED + t] = 0
     for i in range(top):
-        removed[state[DECK + i]] += 1
+        state[REMOVED + state[DECK + i]] += 1
     top, key = _seed_festival(rules_vec, state, top, end, key)
     if first_player == RANDOM_FIRST:
         first_player = rules_vec[R_FIRST_PLAYER]
     if first_player == RANDOM_FIRST:
         first_player, key = below_keyed(key, rules_vec[R_N_PLAYERS])
     n = rules_vec[R_N_PLAYERS]
-    dealt = state[DECK + top : DECK + top + 2 * n].copy()
-    _start(rules_vec, state, dealt, top + 2 * n, end, first_player, removed)
+    _start(rules_vec, state, top + 2 * n, end, first_player)
+    for i in range(2 * n):
+        state[DEALT + i] = state[DECK + top + i]
     state[REVEAL_KEY] = np.int64(stream_from(game, REVEAL_STREAM))
 
 
@@ -221,17 +223,17 @@ def set_deal(rules_vec, start, dealt, deck, removed, first_player, reveal_key, s
     state[DECK : DECK + deck.shape[0]] = deck
     state[START] = start[0]
     state[START + 1] = start[1]
-    _start(rules_vec, state, dealt, 0, deck.shape[0], first_player, removed)
+    state[REMOVED : REMOVED + N_TYPES] = removed
+    _start(rules_vec, state, 0, deck.shape[0], first_player)
+    state[DEALT : DEALT + dealt.shape[0]] = dealt
     state[REVEAL_KEY] = reveal_key
 
 
 @njit(cache=True)
-def _start(rules_vec, state, dealt, top, end, first_player, removed):
-    """Reset every slot but ``DECK`` and ``START`` for a game about to begin its setup."""
-    start = state[START : START + 2].copy()
-    state[:DECK] = 0
-    state[START] = start[0]
-    state[START + 1] = start[1]
+def _start(rules_vec, state, top, end, first_player):
+    """Reset the slots before ``START`` for a game about to begin its setup (the caller sets
+    ``DEALT`` afterwards)."""
+    state[:START] = 0  # REVEALED, PILE and REMOVED are written before they are read
     n = rules_vec[R_N_PLAYERS]
     state[N_PLAYERS] = n
     state[FIRST] = first_player
@@ -242,10 +244,6 @@ def _start(rules_vec, state, dealt, top, end, first_player, removed):
     state[DECK_LEFT] = end - top
     state[SLOTS] = rules_vec[R_SLOTS]
     _copy_rules(rules_vec, state)
-    for i in range(N_TYPES):
-        state[REMOVED + i] = removed[i]
-    for i in range(2 * n):
-        state[DEALT + i] = dealt[i]
     for p in range(MAX_PLAYERS):
         state[PENDING + p] = -1
     _seed_order(state)

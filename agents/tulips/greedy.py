@@ -1,0 +1,42 @@
+"""``greedy``: the most points right now."""
+
+from numba import njit
+
+from agents.tulips.features import immediate_points, is_legal
+from giftsim.contract import DECIDER_SIG, as_arrays
+from giftsim.rng import next_below
+from tulips_sim.engine import O_DRAWN, O_HAND, O_SIZE
+from tulips_sim.rules import NUM_ACTIONS, SETUP_FIRST, SETUP_SECOND
+from tulips_sim.state import value_of
+
+
+@njit(cache=True)
+def decide(obs, params, rng):
+    """Take the legal action that scores the most points now, picking uniformly among equally
+    good ones (so no receiver of gifts is favoured). At setup, put the higher card in the
+    bouquet (the first one on equal values)."""
+    if is_legal(obs, SETUP_FIRST):
+        higher_second = value_of(obs[O_HAND + 1]) > value_of(obs[O_HAND])
+        return SETUP_SECOND if higher_second else SETUP_FIRST
+    card = obs[O_DRAWN]
+    best, best_points, ties = -1, -1, 0
+    for action in range(NUM_ACTIONS):
+        if is_legal(obs, action):
+            points = immediate_points(obs, action, card)
+            if points > best_points:
+                best, best_points, ties = action, points, 1
+            elif points == best_points:
+                ties += 1  # reservoir sampling: each tied action is kept with chance 1/ties
+                if next_below(rng, ties) == 0:
+                    best = action
+    return best
+
+
+PARAMS = {}
+
+
+@njit(DECIDER_SIG, cache=True)
+def decider(obs, params, rng):
+    """Entry of ``decide`` for the compiled loop (see ``giftsim.contract``)."""
+    o, p, r = as_arrays(obs, params, rng, O_SIZE)
+    return decide(o, p, r)

@@ -1,0 +1,67 @@
+"""``planner``: points now plus the change in the majority race, one action ahead."""
+
+import numpy as np
+from numba import njit
+
+from agents.tulips.features import (
+    immediate_points,
+    is_legal,
+    lead_after_add,
+    lead_after_card,
+    lead_now,
+    standings,
+)
+from giftsim.contract import DECIDER_SIG, as_arrays
+from tulips_sim.engine import O_DRAWN, O_HAND, O_SEAT, O_SIZE
+from tulips_sim.rules import FESTIVAL, GIVE, KEEP, MAX_PLAYERS, NUM_ACTIONS, SECRET, SETUP_FIRST
+
+W_RACE, W_SECRET = 0, 1
+
+
+@njit(cache=True)
+def _lead_after(obs, table, seat, action, card, scratch):
+    """My majority lead after resolving ``card`` with ``action`` (secret: unchanged)."""
+    if action == KEEP:
+        return lead_after_card(obs, table, seat, seat, card, scratch)
+    if action == FESTIVAL:
+        return lead_after_add(obs, table, seat, card)
+    if action == SECRET:
+        return lead_now(obs, table, seat)
+    return lead_after_card(obs, table, seat, action - GIVE, card, scratch)
+
+
+@njit(cache=True)
+def decide(obs, params, rng):
+    """Score every legal action by the points it scores now plus ``race`` times how much it
+    widens my lead in the majority race (majority points if the game ended now, mine minus
+    the best rival's), counting a face-up festival card's rerank and a gift's boost to its
+    receiver; a card hidden in the secret festival is worth ``secret``. At setup, bouquet the
+    card that leads the race better."""
+    seat = obs[O_SEAT]
+    table = standings(obs)
+    scratch = np.empty(MAX_PLAYERS, np.int64)
+    if is_legal(obs, SETUP_FIRST):
+        first = lead_after_card(obs, table, seat, seat, obs[O_HAND], scratch)
+        second = lead_after_card(obs, table, seat, seat, obs[O_HAND + 1], scratch)
+        return SETUP_FIRST if first >= second else SETUP_FIRST + 1
+    card = obs[O_DRAWN]
+    base = lead_now(obs, table, seat)
+    best, best_value = -1, -1e18
+    for action in range(NUM_ACTIONS):
+        if is_legal(obs, action):
+            race = _lead_after(obs, table, seat, action, card, scratch) - base
+            bonus = params[W_SECRET] if action == SECRET else 0.0
+            value = immediate_points(obs, action, card) + params[W_RACE] * race + bonus
+            if value > best_value:
+                best, best_value = action, value
+    return best
+
+
+PARAMS = {"race": 0.6, "secret": 1.0}
+
+
+@njit(DECIDER_SIG, cache=True)
+def decider(obs, params, rng):
+    """Entry of ``decide`` for the compiled loop (see ``giftsim.contract``)."""
+    o, p, r = as_arrays(obs, params, rng, O_SIZE)
+    return decide(o, p, r)
