@@ -17,10 +17,12 @@ from tulips_sim.state import (
     ORDER,
     SLOTS,
     ZERO_WINS,
+    value_of,
+    variety_of,
 )
 
 SCORED_RANKS = 3  # ranks 1..3 pay majorities; 4th and unranked varieties pay nothing
-_KEY_SCALE = 1000  # strength key: cards * 1000 + value (values stay far below 1000)
+STRENGTH_SCALE = 1000  # strength: cards * 1000 + value (values stay far below 1000)
 
 
 @njit(cache=True)
@@ -46,40 +48,47 @@ def reveal_positions(key, size, k):
 
 
 @njit(cache=True)
-def _strength(state, seat, variety):
-    slot = seat * N_VARIETIES + variety
-    return state[BQ_COUNT + slot] * _KEY_SCALE + state[BQ_VALUE + slot]
+def strength(src, seat, variety, boost_seat, boost_card):
+    """Strength ``cards * 1000 + value`` of ``seat`` in ``variety``, read from a state or an
+    observation, counting one more card ``boost_card`` for ``boost_seat`` (-1: none)."""
+    i = seat * N_VARIETIES + variety
+    total = src[BQ_COUNT + i] * STRENGTH_SCALE + src[BQ_VALUE + i]
+    if seat == boost_seat and variety_of(boost_card) == variety:
+        total += STRENGTH_SCALE + value_of(boost_card)
+    return total
 
 
 @njit(cache=True)
-def _slot_of(state, seat, variety, eligible_min):
-    """0-based majority slot of ``seat`` in ``variety``: the groups (dense) or seats
-    (competition) strictly ahead of it."""
-    mine = _strength(state, seat, variety)
+def slot_of(src, variety, seat, boost_seat, boost_card):
+    """Majority slot (0-based) of ``seat`` in ``variety`` under the rules in ``src`` (dense
+    ranking counts the distinct strengths above it, competition the seats); -1 if it cannot
+    score. ``boost_seat``/``boost_card`` as in :func:`strength`."""
+    mine = strength(src, seat, variety, boost_seat, boost_card)
+    if mine < STRENGTH_SCALE and not src[ZERO_WINS]:
+        return -1
     ahead = 0
-    for q in range(state[N_PLAYERS]):
-        other = _strength(state, q, variety)
-        if other <= mine or other < eligible_min:
-            continue
-        if state[DENSE] and _seen_before(state, q, variety, other):
-            continue
-        ahead += 1
+    for q in range(src[N_PLAYERS]):
+        other = strength(src, q, variety, boost_seat, boost_card)
+        if other > mine:
+            ahead += (
+                1 if not src[DENSE] else _first_of(src, q, variety, other, boost_seat, boost_card)
+            )
     return ahead
 
 
 @njit(cache=True)
-def _seen_before(state, q, variety, strength):
-    for earlier in range(q):
-        if _strength(state, earlier, variety) == strength:
-            return True
-    return False
+def _first_of(src, q, variety, value, boost_seat, boost_card):
+    """1 if no seat before ``q`` has strength ``value`` in ``variety`` (dense ranking)."""
+    for e in range(q):
+        if strength(src, e, variety, boost_seat, boost_card) == value:
+            return 0
+    return 1
 
 
 @njit(cache=True)
 def majority_points(state):
     """Pay the majorities of the varieties ranked 1..3 into ``MAJORITY_PTS`` (rules §7)."""
     n = state[N_PLAYERS]
-    eligible_min = 0 if state[ZERO_WINS] else _KEY_SCALE
     for p in range(n):
         state[MAJORITY_PTS + p] = 0
     for r in range(SCORED_RANKS):
@@ -87,10 +96,8 @@ def majority_points(state):
         if variety < 0:
             continue
         for p in range(n):
-            if _strength(state, p, variety) < eligible_min:
-                continue
-            slot = _slot_of(state, p, variety, eligible_min)
-            if slot < state[SLOTS]:
+            slot = slot_of(state, variety, p, -1, -1)
+            if 0 <= slot < state[SLOTS]:
                 state[MAJORITY_PTS + p] += state[MAJORITY + r * 3 + slot]
 
 

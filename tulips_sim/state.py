@@ -20,7 +20,10 @@ slot              size                    meaning
 ``FIRST``         1                       seat that takes the first turn
 ``N_DECISIONS``   1                       decisions made so far
 ``LEGAL``         1                       bit mask of the legal action ids
-``SLOTS``         1                       majorities paid per variety
+``SLOTS``         1                       rules: majorities paid per variety
+``SETUP_SCORES``  1                       rules: 1 if the setup bouquet card scores
+``ZERO_WINS``     1                       rules: 1 if zero cards can win a majority
+``DENSE``         1                       rules: 1 for dense majority ranking
 ``ORDER``         4                       variety at festival rank 1..4 (-1 where empty)
 ``TOTALS``        4                       festival total per variety
 ``RANK``          4                       rank 1..4 per variety (4 also when not in festival)
@@ -39,9 +42,6 @@ slot              size                    meaning
 ``DECK_N``        1                       hidden: cards in ``DECK``
 ``REVEAL_KEY``    1                       hidden: random stream of the end-game reveal
 ``N_REVEALED``    1                       hidden: cards the reveal turns up (rules)
-``SETUP_SCORES``  1                       rules: 1 if the setup bouquet card scores
-``ZERO_WINS``     1                       rules: 1 if zero cards can win a majority
-``DENSE``         1                       rules: 1 for dense majority ranking
 ``DEALT``         ``MAX_PLAYERS`` * 2     hidden: each seat's dealt pair
 ``PENDING``       ``MAX_PLAYERS``         hidden: setup choice per seat (-1 before it)
 ``SECRETS``       ``MAX_PLAYERS`` * 12    hidden: each seat's secret card counts
@@ -97,7 +97,10 @@ FIRST = 7
 N_DECISIONS = 8
 LEGAL = 9
 SLOTS = 10
-ORDER = 11
+SETUP_SCORES = 11
+ZERO_WINS = 12
+DENSE = 13
+ORDER = 14
 TOTALS = ORDER + N_RANKS
 RANK = TOTALS + N_VARIETIES
 GIVE_BONUS = RANK + N_VARIETIES
@@ -116,10 +119,7 @@ TOP = OBS_SIZE
 DECK_N = TOP + 1
 REVEAL_KEY = DECK_N + 1
 N_REVEALED = REVEAL_KEY + 1
-SETUP_SCORES = N_REVEALED + 1
-ZERO_WINS = SETUP_SCORES + 1
-DENSE = ZERO_WINS + 1
-DEALT = DENSE + 1
+DEALT = N_REVEALED + 1
 PENDING = DEALT + MAX_PLAYERS * 2
 SECRETS = PENDING + MAX_PLAYERS
 MAJORITY_PTS = SECRETS + MAX_PLAYERS * N_TYPES

@@ -1,16 +1,13 @@
-"""What Tulips agents read off an observation: immediate points and majority standings.
+"""What Tulips agents read off an observation: immediate points and the majority race.
 
 All functions take the observation array (layout ``O_*`` in ``tulips_sim/engine.py``) and
-never write to it. Standings are "the majority points each seat would score if the game ended
-now", with dense ranking of tied groups (the project default).
+never write to it. "Points" below are the majority points a seat would score if the game
+ended now, and a seat's *lead* is its points minus the best rival's.
 """
 
-import numpy as np
 from numba import njit
 
 from tulips_sim.engine import (
-    O_BQ_COUNT,
-    O_BQ_VALUE,
     O_GIVE_BONUS,
     O_KEEP_PTS,
     O_LEGAL,
@@ -18,15 +15,12 @@ from tulips_sim.engine import (
     O_RANK,
     O_TOTALS,
 )
-from tulips_sim.rules import GIVE, KEEP, MAX_PLAYERS, N_RANKS, N_VARIETIES
+from tulips_sim.rules import GIVE, KEEP, N_RANKS, N_VARIETIES
+from tulips_sim.scoring import slot_of
 from tulips_sim.state import MAJORITY, SLOTS, value_of, variety_of
 
-SCALE = 1000  # strength = cards * 1000 + value, as in the rules' tie-break
-
-# Scratch layout of a Standings array: slot per (variety, seat), then points per seat.
-_SLOT = 0
-_POINTS = N_VARIETIES * MAX_PLAYERS
-STANDINGS_SIZE = _POINTS + MAX_PLAYERS
+NO_SEAT = -1
+NO_CARD = -1
 
 
 @njit(cache=True)
@@ -46,63 +40,69 @@ def immediate_points(obs, action, card):
 
 
 @njit(cache=True)
-def strength(obs, seat, variety):
-    """Bouquet strength of ``seat`` in ``variety``: cards first, then total value."""
-    i = seat * N_VARIETIES + variety
-    return obs[O_BQ_COUNT + i] * SCALE + obs[O_BQ_VALUE + i]
-
-
-@njit(cache=True)
-def dense_slot(strengths, n, seat):
-    """Dense majority slot (0-based) of ``seat`` given every seat's strength; -1 without a
-    card: the number of distinct strengths above its own."""
-    mine = strengths[seat]
-    if mine < SCALE:
-        return -1
-    ahead = 0
-    for q in range(n):
-        if strengths[q] > mine:
-            first = True
-            for e in range(q):
-                if strengths[e] == strengths[q]:
-                    first = False
-            ahead += first
-    return ahead
-
-
-@njit(cache=True)
-def pay(obs, rank, slot_index):
-    """Majority points of a slot of a variety at ``rank`` (rank 4 and slots past the table
-    pay nothing)."""
-    if rank >= N_RANKS or slot_index < 0 or slot_index >= obs[SLOTS]:
+def pay(obs, rank, slot):
+    """Majority points of ``slot`` in a variety at ``rank`` (rank 4 pays nothing)."""
+    if rank >= N_RANKS or slot < 0 or slot >= obs[SLOTS]:
         return 0
-    return obs[MAJORITY + (rank - 1) * 3 + slot_index]
+    return obs[MAJORITY + (rank - 1) * 3 + slot]
 
 
 @njit(cache=True)
-def variety_slots(obs, variety, boost_seat, card, out):
-    """Every seat's slot in ``variety`` into ``out[:n]``, with ``card`` counted for
-    ``boost_seat`` (-1: as things stand)."""
-    n = obs[O_N_PLAYERS]
-    strengths = np.empty(MAX_PLAYERS, np.int64)
-    for p in range(n):
-        strengths[p] = strength(obs, p, variety)
-    if boost_seat >= 0:
-        strengths[boost_seat] += SCALE + value_of(card)
-    for p in range(n):
-        out[p] = dense_slot(strengths, n, p)
+def slot_now(obs, variety, seat):
+    """``seat``'s majority slot in ``variety`` as the bouquets stand (-1: none)."""
+    return slot_of(obs, variety, seat, NO_SEAT, NO_CARD)
 
 
 @njit(cache=True)
-def standings(obs):
-    """Slots per (variety, seat) and majority points per seat if the game ended now."""
-    n = obs[O_N_PLAYERS]
-    table = np.zeros(STANDINGS_SIZE, np.int64)
+def points_now(obs, seat):
+    """Majority points of ``seat`` if the game ended now."""
+    total = 0
     for v in range(N_VARIETIES):
-        variety_slots(obs, v, -1, -1, table[_SLOT + v * MAX_PLAYERS :])
-        for p in range(n):
-            table[_POINTS + p] += pay(obs, obs[O_RANK + v], table[_SLOT + v * MAX_PLAYERS + p])
-    return table
+        total += pay(obs, obs[O_RANK + v], slot_now(obs, v, seat))
+    return total
+
+
+@njit(cache=True)
+def all_points(obs):
+    """:func:`points_now` of every seat, as a tuple of six (0 past the last seat)."""
+    n = obs[O_N_PLAYERS]
+    return (
+        points_now(obs, 0),
+        points_now(obs, 1),
+        points_now(obs, 2),
+        points_now(obs, 3) if n > 3 else 0,
+        points_now(obs, 4) if n > 4 else 0,
+        points_now(obs, 5) if n > 5 else 0,
+    )
+
+
+@njit(cache=True)
+def lead_now(obs, seat, points):
+    """``seat``'s lead as things stand; ``points`` from :func:`all_points`."""
+    best = -1_000_000
+    for p in range(obs[O_N_PLAYERS]):
+        if p != seat:
+            best = max(best, points[p])
+    return points[seat] - best
+
+
+@njit(cache=True)
+def lead_after_card(obs, seat, receiver, card, points):
+    """``seat``'s lead once ``card`` joins ``receiver``'s bouquet (only its variety changes);
+    ``points`` from :func:`all_points`."""
+    n = obs[O_N_PLAYERS]
+    v = variety_of(card)
+    rank = obs[O_RANK + v]
+    mine, best = 0, -1_000_000
+    for p in range(n):
+        old_slot = slot_now(obs, v, p)
+        new_slot = slot_of(obs, v, p, receiver, card)
+        points_p = points[p] - pay(obs, rank, old_slot) + pay(obs, rank, new_slot)
+        if p == seat:
+            mine = points_p
+        else:
+            best = max(best, points_p)
+    return mine - best
 
 
 @njit(cache=True)
@@ -127,46 +127,21 @@ def rank_after_add(obs, variety, card):
 
 
 @njit(cache=True)
-def lead_after_card(obs, table, seat, receiver, card, scratch):
-    """My majority lead (my points minus the best rival's) once ``card`` joins ``receiver``'s
-    bouquet; ``table`` from :func:`standings`."""
-    n = obs[O_N_PLAYERS]
-    v = variety_of(card)
-    rank = obs[O_RANK + v]
-    variety_slots(obs, v, receiver, card, scratch)
+def lead_after_add(obs, seat, card):
+    """``seat``'s lead once ``card`` is added face up to the festival (ranks shift)."""
+    ranks = (
+        rank_after_add(obs, 0, card),
+        rank_after_add(obs, 1, card),
+        rank_after_add(obs, 2, card),
+        rank_after_add(obs, 3, card),
+    )
     mine, best = 0, -1_000_000
-    for p in range(n):
-        old = pay(obs, rank, table[_SLOT + v * MAX_PLAYERS + p])
-        points = table[_POINTS + p] - old + pay(obs, rank, scratch[p])
-        if p == seat:
-            mine = points
-        else:
-            best = max(best, points)
-    return mine - best
-
-
-@njit(cache=True)
-def lead_after_add(obs, table, seat, card):
-    """My majority lead once ``card`` is added face up to the festival (ranks shift)."""
-    n = obs[O_N_PLAYERS]
-    mine, best = 0, -1_000_000
-    for p in range(n):
+    for p in range(obs[O_N_PLAYERS]):
         points = 0
         for v in range(N_VARIETIES):
-            slot = table[_SLOT + v * MAX_PLAYERS + p]
-            points += pay(obs, rank_after_add(obs, v, card), slot)
+            points += pay(obs, ranks[v], slot_now(obs, v, p))
         if p == seat:
             mine = points
         else:
             best = max(best, points)
     return mine - best
-
-
-@njit(cache=True)
-def lead_now(obs, table, seat):
-    """My majority lead as things stand."""
-    best = -1_000_000
-    for p in range(obs[O_N_PLAYERS]):
-        if p != seat:
-            best = max(best, table[_POINTS + p])
-    return table[_POINTS + seat] - best

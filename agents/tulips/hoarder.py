@@ -1,66 +1,73 @@
-"""``hoarder``: keeps what it can win, gives away what helps nobody, pushes its own colours."""
+"""``hoarder``: scores like greedy but never feeds a rival's majority, and hoards its own."""
 
-import numpy as np
 from numba import njit
 
-from agents.tulips.features import is_legal, variety_slots
+from agents.tulips.features import immediate_points, is_legal, slot_now
 from giftsim.contract import DECIDER_SIG, as_arrays
+from giftsim.rng import next_below
 from tulips_sim.engine import O_BQ_COUNT, O_DRAWN, O_HAND, O_N_PLAYERS, O_RANK, O_SEAT, O_SIZE
-from tulips_sim.rules import FESTIVAL, GIVE, KEEP, MAX_PLAYERS, N_VARIETIES, SECRET, SETUP_FIRST
+from tulips_sim.rules import FESTIVAL, GIVE, KEEP, N_RANKS, N_VARIETIES, SECRET, SETUP_FIRST
+from tulips_sim.scoring import slot_of
 from tulips_sim.state import variety_of
+
+HOARD = 0
 
 
 @njit(cache=True)
-def _weakest_rival(obs, seat, variety):
-    """The other seat with the fewest cards of ``variety`` (lowest seat on ties)."""
-    best, fewest = -1, 1_000_000
+def _receiver(obs, seat, variety, rng):
+    """The rival holding fewest cards of ``variety`` (uniform among equals)."""
+    best, fewest, ties = -1, 1_000_000, 0
     for q in range(obs[O_N_PLAYERS]):
         count = obs[O_BQ_COUNT + q * N_VARIETIES + variety]
-        if q != seat and count < fewest:
-            best, fewest = q, count
+        if q == seat:
+            continue
+        if count < fewest:
+            best, fewest, ties = q, count, 1
+        elif count == fewest:
+            ties += 1
+            if next_below(rng, ties) == 0:
+                best = q
     return best
 
 
 @njit(cache=True)
-def _wish(obs, seat, card):
-    """Preferred actions for ``card``, best first, as four action ids."""
+def _value(obs, params, seat, action, card):
+    """Points now, plus ``hoard`` for keeping a card of a top-three variety that leaves me
+    leading its majority; adding a card of a variety I lead face up is worth its rank."""
+    points = float(immediate_points(obs, action, card))
     variety = variety_of(card)
-    rank = obs[O_RANK + variety]
-    mine = obs[O_BQ_COUNT + seat * N_VARIETIES + variety]
-    gift = GIVE + _weakest_rival(obs, seat, variety)
-    slots = np.empty(MAX_PLAYERS, np.int64)
-    variety_slots(obs, variety, seat, card, slots)
-    winnable = slots[seat] == 0
-    if rank <= 3 and winnable:
-        return KEEP, gift, FESTIVAL, SECRET
-    if rank <= 2:
-        return gift, KEEP, SECRET, FESTIVAL
-    if mine > 0:
-        return FESTIVAL, KEEP, gift, SECRET
-    return KEEP, SECRET, gift, FESTIVAL
+    if action == KEEP and obs[O_RANK + variety] <= 3:
+        if slot_of(obs, variety, seat, seat, card) == 0:
+            points += params[HOARD]
+    elif action == FESTIVAL and slot_now(obs, variety, seat) == 0:
+        points += N_RANKS - obs[O_RANK + variety]
+    return points
 
 
 @njit(cache=True)
 def decide(obs, params, rng):
-    """Keep a card whose variety ranks in the top three when keeping it puts me first in
-    that variety; give a top-two card I cannot win to the rival holding fewest of it; add a
-    card of a colour I collect face up to push it up the festival; otherwise keep (keeping
-    low-ranked colours still pays) or hide it. At setup, bouquet the card of the
-    higher-ranked variety."""
+    """Like greedy, take the most points now, but give only to the rival with the fewest
+    cards of that variety, value keeping a card of a top-three variety that leaves me leading
+    its majority at ``hoard`` extra points, and value adding a card of a variety I lead face
+    up by how far it can still climb. At setup, bouquet the card of the higher-ranked
+    variety."""
     seat = obs[O_SEAT]
     if is_legal(obs, SETUP_FIRST):
         first, second = obs[O_HAND], obs[O_HAND + 1]
         better_second = obs[O_RANK + variety_of(second)] < obs[O_RANK + variety_of(first)]
         return SETUP_FIRST + 1 if better_second else SETUP_FIRST
     card = obs[O_DRAWN]
-    choice = SECRET
-    for action in _wish(obs, seat, card)[::-1]:  # the wish list names every action kind
+    gift = GIVE + _receiver(obs, seat, variety_of(card), rng)
+    best, best_value = SECRET, -1e18
+    for action in (KEEP, gift, FESTIVAL, SECRET):
         if is_legal(obs, action):
-            choice = action
-    return choice
+            value = _value(obs, params, seat, action, card)
+            if value > best_value:
+                best, best_value = action, value
+    return best
 
 
-PARAMS = {}
+PARAMS = {"hoard": 3.0}
 
 
 @njit(DECIDER_SIG, cache=True)

@@ -1,33 +1,33 @@
 """``planner``: points now plus the change in the majority race, one action ahead."""
 
-import numpy as np
 from numba import njit
 
 from agents.tulips.features import (
+    all_points,
     immediate_points,
     is_legal,
     lead_after_add,
     lead_after_card,
     lead_now,
-    standings,
 )
 from giftsim.contract import DECIDER_SIG, as_arrays
+from giftsim.rng import next_below
 from tulips_sim.engine import O_DRAWN, O_HAND, O_SEAT, O_SIZE
-from tulips_sim.rules import FESTIVAL, GIVE, KEEP, MAX_PLAYERS, NUM_ACTIONS, SECRET, SETUP_FIRST
+from tulips_sim.rules import FESTIVAL, GIVE, KEEP, NUM_ACTIONS, SECRET, SETUP_FIRST
 
 W_RACE, W_SECRET = 0, 1
 
 
 @njit(cache=True)
-def _lead_after(obs, table, seat, action, card, scratch):
+def _lead_after(obs, seat, action, card, base, points):
     """My majority lead after resolving ``card`` with ``action`` (secret: unchanged)."""
     if action == KEEP:
-        return lead_after_card(obs, table, seat, seat, card, scratch)
+        return lead_after_card(obs, seat, seat, card, points)
     if action == FESTIVAL:
-        return lead_after_add(obs, table, seat, card)
+        return lead_after_add(obs, seat, card)
     if action == SECRET:
-        return lead_now(obs, table, seat)
-    return lead_after_card(obs, table, seat, action - GIVE, card, scratch)
+        return base
+    return lead_after_card(obs, seat, action - GIVE, card, points)
 
 
 @njit(cache=True)
@@ -38,22 +38,26 @@ def decide(obs, params, rng):
     receiver; a card hidden in the secret festival is worth ``secret``. At setup, bouquet the
     card that leads the race better."""
     seat = obs[O_SEAT]
-    table = standings(obs)
-    scratch = np.empty(MAX_PLAYERS, np.int64)
+    points = all_points(obs)
     if is_legal(obs, SETUP_FIRST):
-        first = lead_after_card(obs, table, seat, seat, obs[O_HAND], scratch)
-        second = lead_after_card(obs, table, seat, seat, obs[O_HAND + 1], scratch)
+        first = lead_after_card(obs, seat, seat, obs[O_HAND], points)
+        second = lead_after_card(obs, seat, seat, obs[O_HAND + 1], points)
         return SETUP_FIRST if first >= second else SETUP_FIRST + 1
     card = obs[O_DRAWN]
-    base = lead_now(obs, table, seat)
-    best, best_value = -1, -1e18
+    base = lead_now(obs, seat, points)
+    best, best_value, ties = -1, -1e18, 0
     for action in range(NUM_ACTIONS):
-        if is_legal(obs, action):
-            race = _lead_after(obs, table, seat, action, card, scratch) - base
-            bonus = params[W_SECRET] if action == SECRET else 0.0
-            value = immediate_points(obs, action, card) + params[W_RACE] * race + bonus
-            if value > best_value:
-                best, best_value = action, value
+        if not is_legal(obs, action):
+            continue
+        race = _lead_after(obs, seat, action, card, base, points) - base
+        bonus = params[W_SECRET] if action == SECRET else 0.0
+        value = immediate_points(obs, action, card) + params[W_RACE] * race + bonus
+        if value > best_value:
+            best, best_value, ties = action, value, 1
+        elif value == best_value:
+            ties += 1  # uniform among equals, so no receiver of gifts is favoured
+            if next_below(rng, ties) == 0:
+                best = action
     return best
 
 
