@@ -46,32 +46,57 @@ def play(
                 ent.play_block(rules, agent_list, seed, first_index + start, size, first_player)
             )
             bar.update(size)
-    raw = np.concatenate(blocks) if blocks else np.zeros((0, rules.n_players + 2), np.int64)
-    return to_frame(raw, agent_list, first_index, ent.lower_wins) if as_frame else raw
+    width = len(ent.blocks) * rules.n_players + 2
+    raw = np.concatenate(blocks) if blocks else np.zeros((0, width), np.int64)
+    return to_frame(ent, raw, agent_list, first_index) if as_frame else raw
 
 
-def win_shares(scores: np.ndarray, lower_wins: bool) -> np.ndarray:
-    """Each seat's share of the win per game: 1/k for each of k tied best scores, else 0."""
-    best = scores.min(axis=1, keepdims=True) if lower_wins else scores.max(axis=1, keepdims=True)
-    winners = scores == best
+def win_shares(keys: np.ndarray) -> np.ndarray:
+    """Each seat's share of the win per game: 1/k for each of k tied best keys, else 0."""
+    winners = keys == keys.max(axis=1, keepdims=True)
     return winners / winners.sum(axis=1, keepdims=True)
 
 
-def to_frame(raw: np.ndarray, agent_list, first_index: int, lower_wins: bool) -> pd.DataFrame:
-    """Tidy per-game rows from the raw array of a batch."""
+def to_frame(ent, raw: np.ndarray, agent_list, first_index: int) -> pd.DataFrame:
+    """Tidy per-game rows from the raw array of a batch: per seat s ``score_s`` (and the
+    game's other blocks, e.g. ``give_s``), ``win_s`` and ``agent_s``."""
     n = len(agent_list)
-    scores = raw[:, :n]
-    shares = win_shares(scores, lower_wins)
+    shares = win_shares(ent.win_key(raw, n))
+    tail = len(ent.blocks) * n
     columns = {
         "game_index": np.arange(first_index, first_index + len(raw)),
-        "first_player": raw[:, n],
-        "n_decisions": raw[:, n + 1],
+        "first_player": raw[:, tail],
+        "n_decisions": raw[:, tail + 1],
     }
     for s in range(n):
-        columns[f"score_{s}"] = scores[:, s]
+        for b, block in enumerate(ent.blocks):
+            columns[f"{block}_{s}"] = raw[:, b * n + s]
         columns[f"win_{s}"] = shares[:, s]
         columns[f"agent_{s}"] = pd.Categorical([agent_list[s].spec] * len(raw))
     return pd.DataFrame(columns)
+
+
+def field(
+    game: str, candidate, baseline, n_players: int, n_games: int, seed: int = 0, rules=None
+) -> dict:
+    """``candidate`` against ``n_players - 1`` copies of ``baseline``, seat-rotated on
+    duplicate deals: the candidate takes every seat in turn on the same ``n_games`` deals (and
+    first players), so card and seat luck cancel. Returns its win share (ties split) with a
+    95% normal interval over deals, and the share a seat would get by chance."""
+    shares = np.zeros(n_games)
+    for seat in range(n_players):
+        agents = [baseline] * n_players
+        agents[seat] = candidate
+        frame = play(game, agents, n_games, rules=rules, seed=seed)
+        shares += frame[f"win_{seat}"].to_numpy() / n_players
+    mean = shares.mean()
+    half = 1.96 * shares.std(ddof=1) / np.sqrt(n_games) if n_games > 1 else float("nan")
+    return {
+        "win_share": mean,
+        "ci95": (mean - half, mean + half),
+        "fair": 1 / n_players,
+        "games": n_games * n_players,
+    }
 
 
 def by_agent(frame: pd.DataFrame) -> pd.DataFrame:

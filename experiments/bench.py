@@ -17,8 +17,12 @@ import pandas as pd
 from experiments.batch import play
 from experiments.games import entry
 
-MIXES = {"geschenkt": ("random", "greedy", "sniper")}
-PLAYERS = {"geschenkt": (3, 4, 5)}
+MIXES = {
+    "geschenkt": ("random", "greedy", "sniper"),
+    "tulips": ("random", "greedy", "hoarder", "planner"),
+}
+PLAYERS = {"geschenkt": (3, 4, 5), "tulips": (2, 3, 4, 5, 6)}
+SLOW = {"planner": 10}  # measure slow mixes on fewer games
 
 
 def rate(game: str, spec: str, n_players: int, n_games: int, repeats: int = 3) -> float:
@@ -37,7 +41,7 @@ def rate(game: str, spec: str, n_players: int, n_games: int, repeats: int = 3) -
 def rates(game: str, n_games: int) -> pd.DataFrame:
     """Games/s per core for each mix (rows) and player count (columns)."""
     table = {
-        f"all-{spec}": {n: rate(game, spec, n, n_games) for n in PLAYERS[game]}
+        f"all-{spec}": {n: rate(game, spec, n, n_games // SLOW.get(spec, 1)) for n in PLAYERS[game]}
         for spec in MIXES[game]
     }
     return pd.DataFrame(table).T.rename_axis("mix").rename(columns=lambda n: f"{n}p")

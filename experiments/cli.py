@@ -66,7 +66,9 @@ def _add_replay(sub) -> None:
 def _add_demo(sub) -> None:
     p = sub.add_parser("demo", help="the main job on built-in defaults")
     p.add_argument("--games", type=int, default=1_000_000, help="No Thanks! games to play")
+    p.add_argument("--tulips-games", type=int, default=200_000, help="Tulips games to play")
     p.add_argument("--seed", type=int, default=2026, help="root seed")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(run=_demo)
 
 
@@ -120,14 +122,21 @@ def _read(path: Path) -> str:
     return path.read_text()
 
 
+DEMO_SEATS = {
+    "geschenkt": ["sniper", "greedy", "greedy:T=-3", "random"],
+    "tulips": ["hoarder", "planner", "greedy", "random"],
+}
+
+
 def _demo(args) -> None:
-    agents = ["sniper", "greedy", "greedy:T=-3", "random"]
-    print(f"No Thanks!, 4 players, {args.games:,} games, rotating first player: {agents}")
-    frame = play("geschenkt", agents, args.games, seed=args.seed, progress=True)
-    table = by_agent(frame)
-    table["win_share_95ci"] = 1.96 * table.pop("win_se")
-    print(table.round(4).to_string())
-    print(f"mean decisions per game: {frame.n_decisions.mean():.1f}")
+    sizes = {"geschenkt": args.games, "tulips": args.tulips_games}
+    for game, agents in DEMO_SEATS.items():
+        print(f"\n{game}: 4 players, {sizes[game]:,} games, rotating first player: {agents}")
+        frame = play(game, agents, sizes[game], seed=args.seed, progress=not args.quiet)
+        table = by_agent(frame)
+        table["win_share_95ci"] = 1.96 * table.pop("win_se")
+        print(table.round(4).to_string())
+        print(f"mean decisions per game: {frame.n_decisions.mean():.1f}")
 
 
 if __name__ == "__main__":

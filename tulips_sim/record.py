@@ -1,0 +1,311 @@
+"""Gift of Tulips game records: JSON export, replay with full validation, move-by-move text.
+
+A card is written ``[variety, value]`` with variety one of "purple", "blue", "pink", "orange".
+Record keys: ``game`` ("tulips"), ``rules`` (``n_players``, ``n_removed`` and the other
+:class:`Rules` fields), ``removed``, ``festival_start`` (1st place first), ``setup`` (per seat
+``{"bouquet": card, "secret": card}``), ``first_player``, ``turns`` (``{"player": seat,
+"actions": [...]}``, each action ``{"card", "action": keep|give|festival|secret, "to" (give
+only), "points"}``), ``reveal`` (secret cards turned up at the end, in order), ``scores``,
+``breakdown`` (per seat ``{"give", "keep", "majority"}``), ``winners``, ``agents``, ``seed``,
+``game_index``.
+"""
+
+import numpy as np
+
+from tulips_sim.engine import add_faceup, apply_action, begin, is_legal, is_over
+from tulips_sim.rules import FESTIVAL, GIVE, KEEP, N_TYPES, SECRET, SETUP_FIRST, VARIETIES, Rules
+from tulips_sim.scoring import final_scores, majority_points
+from tulips_sim.state import (
+    BQ_COUNT,
+    DEALT,
+    DRAWN,
+    FIRST,
+    GIVE_POINTS,
+    KEEP_POINTS,
+    MAJORITY_PTS,
+    N_REVEALED,
+    PILE,
+    REMOVED,
+    REVEALED,
+    SECRET_SIZE,
+    START,
+    TURN,
+    card_of,
+    new_state,
+    set_deal,
+    value_of,
+    variety_of,
+)
+
+ACTION_NAMES = {KEEP: "keep", FESTIVAL: "festival", SECRET: "secret"}
+REQUIRED = (
+    "game",
+    "rules",
+    "removed",
+    "festival_start",
+    "setup",
+    "first_player",
+    "turns",
+    "reveal",
+    "scores",
+    "breakdown",
+    "winners",
+)
+
+
+class RecordError(ValueError):
+    """A record that does not describe a legal game; the message names the first bad entry."""
+
+
+def card_json(card: int) -> list:
+    variety, value = card_of(card)
+    return [VARIETIES[variety], value]
+
+
+def winners(state: np.ndarray, n: int) -> list[int]:
+    """Highest score; ties to the most bouquet cards; still tied, all of them (rules §8.2)."""
+    out = np.zeros(n, np.int64)
+    final_scores(state, out)
+    cards = [int(state[BQ_COUNT + 4 * p : BQ_COUNT + 4 * p + 4].sum()) for p in range(n)]
+    keys = [(int(out[p]), cards[p]) for p in range(n)]
+    return [p for p in range(n) if keys[p] == max(keys)]
+
+
+def make_record(rules: Rules, start: np.ndarray, actions, meta: dict) -> dict:
+    """The JSON-ready record of a game from its start state and its actions."""
+    n = rules.n_players
+    state = start.copy()
+    setup = [{"bouquet": None, "secret": None} for _ in range(n)]
+    turns = []
+    for action in actions:
+        _log(state, action, setup, turns)
+        apply_action(state, action)
+    return {
+        "game": "tulips",
+        "rules": rules.as_dict(),
+        "removed": [card_json(t) for t in range(N_TYPES) for _ in range(start[REMOVED + t])],
+        "festival_start": [card_json(start[START]), card_json(start[START + 1])],
+        "setup": setup,
+        "first_player": int(start[FIRST]),
+        "turns": turns,
+        "reveal": [card_json(c) for c in _revealed(state)],
+        **_results(state, n),
+        **meta,
+    }
+
+
+def _log(state, action, setup, turns) -> None:
+    """Append the record entry of ``action`` about to be applied to ``state``."""
+    seat = int(state[TURN])
+    if action >= SETUP_FIRST:
+        pick = action - SETUP_FIRST
+        pair = [int(state[DEALT + 2 * seat]), int(state[DEALT + 2 * seat + 1])]
+        setup[seat] = {"bouquet": card_json(pair[pick]), "secret": card_json(pair[1 - pick])}
+        return
+    card = int(state[DRAWN])
+    before = int(state[GIVE_POINTS + seat] + state[KEEP_POINTS + seat])
+    entry = {"card": card_json(card), "action": ACTION_NAMES.get(action, "give")}
+    if action >= GIVE:
+        entry["to"] = int(action - GIVE)
+    after = state.copy()
+    apply_action(after, action)
+    entry["points"] = int(after[GIVE_POINTS + seat] + after[KEEP_POINTS + seat]) - before
+    if not turns or turns[-1]["player"] != seat or len(turns[-1]["actions"]) == 2:
+        turns.append({"player": seat, "actions": []})
+    turns[-1]["actions"].append(entry)
+
+
+def _revealed(state) -> list[int]:
+    cards = []
+    for i in range(min(int(state[N_REVEALED]), int(state[SECRET_SIZE]))):
+        cards.append(int(state[REVEALED + i]))
+    return cards
+
+
+def _results(state, n) -> dict:
+    out = np.zeros(n, np.int64)
+    final_scores(state, out)
+    breakdown = [
+        {
+            "give": int(state[GIVE_POINTS + p]),
+            "keep": int(state[KEEP_POINTS + p]),
+            "majority": int(state[MAJORITY_PTS + p]),
+        }
+        for p in range(n)
+    ]
+    return {"scores": [int(s) for s in out], "breakdown": breakdown, "winners": winners(state, n)}
+
+
+# ---------------------------------------------------------------------------------- replay
+
+
+def replay(record: dict) -> list[str]:
+    """Re-derive every state of a record, check every rule and number, and return the game
+    move by move. Raises :class:`RecordError` naming the first entry that is wrong."""
+    rules, state, actions = _parse(record)
+    lines = []
+    for where, action, points in actions:
+        lines.append(_step(state, where, action, points))
+    if not is_over(state):
+        raise RecordError("turns: the game is not over after the recorded turns")
+    _apply_reveal(rules, state, record["reveal"])
+    results = _results(state, rules.n_players)
+    for key in ("scores", "breakdown", "winners"):
+        if record[key] != results[key]:
+            raise RecordError(
+                f"{key}: the record says {record[key]}, the replay gives {results[key]}"
+            )
+    lines.append(f"scores: {results['scores']}  winners: {results['winners']}")
+    return lines
+
+
+def _parse(record):
+    if not isinstance(record, dict):
+        raise RecordError("a record is a JSON object")
+    missing = [k for k in REQUIRED if k not in record]
+    if missing:
+        raise RecordError(f"missing key {missing[0]!r} (required: {', '.join(REQUIRED)})")
+    if record["game"] != "tulips":
+        raise RecordError(f"game: expected 'tulips', got {record['game']!r}")
+    try:
+        rules = Rules(**{k: _tuples(v) for k, v in record["rules"].items()})
+    except (TypeError, ValueError) as error:
+        raise RecordError(f"rules: {error}") from None
+    setup = _setup(record["setup"], rules.n_players)
+    turn_cards, actions = _turns(record["turns"], rules.n_players)
+    state = _start_state(rules, record, setup, turn_cards)
+    setup_actions = [(f"setup[{s}]", SETUP_FIRST, None) for s in range(rules.n_players)]
+    return rules, state, setup_actions + actions
+
+
+def _tuples(value):
+    if isinstance(value, list):
+        return tuple(_tuples(v) for v in value)
+    return value
+
+
+def _card(value, where: str) -> int:
+    ok = isinstance(value, list) and len(value) == 2 and value[0] in VARIETIES
+    if not ok or value[1] not in (2, 3, 4):
+        raise RecordError(
+            f"{where}: a card is [variety, value] with variety one of "
+            f"{', '.join(VARIETIES)} and value 2..4, got {value!r}"
+        )
+    return VARIETIES.index(value[0]) * 3 + value[1] - 2
+
+
+def _setup(entries, n: int) -> list[tuple[int, int]]:
+    if not isinstance(entries, list) or len(entries) != n:
+        raise RecordError(f"setup: expected one entry per seat ({n})")
+    return [
+        (
+            _card(e.get("bouquet"), f"setup[{s}].bouquet"),
+            _card(e.get("secret"), f"setup[{s}].secret"),
+        )
+        for s, e in enumerate(entries)
+    ]
+
+
+def _turns(turns, n: int):
+    """Cards in draw order and ``(where, action id, points)`` per recorded action."""
+    if not isinstance(turns, list):
+        raise RecordError("turns: expected a list")
+    cards, actions = [], []
+    for t, turn in enumerate(turns):
+        for a, entry in enumerate(turn.get("actions", []) if isinstance(turn, dict) else []):
+            where = f"turns[{t}].actions[{a}]"
+            cards.append(_card(entry.get("card"), f"{where}.card"))
+            actions.append((where, _action_id(entry, where, n), entry.get("points")))
+    return cards, actions
+
+
+def _action_id(entry, where: str, n: int) -> int:
+    name = entry.get("action")
+    if name == "give":
+        to = entry.get("to")
+        if not isinstance(to, int) or not 0 <= to < n:
+            raise RecordError(f"{where}.to: expected a seat 0..{n - 1}, got {to!r}")
+        return GIVE + to
+    ids = {v: k for k, v in ACTION_NAMES.items()}
+    if name not in ids:
+        raise RecordError(f"{where}.action: expected keep, give, festival or secret, got {name!r}")
+    return ids[name]
+
+
+def _start_state(rules, record, setup, turn_cards) -> np.ndarray:
+    start = [_card(c, f"festival_start[{i}]") for i, c in enumerate(record["festival_start"])]
+    removed = np.zeros(N_TYPES, np.int64)
+    for i, c in enumerate(record["removed"]):
+        removed[_card(c, f"removed[{i}]")] += 1
+    _check_composition(rules, removed, start, setup, turn_cards)
+    first = record["first_player"]
+    if not isinstance(first, int) or not 0 <= first < rules.n_players:
+        raise RecordError(f"first_player: expected a seat 0..{rules.n_players - 1}, got {first!r}")
+    state = new_state()
+    dealt = np.array([c for pair in setup for c in pair], np.int64)
+    set_deal(
+        rules.to_array(),
+        np.array(start, np.int64),
+        dealt,
+        np.array(turn_cards, np.int64),
+        removed,
+        first,
+        0,
+        state,
+    )
+    state[N_REVEALED] = 0  # the replay turns up the recorded cards itself
+    begin(state)
+    return state
+
+
+def _check_composition(rules, removed, start, setup, turn_cards) -> None:
+    counts = removed.copy()
+    for card in [*start, *[c for pair in setup for c in pair], *turn_cards]:
+        counts[card] += 1
+    expected = [rules.copies[t % 3] for t in range(N_TYPES)]
+    if list(counts) != expected:
+        raise RecordError(
+            "removed, festival_start, setup, turns: the cards do not make up the "
+            f"deck of these rules ({sum(expected)} cards, {expected[0]} of each)"
+        )
+    if len(start) != 2 or variety_of(start[0]) == variety_of(start[1]):
+        raise RecordError("festival_start: two cards of different varieties")
+    if value_of(start[0]) < value_of(start[1]):
+        raise RecordError("festival_start: the higher card goes 1st")
+    if int(removed.sum()) != rules.removed:
+        raise RecordError(f"removed: expected {rules.removed} cards, got {int(removed.sum())}")
+
+
+def _step(state, where: str, action: int, points) -> str:
+    seat = int(state[TURN])
+    if not is_legal(state, action):
+        raise RecordError(f"{where}: {action_text(action)} is not legal for seat {seat} now")
+    before = int(state[GIVE_POINTS + seat] + state[KEEP_POINTS + seat])
+    apply_action(state, action)
+    scored = int(state[GIVE_POINTS + seat] + state[KEEP_POINTS + seat]) - before
+    if points is not None and points != scored:
+        raise RecordError(f"{where}.points: the record says {points}, the rules give {scored}")
+    return f"{where}: seat {seat} {action_text(action)} (+{scored})"
+
+
+def _apply_reveal(rules, state, reveal) -> None:
+    """Turn up the recorded secret cards, checking they were in the secret festival."""
+    size = int(state[SECRET_SIZE])
+    if not isinstance(reveal, list) or len(reveal) != min(rules.n_revealed, size):
+        raise RecordError(f"reveal: expected {min(rules.n_revealed, size)} cards")
+    pile = [int(c) for c in state[PILE : PILE + size]]
+    for i, value in enumerate(reveal):
+        card = _card(value, f"reveal[{i}]")
+        if card not in pile:
+            raise RecordError(f"reveal[{i}]: {value} is not left in the secret festival")
+        pile.remove(card)
+        add_faceup(state, variety_of(card), value_of(card))
+    majority_points(state)
+
+
+def action_text(action: int) -> str:
+    if action >= SETUP_FIRST:
+        return "chooses its bouquet card"
+    if action >= GIVE:
+        return f"gives to seat {action - GIVE}"
+    return {KEEP: "keeps", FESTIVAL: "adds to the festival", SECRET: "adds to the secret"}[action]
