@@ -3,19 +3,22 @@
 import numpy as np
 import pytest
 
-from agents.geschenkt.slow import play_slow
+import geschenkt_sim.state
+import tulips_sim.state
 from agents.registry import parse_list
 from experiments.batch import play
-from geschenkt_sim.rules import Rules
-from geschenkt_sim.state import FIRST
+from experiments.games import entry
 
 MIX = ["sniper", "random", "greedy:T=-2", "random:p=0.3"]
+FIRST_SLOT = {"geschenkt": geschenkt_sim.state.FIRST, "tulips": tulips_sim.state.FIRST}
+MIXES = {"geschenkt": MIX, "tulips": ["hoarder", "random", "greedy", "planner"]}
 
 
-def test_blocks_of_any_size_give_the_same_games():
-    whole = play("geschenkt", MIX, 600, seed=11, as_frame=False)
+@pytest.mark.parametrize("game", sorted(MIXES))
+def test_blocks_of_any_size_give_the_same_games(game):
+    whole = play(game, MIXES[game], 600, seed=11, as_frame=False)
     pieces = [
-        play("geschenkt", MIX, size, seed=11, first_index=start, as_frame=False)
+        play(game, MIXES[game], size, seed=11, first_index=start, as_frame=False)
         for start, size in [(0, 1), (1, 199), (200, 350), (550, 50)]
     ]
     assert np.array_equal(whole, np.concatenate(pieces))
@@ -44,15 +47,18 @@ def test_global_numpy_random_state_is_neither_used_nor_touched():
 
 
 @pytest.mark.parametrize("first_player", ["rotate", "random", 2])
-def test_slow_path_plays_the_same_games_as_the_compiled_loop(first_player):
-    rules = Rules(n_players=4)
-    agents = parse_list(MIX, "geschenkt")
-    fast = play("geschenkt", agents, 30, seed=4, first_player=first_player, as_frame=False)
+@pytest.mark.parametrize("game", sorted(MIXES))
+def test_slow_path_plays_the_same_games_as_the_compiled_loop(game, first_player):
+    ent = entry(game)
+    rules = ent.rules_cls(n_players=4)
+    agents = parse_list(MIXES[game], game)
+    fast = play(game, agents, 30, seed=4, first_player=first_player, as_frame=False)
+    tail = len(ent.blocks) * 4
     for i in range(30):
-        game = play_slow(rules, agents, 4, i, first_player)
-        assert game.scores == list(fast[i, :4])
-        assert len(game.actions) == fast[i, 5]
-        assert game.start[FIRST] == fast[i, 4]
+        played = ent.play_slow(rules, agents, 4, i, first_player)
+        assert played.scores == list(fast[i, :4])
+        assert len(played.actions) == fast[i, tail + 1]
+        assert played.start[FIRST_SLOT[game]] == fast[i, tail]
 
 
 def test_first_player_policies():

@@ -36,6 +36,7 @@ from tulips_sim.state import (
     DECK_LEFT,
     DECK_N,
     DRAWN,
+    FACE_UP,
     FIRST,
     FIRST_DRAW,
     GIVE_BONUS,
@@ -91,6 +92,7 @@ O_KEEP_POINTS = KEEP_POINTS
 O_BOUQUET = BOUQUET
 O_BQ_COUNT = BQ_COUNT
 O_BQ_VALUE = BQ_VALUE
+O_FACE_UP = FACE_UP
 O_DRAWN = DRAWN
 O_HAND = HAND
 O_OWN_SECRET = OWN_SECRET
@@ -266,6 +268,7 @@ def _to_secret(state, seat, card):
 def add_faceup(state, variety, value):
     """Add a face-up card to the festival (rules §4.2): the variety's new total goes before
     the first stack whose total is equal or lower, so the card just played wins ties."""
+    state[FACE_UP + variety * 3 + value - 2] += 1
     state[TOTALS + variety] += value
     total = state[TOTALS + variety]
     # take the variety out of the order, keeping the others in place

@@ -151,12 +151,22 @@ def replay(record: dict) -> list[str]:
     _apply_reveal(rules, state, record["reveal"])
     results = _results(state, rules.n_players)
     for key in ("scores", "breakdown", "winners"):
-        if record[key] != results[key]:
-            raise RecordError(
-                f"{key}: the record says {record[key]}, the replay gives {results[key]}"
-            )
+        _expect(key, record[key], results[key])
     lines.append(f"scores: {results['scores']}  winners: {results['winners']}")
     return lines
+
+
+def _expect(where: str, said, derived) -> None:
+    """Raise naming the first place where a recorded number differs from the replay."""
+    if said == derived:
+        return
+    if isinstance(said, list) and isinstance(derived, list) and len(said) == len(derived):
+        for i, (a, b) in enumerate(zip(said, derived, strict=True)):
+            _expect(f"{where}[{i}]", a, b)
+    if isinstance(said, dict) and isinstance(derived, dict) and set(said) == set(derived):
+        for key in derived:
+            _expect(f"{where}.{key}", said[key], derived[key])
+    raise RecordError(f"{where}: the record says {said}, the replay gives {derived}")
 
 
 def _parse(record):

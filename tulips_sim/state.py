@@ -35,6 +35,7 @@ slot              size                    meaning
 ``BOUQUET``       ``MAX_PLAYERS`` * 12    bouquet card counts, ``seat * 12 + type``
 ``BQ_COUNT``      ``MAX_PLAYERS`` * 4     bouquet cards per seat and variety
 ``BQ_VALUE``      ``MAX_PLAYERS`` * 4     bouquet value per seat and variety
+``FACE_UP``       12                      face-up festival cards per type
 ``DRAWN``         1                       private: the card the seat to act holds (else -1)
 ``HAND``          2                       private: own dealt pair while choosing at setup
 ``OWN_SECRET``    12                      private: counts of the seat's own secret cards
@@ -111,7 +112,8 @@ KEEP_POINTS = GIVE_POINTS + MAX_PLAYERS
 BOUQUET = KEEP_POINTS + MAX_PLAYERS
 BQ_COUNT = BOUQUET + MAX_PLAYERS * N_TYPES
 BQ_VALUE = BQ_COUNT + MAX_PLAYERS * N_VARIETIES
-DRAWN = BQ_VALUE + MAX_PLAYERS * N_VARIETIES
+FACE_UP = BQ_VALUE + MAX_PLAYERS * N_VARIETIES
+DRAWN = FACE_UP + N_TYPES
 HAND = DRAWN + 1
 OWN_SECRET = HAND + 2
 OBS_SIZE = OWN_SECRET + N_TYPES
@@ -272,6 +274,7 @@ def _seed_order(state):
         state[RANK + v] = N_RANKS
     for r in range(2):
         card = state[START + r]
+        state[FACE_UP + card] += 1
         state[ORDER + r] = variety_of(card)
         state[TOTALS + variety_of(card)] = value_of(card)
         state[RANK + variety_of(card)] = r + 1

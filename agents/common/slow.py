@@ -48,7 +48,7 @@ def play_slow(
     """Play one game with any mix of compiled agents and Python callables."""
     n = rules.n_players
     state = np.zeros(kernels.state_size, np.int64)
-    key = game_key(np.uint64(root_seed), game_index)
+    key = np.uint64(game_key(np.uint64(root_seed), game_index))
     first = first_seat(first_policy(first_player, n), game_index, n)
     kernels.deal(rules.to_array(), key, first, state)
     kernels.begin(state)
