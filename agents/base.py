@@ -33,6 +33,11 @@ class Family:
         if not self.name.isidentifier():
             raise ValueError(f"agent names are identifiers, got {self.name!r}")
 
+    @classmethod
+    def of_module(cls, name: str, game: str, module) -> "Family":
+        """A built-in family from its module's ``decide``, ``decider`` and ``PARAMS``."""
+        return cls(name, game, module.decide, module.decider, module.PARAMS, module.decide.__doc__)
+
     def __call__(self, **values: float) -> "Agent":
         """This family with some parameters changed, e.g. ``GREEDY(T=-3)``."""
         unknown = sorted(set(values) - set(self.defaults))

@@ -42,4 +42,14 @@ def _set_cache_dir() -> None:
         config.reload_config()
 
 
+def _quiet_first_class_warning() -> None:
+    """Agents are first-class Numba functions by design; the library's warning is noise."""
+    import warnings
+
+    from numba.core.errors import NumbaExperimentalFeatureWarning
+
+    warnings.filterwarnings("ignore", category=NumbaExperimentalFeatureWarning)
+
+
 _set_cache_dir()
+_quiet_first_class_warning()

@@ -128,3 +128,18 @@ def test_replay_of_malformed_json_is_one_line(tmp_path):
     assert done.returncode == 2 and "is not JSON" in done.stderr
     done = giftsim("replay", "-", stdin=json.dumps({"game": "geschenkt"}))
     assert done.returncode == 2 and "missing key 'rules'" in done.stderr
+
+
+TULIPS_ERRORS = [
+    (["record", "tulips", "--players", "7"], "n_players must be in 2..6"),
+    (["record", "tulips", "--players", "2", "--agents", "sniper,greedy"], "unknown agent 'sniper'"),
+    (["record", "chess"], "invalid choice: 'chess'"),
+]
+
+
+@pytest.mark.parametrize(("args", "message"), TULIPS_ERRORS)
+def test_tulips_cli_errors_are_one_line(args, message):
+    done = giftsim(*args)
+    assert done.returncode == 2
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr

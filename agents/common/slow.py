@@ -32,6 +32,22 @@ class Kernels:
     turn_slot: int
 
 
+def kernels_of(state, engine, scores) -> Kernels:
+    """The slow-path verbs of a game from its ``state`` and ``engine`` modules."""
+    return Kernels(
+        state.deal_keyed,
+        engine.begin,
+        engine.is_over,
+        engine.legal_actions,
+        engine.apply_action,
+        engine.observe,
+        scores,
+        state.STATE_SIZE,
+        engine.OBS_SIZE,
+        state.TURN,
+    )
+
+
 @dataclass
 class PlayedGame:
     """A finished game: its start state, the actions in order, and the final state."""

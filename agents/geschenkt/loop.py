@@ -10,7 +10,7 @@ import numpy as np
 from numba import njit
 
 from agents.base import Agent
-from agents.registry import param_table
+from agents.common.block import run_block
 from geschenkt_sim.engine import OBS_SIZE, apply_action, is_forced, is_legal, is_over, observe
 from geschenkt_sim.rules import MAX_PLAYERS, R_CHIPS_VISIBLE, R_N_PLAYERS, TAKE, Rules
 from geschenkt_sim.scoring import score_hand
@@ -24,12 +24,8 @@ from geschenkt_sim.state import (
     TURN,
     deal_keyed,
 )
-from giftsim.contract import MAX_PARAMS, address, first_policy, first_seat
+from giftsim.contract import MAX_PARAMS, address, first_seat
 from giftsim.rng import AGENT_STREAM, game_key, stream_from
-
-
-class IllegalActionError(RuntimeError):
-    """An agent returned an action that is not legal in the state it was shown."""
 
 
 @njit(cache=True)
@@ -83,16 +79,7 @@ def play_block(
     ``first_player``: ``"rotate"`` (game i starts at seat i mod n), ``"random"`` or a seat.
     """
     n = rules.n_players
-    if len(agents) != n:
-        raise ValueError(f"{n} players need {n} agents, got {len(agents)}")
-    entries = tuple(a.family.decider for a in agents)
-    entries += (entries[0],) * (MAX_PLAYERS - n)  # one tuple type: one compilation
-    params = np.zeros((MAX_PLAYERS, MAX_PARAMS), np.float64)
-    params[:n] = param_table(agents)
-    policy = first_policy(first_player, n)
-    out = np.zeros((n_games, n + 2), np.int64)
-    seed = np.uint64(root_seed)
-    bad = _play(rules.to_array(), seed, first_index, policy, entries, params, out)
-    if bad >= 0:
-        raise IllegalActionError(f"an agent chose an illegal action in game {first_index + bad}")
-    return out
+    width = n + 2
+    return run_block(
+        _play, MAX_PLAYERS, width, rules, agents, root_seed, first_index, n_games, first_player
+    )

@@ -9,9 +9,8 @@ import numpy as np
 from numba import njit
 
 from agents.base import Agent
-from agents.geschenkt.loop import IllegalActionError
-from agents.registry import param_table
-from giftsim.contract import MAX_PARAMS, address, first_policy, first_seat
+from agents.common.block import run_block
+from giftsim.contract import MAX_PARAMS, address, first_seat
 from giftsim.rng import AGENT_STREAM, game_key, stream_from
 from tulips_sim.engine import apply_action, begin, is_legal, is_over
 from tulips_sim.rules import MAX_PLAYERS, N_VARIETIES, R_N_PLAYERS, Rules
@@ -91,15 +90,7 @@ def play_block(
     and decisions.
     """
     n = rules.n_players
-    if len(agents) != n:
-        raise ValueError(f"{n} players need {n} agents, got {len(agents)}")
-    entries = tuple(a.family.decider for a in agents)
-    entries += (entries[0],) * (MAX_PLAYERS - n)  # one tuple type: one compilation
-    params = np.zeros((MAX_PLAYERS, MAX_PARAMS), np.float64)
-    params[:n] = param_table(agents)
-    policy = first_policy(first_player, n)
-    out = np.zeros((n_games, 5 * n + 2), np.int64)
-    bad = _play(rules.to_array(), np.uint64(root_seed), first_index, policy, entries, params, out)
-    if bad >= 0:
-        raise IllegalActionError(f"an agent chose an illegal action in game {first_index + bad}")
-    return out
+    width = 5 * n + 2
+    return run_block(
+        _play, MAX_PLAYERS, width, rules, agents, root_seed, first_index, n_games, first_player
+    )
