@@ -25,7 +25,8 @@ Project defaults where no rulebook decides, each an option of :class:`Rules`
 Specification (asserted by tests)
 ---------------------------------
 ``NUM_ACTIONS`` = 2 (``PASS``, ``TAKE``); ``MAX_PLAYERS`` = 7; a game lasts exactly
-``rules.n_cards`` takes and at most ``rules.max_decisions`` decisions.
+``rules.n_cards`` takes and at most ``rules.max_decisions`` decisions, which under the rules of
+record is at most ``MAX_DECISIONS`` (each card can collect every chip in play at most once).
 """
 
 from dataclasses import dataclass, field
@@ -45,6 +46,9 @@ MAX_CARD = 62  # hands are int64 bit masks, bit c standing for card c
 N_REMOVED = 9
 BOX_CHIPS = 55
 MAX_CHIPS = 99
+
+N_PLAYED = 24  # cards played under the rules of record
+MAX_DECISIONS = N_PLAYED * (BOX_CHIPS + 1)  # bound on any game under the rules of record
 
 VARIANTS = ("standard", "tactical")
 TACTICAL_CHIPS = 10

@@ -28,11 +28,14 @@ def test_chips_conserved_and_every_card_ends_in_a_hand(rules, seed, data):
     assert game.actions.count(1) == rules.n_cards
 
 
-@pytest.mark.parametrize("n", [3, 4, 5])
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6, 7])
 def test_batch_games_respect_the_length_bound(n):
     from experiments.batch import play
-    from geschenkt_sim.rules import Rules
+    from geschenkt_sim.rules import MAX_DECISIONS, N_PLAYED, Rules
 
-    frame = play("geschenkt", ["random"] * n, 2000, seed=3)
-    assert frame.n_decisions.min() >= Rules(n_players=n).n_cards
-    assert frame.n_decisions.max() <= Rules(n_players=n).max_decisions
+    rules = Rules(n_players=n)
+    assert rules.n_cards == N_PLAYED and rules.max_decisions <= MAX_DECISIONS
+    for mix in (["random"] * n, ["random:p=0.05"] * n):
+        frame = play("geschenkt", mix, 2000, seed=3)
+        assert frame.n_decisions.min() >= N_PLAYED
+        assert frame.n_decisions.max() <= rules.max_decisions
