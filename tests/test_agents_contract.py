@@ -21,8 +21,11 @@ def hide_differently(state, seed):
     other = state.copy()
     pos, n_cards = int(state[POS]), int(state[N_CARDS])
     rest = [int(c) for c in state[DECK + pos + 1 : DECK + n_cards]]
-    unseen = np.array(rest + cards_of(state[REMOVED]), np.int64)
+    before = np.array(rest + cards_of(state[REMOVED]), np.int64)
+    unseen = before.copy()
     np.random.default_rng(seed).shuffle(unseen)
+    if np.array_equal(unseen, before):
+        unseen = np.roll(unseen, 1)  # the unseen cards are distinct: a roll moves them
     other[DECK + pos + 1 : DECK + n_cards] = unseen[: len(rest)]
     other[REMOVED] = sum(1 << int(c) for c in unseen[len(rest) :])
     return other
