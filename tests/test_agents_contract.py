@@ -24,8 +24,8 @@ def hide_differently(state, seed):
     before = np.array(rest + cards_of(state[REMOVED]), np.int64)
     unseen = before.copy()
     np.random.default_rng(seed).shuffle(unseen)
-    if np.array_equal(unseen, before):
-        unseen = np.roll(unseen, 1)  # the unseen cards are distinct: a roll moves them
+    if np.array_equal(unseen[: len(rest)], before[: len(rest)]):
+        unseen = np.roll(unseen, 1)  # the unseen cards are distinct: a roll changes the stack
     other[DECK + pos + 1 : DECK + n_cards] = unseen[: len(rest)]
     other[REMOVED] = sum(1 << int(c) for c in unseen[len(rest) :])
     return other
