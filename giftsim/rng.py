@@ -125,3 +125,10 @@ def next_below(state, n):
 def shuffle(values, state):
     """Fisher-Yates shuffle of ``values`` in place."""
     state[0] = shuffle_keyed(values, state[0])
+
+
+@njit(cache=True)
+def game_keys(root_seed, first_index, out):
+    """:func:`game_key` of games ``first_index ..`` into ``out`` (the deal seed of each game)."""
+    for i in range(out.shape[0]):
+        out[i] = game_key(root_seed, first_index + i)

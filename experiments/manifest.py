@@ -1,0 +1,106 @@
+"""The manifest of a results folder: which experiment made it, with what, and how.
+
+A folder belongs to one experiment (identified by a hash of its job list, chunk size and
+kind of output); resuming into a folder of another experiment is refused with a message.
+"""
+
+import json
+import platform
+import subprocess
+from dataclasses import asdict
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numba
+import numpy
+import pandas
+import pyarrow
+
+import giftsim
+from experiments.schedule import Job, experiment_id
+
+MANIFEST = "manifest.json"
+
+
+def prepare(
+    folder: Path,
+    jobs: list[Job],
+    chunk_size: int,
+    summary_only: bool,
+    resume: bool,
+    meta: dict | None,
+) -> str:
+    """Create ``folder`` with a manifest, or check it belongs to this experiment (resume)."""
+    ident = f"{experiment_id(jobs)}-{chunk_size}-{'summary' if summary_only else 'rows'}"
+    path = folder / MANIFEST
+    if path.exists():
+        _check_same(folder, path, ident, resume)
+    else:
+        folder.mkdir(parents=True, exist_ok=True)
+        if any(folder.iterdir()):
+            raise ValueError(f"{folder} is not empty and has no {MANIFEST}; choose a new --out")
+        _write(path, ident, jobs, chunk_size, summary_only, meta or {})
+    for stale in folder.glob(".chunk-*.tmp"):  # left by a killed run
+        stale.unlink()
+    return str(folder)
+
+
+def _check_same(folder: Path, path: Path, ident: str, resume: bool) -> None:
+    try:
+        old = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as error:
+        raise ValueError(f"{path} is not a readable manifest: {error}") from None
+    if old.get("experiment") != ident:
+        raise ValueError(
+            f"{folder} holds another experiment ({old.get('design', '?')}, id "
+            f"{old.get('experiment', '?')}); resume only with the same design, agents, games, "
+            "seed, rules and chunk size, or choose another --out"
+        )
+    if not resume:
+        raise ValueError(f"{folder} already holds this experiment; add --resume to continue it")
+
+
+def _write(path: Path, ident, jobs, chunk_size, summary_only, meta) -> None:
+    manifest = {
+        "experiment": ident,
+        "game": jobs[0].game if jobs else None,
+        "design": jobs[0].design if jobs else None,
+        "seed": jobs[0].seed if jobs else None,
+        "chunk_size": chunk_size,
+        "summary_only": summary_only,
+        "jobs": [asdict(j) for j in jobs],
+        "versions": _versions(),
+        "git_revision": _git_revision(),
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        **meta,
+    }
+    path.write_text(json.dumps(manifest, indent=1, default=str))
+
+
+def read(folder: Path) -> dict:
+    path = Path(folder) / MANIFEST
+    if not path.exists():
+        raise ValueError(f"{folder} has no {MANIFEST}: not a giftsim results folder")
+    return json.loads(path.read_text())
+
+
+def _versions() -> dict:
+    return {
+        "giftsim": giftsim.__version__,
+        "python": platform.python_version(),
+        "numpy": numpy.__version__,
+        "numba": numba.__version__,
+        "pandas": pandas.__version__,
+        "pyarrow": pyarrow.__version__,
+    }
+
+
+def _git_revision() -> str | None:
+    root = Path(giftsim.__file__).resolve().parent.parent
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=5
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() or None

@@ -1,0 +1,187 @@
+"""One runner for every backend: serial, local processes (joblib/loky) or a Dask cluster.
+
+Jobs are cut into chunks of game indices; a chunk is a pure function of its job and indices,
+so the results are the same game for game whatever the backend, the number of workers or the
+chunk size. With an output folder each worker writes its chunk as a parquet file, atomically
+(a temporary name, then a rename), so a run killed at any moment (even ``kill -9``) resumes with
+``resume=True`` without losing or duplicating a game. ``summary_only`` keeps per-chunk
+aggregates instead of per-game rows, so memory and disk do not grow with the number of games.
+"""
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from joblib import Parallel, delayed, parallel_config
+from tqdm import tqdm
+
+from agents.registry import parse_list
+from experiments import manifest as manifest_io
+from experiments.batch import to_frame
+from experiments.games import entry
+from experiments.schedule import Job
+from giftsim.rng import game_keys
+
+BACKENDS = ("serial", "processes", "dask")
+ROWS, SUMMARY = "rows", "summary"
+
+
+@dataclass(frozen=True)
+class Chunk:
+    job: Job
+    start: int  # offset in the job's games
+    size: int
+
+    @property
+    def name(self) -> str:
+        return f"chunk-{self.job.job:05d}-{self.start:012d}.parquet"
+
+
+def chunks_of(jobs: list[Job], chunk_size: int) -> list[Chunk]:
+    if chunk_size < 1:
+        raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
+    return [
+        Chunk(job, start, min(chunk_size, job.n_games - start))
+        for job in jobs
+        for start in range(0, job.n_games, chunk_size)
+    ]
+
+
+def rows(chunk: Chunk) -> pd.DataFrame:
+    """Per-game rows of a chunk: job, game index, deal seed, first player, decisions, and per
+    seat the agent, score (and the game's other result blocks) and win share."""
+    job = chunk.job
+    ent = entry(job.game)
+    agents = parse_list(list(job.agents), job.game)
+    first = job.first_index + chunk.start
+    raw = ent.play_block(job.make_rules(), agents, job.seed, first, chunk.size, job.first_player)
+    frame = to_frame(ent, raw, agents, first)
+    seeds = np.zeros(chunk.size, np.uint64)
+    game_keys(np.uint64(job.seed), first, seeds)
+    frame.insert(0, "job", np.full(chunk.size, job.job, np.int32))
+    frame.insert(2, "deal_seed", seeds)
+    return frame
+
+
+def summary(frame: pd.DataFrame, job: Job) -> pd.DataFrame:
+    """Streaming aggregates of a chunk's rows: per seat, sums from which win shares, mean
+    scores and their intervals, and seat advantage follow."""
+    out = []
+    for s, spec in enumerate(job.agents):
+        win, score = frame[f"win_{s}"].to_numpy(), frame[f"score_{s}"].to_numpy(np.float64)
+        first = frame.first_player.to_numpy() == s
+        out.append(
+            {
+                "job": job.job,
+                "n_players": job.n_players,
+                "seat": s,
+                "agent": spec,
+                "games": len(frame),
+                "win_sum": win.sum(),
+                "win_sq": (win * win).sum(),
+                "score_sum": score.sum(),
+                "score_sq": (score * score).sum(),
+                "first_games": int(first.sum()),
+                "first_win_sum": win[first].sum(),
+                "decisions_sum": int(frame.n_decisions.sum()),
+            }
+        )
+    return pd.DataFrame(out)
+
+
+def play_chunk(chunk: Chunk, folder: str | None, summary_only: bool):
+    """Play a chunk; write it to ``folder`` (atomically) or return it. Returns games played."""
+    frame = rows(chunk)
+    if summary_only:
+        frame = summary(frame, chunk.job)
+    if folder is None:
+        return chunk.size, frame
+    path = Path(folder) / chunk.name
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    frame.to_parquet(temporary, index=False)
+    os.replace(temporary, path)
+    return chunk.size, None
+
+
+def warm_up(jobs: list[Job]) -> None:
+    """Compile (or load from the cache) every loop the jobs need, before dispatch, so that
+    workers find a filled Numba cache and never compile per task."""
+    seen = set()
+    for job in jobs:
+        key = (job.game, job.agents)
+        if key not in seen:
+            seen.add(key)
+            rows(Chunk(job, 0, 1))
+
+
+def run(
+    jobs: list[Job],
+    out=None,
+    backend="processes",
+    workers=None,
+    chunk_size=50_000,
+    resume=False,
+    summary_only=False,
+    scheduler=None,
+    progress=True,
+    meta=None,
+):
+    """Play every job. With ``out`` (a folder) chunks are written there and a manifest ties the
+    folder to this experiment; without, the rows (or summaries) are returned as a DataFrame.
+    Returns ``(frame or None, seconds, games played now)``."""
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r} (valid: {', '.join(BACKENDS)})")
+    todo = chunks_of(jobs, chunk_size)
+    folder = None
+    if out is not None:
+        folder = manifest_io.prepare(Path(out), jobs, chunk_size, summary_only, resume, meta)
+        done = {p.name for p in Path(folder).glob("chunk-*.parquet")}
+        todo = [c for c in todo if c.name not in done]
+    warm_up(jobs)
+    start = time.perf_counter()
+    frames, played = _dispatch(todo, folder, summary_only, backend, workers, scheduler, progress)
+    seconds = time.perf_counter() - start
+    if folder is not None:
+        return None, seconds, played
+    frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    return _ordered(frame), seconds, played
+
+
+def _ordered(frame: pd.DataFrame) -> pd.DataFrame:
+    keys = ["job", "game_index"] if "game_index" in frame else ["job", "seat"]
+    return frame.sort_values(keys, kind="stable").reset_index(drop=True) if len(frame) else frame
+
+
+def _dispatch(todo, folder, summary_only, backend, workers, scheduler, progress):
+    total = sum(c.size for c in todo)
+    frames, played = [], 0
+    bar = tqdm(total=total, unit="game", unit_scale=True, disable=not progress, smoothing=0.1)
+    with bar:
+        for size, frame in _results(todo, folder, summary_only, backend, workers, scheduler):
+            played += size
+            bar.update(size)
+            if frame is not None:
+                frames.append(frame)
+    return frames, played
+
+
+def _results(todo, folder, summary_only, backend, workers, scheduler):
+    tasks = (delayed(play_chunk)(c, folder, summary_only) for c in todo)
+    if backend == "serial":
+        yield from (play_chunk(c, folder, summary_only) for c in todo)
+    elif backend == "processes":
+        yield from Parallel(n_jobs=workers or -1, return_as="generator_unordered")(tasks)
+    else:
+        yield from _on_dask(tasks, scheduler, workers)
+
+
+def _on_dask(tasks, scheduler, workers):
+    from distributed import Client
+
+    if scheduler is None:
+        raise ValueError("the dask backend needs --scheduler tcp://HOST:PORT")
+    with Client(scheduler), parallel_config(backend="dask"):
+        yield from Parallel(n_jobs=workers or -1, return_as="generator_unordered")(tasks)
