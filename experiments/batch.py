@@ -10,6 +10,7 @@ from tqdm import tqdm
 
 from agents.registry import parse_list
 from experiments.games import entry
+from giftsim.rng import check_seed
 
 BLOCK = 50_000
 
@@ -38,6 +39,7 @@ def play(
     rules = rules if rules is not None else ent.rules_cls(n_players=len(agent_list))
     if n_games < 0:
         raise ValueError(f"n_games must be >= 0, got {n_games}")
+    check_seed(seed, first_index + max(n_games - 1, 0))
     blocks = []
     with tqdm(total=n_games, disable=not progress, unit="game", unit_scale=True) as bar:
         for start in range(0, n_games, BLOCK):

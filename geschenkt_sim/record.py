@@ -76,6 +76,8 @@ def _parse(record: dict):
 
 
 def _rules(fields) -> Rules:
+    if not isinstance(fields, dict):
+        raise RecordError("rules: expected an object of Rules fields")
     try:
         return Rules(**fields)
     except (TypeError, ValueError) as error:
@@ -85,14 +87,16 @@ def _rules(fields) -> Rules:
 def _start(rules: Rules, record: dict) -> np.ndarray:
     deck, removed = record["deck"], record["removed"]
     full = list(range(rules.lowest_card, rules.highest_card + 1))
-    if not all(isinstance(c, int) for c in [*deck, *removed]) or sorted(deck + removed) != full:
+    if not isinstance(deck, list) or not isinstance(removed, list):
+        raise RecordError("deck, removed: expected lists of card numbers")
+    if not all(type(c) is int for c in [*deck, *removed]) or sorted(deck + removed) != full:
         raise RecordError(f"deck, removed: together they must hold each card {full[0]}..{full[-1]}")
     if len(removed) != rules.n_removed:
         raise RecordError(f"removed: expected {rules.n_removed} cards, got {len(removed)}")
     if any(c not in removed for c in rules.forced_removed):
         raise RecordError(f"removed: this variant always removes {rules.forced_removed}")
     first = record["first_player"]
-    if not isinstance(first, int) or not 0 <= first < rules.n_players:
+    if type(first) is not int or not 0 <= first < rules.n_players:
         raise RecordError(f"first_player: expected a seat 0..{rules.n_players - 1}, got {first!r}")
     state = new_state()
     mask = sum(1 << c for c in removed)

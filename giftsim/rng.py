@@ -76,6 +76,7 @@ def _accept(bits32, n):
 def below_keyed(key, n):
     """A uniform integer in ``0 .. n-1`` (``1 <= n < 2**32``) from stream ``key``:
     ``(value, new key)``."""
+    key = np.uint64(key)  # an int64 key would be widened to float64 by the loop below
     while True:
         key, bits = advance(key)
         value, accepted = _accept(bits >> _S32, n)
@@ -87,6 +88,7 @@ def below_keyed(key, n):
 def shuffle_keyed(values, key):
     """Fisher-Yates shuffle of ``values`` in place from stream ``key``, two swaps per 64 random
     bits; returns the new key."""
+    key = np.uint64(key)  # an int64 key would be widened to float64 by the loop below
     i = values.shape[0] - 1
     while i > 0:
         key, bits = advance(key)
@@ -132,3 +134,16 @@ def game_keys(root_seed, first_index, out):
     """:func:`game_key` of games ``first_index ..`` into ``out`` (the deal seed of each game)."""
     for i in range(out.shape[0]):
         out[i] = game_key(root_seed, first_index + i)
+
+
+MAX_SEED = 2**64 - 1
+MAX_GAME_INDEX = 2**63 - 1
+
+
+def check_seed(seed, game_index=0) -> None:
+    """Raise ValueError unless ``seed`` and ``game_index`` are whole numbers in range."""
+    for name, value, top in (("seed", seed, MAX_SEED), ("game index", game_index, MAX_GAME_INDEX)):
+        if not isinstance(value, int | np.integer) or isinstance(value, bool):
+            raise ValueError(f"the {name} must be a whole number in 0..{top}, got {value!r}")
+        if not 0 <= int(value) <= top:
+            raise ValueError(f"the {name} must be in 0..{top}, got {value}")

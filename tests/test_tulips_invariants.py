@@ -170,3 +170,20 @@ def test_greedy_favours_no_seat():
     frame = play("tulips", ["greedy"] * 4, 20_000, seed=1)
     shares = [frame[f"win_{s}"].mean() for s in range(4)]
     assert max(shares) - min(shares) < 0.03
+
+
+@settings(max_examples=40, deadline=None)
+@given(tulips_rules(), st.integers(0, 2**32))
+def test_the_live_state_shows_the_seat_to_act_exactly_its_observation(rules, seed):
+    """The fast loop hands agents the state's observation prefix: it must always equal
+    observe(state, seat to act), secret adds and setup included."""
+    state = new_state()
+    deal(rules.to_array(), seed, 0, -1, state)
+    begin(state)
+    rng = np.array([seed], np.uint64)
+    obs = np.zeros(O_SIZE, np.int64)
+    while not is_over(state):
+        observe(state, int(state[TURN]), obs)
+        assert np.array_equal(state[:O_SIZE], obs)
+        legal = legal_actions(state)
+        apply_action(state, legal[next_below(rng, len(legal))])

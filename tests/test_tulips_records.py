@@ -115,3 +115,31 @@ TAMPERS = [
 def test_tampered_records_name_the_first_bad_entry(record, change, message):
     with pytest.raises(RecordError, match=message):
         replay(edit(record, change))
+
+
+def regroup_first_two_turns(r):
+    r["turns"][0]["actions"] += r["turns"][1]["actions"]
+    del r["turns"][1]
+
+
+MORE_TAMPERS = [
+    (
+        lambda r: r["turns"][2].__setitem__("player", (r["turns"][2]["player"] + 1) % 4),
+        r"turns\[2\]\.actions\[0\]: it is seat \d's turn",
+    ),
+    (regroup_first_two_turns, r"turns\[0\]\.actions: expected a list of one or two"),
+    (lambda r: r["turns"].insert(1, 42), r"turns\[1\]: expected an object"),
+    (lambda r: r["turns"].insert(1, {"player": 1}), r"turns\[1\]\.actions: expected a list"),
+    (lambda r: r["turns"][0]["actions"][0].pop("points"), r"points: expected a whole number"),
+    (lambda r: r["turns"][0]["actions"][0].__setitem__("points", False), "whole number"),
+    (lambda r: r["setup"].__setitem__(0, 7), r"setup\[0\]: expected an object"),
+    (lambda r: r.__setitem__("rules", 3), "rules: expected an object"),
+    (lambda r: r.__setitem__("removed", 5), "removed: expected a list of cards"),
+    (lambda r: r["festival_start"][0].__setitem__(1, 3.0), r"festival_start\[0\]: a card"),
+]
+
+
+@pytest.mark.parametrize(("change", "message"), MORE_TAMPERS)
+def test_malformed_or_regrouped_records_are_refused_in_one_line(record, change, message):
+    with pytest.raises(RecordError, match=message):
+        replay(edit(record, change))

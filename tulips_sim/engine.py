@@ -19,9 +19,12 @@ from tulips_sim.rules import (
     KIND_KEEP,
     KIND_NONE,
     MAX_DECK,
+    MIN_VALUE,
     N_RANKS,
     N_TYPES,
+    N_VALUES,
     N_VARIETIES,
+    NUM_ACTIONS,
     SECRET,
     SETUP_FIRST,
     SETUP_SECOND,
@@ -120,15 +123,15 @@ def is_over(state):
 
 @njit(cache=True)
 def is_legal(state, action):
-    return 0 <= action < 63 and (state[LEGAL] >> action) & 1 == 1
+    return 0 <= action < NUM_ACTIONS and (state[LEGAL] >> action) & 1 == 1
 
 
 @njit(cache=True)
 def legal_actions(state):
     """Legal action ids, ascending (a new array; the compiled loop reads ``LEGAL``)."""
-    out = np.empty(SETUP_SECOND + 1, np.int64)
+    out = np.empty(NUM_ACTIONS, np.int64)
     n = 0
-    for a in range(SETUP_SECOND + 1):
+    for a in range(NUM_ACTIONS):
         if is_legal(state, a):
             out[n] = a
             n += 1
@@ -209,7 +212,8 @@ def _start_turn(state):
     state[USED_KIND] = KIND_NONE
     state[PHASE] = FIRST_DRAW
     _draw(state)
-    show_private(state, state[TURN])
+    if not is_over(state):
+        show_private(state, state[TURN])
 
 
 @njit(cache=True)
@@ -262,13 +266,15 @@ def _to_secret(state, seat, card):
     state[PILE + state[SECRET_SIZE]] = card
     state[SECRET_SIZE] += 1
     state[SECRETS + seat * N_TYPES + card] += 1
+    if seat == state[SEAT]:
+        state[OWN_SECRET + card] += 1  # keep the private view of the seat to act in step
 
 
 @njit(cache=True)
 def add_faceup(state, variety, value):
     """Add a face-up card to the festival (rules §4.2): the variety's new total goes before
     the first stack whose total is equal or lower, so the card just played wins ties."""
-    state[FACE_UP + variety * 3 + value - 2] += 1
+    state[FACE_UP + variety * N_VALUES + value - MIN_VALUE] += 1
     state[TOTALS + variety] += value
     total = state[TOTALS + variety]
     # take the variety out of the order, keeping the others in place

@@ -24,9 +24,11 @@ from tulips_sim.state import (
     KEEP_POINTS,
     MAJORITY_PTS,
     N_REVEALED,
+    PHASE,
     PILE,
     REMOVED,
     REVEALED,
+    SECOND_DRAW,
     SECRET_SIZE,
     START,
     TURN,
@@ -144,8 +146,8 @@ def replay(record: dict) -> list[str]:
     move by move. Raises :class:`RecordError` naming the first entry that is wrong."""
     rules, state, actions = _parse(record)
     lines = []
-    for where, action, points in actions:
-        lines.append(_step(state, where, action, points))
+    for where, action, points, player, index in actions:
+        lines.append(_step(state, where, action, points, player, index))
     if not is_over(state):
         raise RecordError("turns: the game is not over after the recorded turns")
     _apply_reveal(rules, state, record["reveal"])
@@ -177,6 +179,8 @@ def _parse(record):
         raise RecordError(f"missing key {missing[0]!r} (required: {', '.join(REQUIRED)})")
     if record["game"] != "tulips":
         raise RecordError(f"game: expected 'tulips', got {record['game']!r}")
+    if not isinstance(record["rules"], dict):
+        raise RecordError("rules: expected an object of Rules fields")
     try:
         rules = Rules(**{k: _tuples(v) for k, v in record["rules"].items()})
     except (TypeError, ValueError) as error:
@@ -184,7 +188,7 @@ def _parse(record):
     setup = _setup(record["setup"], rules.n_players)
     turn_cards, actions = _turns(record["turns"], rules.n_players)
     state = _start_state(rules, record, setup, turn_cards)
-    setup_actions = [(f"setup[{s}]", SETUP_FIRST, None) for s in range(rules.n_players)]
+    setup_actions = [(f"setup[{s}]", SETUP_FIRST, None, s, 0) for s in range(rules.n_players)]
     return rules, state, setup_actions + actions
 
 
@@ -194,9 +198,20 @@ def _tuples(value):
     return value
 
 
+def _is_int(value) -> bool:
+    """A JSON whole number (not a bool, not a float)."""
+    return type(value) is int
+
+
+def _entry(value, where: str) -> dict:
+    if not isinstance(value, dict):
+        raise RecordError(f"{where}: expected an object, got {value!r}")
+    return value
+
+
 def _card(value, where: str) -> int:
     ok = isinstance(value, list) and len(value) == 2 and value[0] in VARIETIES
-    if not ok or value[1] not in (2, 3, 4):
+    if not ok or not _is_int(value[1]) or value[1] not in (2, 3, 4):
         raise RecordError(
             f"{where}: a card is [variety, value] with variety one of "
             f"{', '.join(VARIETIES)} and value 2..4, got {value!r}"
@@ -209,7 +224,7 @@ def _setup(entries, n: int) -> list[tuple[int, int]]:
         raise RecordError(f"setup: expected one entry per seat ({n})")
     return [
         (
-            _card(e.get("bouquet"), f"setup[{s}].bouquet"),
+            _card(_entry(e, f"setup[{s}]").get("bouquet"), f"setup[{s}].bouquet"),
             _card(e.get("secret"), f"setup[{s}].secret"),
         )
         for s, e in enumerate(entries)
@@ -217,15 +232,25 @@ def _setup(entries, n: int) -> list[tuple[int, int]]:
 
 
 def _turns(turns, n: int):
-    """Cards in draw order and ``(where, action id, points)`` per recorded action."""
+    """Cards in draw order and ``(where, action id, points, player)`` per recorded action."""
     if not isinstance(turns, list):
         raise RecordError("turns: expected a list")
     cards, actions = [], []
     for t, turn in enumerate(turns):
-        for a, entry in enumerate(turn.get("actions", []) if isinstance(turn, dict) else []):
+        turn = _entry(turn, f"turns[{t}]")
+        player, entries = turn.get("player"), turn.get("actions")
+        if not _is_int(player) or not 0 <= player < n:
+            raise RecordError(f"turns[{t}].player: expected a seat 0..{n - 1}, got {player!r}")
+        if not isinstance(entries, list) or not 1 <= len(entries) <= 2:
+            raise RecordError(f"turns[{t}].actions: expected a list of one or two actions")
+        for a, entry in enumerate(entries):
             where = f"turns[{t}].actions[{a}]"
+            entry = _entry(entry, where)
             cards.append(_card(entry.get("card"), f"{where}.card"))
-            actions.append((where, _action_id(entry, where, n), entry.get("points")))
+            points = entry.get("points")
+            if not _is_int(points):
+                raise RecordError(f"{where}.points: expected a whole number, got {points!r}")
+            actions.append((where, _action_id(entry, where, n), points, player, a))
     return cards, actions
 
 
@@ -233,7 +258,7 @@ def _action_id(entry, where: str, n: int) -> int:
     name = entry.get("action")
     if name == "give":
         to = entry.get("to")
-        if not isinstance(to, int) or not 0 <= to < n:
+        if not _is_int(to) or not 0 <= to < n:
             raise RecordError(f"{where}.to: expected a seat 0..{n - 1}, got {to!r}")
         return GIVE + to
     ids = {v: k for k, v in ACTION_NAMES.items()}
@@ -243,13 +268,16 @@ def _action_id(entry, where: str, n: int) -> int:
 
 
 def _start_state(rules, record, setup, turn_cards) -> np.ndarray:
+    for key in ("festival_start", "removed", "reveal"):
+        if not isinstance(record[key], list):
+            raise RecordError(f"{key}: expected a list of cards")
     start = [_card(c, f"festival_start[{i}]") for i, c in enumerate(record["festival_start"])]
     removed = np.zeros(N_TYPES, np.int64)
     for i, c in enumerate(record["removed"]):
         removed[_card(c, f"removed[{i}]")] += 1
     _check_composition(rules, removed, start, setup, turn_cards)
     first = record["first_player"]
-    if not isinstance(first, int) or not 0 <= first < rules.n_players:
+    if not _is_int(first) or not 0 <= first < rules.n_players:
         raise RecordError(f"first_player: expected a seat 0..{rules.n_players - 1}, got {first!r}")
     state = new_state()
     dealt = np.array([c for pair in setup for c in pair], np.int64)
@@ -286,8 +314,14 @@ def _check_composition(rules, removed, start, setup, turn_cards) -> None:
         raise RecordError(f"removed: expected {rules.removed} cards, got {int(removed.sum())}")
 
 
-def _step(state, where: str, action: int, points) -> str:
+def _step(state, where: str, action: int, points, player: int, index: int) -> str:
     seat = int(state[TURN])
+    if seat != player:
+        raise RecordError(f"{where}: it is seat {seat}'s turn, the record says seat {player}")
+    if index == 1 and state[PHASE] != SECOND_DRAW:
+        raise RecordError(f"{where}: the turn is over after one action (the deck ran out)")
+    if index == 0 and state[PHASE] == SECOND_DRAW:
+        raise RecordError(f"{where}: seat {seat} still has its second card to resolve")
     if not is_legal(state, action):
         raise RecordError(f"{where}: {action_text(action)} is not legal for seat {seat} now")
     before = int(state[GIVE_POINTS + seat] + state[KEEP_POINTS + seat])

@@ -180,6 +180,11 @@ class Rules:
             raise ValueError(f"the deck may hold at most {MAX_DECK} cards, got {self.deck_size}")
         deck = self.deck_size
         _check_int("n_removed", self.removed, 0, max(deck - 2 - 2 * self.n_players, 0))
+        if deck - self.removed <= sum(self.copies):
+            raise ValueError(
+                "after the removal the deck must hold two varieties to seed the "
+                f"festival: remove fewer than {deck - sum(self.copies)} cards"
+            )
         if deck - self.removed - 2 - 2 * self.n_players < 0:
             raise ValueError(f"a deck of {deck} cards is too small for {self.n_players} players")
 

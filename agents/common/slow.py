@@ -13,7 +13,7 @@ import numpy as np
 
 from agents.base import Agent
 from giftsim.contract import first_policy, first_seat
-from giftsim.rng import AGENT_STREAM, game_key, stream_from
+from giftsim.rng import AGENT_STREAM, check_seed, game_key, stream_from
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,7 @@ def play_slow(
     kernels: Kernels, rules, players, root_seed: int, game_index: int, first_player="rotate"
 ) -> PlayedGame:
     """Play one game with any mix of compiled agents and Python callables."""
+    check_seed(root_seed, game_index)
     n = rules.n_players
     state = np.zeros(kernels.state_size, np.int64)
     key = np.uint64(game_key(np.uint64(root_seed), game_index))

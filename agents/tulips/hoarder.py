@@ -6,7 +6,16 @@ from agents.tulips.features import immediate_points, is_legal, slot_now
 from giftsim.contract import DECIDER_SIG, as_arrays
 from giftsim.rng import next_below
 from tulips_sim.engine import O_BQ_COUNT, O_DRAWN, O_HAND, O_N_PLAYERS, O_RANK, O_SEAT, O_SIZE
-from tulips_sim.rules import FESTIVAL, GIVE, KEEP, N_RANKS, N_VARIETIES, SECRET, SETUP_FIRST
+from tulips_sim.rules import (
+    FESTIVAL,
+    GIVE,
+    KEEP,
+    N_RANKS,
+    N_VARIETIES,
+    SECRET,
+    SETUP_FIRST,
+    SETUP_SECOND,
+)
 from tulips_sim.scoring import slot_of
 from tulips_sim.state import variety_of
 
@@ -55,7 +64,7 @@ def decide(obs, params, rng):
     if is_legal(obs, SETUP_FIRST):
         first, second = obs[O_HAND], obs[O_HAND + 1]
         better_second = obs[O_RANK + variety_of(second)] < obs[O_RANK + variety_of(first)]
-        return SETUP_FIRST + 1 if better_second else SETUP_FIRST
+        return SETUP_SECOND if better_second else SETUP_FIRST
     card = obs[O_DRAWN]
     gift = GIVE + _receiver(obs, seat, variety_of(card), rng)
     best, best_value = SECRET, -1e18

@@ -13,7 +13,7 @@ from agents.tulips.features import (
 from giftsim.contract import DECIDER_SIG, as_arrays
 from giftsim.rng import next_below
 from tulips_sim.engine import O_DRAWN, O_HAND, O_SEAT, O_SIZE
-from tulips_sim.rules import FESTIVAL, GIVE, KEEP, NUM_ACTIONS, SECRET, SETUP_FIRST
+from tulips_sim.rules import FESTIVAL, GIVE, KEEP, NUM_ACTIONS, SECRET, SETUP_FIRST, SETUP_SECOND
 
 W_RACE, W_SECRET = 0, 1
 
@@ -42,7 +42,7 @@ def decide(obs, params, rng):
     if is_legal(obs, SETUP_FIRST):
         first = lead_after_card(obs, seat, seat, obs[O_HAND], points)
         second = lead_after_card(obs, seat, seat, obs[O_HAND + 1], points)
-        return SETUP_FIRST if first >= second else SETUP_FIRST + 1
+        return SETUP_FIRST if first >= second else SETUP_SECOND
     card = obs[O_DRAWN]
     base = lead_now(obs, seat, points)
     best, best_value, ties = -1, -1e18, 0
