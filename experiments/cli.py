@@ -1,4 +1,4 @@
-"""The ``giftsim`` command line: ``bench``, ``record``, ``replay``, ``demo``.
+"""The ``giftsim`` command line: tournaments, seat studies, reports, records, benchmarks.
 
 Every error is one line on stderr and exit status 2.
 """
@@ -9,8 +9,7 @@ import sys
 from pathlib import Path
 
 from agents.registry import parse_list
-from experiments import bench
-from experiments.batch import by_agent, play
+from experiments import bench, commands
 from experiments.games import GAMES, entry
 
 
@@ -35,7 +34,129 @@ def _parser() -> argparse.ArgumentParser:
     _add_record(sub)
     _add_replay(sub)
     _add_demo(sub)
+    _add_tournament(sub)
+    _add_seats(sub)
+    _add_report(sub)
     return parser
+
+
+def _add_run_options(p) -> None:
+    p.add_argument("--games", type=int, default=10_000, help="games per seating")
+    p.add_argument("--seed", type=int, default=0, help="root seed of every deal")
+    p.add_argument("--out", type=Path, help="results folder (manifest + parquet chunks)")
+    p.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
+    p.add_argument(
+        "--summary-only",
+        action="store_true",
+        help="keep streaming aggregates instead of per-game rows",
+    )
+    p.add_argument(
+        "--backend",
+        choices=("serial", "processes", "dask"),
+        default="processes",
+        help="where games run (default: local processes)",
+    )
+    p.add_argument("--workers", type=int, help="worker processes (default: all cores)")
+    p.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://HOST:8786")
+    p.add_argument("--chunk-size", type=int, default=50_000, help="games per task and file")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def _add_tournament(sub) -> None:
+    p = sub.add_parser("tournament", help="run a tournament design and print its tables")
+    p.add_argument("game", choices=sorted(GAMES), help="which game")
+    p.add_argument(
+        "--design",
+        choices=("mirror", "round-robin", "field"),
+        default="round-robin",
+        help="mirror: same agent everywhere; round-robin: agent multisets in "
+        "rotation; field: a candidate against copies of a baseline",
+    )
+    p.add_argument("--agents", default="random,greedy", help="comma-separated agent specs")
+    p.add_argument("--candidate", help="field design: the agent under test")
+    p.add_argument("--baseline", help="field design: the agent filling the other seats")
+    p.add_argument("--players", default="4", help="player count(s), comma-separated")
+    p.add_argument(
+        "--no-duplicate",
+        action="store_true",
+        help="give every rotation its own deals (default: duplicate deals)",
+    )
+    _add_run_options(p)
+    p.set_defaults(run=_tournament)
+
+
+def _add_seats(sub) -> None:
+    p = sub.add_parser("seats", help="seat advantage of agents across player counts")
+    p.add_argument("game", choices=sorted(GAMES), help="which game")
+    p.add_argument("--agents", default="greedy", help="comma-separated agent specs")
+    p.add_argument("--players", help="player counts, comma-separated (default: all official)")
+    _add_run_options(p)
+    p.set_defaults(run=_seats)
+
+
+def _add_report(sub) -> None:
+    p = sub.add_parser("report", help="tables, PNG plots and summary.md for a results folder")
+    p.add_argument("folder", type=Path, help="a folder written by tournament or seats --out")
+    p.set_defaults(run=_report)
+
+
+def _run_options(args) -> dict:
+    return {
+        "backend": args.backend,
+        "workers": args.workers,
+        "chunk_size": args.chunk_size,
+        "resume": args.resume,
+        "summary_only": args.summary_only,
+        "scheduler": args.scheduler,
+        "progress": not args.quiet,
+    }
+
+
+def _players(text, game) -> list[int]:
+    if text is None:
+        return [n for n in entry(game).players if n >= 3 or game == "tulips"]
+    try:
+        return [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise CliError(f"--players takes whole numbers separated by commas, got {text!r}") from None
+
+
+def _tournament(args) -> None:
+    jobs = commands.design_jobs(
+        args.game,
+        args.design,
+        args.agents.split(","),
+        _players(args.players, args.game),
+        args.games,
+        args.seed,
+        not args.no_duplicate,
+        args.candidate,
+        args.baseline,
+    )
+    _execute_and_print(jobs, args)
+
+
+def _seats(args) -> None:
+    jobs = commands.design_jobs(
+        args.game,
+        "mirror",
+        args.agents.split(","),
+        _players(args.players, args.game),
+        args.games,
+        args.seed,
+    )
+    _execute_and_print(jobs, args)
+
+
+def _execute_and_print(jobs, args) -> None:
+    frame, summary_only = commands.execute(jobs, args.out, _run_options(args))
+    commands.print_tables(commands.tables(frame, summary_only))
+    if args.out:
+        print(f"\nresults in {args.out}; `giftsim report {args.out}` writes plots and summary.md")
+
+
+def _report(args) -> None:
+    commands.report(args.folder)
 
 
 def _add_bench(sub) -> None:
@@ -65,9 +186,14 @@ def _add_replay(sub) -> None:
 
 def _add_demo(sub) -> None:
     p = sub.add_parser("demo", help="the main job on built-in defaults")
-    p.add_argument("--games", type=int, default=1_000_000, help="No Thanks! games to play")
-    p.add_argument("--tulips-games", type=int, default=200_000, help="Tulips games to play")
+    p.add_argument(
+        "--scale",
+        type=float,
+        default=1.0,
+        help="fraction of the full size (2.1M No Thanks! and 0.55M Tulips games)",
+    )
     p.add_argument("--seed", type=int, default=2026, help="root seed")
+    p.add_argument("--out", default="results/demo", help="folder for results and plots")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(run=_demo)
 
@@ -122,21 +248,8 @@ def _read(path: Path) -> str:
     return path.read_text()
 
 
-DEMO_SEATS = {
-    "geschenkt": ["sniper", "greedy", "greedy:T=-3", "random"],
-    "tulips": ["hoarder", "planner", "greedy", "random"],
-}
-
-
 def _demo(args) -> None:
-    sizes = {"geschenkt": args.games, "tulips": args.tulips_games}
-    for game, agents in DEMO_SEATS.items():
-        print(f"\n{game}: 4 players, {sizes[game]:,} games, rotating first player: {agents}")
-        frame = play(game, agents, sizes[game], seed=args.seed, progress=not args.quiet)
-        table = by_agent(frame)
-        table["win_share_95ci"] = 1.96 * table.pop("win_se")
-        print(table.round(4).to_string())
-        print(f"mean decisions per game: {frame.n_decisions.mean():.1f}")
+    commands.demo(Path(args.out), args.scale, args.seed, progress=not args.quiet)
 
 
 if __name__ == "__main__":

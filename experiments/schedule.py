@@ -22,6 +22,7 @@ from itertools import combinations_with_replacement
 
 from agents.registry import parse_list
 from experiments.games import entry
+from giftsim.rng import check_seed
 
 DESIGNS = ("mirror", "round-robin", "field")
 
@@ -45,6 +46,11 @@ class Job:
     @property
     def n_players(self) -> int:
         return len(self.agents)
+
+    def __post_init__(self) -> None:
+        check_seed(self.seed, self.first_index + max(self.n_games - 1, 0))
+        if self.n_games < 1:
+            raise ValueError(f"a seating plays at least one game, got {self.n_games}")
 
     def make_rules(self):
         return entry(self.game).rules_cls(n_players=self.n_players, **self.rules)

@@ -1,0 +1,149 @@
+"""What the experiment commands of the CLI do: run a design, study seats, report a folder.
+
+Tables are computed by ``experiments.stats`` and drawn by ``experiments.plots``; this module
+only wires them to folders and the terminal.
+"""
+
+from pathlib import Path
+
+import pandas as pd
+
+from experiments import plots, stats
+from experiments.results import load, long_table, summary_of
+from experiments.runner import run
+from experiments.schedule import field_design, mirror, round_robin
+
+PLOTS = {
+    "seat_win_share.png": plots.seat_win_share,
+    "win_rate_heatmap.png": plots.win_rate_heatmap,
+    "ratings.png": plots.rating_chart,
+    "score_distributions.png": plots.score_distributions,
+}
+
+
+def design_jobs(
+    game, design, agents, players, n_games, seed, duplicate=True, candidate=None, baseline=None
+):
+    """The jobs of a design (see ``experiments.schedule``)."""
+    if design == "mirror":
+        return mirror(game, agents, players, n_games, seed)
+    if len(players) != 1:
+        raise ValueError(f"the {design} design takes one player count, got {players}")
+    if design == "round-robin":
+        return round_robin(game, agents, players[0], n_games, seed, duplicate=duplicate)
+    if design == "field":
+        if not candidate or not baseline:
+            raise ValueError("the field design needs --candidate and --baseline")
+        return field_design(
+            game, candidate, baseline, players[0], n_games, seed, duplicate=duplicate
+        )
+    raise ValueError(f"unknown design {design!r} (valid: mirror, round-robin, field)")
+
+
+def execute(jobs, out, options) -> tuple[pd.DataFrame, bool]:
+    """Run jobs (into ``out`` if given); return the results as rows or summaries."""
+    frame, seconds, played = run(jobs, out=out, **options)
+    rate = played / seconds if seconds > 0 else float("nan")
+    print(f"played {played:,} games in {seconds:.1f} s ({rate:,.0f} games/s)")
+    summary_only = options.get("summary_only", False)
+    if out is not None:
+        _, frame = load(out)
+    return frame, summary_only
+
+
+def tables(frame: pd.DataFrame, summary_only: bool) -> dict[str, pd.DataFrame]:
+    """The report's tables: every figure with its interval."""
+    if summary_only:
+        sums = summary_of(frame, True)
+        return {
+            "win share by agent": stats.summary_win_share(sums),
+            "seat advantage": stats.summary_seat_advantage(sums),
+            "seat test": stats.summary_seat_test(sums),
+        }
+    long = long_table(frame)
+    out = {
+        "win share by agent": stats.win_share(long),
+        "mean score by agent": stats.mean_score(long),
+        "seat advantage": stats.seat_advantage(long),
+        "seat test": stats.seat_test(long),
+    }
+    if long.agent.nunique() > 1:
+        out["pairwise win rate (row beats column)"] = stats.pairwise(long)
+        out["ratings"] = stats.ratings(long, n_boot=100)
+    return out
+
+
+def print_tables(named: dict[str, pd.DataFrame]) -> None:
+    for name, table in named.items():
+        print(f"\n== {name}")
+        print(table.round(4).to_string())
+
+
+def report(folder) -> dict[str, pd.DataFrame]:
+    """Tables to the terminal, PNG plots and a Markdown summary into the results folder."""
+    folder = Path(folder)
+    manifest, frame = load(folder)
+    if frame.empty:
+        raise ValueError(f"{folder} holds no results yet")
+    named = tables(frame, manifest["summary_only"])
+    print_tables(named)
+    figures = [] if manifest["summary_only"] else _draw(long_table(frame), folder)
+    _markdown(folder, manifest, named, figures)
+    return named
+
+
+def _draw(long: pd.DataFrame, folder: Path) -> list[str]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    written = []
+    for name, draw in PLOTS.items():
+        if name != "seat_win_share.png" and long.agent.nunique() < 2:
+            continue
+        figure = draw(long)
+        figure.savefig(folder / name, dpi=110, bbox_inches="tight")
+        written.append(name)
+    return written
+
+
+def _markdown(folder: Path, manifest: dict, named, figures) -> None:
+    lines = [
+        f"# {manifest['game']} — {manifest['design']} (experiment {manifest['experiment']})",
+        "",
+        f"Seed {manifest['seed']}, {len(manifest['jobs'])} seatings, giftsim "
+        f"{manifest['versions']['giftsim']}, git {manifest.get('git_revision') or 'unknown'}.",
+    ]
+    for name, table in named.items():
+        lines += ["", f"## {name}", "", table.round(4).to_markdown()]
+    lines += ["", *[f"![{f}]({f})" for f in figures]]
+    (folder / "summary.md").write_text("\n".join(lines) + "\n")
+
+
+# The demo: for each game a seat-advantage study and a round-robin of the built-in agents.
+DEMO = {
+    "geschenkt": {
+        "seats": (["random", "greedy", "sniper"], [3, 4, 5], 100_000),
+        "round-robin": (["random", "greedy", "sniper"], [4], 25_000),
+    },
+    "tulips": {
+        "seats": (["random", "greedy", "hoarder"], [2, 3, 4, 5, 6], 20_000),
+        "round-robin": (["random", "greedy", "hoarder", "planner"], [4], 2_000),
+    },
+}
+
+
+def demo(folder: Path, scale: float, seed: int, progress: bool = True) -> None:
+    """Run every study of ``DEMO`` at ``scale``, print its tables, write plots per study."""
+    import shutil
+
+    for game, studies in DEMO.items():
+        for study, (agents, players, games) in studies.items():
+            design = "mirror" if study == "seats" else study
+            jobs = design_jobs(game, design, agents, players, max(int(games * scale), 10), seed)
+            out = folder / f"{game}-{study}"
+            if out.exists():
+                shutil.rmtree(out)  # the demo's own folder: start afresh
+            print(f"\n##### {game}: {study} of {', '.join(agents)} ({len(jobs)} seatings)")
+            execute(jobs, out, {"progress": progress})
+            report(out)
+    print(f"\nplots and summary.md per study in {folder}/")

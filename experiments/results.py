@@ -1,0 +1,68 @@
+"""Results folders as tidy tables: per-game rows (wide), their long form, summaries."""
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from experiments import manifest as manifest_io
+
+
+def load(folder) -> tuple[dict, pd.DataFrame]:
+    """The manifest and every chunk of a results folder, in job and game order."""
+    folder = Path(folder)
+    manifest = manifest_io.read(folder)
+    files = sorted(folder.glob("chunk-*.parquet"))
+    if not files:
+        return manifest, pd.DataFrame()
+    frame = pd.concat((pd.read_parquet(f) for f in files), ignore_index=True)
+    keys = ["job", "seat"] if manifest["summary_only"] else ["job", "game_index"]
+    return manifest, frame.sort_values(keys, kind="stable").reset_index(drop=True)
+
+
+def long_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per (game, seat): job, game_index, n_players, seat, agent, score, win, first,
+    plus the game's other per-seat blocks (e.g. give, keep, majority, cards for Tulips)."""
+    seats = sorted(int(c.split("_")[1]) for c in frame.columns if c.startswith("agent_"))
+    blocks = sorted({c.rsplit("_", 1)[0] for c in frame.columns if c.endswith("_0")} - {"agent"})
+    parts = []
+    for s in seats:
+        present = frame[f"agent_{s}"].notna()
+        rows = frame[present]
+        part = pd.DataFrame(
+            {
+                "job": rows.job.to_numpy(),
+                "game_index": rows.game_index.to_numpy(),
+                "n_players": _n_players(rows, seats),
+                "seat": s,
+                "agent": rows[f"agent_{s}"].astype(str).to_numpy(),
+                "first": (rows.first_player == s).to_numpy(),
+            }
+        )
+        for block in blocks:
+            part[block] = rows[f"{block}_{s}"].to_numpy()
+        parts.append(part)
+    return pd.concat(parts, ignore_index=True)
+
+
+def _n_players(rows: pd.DataFrame, seats: list[int]) -> np.ndarray:
+    return sum(rows[f"agent_{s}"].notna().to_numpy().astype(np.int64) for s in seats)
+
+
+def summary_of(frame: pd.DataFrame, summary_only: bool) -> pd.DataFrame:
+    """Per (job, seat) sums: the chunk summaries added up, or computed from rows."""
+    if not summary_only:
+        from experiments.runner import summary
+        from experiments.schedule import Job
+
+        parts = []
+        for job_id, rows in frame.groupby("job", sort=True):
+            agents = tuple(
+                rows[c].iloc[0]
+                for c in sorted(frame.columns)
+                if c.startswith("agent_") and pd.notna(rows[c].iloc[0])
+            )
+            parts.append(summary(rows, Job(int(job_id), "", agents, 0, len(rows))))
+        frame = pd.concat(parts, ignore_index=True)
+    keys = ["job", "n_players", "seat", "agent"]
+    return frame.groupby(keys, as_index=False, sort=True).sum(numeric_only=True)

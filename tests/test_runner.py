@@ -1,0 +1,149 @@
+"""The runner: the same games whatever the backend, workers or chunks; resume; manifests."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import distributed
+import numpy as np
+import pandas as pd
+import pytest
+
+from experiments.results import load, summary_of
+from experiments.runner import run
+from experiments.schedule import field_design, mirror, round_robin
+
+
+@pytest.fixture(scope="module")
+def jobs():
+    return field_design("geschenkt", "sniper", "greedy", 3, 3000, seed=9)
+
+
+@pytest.fixture(scope="module")
+def reference(jobs):
+    frame, _, _ = run(jobs, backend="serial", chunk_size=3000, progress=False)
+    return frame
+
+
+def test_designs_fix_every_seed_and_seating_before_dispatch():
+    rr = round_robin("geschenkt", ["random", "greedy", "sniper"], 3, 10, seed=4)
+    assert len(rr) == 7 * 3  # multisets of 3 from 3 agents, not all alike: 10 - 3; 3 rotations
+    assert {j.seed for j in rr} == {4}
+    by_group = {}
+    for j in rr:
+        by_group.setdefault(j.group, set()).add(j.first_index)
+    assert all(len(firsts) == 1 for firsts in by_group.values())  # duplicate deals
+    assert len({j.first_index for j in mirror("geschenkt", ["greedy"], [3, 4], 10)}) == 2
+
+
+@pytest.mark.parametrize(
+    ("backend", "workers", "chunk"),
+    [("serial", 1, 700), ("processes", 1, 3000), ("processes", 2, 1234)],
+)
+def test_same_games_for_any_backend_workers_and_chunks(jobs, reference, backend, workers, chunk):
+    frame, _, played = run(jobs, backend=backend, workers=workers, chunk_size=chunk, progress=False)
+    assert played == 9000
+    pd.testing.assert_frame_equal(frame, reference)
+
+
+def test_same_games_on_a_dask_cluster(jobs, reference):
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        frame, _, _ = run(
+            jobs,
+            backend="dask",
+            scheduler=cluster.scheduler_address,
+            chunk_size=1000,
+            progress=False,
+        )
+    pd.testing.assert_frame_equal(frame, reference)
+
+
+def test_duplicate_deals_repeat_the_deals_in_every_rotation(reference):
+    seeds = reference.groupby("job").deal_seed.apply(tuple)
+    assert seeds.nunique() == 1
+
+
+def test_rows_in_a_folder_equal_rows_in_memory(jobs, reference, tmp_path):
+    run(jobs, out=tmp_path / "r", backend="serial", chunk_size=1000, progress=False)
+    manifest, frame = load(tmp_path / "r")
+    pd.testing.assert_frame_equal(frame, reference)
+    assert manifest["design"] == "field" and manifest["versions"]["numba"]
+    assert len(manifest["jobs"]) == 3 and manifest["seed"] == 9
+
+
+def test_summary_only_keeps_the_sums_of_the_rows(jobs, reference, tmp_path):
+    run(
+        jobs,
+        out=tmp_path / "s",
+        backend="serial",
+        chunk_size=1000,
+        summary_only=True,
+        progress=False,
+    )
+    manifest, sums = load(tmp_path / "s")
+    assert manifest["summary_only"] and len(sums) == 9 * 3  # chunks x seats
+    pd.testing.assert_frame_equal(
+        summary_of(sums, True), summary_of(reference, False), check_dtype=False
+    )
+
+
+def test_a_folder_of_another_experiment_is_refused(jobs, tmp_path):
+    run(jobs, out=tmp_path / "x", backend="serial", progress=False)
+    other = field_design("geschenkt", "random", "greedy", 3, 3000, seed=9)
+    with pytest.raises(ValueError, match="holds another experiment"):
+        run(other, out=tmp_path / "x", backend="serial", resume=True, progress=False)
+    with pytest.raises(ValueError, match="add --resume"):
+        run(jobs, out=tmp_path / "x", backend="serial", progress=False)
+
+
+def giftsim(*args):
+    return [sys.executable, "-m", "experiments.cli", *args]
+
+
+def test_resume_after_kill_9_loses_and_duplicates_no_game(tmp_path):
+    out = tmp_path / "killed"
+    command = giftsim(
+        "tournament",
+        "geschenkt",
+        "--design",
+        "mirror",
+        "--agents",
+        "sniper",
+        "--players",
+        "4",
+        "--games",
+        "400000",
+        "--chunk-size",
+        "20000",
+        "--backend",
+        "serial",
+        "--seed",
+        "5",
+        "--quiet",
+        "--out",
+        str(out),
+    )
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    while len(list(out.glob("chunk-*.parquet"))) < 3 and time.time() < deadline:
+        time.sleep(0.05)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    written = len(list(out.glob("chunk-*.parquet")))
+    assert 3 <= written < 20  # interrupted part-way
+    done = subprocess.run([*command, "--resume"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    _, resumed = load(out)
+    fresh, _, _ = run(
+        mirror("geschenkt", ["sniper"], [4], 400_000, seed=5),
+        backend="serial",
+        chunk_size=100_000,
+        progress=False,
+    )
+    assert len(resumed) == 400_000
+    assert np.array_equal(resumed.game_index.to_numpy(), np.arange(400_000))
+    pd.testing.assert_frame_equal(resumed, fresh)

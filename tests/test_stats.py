@@ -1,0 +1,389 @@
+"""experiments.stats on synthetic long frames with planted effects (and without), against slow
+twins written from the docstrings, and against known values."""
+
+import time
+from collections import defaultdict
+from itertools import permutations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import optimize
+from scipy import stats as sps
+
+from experiments import stats
+
+AGENTS = ("a", "b", "c", "d", "e")
+
+
+def make_long(
+    seed,
+    n_games=2000,
+    n_players=4,
+    agents=AGENTS,
+    strength=None,
+    seat_weight=None,
+    tie=0.0,
+    job=0,
+):
+    """A long frame of synthetic games. Each game seats a random draw of ``n_players`` agents
+    (without replacement when there are enough, else with); the winner is drawn with probability
+    proportional to ``strength[agent] * seat_weight[seat]`` (so with ``tie=0`` the winner
+    follows a Plackett-Luce first choice exactly), and with probability ``tie`` the win is split
+    with one other random seat. Seat ``game_index % n`` moves first."""
+    rng = np.random.default_rng(seed)
+    k, n = len(agents), n_players
+    strength = np.ones(k) if strength is None else np.asarray(strength, float)
+    seat_weight = np.ones(n) if seat_weight is None else np.asarray(seat_weight, float)
+    if k >= n:
+        codes = rng.permuted(np.tile(np.arange(k), (n_games, 1)), axis=1)[:, :n]
+    else:
+        codes = rng.integers(k, size=(n_games, n))
+    weight = strength[codes] * seat_weight
+    cumulative = np.cumsum(weight / weight.sum(1, keepdims=True), axis=1)
+    winner = np.minimum((rng.random((n_games, 1)) > cumulative).sum(1), n - 1)
+    games = np.arange(n_games)
+    win = np.zeros((n_games, n))
+    win[games, winner] = 1
+    tied = rng.random(n_games) < tie
+    other = (winner + rng.integers(1, n, n_games)) % n
+    win[games[tied], winner[tied]] = 0.5
+    win[games[tied], other[tied]] = 0.5
+    score = rng.normal(10, 3, (n_games, n)) + 5 * win
+    game, seat = np.repeat(games, n), np.tile(np.arange(n), n_games)
+    return pd.DataFrame(
+        {
+            "job": job,
+            "game_index": game,
+            "n_players": n,
+            "seat": seat,
+            "agent": np.asarray(agents, object)[codes.reshape(-1)],
+            "score": score.reshape(-1),
+            "win": win.reshape(-1),
+            "first": seat == game % n,
+        }
+    )
+
+
+def centred_log(strength):
+    theta = np.log(np.asarray(strength, float))
+    return theta - theta.mean()
+
+
+def assert_within_se(estimate, truth, low, high, k=3.0):
+    """Family-wise check: every estimate within ``k`` standard errors of the truth, the standard
+    error read off the 95% interval width (so a 5% miss per interval does not fail a family)."""
+    se = (np.asarray(high) - np.asarray(low)) / (2 * stats.Z95)
+    assert (np.abs(np.asarray(estimate) - np.asarray(truth)) < k * se).all()
+
+
+# ---- slow twins ---------------------------------------------------------------------------
+
+
+def naive_pairwise(long):
+    beats, games = defaultdict(float), defaultdict(float)
+    for _, game in long.groupby(["job", "game_index"]):
+        agents, wins = list(game["agent"]), list(game["win"])
+        for i, j in permutations(range(len(agents)), 2):
+            a, b = agents[i], agents[j]
+            if a == b:
+                continue
+            weight = 1 / (agents.count(a) * agents.count(b))
+            outcome = 1.0 if wins[i] > wins[j] + 1e-9 else 0.0 if wins[i] < wins[j] - 1e-9 else 0.5
+            beats[a, b] += weight * outcome
+            games[a, b] += weight
+    return {key: beats[key] / games[key] for key in games}, games
+
+
+def naive_fields(long):
+    totals = defaultdict(list)
+    for _, game in long.groupby(["job", "game_index"]):
+        agents, wins = list(game["agent"]), list(game["win"])
+        for i, agent in enumerate(agents):
+            field = "+".join(sorted(agents[:i] + agents[i + 1 :]))
+            totals[agent, field].append(wins[i])
+    return {key: np.mean(values) for key, values in totals.items()}
+
+
+def naive_choices(long):
+    """The documented Plackett-Luce choices, game by game: (chosen, in play, weight); seats with
+    equal win form one group, each member chosen with weight 1/size, the last group forced."""
+    choices = []
+    for _, game in long.groupby(["job", "game_index"]):
+        seats = sorted(zip(game["win"], game["agent"], strict=True), key=lambda s: -s[0])
+        levels = sorted({w for w, _ in seats}, reverse=True)
+        for level in levels[:-1]:
+            in_play = [a for w, a in seats if w <= level]
+            group = [a for w, a in seats if w == level]
+            choices += [(a, in_play, 1 / len(group)) for a in group]
+    return choices
+
+
+def naive_loglik(theta: dict, choices, prior):
+    total = sum(prior * (0.5 * t - np.log1p(np.exp(t))) for t in theta.values())
+    for chosen, in_play, weight in choices:
+        total += weight * (theta[chosen] - np.log(sum(np.exp(theta[a]) for a in in_play)))
+    return total
+
+
+def naive_ratings(long, prior=1.0):
+    names, choices = sorted(long["agent"].unique()), naive_choices(long)
+
+    def loss(x):
+        return -naive_loglik(dict(zip(names, x, strict=True)), choices, prior)
+
+    x = optimize.minimize(loss, np.zeros(len(names)), method="BFGS", options={"gtol": 1e-8}).x
+    return pd.Series(x - x.mean(), index=names)
+
+
+# ---- known values -------------------------------------------------------------------------
+
+
+def test_wilson_known_values():
+    low, high = stats.wilson([5, 0, 10], [10, 10, 10])
+    assert low[0] == pytest.approx(0.2366, abs=1e-4) and high[0] == pytest.approx(0.7634, abs=1e-4)
+    assert low[1] == 0 and high[1] == pytest.approx(0.2775, abs=1e-4)
+    assert high[2] == pytest.approx(1) and low[2] == pytest.approx(0.7225, abs=1e-4)
+    assert np.isnan(stats.wilson(0, 0)).all()
+
+
+def tiny_long():
+    """Two 2-player games: a beats b, then a and b tie; then a 3-player game won by c."""
+    rows = [
+        (0, 0, 2, 0, "a", 1.0, 1.0, True),
+        (0, 0, 2, 1, "b", 5.0, 0.0, False),
+        (0, 1, 2, 0, "b", 2.0, 0.5, True),
+        (0, 1, 2, 1, "a", 2.0, 0.5, False),
+        (1, 0, 3, 0, "a", 0.0, 0.0, False),
+        (1, 0, 3, 1, "b", 0.0, 0.0, True),
+        (1, 0, 3, 2, "c", 9.0, 1.0, False),
+    ]
+    return pd.DataFrame(rows, columns=list(stats.COLUMNS))
+
+
+def test_tables_on_a_hand_made_frame():
+    long = tiny_long()
+    share = stats.win_share(long)
+    assert share.loc["a", "seats"] == 3 and share.loc["a", "win_share"] == pytest.approx(0.5)
+    assert share.loc["a", "fair"] == pytest.approx((0.5 + 0.5 + 1 / 3) / 3)
+    assert share.loc["c", ["win_share", "fair"]].tolist() == pytest.approx([1, 1 / 3])
+    pair = stats.pairwise(long)
+    assert pair.loc["a", "b"] == pytest.approx((1 + 0.5 + 0.5) / 3)
+    assert pair.loc["c", "a"] == 1 and np.isnan(pair.loc["a", "a"])
+    assert stats.pairwise_counts(long).loc["a", "b"] == 3
+    fields = stats.field_matrix(long)
+    assert fields.loc["a", "b"] == pytest.approx(0.75) and fields.loc["a", "b+c"] == 0
+    assert np.isnan(fields.loc["c", "b"])
+
+
+def test_mean_score_matches_the_t_interval():
+    long = make_long(3, 300)
+    table = stats.mean_score(long)
+    scores = long.loc[long["agent"] == "b", "score"]
+    low, high = sps.t.interval(0.95, len(scores) - 1, scores.mean(), sps.sem(scores))
+    assert table.loc["b", ["mean", "ci_low", "ci_high"]].tolist() == pytest.approx(
+        [scores.mean(), low, high]
+    )
+
+
+def test_games_needed_formula_and_power():
+    assert stats.games_needed(0.05, 2) == 783  # ((1.95996*0.5 + 0.84162*0.49749)/0.05)^2
+    assert stats.games_needed(0.02, 4) > stats.games_needed(0.04, 4)
+    assert stats.games_needed(-0.03, 4) > 0
+    n = stats.games_needed(0.04, 4)
+    wins = np.random.default_rng(7).binomial(n, 0.29, size=4000)
+    z = (wins / n - 0.25) / np.sqrt(0.25 * 0.75 / n)
+    assert 0.77 < (np.abs(z) > stats.Z95).mean() < 0.83
+    with pytest.raises(ValueError):
+        stats.games_needed(0.8, 4)
+
+
+# ---- intervals are calibrated -------------------------------------------------------------
+
+
+def test_win_share_and_wilson_intervals_cover_at_about_95_percent():
+    hits_share, hits_seat = [], []
+    for seed in range(200):
+        long = make_long(seed, 150, tie=0.1)
+        share = stats.win_share(long).loc["a"]
+        hits_share.append(share.ci_low <= 0.25 <= share.ci_high)
+        seat = stats.seat_advantage(long).loc[(4, 0)]
+        hits_seat.append(seat.ci_low <= 0.25 <= seat.ci_high)
+    assert 0.91 <= np.mean(hits_share) <= 0.99
+    assert 0.91 <= np.mean(hits_seat) <= 0.99
+
+
+# ---- seats --------------------------------------------------------------------------------
+
+
+def test_seat_advantage_detected_only_where_planted():
+    long = pd.concat(
+        [
+            make_long(11, 4000, 4, seat_weight=[1.5, 1, 1, 1]),
+            make_long(13, 4000, 3, job=1),
+        ]
+    )
+    table = stats.seat_advantage(long)
+    assert table.loc[(4, 0), "ci_low"] > 0.25 and table.loc[(4, 0), "fair"] == 0.25
+    assert (table.loc[4, "games"] == 4000).all()
+    assert table.loc[4, "wins"].sum() == pytest.approx(4000)
+    test = stats.seat_test(long)
+    assert test.loc[4, "seat_effect"] and test.loc[4, "p_value"] < 1e-6
+    assert not test.loc[3, "seat_effect"] and test.loc[3, "dof"] == 2
+    assert_within_se(
+        table.loc[3, "win_share"], 1 / 3, table.loc[3, "ci_low"], table.loc[3, "ci_high"]
+    )
+
+
+def test_seat_test_rejects_at_its_nominal_level_under_the_null():
+    p = [stats.seat_test(make_long(seed, 400, 3, tie=0.1)).p_value.iloc[0] for seed in range(300)]
+    assert 0.02 <= np.mean(np.array(p) < 0.05) <= 0.09
+
+
+def test_streamed_sums_give_the_same_tables_as_rows():
+    long = pd.concat(
+        [make_long(14, 500, 4, seat_weight=[1.4, 1, 1, 1], tie=0.2), make_long(15, 300, 3, job=1)]
+    )
+    sums = (
+        long.assign(games=1, win_sum=long["win"], win_sq=long["win"] ** 2)
+        .groupby(["job", "n_players", "seat", "agent"], as_index=False)[
+            ["games", "win_sum", "win_sq"]
+        ]
+        .sum()
+    )
+    for by in ("agent", ["n_players", "seat"]):
+        pd.testing.assert_frame_equal(
+            stats.summary_win_share(sums, by), stats.win_share(long, by), check_dtype=False
+        )
+    pd.testing.assert_frame_equal(stats.summary_seat_advantage(sums), stats.seat_advantage(long))
+    pd.testing.assert_frame_equal(stats.summary_seat_test(sums), stats.seat_test(long))
+
+
+def test_turn_position_counts_from_the_first_mover():
+    long = make_long(5, 50, 4)
+    position = stats.turn_position(long)
+    assert (position == (long["seat"] - long["game_index"] % 4) % 4).all()
+    with pytest.raises(ValueError):
+        stats.turn_position(long.assign(first=True))
+
+
+# ---- head to head and fields --------------------------------------------------------------
+
+
+def test_pairwise_and_fields_agree_with_slow_twins():
+    long = pd.concat(
+        [make_long(21, 150, 4, agents=("a", "b", "c"), tie=0.3), make_long(22, 100, 2, job=1)]
+    )
+    pair, counts = stats.pairwise(long), stats.pairwise_counts(long)
+    expected, games = naive_pairwise(long)
+    for (a, b), value in expected.items():
+        assert pair.loc[a, b] == pytest.approx(value)
+        assert counts.loc[a, b] == round(games[a, b])
+    assert pair.notna().sum().sum() == len(expected)
+    fields = stats.field_matrix(long)
+    for (agent, field), value in naive_fields(long).items():
+        assert fields.loc[agent, field] == pytest.approx(value)
+    assert fields.notna().sum().sum() == len(naive_fields(long))
+
+
+def test_pairwise_detects_a_planted_stronger_agent_and_nothing_else():
+    strong = make_long(31, 3000, strength=[2, 1, 1, 1, 1])
+    pair, counts = stats.pairwise(strong), stats.pairwise_counts(strong)
+    low, _ = stats.wilson(pair * counts, counts)
+    assert (np.nan_to_num(low[0, 1:]) > 0.5).all()  # a beats every other agent
+    null = make_long(32, 3000)
+    fair, counts = stats.pairwise(null), stats.pairwise_counts(null)
+    z_family = sps.norm.ppf(1 - 0.05 / 20)  # Bonferroni over the 20 off-diagonal cells
+    low, high = stats.wilson(fair * counts, counts, z=z_family)
+    off = ~np.eye(len(AGENTS), dtype=bool)
+    assert ((low[off] < 0.5) & (high[off] > 0.5)).all()
+    total = (pair + pair.T).to_numpy()[off]
+    assert total == pytest.approx(np.ones(off.sum()))
+
+
+def test_field_matrix_shows_the_strong_agent_in_every_field():
+    fields = stats.field_matrix(make_long(33, 3000, strength=[2, 1, 1, 1, 1]))
+    assert fields.columns[0] == "a+b+c"
+    assert (fields.loc["a"].dropna() > 0.3).all()
+    with_a = fields.drop(index="a").filter(like="a").to_numpy()
+    assert (with_a[~np.isnan(with_a)] < 0.25).mean() > 0.9
+
+
+def test_win_share_detects_the_strong_agent_only():
+    share = stats.win_share(make_long(34, 3000, strength=[2, 1, 1, 1, 1]))
+    assert share.loc["a", "ci_low"] > share.loc["a", "fair"]
+    assert (share.drop(index="a")["ci_high"] < 0.25).all()
+    null = stats.win_share(make_long(35, 3000))
+    assert_within_se(null["win_share"], null["fair"], null["ci_low"], null["ci_high"])
+
+
+# ---- ratings ------------------------------------------------------------------------------
+
+
+def test_ratings_match_the_slow_maximum_likelihood_with_ties():
+    long = pd.concat(
+        [make_long(41, 120, 4, agents=("a", "b", "c"), tie=0.3), make_long(42, 60, 2, job=1)]
+    )
+    fast = stats.ratings(long, n_boot=0)["rating"]
+    assert fast.sort_index().to_numpy() == pytest.approx(naive_ratings(long).to_numpy(), abs=1e-5)
+    assert fast.sum() == pytest.approx(0, abs=1e-12)
+
+
+def test_ratings_follow_a_general_finishing_order():
+    rows = []
+    for g, order in enumerate(["abc", "abc", "bca", "acb", "cab", "abc"]):
+        for seat, (agent, win) in enumerate(zip(order, (0.6, 0.3, 0.1), strict=True)):
+            rows.append((0, g, 3, seat, agent, 0.0, win, seat == 0))
+    for g in range(3):  # a b tied for first, c last
+        for seat, (agent, win) in enumerate(zip("abc", (0.5, 0.5, 0.0), strict=True)):
+            rows.append((1, g, 3, seat, agent, 0.0, win, seat == 0))
+    long = pd.DataFrame(rows, columns=list(stats.COLUMNS))
+    fast = stats.ratings(long, n_boot=0, prior=0.5)["rating"].sort_index()
+    assert fast.to_numpy() == pytest.approx(naive_ratings(long, 0.5).to_numpy(), abs=1e-5)
+
+
+def test_ratings_recover_planted_strengths():
+    strength = [2, 1, 1, 1, 0.5]
+    table = stats.ratings(make_long(43, 6000, strength=strength), n_boot=100, seed=1)
+    table = table.sort_index()
+    assert_within_se(table["rating"], centred_log(strength), table["ci_low"], table["ci_high"])
+    assert table.loc["a", "ci_low"] > table.drop(index="a")["ci_high"].max()
+    assert table.loc["e", "ci_high"] < table.drop(index="e")["ci_low"].min()
+
+
+def test_ratings_find_no_difference_where_none_was_planted():
+    table = stats.ratings(make_long(44, 6000, tie=0.1), n_boot=100, seed=2)
+    assert ((table["ci_low"] < 0) & (table["ci_high"] > 0)).all()
+
+
+def test_ratings_are_seeded_and_scaled():
+    long = make_long(45, 500)
+    one, two = stats.ratings(long, n_boot=30, seed=3), stats.ratings(long, n_boot=30, seed=3)
+    pd.testing.assert_frame_equal(one, two)
+    assert not one.equals(stats.ratings(long, n_boot=30, seed=4))
+    elo = stats.ratings(long, n_boot=30, seed=3, scale="elo")
+    pd.testing.assert_frame_equal(elo, one * 400 / np.log(10))
+    assert (one["ci_low"] <= one["rating"]).all() and (one["rating"] <= one["ci_high"]).all()
+
+
+def test_ratings_are_fast_on_200k_games():
+    long = make_long(46, 200_000, 4, agents=tuple("abcdefgh"), tie=0.05)
+    start = time.perf_counter()
+    table = stats.ratings(long, n_boot=200, seed=0)
+    assert time.perf_counter() - start < 20
+    assert table["ci_high"].sub(table["ci_low"]).max() < 0.05
+
+
+# ---- validation ---------------------------------------------------------------------------
+
+
+def test_malformed_frames_are_rejected():
+    long = make_long(51, 20)
+    with pytest.raises(ValueError, match="lacks columns"):
+        stats.win_share(long.drop(columns="win"))
+    with pytest.raises(ValueError, match="one row per seat"):
+        stats.pairwise(long.iloc[1:])
+    with pytest.raises(ValueError, match="one row per seat"):
+        stats.ratings(long.assign(seat=0), n_boot=0)
+    with pytest.raises(ValueError):
+        stats.ratings(long, scale="glicko")
