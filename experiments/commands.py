@@ -4,6 +4,7 @@ Tables are computed by ``experiments.stats`` and drawn by ``experiments.plots``;
 only wires them to folders and the terminal.
 """
 
+from functools import partial
 from pathlib import Path
 
 import pandas as pd
@@ -14,7 +15,7 @@ from experiments.runner import run
 from experiments.schedule import field_design, mirror, round_robin
 
 PLOTS = {
-    "seat_win_share.png": plots.seat_win_share,
+    "seat_win_share.png": partial(plots.seat_win_share, column="position"),
     "win_rate_heatmap.png": plots.win_rate_heatmap,
     "ratings.png": plots.rating_chart,
     "score_distributions.png": plots.score_distributions,
@@ -64,12 +65,18 @@ def tables(frame: pd.DataFrame, summary_only: bool) -> dict[str, pd.DataFrame]:
     out = {
         "win share by agent": stats.win_share(long),
         "mean score by agent": stats.mean_score(long),
-        "seat advantage": stats.seat_advantage(long),
-        "seat test": stats.seat_test(long),
     }
-    if long.agent.nunique() > 1:
+    mixed = (long.groupby(["job", "game_index"]).agent.nunique() > 1).any()
+    groups = [("all seatings", long)] if mixed else list(long.groupby("agent"))
+    for name, part in groups:
+        where = "" if mixed else f" — all-{name} tables"
+        out[f"turn-order advantage (position 0 = first player){where}"] = stats.seat_advantage(
+            part, "position"
+        )
+        out[f"turn-order test{where}"] = stats.seat_test(part, "position")
+    if mixed:
         out["pairwise win rate (row beats column)"] = stats.pairwise(long)
-        out["ratings"] = stats.ratings(long, n_boot=100)
+        out["ratings (Plackett-Luce log-strength)"] = stats.ratings(long, n_boot=100)
     return out
 
 
@@ -97,8 +104,9 @@ def _draw(long: pd.DataFrame, folder: Path) -> list[str]:
 
     matplotlib.use("Agg")
     written = []
+    mixed = (long.groupby(["job", "game_index"]).agent.nunique() > 1).any()
     for name, draw in PLOTS.items():
-        if name != "seat_win_share.png" and long.agent.nunique() < 2:
+        if name in ("win_rate_heatmap.png", "ratings.png") and not mixed:
             continue
         figure = draw(long)
         figure.savefig(folder / name, dpi=110, bbox_inches="tight")

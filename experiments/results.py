@@ -21,8 +21,9 @@ def load(folder) -> tuple[dict, pd.DataFrame]:
 
 
 def long_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """One row per (game, seat): job, game_index, n_players, seat, agent, score, win, first,
-    plus the game's other per-seat blocks (e.g. give, keep, majority, cards for Tulips)."""
+    """One row per (game, seat): job, game_index, n_players, seat, agent, first, position
+    (place in the turn order, 0 = first player), score, win, plus the game's other per-seat
+    blocks (e.g. give, keep, majority, cards for Tulips)."""
     seats = sorted(int(c.split("_")[1]) for c in frame.columns if c.startswith("agent_"))
     blocks = sorted({c.rsplit("_", 1)[0] for c in frame.columns if c.endswith("_0")} - {"agent"})
     parts = []
@@ -39,6 +40,7 @@ def long_table(frame: pd.DataFrame) -> pd.DataFrame:
                 "first": (rows.first_player == s).to_numpy(),
             }
         )
+        part["position"] = (s - rows.first_player.to_numpy()) % part["n_players"].to_numpy()
         for block in blocks:
             part[block] = rows[f"{block}_{s}"].to_numpy()
         parts.append(part)
