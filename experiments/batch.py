@@ -67,14 +67,15 @@ def to_frame(ent, raw: np.ndarray, agent_list, first_index: int) -> pd.DataFrame
     tail = len(ent.blocks) * n
     columns = {
         "game_index": np.arange(first_index, first_index + len(raw)),
-        "first_player": raw[:, tail],
-        "n_decisions": raw[:, tail + 1],
+        "first_player": raw[:, tail].astype(np.int8),
+        "n_decisions": raw[:, tail + 1].astype(np.int32),
     }
+    same = np.zeros(len(raw), np.int8)
     for s in range(n):
         for b, block in enumerate(ent.blocks):
-            columns[f"{block}_{s}"] = raw[:, b * n + s]
+            columns[f"{block}_{s}"] = raw[:, b * n + s].astype(np.int32)
         columns[f"win_{s}"] = shares[:, s]
-        columns[f"agent_{s}"] = pd.Categorical([agent_list[s].spec] * len(raw))
+        columns[f"agent_{s}"] = pd.Categorical.from_codes(same, categories=[agent_list[s].spec])
     return pd.DataFrame(columns)
 
 

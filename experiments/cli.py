@@ -149,8 +149,8 @@ def _seats(args) -> None:
 
 
 def _execute_and_print(jobs, args) -> None:
-    frame, summary_only = commands.execute(jobs, args.out, _run_options(args))
-    commands.print_tables(commands.tables(frame, summary_only))
+    sums = commands.execute(jobs, args.out, _run_options(args))
+    commands.print_tables(commands.summary_tables(sums))
     if args.out:
         print(f"\nresults in {args.out}; `giftsim report {args.out}` writes plots and summary.md")
 

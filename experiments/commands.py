@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from experiments import plots, stats
-from experiments.results import load, long_table, summary_of
+from experiments.results import load, load_summary, long_table, summary_of
 from experiments.runner import run
 from experiments.schedule import field_design, mirror, round_robin
 
@@ -41,26 +41,39 @@ def design_jobs(
     raise ValueError(f"unknown design {design!r} (valid: mirror, round-robin, field)")
 
 
-def execute(jobs, out, options) -> tuple[pd.DataFrame, bool]:
-    """Run jobs (into ``out`` if given); return the results as rows or summaries."""
+def execute(jobs, out, options) -> pd.DataFrame:
+    """Run jobs (into ``out`` if given) and return their per-(job, seat, position) sums,
+    read chunk by chunk so that memory does not grow with the number of games."""
     frame, seconds, played = run(jobs, out=out, **options)
     rate = played / seconds if seconds > 0 else float("nan")
     print(f"played {played:,} games in {seconds:.1f} s ({rate:,.0f} games/s)")
-    summary_only = options.get("summary_only", False)
     if out is not None:
-        _, frame = load(out)
-    return frame, summary_only
+        return load_summary(out)
+    return summary_of(frame, options.get("summary_only", False), jobs)
+
+
+def summary_tables(sums: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Tables that streamed sums support: win share and mean score by agent, turn-order
+    advantage (per agent when every table seats one agent) and its chi-square test."""
+    out = {
+        "win share by agent": stats.summary_win_share(sums),
+        "mean score by agent": stats.summary_mean_score(sums),
+    }
+    mixed = (sums.groupby("job").agent.nunique() > 1).any()
+    groups = [("all seatings", sums)] if mixed else list(sums.groupby("agent"))
+    for name, part in groups:
+        where = "" if mixed else f" — all-{name} tables"
+        title = f"turn-order advantage (position 0 = first player){where}"
+        out[title] = stats.summary_seat_advantage(part, "position")
+        out[f"turn-order test{where}"] = stats.summary_seat_test(part, "position")
+    return out
 
 
 def tables(frame: pd.DataFrame, summary_only: bool) -> dict[str, pd.DataFrame]:
-    """The report's tables: every figure with its interval."""
+    """The report's tables: every figure with its interval (head-to-head and ratings need
+    per-game rows)."""
     if summary_only:
-        sums = summary_of(frame, True)
-        return {
-            "win share by agent": stats.summary_win_share(sums),
-            "seat advantage": stats.summary_seat_advantage(sums),
-            "seat test": stats.summary_seat_test(sums),
-        }
+        return summary_tables(summary_of(frame, True))
     long = long_table(frame)
     out = {
         "win share by agent": stats.win_share(long),

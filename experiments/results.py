@@ -51,20 +51,34 @@ def _n_players(rows: pd.DataFrame, seats: list[int]) -> np.ndarray:
     return sum(rows[f"agent_{s}"].notna().to_numpy().astype(np.int64) for s in seats)
 
 
-def summary_of(frame: pd.DataFrame, summary_only: bool) -> pd.DataFrame:
-    """Per (job, seat) sums: the chunk summaries added up, or computed from rows."""
+def summary_of(frame: pd.DataFrame, summary_only: bool, jobs=None) -> pd.DataFrame:
+    """Per (job, seat, position) sums: chunk summaries added up, or computed from rows of
+    the given jobs (``experiments.schedule.Job``)."""
     if not summary_only:
         from experiments.runner import summary
-        from experiments.schedule import Job
 
-        parts = []
-        for job_id, rows in frame.groupby("job", sort=True):
-            agents = tuple(
-                rows[c].iloc[0]
-                for c in sorted(frame.columns)
-                if c.startswith("agent_") and pd.notna(rows[c].iloc[0])
-            )
-            parts.append(summary(rows, Job(int(job_id), "", agents, 0, len(rows))))
-        frame = pd.concat(parts, ignore_index=True)
-    keys = ["job", "n_players", "seat", "agent"]
+        frame = pd.concat(
+            [summary(rows, jobs[int(j)]) for j, rows in frame.groupby("job", sort=True)],
+            ignore_index=True,
+        )
+    keys = ["job", "n_players", "seat", "position", "agent"]
     return frame.groupby(keys, as_index=False, sort=True).sum(numeric_only=True)
+
+
+def load_summary(folder) -> pd.DataFrame:
+    """The sums of a results folder, read one chunk at a time (memory stays bounded)."""
+    from experiments.runner import summary
+    from experiments.schedule import Job
+
+    folder = Path(folder)
+    manifest = manifest_io.read(folder)
+    jobs = [Job(**{**job, "agents": tuple(job["agents"])}) for job in manifest["jobs"]]
+    parts = []
+    for path in sorted(folder.glob("chunk-*.parquet")):
+        chunk = pd.read_parquet(path)
+        if not manifest["summary_only"]:
+            chunk = summary(chunk, jobs[int(chunk.job.iloc[0])])
+        parts.append(chunk)
+    if not parts:
+        raise ValueError(f"{folder} holds no results yet")
+    return summary_of(pd.concat(parts, ignore_index=True), True)

@@ -67,28 +67,32 @@ def rows(chunk: Chunk) -> pd.DataFrame:
 
 
 def summary(frame: pd.DataFrame, job: Job) -> pd.DataFrame:
-    """Streaming aggregates of a chunk's rows: per seat, sums from which win shares, mean
-    scores and their intervals, and seat advantage follow."""
+    """Streaming aggregates of a chunk's rows, per seat and place in the turn order (position
+    0 = first player): sums from which win shares, mean scores, their intervals and the
+    turn-order advantage follow."""
+    n = job.n_players
+    first = frame.first_player.to_numpy()
     out = []
     for s, spec in enumerate(job.agents):
         win, score = frame[f"win_{s}"].to_numpy(), frame[f"score_{s}"].to_numpy(np.float64)
-        first = frame.first_player.to_numpy() == s
-        out.append(
-            {
-                "job": job.job,
-                "n_players": job.n_players,
-                "seat": s,
-                "agent": spec,
-                "games": len(frame),
-                "win_sum": win.sum(),
-                "win_sq": (win * win).sum(),
-                "score_sum": score.sum(),
-                "score_sq": (score * score).sum(),
-                "first_games": int(first.sum()),
-                "first_win_sum": win[first].sum(),
-                "decisions_sum": int(frame.n_decisions.sum()),
-            }
-        )
+        position = (s - first) % n
+        for p in range(n):
+            mask = position == p
+            out.append(
+                {
+                    "job": job.job,
+                    "n_players": n,
+                    "seat": s,
+                    "position": p,
+                    "agent": spec,
+                    "games": int(mask.sum()),
+                    "win_sum": win[mask].sum(),
+                    "win_sq": (win[mask] ** 2).sum(),
+                    "score_sum": score[mask].sum(),
+                    "score_sq": (score[mask] ** 2).sum(),
+                    "decisions_sum": int(frame.n_decisions.to_numpy()[mask].sum()),
+                }
+            )
     return pd.DataFrame(out)
 
 
@@ -141,6 +145,7 @@ def run(
         done = {p.name for p in Path(folder).glob("chunk-*.parquet")}
         todo = [c for c in todo if c.name not in done]
     warm_up(jobs)
+    start_workers(jobs, backend, workers)
     start = time.perf_counter()
     frames, played = _dispatch(todo, folder, summary_only, backend, workers, scheduler, progress)
     seconds = time.perf_counter() - start
@@ -176,6 +181,16 @@ def _results(todo, folder, summary_only, backend, workers, scheduler):
         yield from Parallel(n_jobs=workers or -1, return_as="generator_unordered")(tasks)
     else:
         yield from _on_dask(tasks, scheduler, workers)
+
+
+def start_workers(jobs: list[Job], backend: str, workers) -> None:
+    """Start the local worker processes and load the compiled loops in each (from the cache
+    the parent filled), so that no task pays for start-up or compilation."""
+    if backend != "processes":
+        return
+    count = workers or os.cpu_count() or 1
+    if count > 1:
+        Parallel(n_jobs=count)(delayed(warm_up)(jobs) for _ in range(count))
 
 
 def _on_dask(tasks, scheduler, workers):

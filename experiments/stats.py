@@ -88,6 +88,19 @@ def summary_win_share(sums: pd.DataFrame, by="agent") -> pd.DataFrame:
     return _normal_share_ci(table)
 
 
+def summary_mean_score(sums: pd.DataFrame, by="agent") -> pd.DataFrame:
+    """``mean_score`` from streamed sums (``games``, ``score_sum``, ``score_sq``), with a
+    normal 95% interval (the sums are over many games)."""
+    _require(sums, ["games", "score_sum", "score_sq", *_as_list(by)])
+    totals = sums.groupby(by, observed=True, sort=True)[["games", "score_sum", "score_sq"]].sum()
+    n = totals["games"]
+    mean = totals["score_sum"] / n
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sd = np.sqrt(((totals["score_sq"] - n * mean**2) / (n - 1)).clip(lower=0))
+    half = Z95 * sd / np.sqrt(n)
+    return pd.DataFrame({"seats": n, "mean": mean, "ci_low": mean - half, "ci_high": mean + half})
+
+
 def _normal_share_ci(table: pd.DataFrame) -> pd.DataFrame:
     half = Z95 * table.pop("sd") / np.sqrt(table["seats"])
     table["ci_low"] = (table["win_share"] - half).clip(0, 1)

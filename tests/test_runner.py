@@ -85,10 +85,11 @@ def test_summary_only_keeps_the_sums_of_the_rows(jobs, reference, tmp_path):
         progress=False,
     )
     manifest, sums = load(tmp_path / "s")
-    assert manifest["summary_only"] and len(sums) == 9 * 3  # chunks x seats
+    assert manifest["summary_only"] and len(sums) == 9 * 3 * 3  # chunks x seats x positions
     pd.testing.assert_frame_equal(
-        summary_of(sums, True), summary_of(reference, False), check_dtype=False
+        summary_of(sums, True), summary_of(reference, False, jobs), check_dtype=False
     )
+    assert summary_of(sums, True).games.sum() == 9000 * 3  # every game counted once per seat
 
 
 def test_a_folder_of_another_experiment_is_refused(jobs, tmp_path):
@@ -147,3 +148,42 @@ def test_resume_after_kill_9_loses_and_duplicates_no_game(tmp_path):
     assert len(resumed) == 400_000
     assert np.array_equal(resumed.game_index.to_numpy(), np.arange(400_000))
     pd.testing.assert_frame_equal(resumed, fresh)
+
+
+def test_cli_tournament_seats_and_report(tmp_path):
+    out = tmp_path / "rr"
+    done = subprocess.run(
+        giftsim(
+            "tournament",
+            "tulips",
+            "--design",
+            "round-robin",
+            "--agents",
+            "random,greedy",
+            "--players",
+            "3",
+            "--games",
+            "300",
+            "--backend",
+            "serial",
+            "--quiet",
+            "--out",
+            str(out),
+        ),
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "win share by agent" in done.stdout and "turn-order test" in done.stdout
+    done = subprocess.run(giftsim("report", str(out)), capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "ratings" in done.stdout and (out / "summary.md").exists()
+    assert {p.name for p in out.glob("*.png")} >= {"win_rate_heatmap.png", "ratings.png"}
+    done = subprocess.run(
+        giftsim("seats", "geschenkt", "--agents", "greedy", "--players", "3,9", "--quiet"),
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2 and "played by 2..7 players, not 9" in done.stderr
+    done = subprocess.run(giftsim("report", str(tmp_path)), capture_output=True, text=True)
+    assert done.returncode == 2 and "not a giftsim results folder" in done.stderr
