@@ -4,21 +4,20 @@ Tables are computed by ``experiments.stats`` and drawn by ``experiments.plots``;
 only wires them to folders and the terminal.
 """
 
-from functools import partial
 from pathlib import Path
 
 import pandas as pd
 
-from experiments import plots, stats
+from experiments import stats
 from experiments.results import load, load_summary, long_table, summary_of
 from experiments.runner import run
 from experiments.schedule import field_design, mirror, round_robin
 
-PLOTS = {
-    "seat_win_share.png": partial(plots.seat_win_share, column="position"),
-    "win_rate_heatmap.png": plots.win_rate_heatmap,
-    "ratings.png": plots.rating_chart,
-    "score_distributions.png": plots.score_distributions,
+PLOTS = {  # file name -> (plot function name, keyword arguments)
+    "seat_win_share.png": ("seat_win_share", {"column": "position"}),
+    "win_rate_heatmap.png": ("win_rate_heatmap", {}),
+    "ratings.png": ("rating_chart", {}),
+    "score_distributions.png": ("score_distributions", {}),
 }
 
 
@@ -116,12 +115,14 @@ def _draw(long: pd.DataFrame, folder: Path) -> list[str]:
     import matplotlib
 
     matplotlib.use("Agg")
+    from experiments import plots  # matplotlib only when drawing: faster CLI start-up
+
     written = []
     mixed = (long.groupby(["job", "game_index"]).agent.nunique() > 1).any()
-    for name, draw in PLOTS.items():
+    for name, (function, options) in PLOTS.items():
         if name in ("win_rate_heatmap.png", "ratings.png") and not mixed:
             continue
-        figure = draw(long)
+        figure = getattr(plots, function)(long, **options)
         figure.savefig(folder / name, dpi=110, bbox_inches="tight")
         written.append(name)
     return written

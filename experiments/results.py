@@ -75,9 +75,14 @@ def load_summary(folder) -> pd.DataFrame:
     jobs = [Job(**{**job, "agents": tuple(job["agents"])}) for job in manifest["jobs"]]
     parts = []
     for path in sorted(folder.glob("chunk-*.parquet")):
-        chunk = pd.read_parquet(path)
-        if not manifest["summary_only"]:
-            chunk = summary(chunk, jobs[int(chunk.job.iloc[0])])
+        if manifest["summary_only"]:
+            chunk = pd.read_parquet(path)
+        else:
+            job = jobs[int(path.name.split("-")[1])]
+            columns = ["first_player", "n_decisions"] + [
+                f"{kind}_{s}" for s in range(job.n_players) for kind in ("win", "score")
+            ]
+            chunk = summary(pd.read_parquet(path, columns=columns), job)
         parts.append(chunk)
     if not parts:
         raise ValueError(f"{folder} holds no results yet")

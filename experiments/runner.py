@@ -71,29 +71,23 @@ def summary(frame: pd.DataFrame, job: Job) -> pd.DataFrame:
     0 = first player): sums from which win shares, mean scores, their intervals and the
     turn-order advantage follow."""
     n = job.n_players
-    first = frame.first_player.to_numpy()
-    out = []
+    first = frame.first_player.to_numpy().astype(np.int64)
+    decisions = frame.n_decisions.to_numpy().astype(np.float64)
+    parts = []
     for s, spec in enumerate(job.agents):
         win, score = frame[f"win_{s}"].to_numpy(), frame[f"score_{s}"].to_numpy(np.float64)
         position = (s - first) % n
-        for p in range(n):
-            mask = position == p
-            out.append(
-                {
-                    "job": job.job,
-                    "n_players": n,
-                    "seat": s,
-                    "position": p,
-                    "agent": spec,
-                    "games": int(mask.sum()),
-                    "win_sum": win[mask].sum(),
-                    "win_sq": (win[mask] ** 2).sum(),
-                    "score_sum": score[mask].sum(),
-                    "score_sq": (score[mask] ** 2).sum(),
-                    "decisions_sum": int(frame.n_decisions.to_numpy()[mask].sum()),
-                }
-            )
-    return pd.DataFrame(out)
+        sums = {
+            "games": np.bincount(position, minlength=n),
+            "win_sum": np.bincount(position, win, n),
+            "win_sq": np.bincount(position, win * win, n),
+            "score_sum": np.bincount(position, score, n),
+            "score_sq": np.bincount(position, score * score, n),
+            "decisions_sum": np.bincount(position, decisions, n).astype(np.int64),
+        }
+        head = {"job": job.job, "n_players": n, "seat": s, "position": np.arange(n), "agent": spec}
+        parts.append(pd.DataFrame({**head, **sums}))
+    return pd.concat(parts, ignore_index=True)
 
 
 def play_chunk(chunk: Chunk, folder: str | None, summary_only: bool):
