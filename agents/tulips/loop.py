@@ -32,21 +32,22 @@ BLOCKS = ("score", "give", "keep", "majority", "cards")
 
 
 @njit(cache=True)
-def _record(state, n, row):
-    """Write a finished game's results into ``row`` (layout ``BLOCKS``)."""
+def _record(state, n, out, g):
+    """Write a finished game's results into row ``g`` of ``out`` (layout ``BLOCKS``); the row
+    is indexed in place, since a row view per game costs more than the game's bookkeeping."""
     for p in range(n):
         give, keep = state[GIVE_POINTS + p], state[KEEP_POINTS + p]
         majority = state[MAJORITY_PTS + p]
         cards = 0
         for v in range(N_VARIETIES):
             cards += state[BQ_COUNT + p * N_VARIETIES + v]
-        row[p] = give + keep + majority
-        row[n + p] = give
-        row[2 * n + p] = keep
-        row[3 * n + p] = majority
-        row[4 * n + p] = cards
-    row[5 * n] = state[FIRST]
-    row[5 * n + 1] = state[N_DECISIONS]
+        out[g, p] = give + keep + majority
+        out[g, n + p] = give
+        out[g, 2 * n + p] = keep
+        out[g, 3 * n + p] = majority
+        out[g, 4 * n + p] = cards
+    out[g, 5 * n] = state[FIRST]
+    out[g, 5 * n + 1] = state[N_DECISIONS]
 
 
 @njit(cache=True)
@@ -72,7 +73,7 @@ def _play(rules_vec, root_seed, first_index, policy, entries, params, out):
             if not is_legal(state, action):
                 return g
             apply_action(state, action)
-        _record(state, n, out[g])
+        _record(state, n, out, g)
     return -1
 
 
