@@ -105,8 +105,8 @@ def play_chunk(chunk: Chunk, folder: str | None, summary_only: bool):
 
 
 def warm_up(jobs: list[Job]) -> None:
-    """Compile (or load from the cache) every loop the jobs need, before dispatch, so that
-    workers find a filled Numba cache and never compile per task."""
+    """Compile (or load from the Numba cache) every loop the jobs need, by playing one game
+    of each seating."""
     seen = set()
     for job in jobs:
         key = (job.game, job.agents)
@@ -138,7 +138,6 @@ def run(
         folder = manifest_io.prepare(Path(out), jobs, chunk_size, summary_only, resume, meta)
         done = {p.name for p in Path(folder).glob("chunk-*.parquet")}
         todo = [c for c in todo if c.name not in done]
-    warm_up(jobs)
     start_workers(jobs, backend, workers)
     start = time.perf_counter()
     frames, played = _dispatch(todo, folder, summary_only, backend, workers, scheduler, progress)
@@ -178,13 +177,15 @@ def _results(todo, folder, summary_only, backend, workers, scheduler):
 
 
 def start_workers(jobs: list[Job], backend: str, workers) -> None:
-    """Start the local worker processes and load the compiled loops in each (from the cache
-    the parent filled), so that no task pays for start-up or compilation."""
-    if backend != "processes":
+    """Compile (or load) every loop the jobs need where the games will run, before the
+    clock starts: in this process for the serial backend and for a cluster (whose workers
+    then find a filled cache), in each local worker process otherwise, so that no task pays
+    for start-up or compilation and this process keeps no compiled code it does not run."""
+    count = (workers or os.cpu_count() or 1) if backend == "processes" else 1
+    if count == 1:
+        warm_up(jobs)
         return
-    count = workers or os.cpu_count() or 1
-    if count > 1:
-        Parallel(n_jobs=count)(delayed(warm_up)(jobs) for _ in range(count))
+    Parallel(n_jobs=count)(delayed(warm_up)(jobs) for _ in range(count))
 
 
 def _on_dask(tasks, scheduler, workers):
