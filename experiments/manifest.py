@@ -68,6 +68,8 @@ def _write(path: Path, ident, jobs, chunk_size, summary_only, meta) -> None:
         "seed": jobs[0].seed if jobs else None,
         "chunk_size": chunk_size,
         "summary_only": summary_only,
+        "rules": [j.make_rules().as_dict() for j in _one_per_player_count(jobs)],
+        "agents": sorted({spec for j in jobs for spec in j.agents}),
         "jobs": [asdict(j) for j in jobs],
         "versions": _versions(),
         "git_revision": _git_revision(),
@@ -75,6 +77,13 @@ def _write(path: Path, ident, jobs, chunk_size, summary_only, meta) -> None:
         **meta,
     }
     path.write_text(json.dumps(manifest, indent=1, default=str))
+
+
+def _one_per_player_count(jobs: list[Job]) -> list[Job]:
+    seen = {}
+    for job in jobs:
+        seen.setdefault((job.n_players, str(sorted(job.rules.items()))), job)
+    return list(seen.values())
 
 
 def read(folder: Path) -> dict:

