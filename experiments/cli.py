@@ -27,9 +27,18 @@ def main(argv=None) -> int:
         return 2
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (with a hint to --help) and exit status 2."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="giftsim", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    parser = _Parser(prog="giftsim", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(
+        dest="command", required=True, metavar="COMMAND", parser_class=_Parser
+    )
     _add_bench(sub)
     _add_record(sub)
     _add_replay(sub)
@@ -199,6 +208,8 @@ def _add_demo(sub) -> None:
 
 
 def _bench(args) -> None:
+    if args.games < 1:
+        raise CliError(f"--games must be at least 1, got {args.games}")
     for game in bench.MIXES:
         print(f"{game}: games/s on one core ({args.games:,} games each)")
         print(bench.rates(game, args.games).round(0).astype(int).to_string())
