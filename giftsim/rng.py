@@ -49,12 +49,6 @@ def stream_from(key, stream):
 
 
 @njit(cache=True)
-def stream_seed(root_seed, game_index, stream):
-    """The starting state of stream ``stream`` of game ``game_index`` under ``root_seed``."""
-    return stream_from(game_key(root_seed, game_index), stream)
-
-
-@njit(cache=True)
 def advance(key):
     """One step of the stream whose state is ``key``: ``(new key, 64 random bits)``."""
     key = np.uint64(key) + GOLDEN

@@ -283,8 +283,3 @@ def _seed_order(state):
 def card_of(card: int) -> tuple[int, int]:
     """``(variety, value)`` of a card type."""
     return int(card) // N_VALUES, int(card) % N_VALUES + 2
-
-
-def type_of(card) -> int:
-    """Card type of a ``(variety, value)`` pair."""
-    return int(card[0]) * N_VALUES + int(card[1]) - 2
