@@ -25,6 +25,12 @@ def main(argv=None) -> int:
     except (CliError, ValueError, OSError) as error:
         print(f"giftsim {args.command}: error: {error}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(
+            f"giftsim {args.command}: interrupted (an --out run continues with --resume)",
+            file=sys.stderr,
+        )
+        return 130
 
 
 class _Parser(argparse.ArgumentParser):
@@ -125,9 +131,12 @@ def _players(text, game) -> list[int]:
     if text is None:
         return [n for n in entry(game).players if n >= 3 or game == "tulips"]
     try:
-        return [int(x) for x in text.split(",") if x.strip()]
+        players = [int(x) for x in text.split(",") if x.strip()]
     except ValueError:
-        raise CliError(f"--players takes whole numbers separated by commas, got {text!r}") from None
+        players = []
+    if not players:
+        raise CliError(f"--players takes whole numbers separated by commas, got {text!r}")
+    return players
 
 
 def _tournament(args) -> None:

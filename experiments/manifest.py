@@ -4,7 +4,9 @@ A folder belongs to one experiment (identified by a hash of its job list, chunk 
 kind of output); resuming into a folder of another experiment is refused with a message.
 """
 
+import hashlib
 import json
+import os
 import platform
 import subprocess
 from dataclasses import asdict
@@ -31,7 +33,12 @@ def prepare(
     meta: dict | None,
 ) -> str:
     """Create ``folder`` with a manifest, or check it belongs to this experiment (resume)."""
-    ident = f"{experiment_id(jobs)}-{chunk_size}-{'summary' if summary_only else 'rows'}"
+    if not jobs:
+        raise ValueError("the design has no seatings to play")
+    rules = json.dumps([j.make_rules().as_dict() for j in jobs], sort_keys=True, default=str)
+    rules_id = hashlib.sha1(rules.encode()).hexdigest()[:8]  # defaults count, not just options
+    kind = "summary" if summary_only else "rows"
+    ident = f"{experiment_id(jobs)}-{rules_id}-{chunk_size}-{kind}"
     path = folder / MANIFEST
     if path.exists():
         _check_same(folder, path, ident, resume)
@@ -76,7 +83,9 @@ def _write(path: Path, ident, jobs, chunk_size, summary_only, meta) -> None:
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         **meta,
     }
-    path.write_text(json.dumps(manifest, indent=1, default=str))
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_text(json.dumps(manifest, indent=1, default=str))
+    os.replace(temporary, path)  # a killed run never leaves half a manifest
 
 
 def _one_per_player_count(jobs: list[Job]) -> list[Job]:
@@ -90,7 +99,13 @@ def read(folder: Path) -> dict:
     path = Path(folder) / MANIFEST
     if not path.exists():
         raise ValueError(f"{folder} has no {MANIFEST}: not a giftsim results folder")
-    return json.loads(path.read_text())
+    try:
+        manifest = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as error:
+        raise ValueError(f"{path} is not a readable manifest: {error}") from None
+    if not isinstance(manifest, dict) or "summary_only" not in manifest:
+        raise ValueError(f"{path} is not a giftsim manifest")
+    return manifest
 
 
 def _versions() -> dict:

@@ -142,6 +142,12 @@ def run(
     Returns ``(frame or None, seconds, games played now)``."""
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r} (valid: {', '.join(BACKENDS)})")
+    if backend == "dask" and scheduler is None:
+        raise ValueError("the dask backend needs --scheduler tcp://HOST:PORT")
+    if workers is not None and workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
+    if not jobs:
+        raise ValueError("the design has no seatings to play")
     todo = chunks_of(jobs, chunk_size)
     folder = None
     if out is not None:

@@ -182,8 +182,11 @@ def _chisquare_table(table: pd.DataFrame, alpha: float) -> pd.DataFrame:
 
 
 def _chisquare_row(part: pd.DataFrame) -> dict:
+    """Win sums against expected counts proportional to each seat's games (equal when every
+    seat played the same number of games)."""
     wins = part["wins"].to_numpy(float)
-    test = stats.chisquare(wins)
+    games = part["games"].to_numpy(float)
+    test = stats.chisquare(wins, wins.sum() * games / games.sum())
     return {
         "games": int(part["games"].max()),
         "chi2": float(test.statistic),

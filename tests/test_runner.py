@@ -189,3 +189,33 @@ def test_cli_tournament_seats_and_report(tmp_path):
     assert done.returncode == 2 and "played by 2..7 players, not 9" in done.stderr
     done = subprocess.run(giftsim("report", str(tmp_path)), capture_output=True, text=True)
     assert done.returncode == 2 and "not a giftsim results folder" in done.stderr
+
+
+RUN_ERRORS = [
+    (["seats", "geschenkt", "--players", ""], "--players takes whole numbers"),
+    (["seats", "geschenkt", "--workers", "0"], "workers must be at least 1"),
+    (["seats", "geschenkt", "--backend", "dask"], "the dask backend needs --scheduler"),
+    (["seats", "geschenkt", "--games", "-5"], "a seating plays at least one game"),
+    (["tournament", "geschenkt", "--design", "field"], "needs --candidate and --baseline"),
+    (["tournament", "geschenkt", "--agents", "greedy,greedy"], "at least two different agents"),
+    (["seats", "geschenkt", "--seed", "-1"], "the seed must be in 0.."),
+]
+
+
+@pytest.mark.parametrize(("args", "message"), RUN_ERRORS)
+def test_run_errors_are_one_line_and_leave_no_folder(tmp_path, args, message):
+    out = tmp_path / "never"
+    done = subprocess.run(
+        giftsim(*args, "--quiet", "--out", str(out)), capture_output=True, text=True
+    )
+    assert done.returncode == 2
+    assert message in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert not (out / "manifest.json").exists()
+
+
+def test_a_half_written_manifest_is_never_left(tmp_path, jobs):
+    run(jobs, out=tmp_path / "m", backend="serial", progress=False)
+    assert not list((tmp_path / "m").glob(".*.tmp"))
+    (tmp_path / "m" / "manifest.json").write_text('{"experiment": ')
+    with pytest.raises(ValueError, match="is not a readable manifest"):
+        load(tmp_path / "m")
