@@ -53,3 +53,30 @@ def tulips_rules(draw):
         zero_cards_majority=draw(st.booleans()),
         seeding_tie=draw(st.sampled_from(["first_drawn", "random"])),
     )
+
+
+def random_walk(state, engine, steps, seed) -> bool:
+    """Apply up to ``steps`` uniformly random legal actions; True if the game is then over."""
+    import numpy as np
+
+    from giftsim.rng import next_below
+
+    rng = np.array([seed], np.uint64)
+    for _ in range(steps):
+        if engine.is_over(state):
+            break
+        legal = engine.legal_actions(state)
+        engine.apply_action(state, legal[next_below(rng, len(legal))])
+    return bool(engine.is_over(state))
+
+
+def assert_same_decisions(families, obs, twin) -> None:
+    """Every family decides the same on two observations, and leaves them unchanged."""
+    import numpy as np
+
+    for family in families:
+        params = family().param_row()
+        shown = obs.copy()
+        first = family.decide(obs, params, np.array([7], np.uint64))
+        assert first == family.decide(twin, params, np.array([7], np.uint64)), family.name
+        assert np.array_equal(obs, shown)  # the fast loop shows the live state: agents only read

@@ -8,10 +8,11 @@ from hypothesis import strategies as st
 from agents.geschenkt.loop import _play
 from agents.registry import define, families, parse
 from experiments.batch import by_agent, play
-from geschenkt_sim.engine import OBS_SIZE, apply_action, is_over, legal_actions, observe
+from geschenkt_sim import engine
+from geschenkt_sim.engine import OBS_SIZE, observe
 from geschenkt_sim.rules import MAX_PLAYERS, TAKE
 from geschenkt_sim.state import DECK, N_CARDS, POS, REMOVED, cards_of, deal, new_state
-from giftsim.rng import next_below
+from tests.strategies import assert_same_decisions, random_walk
 
 BUILTINS = families("geschenkt")
 
@@ -39,12 +40,8 @@ def test_no_builtin_agent_sees_the_stack_or_the_removed_cards(seed, n, steps, vi
     rules = Rules(n_players=n, chips_visible=visible)
     state = new_state()
     deal(rules.to_array(), seed, 0, -1, state)
-    rng = np.array([seed], np.uint64)
-    for _ in range(steps):
-        if is_over(state):
-            return
-        legal = legal_actions(state)
-        apply_action(state, legal[next_below(rng, len(legal))])
+    if random_walk(state, engine, steps, seed):
+        return
     other = hide_differently(state, seed)
     assert not np.array_equal(other, state) or int(state[N_CARDS]) - int(state[POS]) <= 1
     for seat in range(n):
@@ -52,12 +49,7 @@ def test_no_builtin_agent_sees_the_stack_or_the_removed_cards(seed, n, steps, vi
         observe(state, seat, a)
         observe(other, seat, b)
         assert np.array_equal(a, b)
-        for family in BUILTINS:
-            agent = family()
-            r1, r2 = np.array([7], np.uint64), np.array([7], np.uint64)
-            assert family.decide(a, agent.param_row(), r1) == family.decide(
-                b, agent.param_row(), r2
-            )
+        assert_same_decisions(BUILTINS, a, b)
 
 
 def test_hidden_chips_read_minus_one_for_opponents_only():

@@ -9,7 +9,8 @@ from agents.registry import families, parse_list
 from experiments.batch import field, play
 from experiments.games import entry
 from giftsim.rng import next_below
-from tests.strategies import tulips_rules
+from tests.strategies import assert_same_decisions, random_walk, tulips_rules
+from tulips_sim import engine
 from tulips_sim.engine import O_SIZE, apply_action, begin, is_over, kind_of, legal_actions, observe
 from tulips_sim.rules import N_TYPES, SETUP_FIRST, Rules
 from tulips_sim.state import (
@@ -131,13 +132,7 @@ def test_no_builtin_agent_sees_what_its_seat_may_not_know(n, seed, steps):
     state = new_state()
     deal(Rules(n_players=n).to_array(), seed, 0, -1, state)
     begin(state)
-    rng = np.array([seed], np.uint64)
-    for _ in range(steps):
-        if is_over(state):
-            return
-        legal = legal_actions(state)
-        apply_action(state, legal[next_below(rng, len(legal))])
-    if is_over(state):
+    if random_walk(state, engine, steps, seed):
         return
     seat = int(state[TURN])
     other = hide_differently(state, seat, seed)
@@ -145,12 +140,7 @@ def test_no_builtin_agent_sees_what_its_seat_may_not_know(n, seed, steps):
     observe(state, seat, a)
     observe(other, seat, b)
     assert np.array_equal(a, b)
-    for family in families("tulips"):
-        params = family().param_row()
-        r1, r2 = np.array([3], np.uint64), np.array([3], np.uint64)
-        shown = a.copy()
-        assert family.decide(a, params, r1) == family.decide(b, params, r2)
-        assert np.array_equal(a, shown)  # agents only read the observation
+    assert_same_decisions(families("tulips"), a, b)
 
 
 @pytest.mark.parametrize("spec", SPECS)
