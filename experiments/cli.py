@@ -129,7 +129,7 @@ def _run_options(args) -> dict:
 
 def _players(text, game) -> list[int]:
     if text is None:
-        return [n for n in entry(game).players if n >= 3 or game == "tulips"]
+        return list(entry(game).official)
     try:
         players = [int(x) for x in text.split(",") if x.strip()]
     except ValueError:

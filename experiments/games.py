@@ -33,7 +33,8 @@ class GameEntry:
     replay: object
     blocks: tuple[str, ...]
     win_key: object
-    players: tuple[int, ...]
+    players: tuple[int, ...]  # every player count the engine accepts
+    official: tuple[int, ...]  # the counts of the rulebooks (default of seat studies)
 
 
 def _lowest_score_wins(raw: np.ndarray, n: int) -> np.ndarray:
@@ -56,6 +57,7 @@ GAMES = {
         ("score",),
         _lowest_score_wins,
         tuple(range(geschenkt_rules.MIN_PLAYERS, geschenkt_rules.MAX_PLAYERS + 1)),
+        tuple(range(3, geschenkt_rules.MAX_PLAYERS + 1)),  # 2 players is a project variant
     ),
     "tulips": GameEntry(
         "tulips",
@@ -66,6 +68,7 @@ GAMES = {
         tulips_sim.record.replay,
         tulips_loop.BLOCKS,
         _highest_score_then_most_cards,
+        tuple(range(tulips_rules.MIN_PLAYERS, tulips_rules.MAX_PLAYERS + 1)),
         tuple(range(tulips_rules.MIN_PLAYERS, tulips_rules.MAX_PLAYERS + 1)),
     ),
 }
