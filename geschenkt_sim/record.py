@@ -24,12 +24,9 @@ from geschenkt_sim.state import (
     new_state,
     set_deal,
 )
+from giftsim.records import RecordError, check_header, expect
 
 REQUIRED = ("game", "rules", "deck", "removed", "first_player", "actions", "scores", "winners")
-
-
-class RecordError(ValueError):
-    """A record that does not describe a legal game; the message names the first bad entry."""
 
 
 def make_record(rules: Rules, start: np.ndarray, actions, meta: dict) -> dict:
@@ -57,27 +54,19 @@ def replay(record: dict) -> list[str]:
     rules, start, actions = _parse(record)
     states = _replay_states(rules, start, actions)
     final_scores = _scores(rules, states[-1])
-    _expect(record, "scores", final_scores)
-    _expect(record, "winners", winners_of(np.array(final_scores)))
+    expect("scores", record["scores"], final_scores)
+    expect("winners", record["winners"], winners_of(np.array(final_scores)))
     return _describe(states, actions, final_scores)
 
 
 def _parse(record: dict):
-    if not isinstance(record, dict):
-        raise RecordError("a record is a JSON object")
-    missing = [k for k in REQUIRED if k not in record]
-    if missing:
-        raise RecordError(f"missing key {missing[0]!r} (required: {', '.join(REQUIRED)})")
-    if record["game"] != "geschenkt":
-        raise RecordError(f"game: expected 'geschenkt', got {record['game']!r}")
+    check_header(record, "geschenkt", REQUIRED)
     rules = _rules(record["rules"])
     start = _start(rules, record)
     return rules, start, _actions(record["actions"])
 
 
 def _rules(fields) -> Rules:
-    if not isinstance(fields, dict):
-        raise RecordError("rules: expected an object of Rules fields")
     try:
         return Rules(**fields)
     except (TypeError, ValueError) as error:
@@ -131,11 +120,6 @@ def _scores(rules: Rules, state: np.ndarray) -> list[int]:
     out = np.zeros(rules.n_players, np.int64)
     scores(state, out)
     return [int(s) for s in out]
-
-
-def _expect(record: dict, key: str, value) -> None:
-    if record[key] != value:
-        raise RecordError(f"{key}: the record says {record[key]}, the replay gives {value}")
 
 
 def _describe(states, actions, final_scores) -> list[str]:

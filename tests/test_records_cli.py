@@ -80,7 +80,7 @@ def swap_first_take(actions):
 
 
 TAMPERS = [
-    ("scores", lambda r: [s + 1 for s in r["scores"]], "scores: the record says"),
+    ("scores", lambda r: [s + 1 for s in r["scores"]], r"scores\[0\]: the record says"),
     ("winners", lambda r: [0, 1, 2, 3], "winners: the record says"),
     ("actions", lambda r: r["actions"][:-1], "actions: the game is not over"),
     ("actions", lambda r: [*r["actions"], "take"], r"actions\[\d+\]: 'take' is illegal"),

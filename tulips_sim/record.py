@@ -12,6 +12,7 @@ only), "points"}``), ``reveal`` (secret cards turned up at the end, in order), `
 
 import numpy as np
 
+from giftsim.records import RecordError, check_header, expect
 from tulips_sim.engine import add_faceup, apply_action, begin, is_legal, is_over
 from tulips_sim.rules import FESTIVAL, GIVE, KEEP, N_TYPES, SECRET, SETUP_FIRST, VARIETIES, Rules
 from tulips_sim.scoring import final_scores, majority_points
@@ -53,10 +54,6 @@ REQUIRED = (
     "breakdown",
     "winners",
 )
-
-
-class RecordError(ValueError):
-    """A record that does not describe a legal game; the message names the first bad entry."""
 
 
 def card_json(card: int) -> list:
@@ -153,34 +150,13 @@ def replay(record: dict) -> list[str]:
     _apply_reveal(rules, state, record["reveal"])
     results = _results(state, rules.n_players)
     for key in ("scores", "breakdown", "winners"):
-        _expect(key, record[key], results[key])
+        expect(key, record[key], results[key])
     lines.append(f"scores: {results['scores']}  winners: {results['winners']}")
     return lines
 
 
-def _expect(where: str, said, derived) -> None:
-    """Raise naming the first place where a recorded number differs from the replay."""
-    if said == derived:
-        return
-    if isinstance(said, list) and isinstance(derived, list) and len(said) == len(derived):
-        for i, (a, b) in enumerate(zip(said, derived, strict=True)):
-            _expect(f"{where}[{i}]", a, b)
-    if isinstance(said, dict) and isinstance(derived, dict) and set(said) == set(derived):
-        for key in derived:
-            _expect(f"{where}.{key}", said[key], derived[key])
-    raise RecordError(f"{where}: the record says {said}, the replay gives {derived}")
-
-
 def _parse(record):
-    if not isinstance(record, dict):
-        raise RecordError("a record is a JSON object")
-    missing = [k for k in REQUIRED if k not in record]
-    if missing:
-        raise RecordError(f"missing key {missing[0]!r} (required: {', '.join(REQUIRED)})")
-    if record["game"] != "tulips":
-        raise RecordError(f"game: expected 'tulips', got {record['game']!r}")
-    if not isinstance(record["rules"], dict):
-        raise RecordError("rules: expected an object of Rules fields")
+    check_header(record, "tulips", REQUIRED)
     try:
         rules = Rules(**{k: _tuples(v) for k, v in record["rules"].items()})
     except (TypeError, ValueError) as error:
