@@ -28,6 +28,7 @@ from geschenkt_sim.state import (
     POT,
     PUBLIC_SIZE,
     SEAT,
+    TOTAL_CHIPS,
     TURN,
     UNSEEN,
 )
@@ -47,6 +48,7 @@ O_CHIPS = CHIPS
 O_HANDS = HANDS
 O_SEAT = SEAT
 O_N_REMOVED = N_REMOVED
+O_TOTAL_CHIPS = TOTAL_CHIPS
 OBS_SIZE = PUBLIC_SIZE
 HIDDEN_CHIPS = -1
 

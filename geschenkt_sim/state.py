@@ -21,6 +21,7 @@ slot               size             meaning
 ``FIRST``          1                seat that acted first
 ``SEAT``           1                the seat being shown the state (set before each decision)
 ``N_REMOVED``      1                number of removed cards
+``TOTAL_CHIPS``    1                chips in the game (all seats' start chips together)
 ``CHIPS``          ``MAX_PLAYERS``  chips held by each seat
 ``HANDS``          ``MAX_PLAYERS``  cards taken by each seat (bit mask)
 ``POS``            1                hidden: index in ``DECK`` of the face-up card
@@ -61,7 +62,8 @@ N_DECISIONS = 9
 FIRST = 10
 SEAT = 11
 N_REMOVED = 12
-CHIPS = 13
+TOTAL_CHIPS = 13
+CHIPS = 14
 HANDS = CHIPS + MAX_PLAYERS
 PUBLIC_SIZE = HANDS + MAX_PLAYERS
 POS = PUBLIC_SIZE
@@ -100,6 +102,7 @@ def _start(rules_vec, n_cards, removed_mask, first_player, state):
     state[HIGHEST] = rules_vec[R_HIGHEST]
     for p in range(n):
         state[CHIPS + p] = rules_vec[R_CHIPS]
+    state[TOTAL_CHIPS] = n * rules_vec[R_CHIPS]
     state[CARD] = state[DECK] if n_cards > 0 else -1
     state[CARDS_LEFT] = max(n_cards - 1, 0)
     state[UNSEEN] = range_mask(rules_vec[R_LOWEST], rules_vec[R_HIGHEST])

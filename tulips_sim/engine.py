@@ -34,6 +34,7 @@ from tulips_sim.state import (
     BOUQUET,
     BQ_COUNT,
     BQ_VALUE,
+    COPIES,
     DEALT,
     DECK,
     DECK_LEFT,
@@ -50,6 +51,7 @@ from tulips_sim.state import (
     LEGAL,
     N_DECISIONS,
     N_PLAYERS,
+    N_REMOVED,
     N_REVEALED,
     OBS_SIZE,
     ORDER,
@@ -85,6 +87,8 @@ O_SECRET_SIZE = SECRET_SIZE
 O_FIRST = FIRST
 O_N_DECISIONS = N_DECISIONS
 O_LEGAL = LEGAL
+O_N_REMOVED = N_REMOVED
+O_COPIES = COPIES
 O_ORDER = ORDER
 O_TOTALS = TOTALS
 O_RANK = RANK

@@ -24,6 +24,8 @@ slot              size                    meaning
 ``SETUP_SCORES``  1                       rules: 1 if the setup bouquet card scores
 ``ZERO_WINS``     1                       rules: 1 if zero cards can win a majority
 ``DENSE``         1                       rules: 1 for dense majority ranking
+``N_REMOVED``     1                       rules: cards removed unseen before the game
+``COPIES``        3                       rules: copies of each value 2, 3, 4 per variety
 ``ORDER``         4                       variety at festival rank 1..4 (-1 where empty)
 ``TOTALS``        4                       festival total per variety
 ``RANK``          4                       rank 1..4 per variety (4 also when not in festival)
@@ -101,7 +103,9 @@ SLOTS = 10
 SETUP_SCORES = 11
 ZERO_WINS = 12
 DENSE = 13
-ORDER = 14
+N_REMOVED = 14
+COPIES = 15
+ORDER = COPIES + N_VALUES
 TOTALS = ORDER + N_RANKS
 RANK = TOTALS + N_VARIETIES
 GIVE_BONUS = RANK + N_VARIETIES
@@ -263,6 +267,9 @@ def _copy_rules(rules_vec, state):
     state[SETUP_SCORES] = rules_vec[R_SETUP_SCORES]
     state[ZERO_WINS] = rules_vec[R_ZERO_WINS]
     state[DENSE] = rules_vec[R_DENSE]
+    state[N_REMOVED] = rules_vec[R_N_REMOVED]
+    for v in range(N_VALUES):
+        state[COPIES + v] = rules_vec[R_COPIES + v]
 
 
 @njit(cache=True)
