@@ -9,7 +9,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from experiments import stats
+from experiments import anatomy, stats
 
 SEAT_SPREAD = 0.25  # total horizontal spread of the player-count groups around each seat
 
@@ -129,4 +129,136 @@ def score_distributions(long: pd.DataFrame, ax=None):
     ax.boxplot(list(data.values()), positions=positions, showmeans=True, showfliers=False)
     ax.set_xticks(positions, list(data), rotation=30, ha="right")
     ax.set(xlabel="agent", ylabel="score", title="Score per seat by agent")
+    return fig
+
+
+# ---- rules sweeps -------------------------------------------------------------------------
+
+
+def sweep_heatmap_data(table: pd.DataFrame, value: str, rows: str, columns: str) -> dict:
+    """``value`` of a sweep table (``experiments.sweeps``) as a ``rows`` x ``columns`` frame
+    (labels in order of first appearance, as text) and, where the table has ``value_low`` and
+    ``value_high``, the half widths of the 95% intervals (else None)."""
+    labelled = table.assign(**{c: _ordered_labels(table[c]) for c in (rows, columns)})
+
+    def pivot(column: str) -> pd.DataFrame:
+        return labelled.pivot_table(column, rows, columns, observed=False, sort=True)
+
+    half = None
+    if f"{value}_low" in table and f"{value}_high" in table:
+        half = (pivot(f"{value}_high") - pivot(f"{value}_low")) / 2
+    return {"value": pivot(value), "half": half}
+
+
+def _ordered_labels(column: pd.Series) -> pd.Categorical:
+    labels = column.astype(str)
+    return pd.Categorical(labels, categories=list(dict.fromkeys(labels)), ordered=True)
+
+
+def sweep_heatmap(
+    table: pd.DataFrame, value: str, rows: str, columns: str, ax=None, center=None, digits=3
+):
+    """One cell per (row, column) variant coloured by ``value`` and annotated with it (and
+    ± the half width of its 95% interval, when the table has one). With ``center`` the colour
+    map diverges symmetrically around it (e.g. 0 for an edge, 1/n for a win share)."""
+    data = sweep_heatmap_data(table, value, rows, columns)
+    grid, half = data["value"], data["half"]
+    fig, ax = _axes(ax)
+    values = grid.to_numpy(float)
+    scale = {"cmap": "viridis"}
+    if center is not None:
+        reach = np.nanmax(np.abs(values - center)) or 1.0
+        scale = {"cmap": "RdBu_r", "vmin": center - reach, "vmax": center + reach}
+    image = ax.imshow(values, aspect="auto", **scale)
+    for (i, j), cell in np.ndenumerate(values):
+        if not np.isnan(cell):
+            text = f"{cell:.{digits}f}" + (
+                "" if half is None else f"\n±{half.iat[i, j]:.{digits}f}"
+            )
+            ax.text(j, i, text, ha="center", va="center", fontsize=6)
+    ax.set_xticks(np.arange(grid.shape[1]), grid.columns, rotation=45, ha="right")
+    ax.set_yticks(np.arange(grid.shape[0]), grid.index)
+    ax.set(xlabel=columns, ylabel=rows, title=value)
+    fig.colorbar(image, ax=ax, label=value)
+    return fig
+
+
+# ---- anatomy: card prices and point sources -------------------------------------------------
+
+
+def card_prices_data(prices: pd.DataFrame, max_price: int = 20) -> dict:
+    """``hist``: ``anatomy.price_histogram`` (share of each card's takes per price, prices
+    above ``max_price`` pooled); ``table``: ``anatomy.price_table`` per card."""
+    return {
+        "hist": anatomy.price_histogram(prices, max_price),
+        "table": anatomy.price_table(prices),
+    }
+
+
+def card_prices(prices: pd.DataFrame, ax=None, max_price: int = 20):
+    """The distribution of each card's price (chips on it when taken) as a heatmap, card by
+    price, with the mean price per card and its 95% interval drawn over it."""
+    data = card_prices_data(prices, max_price)
+    hist, table = data["hist"], data["table"]
+    fig, ax = _axes(ax)
+    cards = hist.columns.to_numpy()
+    extent = (cards[0] - 0.5, cards[-1] + 0.5, -0.5, hist.index[-1] + 0.5)
+    image = ax.imshow(
+        hist.to_numpy(float), origin="lower", aspect="auto", extent=extent, cmap="Greys"
+    )
+    yerr = np.vstack([table["price"] - table["price_low"], table["price_high"] - table["price"]])
+    ax.errorbar(
+        table.index,
+        table["price"],
+        yerr=yerr,
+        color="tab:red",
+        marker=".",
+        label="mean price (95%)",
+    )
+    ax.set(
+        xlabel="card",
+        ylabel=f"chips on the card when taken ({max_price} = {max_price}+)",
+        title="Price of each card",
+    )
+    ax.legend(loc="upper left")
+    fig.colorbar(image, ax=ax, label="share of the card's takes")
+    return fig
+
+
+def card_winner_share(prices: pd.DataFrame, ax=None):
+    """Per card, the share of its takes by a player who won the game (ties included) with 95%
+    Wilson intervals; the dashed line is the share over all takes."""
+    table = anatomy.price_table(prices)
+    fig, ax = _axes(ax)
+    yerr = np.vstack(
+        [table["in_winner"] - table["winner_low"], table["winner_high"] - table["in_winner"]]
+    )
+    ax.bar(table.index, table["in_winner"], yerr=yerr, capsize=2, color="tab:green")
+    ax.axhline((prices["win"] > 0).mean(), color="grey", ls="--", lw=1, label="all cards")
+    ax.set(xlabel="card", ylabel="share of takes by a winner", title="Cards in the winner's hand")
+    ax.legend()
+    return fig
+
+
+def point_sources_data(long: pd.DataFrame, by=("agent", "n_players")) -> pd.DataFrame:
+    """``anatomy.point_sources(long, by)``."""
+    return anatomy.point_sources(long, by)
+
+
+def point_sources(long: pd.DataFrame, by=("agent", "n_players"), ax=None):
+    """Stacked bars of the mean giving, keeping and majority points per seat for each group
+    of ``by``, with the 95% interval of the mean score on top."""
+    data = point_sources_data(long, by)
+    fig, ax = _axes(ax)
+    x = np.arange(len(data))
+    bottom = np.zeros(len(data))
+    for source in anatomy.SOURCES:
+        ax.bar(x, data[source], bottom=bottom, label=source)
+        bottom += data[source].to_numpy()
+    yerr = np.vstack([data["score"] - data["score_low"], data["score_high"] - data["score"]])
+    ax.errorbar(x, data["score"], yerr=yerr, fmt="none", ecolor="black", capsize=2)
+    names = [" ".join(map(str, k)) if isinstance(k, tuple) else str(k) for k in data.index]
+    ax.set_xticks(x, names, rotation=60, ha="right", fontsize=7)
+    ax.set(ylabel="points per seat", title="Where the points come from")
+    ax.legend()
     return fig

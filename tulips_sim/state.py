@@ -26,6 +26,7 @@ slot              size                    meaning
 ``DENSE``         1                       rules: 1 for dense majority ranking
 ``N_REMOVED``     1                       rules: cards removed unseen before the game
 ``COPIES``        3                       rules: copies of each value 2, 3, 4 per variety
+``N_REVEALED``    1                       rules: secret cards the end-game reveal turns up
 ``ORDER``         4                       variety at festival rank 1..4 (-1 where empty)
 ``TOTALS``        4                       festival total per variety
 ``RANK``          4                       rank 1..4 per variety (4 also when not in festival)
@@ -44,7 +45,6 @@ slot              size                    meaning
 ``TOP``           1                       hidden: index of the next card of ``DECK``
 ``DECK_N``        1                       hidden: cards in ``DECK``
 ``REVEAL_KEY``    1                       hidden: random stream of the end-game reveal
-``N_REVEALED``    1                       hidden: cards the reveal turns up (rules)
 ``DEALT``         ``MAX_PLAYERS`` * 2     hidden: each seat's dealt pair
 ``PENDING``       ``MAX_PLAYERS``         hidden: setup choice per seat (-1 before it)
 ``SECRETS``       ``MAX_PLAYERS`` * 12    hidden: each seat's secret card counts
@@ -105,7 +105,8 @@ ZERO_WINS = 12
 DENSE = 13
 N_REMOVED = 14
 COPIES = 15
-ORDER = COPIES + N_VALUES
+N_REVEALED = COPIES + N_VALUES
+ORDER = N_REVEALED + 1
 TOTALS = ORDER + N_RANKS
 RANK = TOTALS + N_VARIETIES
 GIVE_BONUS = RANK + N_VARIETIES
@@ -124,8 +125,7 @@ OBS_SIZE = OWN_SECRET + N_TYPES
 TOP = OBS_SIZE
 DECK_N = TOP + 1
 REVEAL_KEY = DECK_N + 1
-N_REVEALED = REVEAL_KEY + 1
-DEALT = N_REVEALED + 1
+DEALT = REVEAL_KEY + 1
 PENDING = DEALT + MAX_PLAYERS * 2
 SECRETS = PENDING + MAX_PLAYERS
 MAJORITY_PTS = SECRETS + MAX_PLAYERS * N_TYPES
