@@ -1,0 +1,125 @@
+"""No Thanks! for the search agents: worlds drawn from one seat's observation, and ``GAME``.
+
+A world keeps the observation's public slots and fills the hidden ones: the unseen cards (the
+stack and the removed cards together, ``O_UNSEEN``) are shuffled and the first ``O_CARDS_LEFT``
+of them become the stack; when chips are hidden, the chips neither the seat's own nor on the
+card (``O_TOTAL_CHIPS`` less those) are dealt one by one to random opponents.
+"""
+
+import numpy as np
+from numba import njit
+
+from agents.geschenkt import greedy, random_agent, sniper
+from geschenkt_sim.engine import (
+    O_CARD,
+    O_CARDS_LEFT,
+    O_CHIPS,
+    O_CHIPS_VISIBLE,
+    O_N_PLAYERS,
+    O_POT,
+    O_SEAT,
+    O_TOTAL_CHIPS,
+    O_UNSEEN,
+    OBS_SIZE,
+    apply_action,
+    is_over,
+)
+from geschenkt_sim.rules import MAX_CARD, NUM_ACTIONS, PASS, TAKE
+from geschenkt_sim.scoring import score_hand
+from geschenkt_sim.state import (
+    CHIPS,
+    DECK,
+    HANDS,
+    N_CARDS,
+    N_PLAYERS,
+    POS,
+    REMOVED,
+    SEAT,
+    TURN,
+)
+from giftsim.contract import MAX_PARAMS
+from giftsim.rng import next_below, shuffle
+
+# Default policies of the playouts, by the number in a search agent's ``policy`` parameter.
+POLICIES = ("random", "greedy", "sniper")
+_POLICY_PARAMS = np.zeros((len(POLICIES), MAX_PARAMS), np.float64)
+for _row, _module in enumerate((random_agent, greedy, sniper)):
+    _POLICY_PARAMS[_row, : len(_module.PARAMS)] = list(_module.PARAMS.values())
+
+
+@njit(cache=True)
+def world(obs, rng, state):
+    """Fill ``state`` with a random world consistent with ``obs`` (see the module docstring)."""
+    state[:OBS_SIZE] = obs
+    unseen = np.empty(MAX_CARD + 1, np.int64)
+    n = 0
+    for c in range(MAX_CARD + 1):
+        if (obs[O_UNSEEN] >> c) & 1:
+            unseen[n] = c
+            n += 1
+    shuffle(unseen[:n], rng)
+    stack = obs[O_CARDS_LEFT]
+    state[DECK] = obs[O_CARD]
+    state[DECK + 1 : DECK + 1 + stack] = unseen[:stack]
+    state[POS], state[N_CARDS], state[REMOVED] = 0, stack + 1, 0
+    for k in range(stack, n):
+        state[REMOVED] |= np.int64(1) << unseen[k]
+    if not obs[O_CHIPS_VISIBLE]:
+        _deal_hidden_chips(obs, rng, state)
+
+
+@njit(cache=True)
+def _deal_hidden_chips(obs, rng, state):
+    n, seat = obs[O_N_PLAYERS], obs[O_SEAT]
+    free = obs[O_TOTAL_CHIPS] - obs[O_CHIPS + seat] - obs[O_POT]
+    for p in range(n):
+        if p != seat:
+            state[CHIPS + p] = 0
+    for _ in range(free):
+        other = next_below(rng, n - 1)
+        state[CHIPS + (other if other < seat else other + 1)] += 1
+
+
+@njit(cache=True)
+def legal(state):
+    """Take always; pass with a chip in hand."""
+    can_pass = state[CHIPS + state[TURN]] > 0
+    return (np.int64(1) << TAKE) | (np.int64(can_pass) << PASS)
+
+
+@njit(cache=True)
+def to_act(state):
+    return state[TURN]
+
+
+@njit(cache=True)
+def policy_action(state, policy, rng):
+    """The default policy's action for the seat to act, shown the state's public prefix."""
+    seat = state[TURN]
+    state[SEAT] = seat
+    if state[CHIPS + seat] == 0:
+        return TAKE
+    obs = state[:OBS_SIZE]
+    if policy == 0:
+        return random_agent.decide(obs, _POLICY_PARAMS[0], rng)
+    if policy == 1:
+        return greedy.decide(obs, _POLICY_PARAMS[1], rng)
+    return sniper.decide(obs, _POLICY_PARAMS[2], rng)
+
+
+@njit(cache=True)
+def rewards(state, out):
+    """Each seat's share of the win: the lowest score wins, ties share."""
+    n = state[N_PLAYERS]
+    best, winners = 1 << 30, 0
+    for p in range(n):
+        out[p] = score_hand(state[HANDS + p], state[CHIPS + p])
+        if out[p] < best:
+            best, winners = out[p], 1
+        elif out[p] == best:
+            winners += 1
+    for p in range(n):
+        out[p] = 1.0 / winners if out[p] == best else 0.0
+
+
+GAME = (NUM_ACTIONS, OBS_SIZE, world, legal, to_act, is_over, apply_action, policy_action, rewards)
