@@ -13,9 +13,10 @@ from giftsim.contract import DECIDER_SIG, as_arrays
 @njit(cache=True)
 def decide(obs, params, rng):
     """Search ``iters`` worlds drawn from what this seat may know (the unseen cards, and the
-    others' chips when hidden) in one tree shared by every seat's decisions (SO-ISMCTS, UCB1
-    with availability counts, exploration ``explore``); play each world out with the default
-    policy ``policy`` (0 random, 1 greedy, 2 sniper) and take the most visited root action.
+    others' chips when hidden) with one tree over this seat's information sets (ISMCTS: UCB1
+    with availability counts, exploration ``explore``); the other seats, and every seat after
+    the tree, play the default policy ``policy`` (0 random, 1 greedy, 2 sniper). Take the most
+    visited action.
     """
     return ismcts(GAME, obs, params, rng, np.empty(STATE_SIZE, np.int64))
 

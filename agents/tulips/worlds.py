@@ -1,0 +1,201 @@
+"""Gift of Tulips for the search agents: worlds drawn from one seat's observation, and ``GAME``.
+
+The cards a seat has not seen are the whole deck (``O_COPIES`` of every value per variety) less
+the face-up festival, every bouquet, its own secret cards, the card it holds and its dealt pair.
+A world shuffles that multiset and deals it out to the hidden places: the draw pile
+(``O_DECK_LEFT`` cards), the other seats' secret cards, during the setup the others' dealt or
+chosen cards, and the removed cards. Which other seat owns a secret card is drawn at random (it
+changes nothing but that seat's private view); the end-game reveal gets a fresh random stream.
+"""
+
+import numpy as np
+from numba import njit
+
+from agents.tulips import greedy, hoarder, planner, random_agent
+from giftsim.contract import MAX_PARAMS
+from giftsim.rng import next_below, next_u64, shuffle
+from tulips_sim.engine import (
+    O_BOUQUET,
+    O_COPIES,
+    O_DECK_LEFT,
+    O_DRAWN,
+    O_FACE_UP,
+    O_HAND,
+    O_N_PLAYERS,
+    O_OWN_SECRET,
+    O_PHASE,
+    O_SEAT,
+    O_SECRET_SIZE,
+    O_SIZE,
+    apply_action,
+    is_over,
+)
+from tulips_sim.rules import MAX_DECK, MAX_PLAYERS, N_TYPES, N_VALUES, NUM_ACTIONS
+from tulips_sim.scoring import final_scores
+from tulips_sim.state import (
+    DEALT,
+    DECK,
+    DECK_N,
+    LEGAL,
+    MAJORITY_PTS,
+    N_PLAYERS,
+    PENDING,
+    PILE,
+    REMOVED,
+    REVEAL_KEY,
+    SECRETS,
+    SETUP,
+    TOP,
+    TURN,
+)
+
+# Default policies of the playouts, by the number in a search agent's ``policy`` parameter.
+POLICIES = ("random", "greedy", "hoarder", "planner")
+_MODULES = (random_agent, greedy, hoarder, planner)
+_POLICY_PARAMS = np.zeros((len(POLICIES), MAX_PARAMS), np.float64)
+for _row, _module in enumerate(_MODULES):
+    _POLICY_PARAMS[_row, : len(_module.PARAMS)] = list(_module.PARAMS.values())
+
+
+@njit(cache=True)
+def unseen_counts(obs):
+    """Counts per card type of the cards the observing seat has not seen."""
+    n = obs[O_N_PLAYERS]
+    counts = np.empty(N_TYPES, np.int64)
+    for t in range(N_TYPES):
+        counts[t] = obs[O_COPIES + t % N_VALUES] - obs[O_FACE_UP + t] - obs[O_OWN_SECRET + t]
+        for p in range(n):
+            counts[t] -= obs[O_BOUQUET + p * N_TYPES + t]
+    if obs[O_DRAWN] >= 0:
+        counts[obs[O_DRAWN]] -= 1
+    for k in range(2):
+        if obs[O_HAND + k] >= 0 and obs[O_PHASE] == SETUP:
+            counts[obs[O_HAND + k]] -= 1
+    return counts
+
+
+@njit(cache=True)
+def world(obs, rng, state):
+    """Fill ``state`` with a random world consistent with ``obs`` (see the module docstring)."""
+    state[:O_SIZE] = obs
+    cards = _shuffled(unseen_counts(obs), rng)
+    used = _fill_pile(obs, cards, state)
+    used = _fill_secrets(obs, rng, cards, used, state)
+    used = _fill_setup(obs, cards, used, state)
+    for t in range(N_TYPES):
+        state[REMOVED + t] = 0
+    for k in range(used, cards.shape[0]):
+        state[REMOVED + cards[k]] += 1
+    state[REVEAL_KEY] = np.int64(next_u64(rng))
+    for p in range(MAX_PLAYERS):
+        state[MAJORITY_PTS + p] = 0
+
+
+@njit(cache=True)
+def _shuffled(counts, rng):
+    cards = np.empty(MAX_DECK, np.int64)
+    n = 0
+    for t in range(N_TYPES):
+        for _ in range(counts[t]):
+            cards[n] = t
+            n += 1
+    shuffle(cards[:n], rng)
+    return cards[:n]
+
+
+@njit(cache=True)
+def _fill_pile(obs, cards, state):
+    """The draw pile: the first ``O_DECK_LEFT`` unseen cards."""
+    left = obs[O_DECK_LEFT]
+    state[DECK : DECK + left] = cards[:left]
+    state[TOP], state[DECK_N] = 0, left
+    return left
+
+
+@njit(cache=True)
+def _fill_secrets(obs, rng, cards, used, state):
+    """The secret festival: own cards as known, the others' drawn from ``cards``, in a random
+    pile order; each other card goes to a random other seat."""
+    n, seat, size = obs[O_N_PLAYERS], obs[O_SEAT], obs[O_SECRET_SIZE]
+    for i in range(n * N_TYPES):
+        state[SECRETS + i] = 0
+    k = 0
+    for t in range(N_TYPES):
+        for _ in range(obs[O_OWN_SECRET + t]):
+            state[PILE + k] = t
+            state[SECRETS + seat * N_TYPES + t] += 1
+            k += 1
+    while k < size:
+        other = next_below(rng, n - 1)
+        other = other if other < seat else other + 1
+        state[PILE + k] = cards[used]
+        state[SECRETS + other * N_TYPES + cards[used]] += 1
+        used += 1
+        k += 1
+    shuffle(state[PILE : PILE + size], rng)
+    return used
+
+
+@njit(cache=True)
+def _fill_setup(obs, cards, used, state):
+    """During the setup (seats choose in order 0, 1, ...): the choices of the seats before the
+    one to act, and the dealt pairs of the seats after it."""
+    if obs[O_PHASE] != SETUP:
+        return used
+    seat = obs[O_SEAT]
+    for p in range(obs[O_N_PLAYERS]):
+        if p < seat:
+            state[PENDING + p] = cards[used]
+            state[DEALT + 2 * p] = cards[used]
+            state[DEALT + 2 * p + 1] = -1
+            used += 1
+        elif p > seat:
+            state[PENDING + p] = -1
+            state[DEALT + 2 * p] = cards[used]
+            state[DEALT + 2 * p + 1] = cards[used + 1]
+            used += 2
+        else:
+            state[PENDING + p] = -1
+            state[DEALT + 2 * p] = obs[O_HAND]
+            state[DEALT + 2 * p + 1] = obs[O_HAND + 1]
+    return used
+
+
+@njit(cache=True)
+def legal(state):
+    return state[LEGAL]
+
+
+@njit(cache=True)
+def to_act(state):
+    return state[TURN]
+
+
+@njit(cache=True)
+def policy_action(state, policy, rng):
+    """The default policy's action for the seat to act (the state's prefix is its view)."""
+    obs = state[:O_SIZE]
+    if policy == 0:
+        return random_agent.decide(obs, _POLICY_PARAMS[0], rng)
+    if policy == 1:
+        return greedy.decide(obs, _POLICY_PARAMS[1], rng)
+    if policy == 2:
+        return hoarder.decide(obs, _POLICY_PARAMS[2], rng)
+    return planner.decide(obs, _POLICY_PARAMS[3], rng)
+
+
+@njit(cache=True)
+def rewards(state, out):
+    """Each seat's share of the win: the highest score wins, ties share."""
+    n = state[N_PLAYERS]
+    scores = np.zeros(n, np.int64)
+    final_scores(state, scores)
+    best = scores.max()
+    winners = 0
+    for p in range(n):
+        winners += scores[p] == best
+    for p in range(n):
+        out[p] = 1.0 / winners if scores[p] == best else 0.0
+
+
+GAME = (NUM_ACTIONS, O_SIZE, world, legal, to_act, is_over, apply_action, policy_action, rewards)
