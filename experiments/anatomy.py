@@ -1,0 +1,245 @@
+"""Where points come from: per-card prices in No Thanks!, point sources in Gift of Tulips.
+
+No Thanks!: the *price* of a card is the pot (chips on it) when it is taken. :func:`card_prices`
+plays games through a compiled loop that is the game loop of ``agents/geschenkt/loop.py`` plus
+one record per take (card, pot, seat), so its games are the batch API's games: game ``i`` of
+root seed ``S`` is the same pure function of ``(S, i, rules, agents)`` (a test checks scores,
+first players and decisions against ``play_block``, and prices against a replay of the slow
+path's actions).
+
+Gift of Tulips: the batch rows already carry each seat's giving, keeping and majority points
+(``give_s``, ``keep_s``, ``majority_s``); :func:`play_long` runs a design and
+:func:`point_sources` averages the three sources with 95% intervals.
+"""
+
+import numpy as np
+import pandas as pd
+from numba import njit
+
+from agents.common.block import run_block
+from agents.registry import parse_list
+from experiments import runner, stats
+from experiments.batch import BLOCK, to_frame
+from experiments.games import entry
+from experiments.results import long_table
+from experiments.schedule import field_design, mirror
+from geschenkt_sim.engine import OBS_SIZE, apply_action, is_forced, is_legal, is_over, observe
+from geschenkt_sim.rules import MAX_PLAYERS, R_CHIPS_VISIBLE, R_N_PLAYERS, TAKE
+from geschenkt_sim.scoring import score_hand
+from geschenkt_sim.state import (
+    CARD,
+    CHIPS,
+    FIRST,
+    HANDS,
+    N_DECISIONS,
+    POS,
+    POT,
+    SEAT,
+    STATE_SIZE,
+    TURN,
+    deal_keyed,
+)
+from giftsim.contract import MAX_PARAMS, address, first_seat
+from giftsim.rng import AGENT_STREAM, check_seed, game_key, stream_from
+
+SOURCES = ("give", "keep", "majority")  # Tulips point sources; their sum is the score
+PRICE_COLUMNS = ("game_index", "turn", "card", "price", "seat", "position", "agent", "win")
+
+
+# ---- No Thanks!: the price of every card --------------------------------------------------
+
+
+@njit(cache=True)
+def _play_prices(rules_vec, root_seed, first_index, policy, entries, params, out, takes):
+    """``agents/geschenkt/loop._play`` (kept step for step, so the games are the same), also
+    writing every take into ``takes[g, k]`` (k: turn-up index): card, pot, seat. A copy rather
+    than a hook because a hook in the game loop would cost every other study; the test against
+    ``play_block`` guards the copy."""
+    n = rules_vec[R_N_PLAYERS]
+    state = np.zeros(STATE_SIZE, np.int64)
+    masked = np.zeros(OBS_SIZE, np.int64)
+    visible = rules_vec[R_CHIPS_VISIBLE] == 1
+    obs = address(state, 0) if visible else address(masked, 0)
+    rngs = np.zeros(MAX_PLAYERS, np.uint64)
+    flat_params = params.ravel()
+    for g in range(out.shape[0]):
+        game_index = first_index + g
+        key = game_key(root_seed, game_index)
+        deal_keyed(rules_vec, key, first_seat(policy, game_index, n), state)
+        for s in range(n):
+            rngs[s] = stream_from(key, AGENT_STREAM + s)
+        while not is_over(state):
+            action = TAKE
+            if not is_forced(state):
+                seat = state[TURN]
+                state[SEAT] = seat
+                if not visible:
+                    observe(state, seat, masked)
+                row = address(flat_params, seat * MAX_PARAMS)
+                action = entries[seat](obs, row, address(rngs, seat))
+                if not is_legal(state, action):
+                    return g
+            if action == TAKE:
+                _record_take(state, takes, g)
+            apply_action(state, action)
+        for p in range(n):
+            out[g, p] = score_hand(state[HANDS + p], state[CHIPS + p])
+        out[g, n] = state[FIRST]
+        out[g, n + 1] = state[N_DECISIONS]
+    return -1
+
+
+@njit(cache=True)
+def _record_take(state, takes, g):
+    k = state[POS]
+    takes[g, k, 0] = state[CARD]
+    takes[g, k, 1] = state[POT]
+    takes[g, k, 2] = state[TURN]
+
+
+def price_block(rules, agents, seed: int, first_index: int, n_games: int, first_player="rotate"):
+    """Games ``first_index ..`` of ``seed`` as ``(raw, takes)``: ``raw`` as
+    ``agents.geschenkt.loop.play_block`` returns it (scores, first player, decisions) and
+    ``takes`` int64 ``(n_games, n_cards, 3)``: per card in turn-up order the card, its price
+    (chips on it when taken) and the seat that took it."""
+    takes = np.zeros((n_games, rules.n_cards, 3), np.int64)
+
+    def kernel(rules_vec, root_seed, first, policy, entries, params, out):
+        return _play_prices(rules_vec, root_seed, first, policy, entries, params, out, takes)
+
+    n = rules.n_players
+    raw = run_block(
+        kernel, MAX_PLAYERS, n + 2, rules, agents, seed, first_index, n_games, first_player
+    )
+    return raw, takes
+
+
+def card_prices(
+    agents, n_games: int, rules=None, seed: int = 0, first_index: int = 0, first_player="rotate"
+) -> pd.DataFrame:
+    """Every take of ``n_games`` No Thanks! games, one row per (game, card): ``game_index``,
+    ``turn`` (turn-up index, 0 = first card), ``card``, ``price`` (chips on it when taken),
+    ``seat`` of the taker, its ``position`` in the turn order (0 = first player), its
+    ``agent`` spec and ``win`` (the taker's share of the game's win, ties split) - so the
+    share of a card's takes with ``win > 0`` is how often it ends in a winner's hand."""
+    ent = entry("geschenkt")
+    agent_list = parse_list(agents, "geschenkt")
+    rules = rules if rules is not None else ent.rules_cls(n_players=len(agent_list))
+    check_seed(seed, first_index + max(n_games - 1, 0))
+    parts = []
+    for start in range(0, n_games, BLOCK):
+        size = min(BLOCK, n_games - start)
+        raw, takes = price_block(rules, agent_list, seed, first_index + start, size, first_player)
+        parts.append(_take_rows(to_frame(ent, raw, agent_list, first_index + start), takes))
+    if not parts:
+        return pd.DataFrame({c: [] for c in PRICE_COLUMNS})
+    return pd.concat(parts, ignore_index=True)
+
+
+def _take_rows(frame: pd.DataFrame, takes: np.ndarray) -> pd.DataFrame:
+    """One row per take from a block's game rows and its ``takes`` array."""
+    games, n_cards, _ = takes.shape
+    n = sum(1 for c in frame.columns if c.startswith("win_"))
+    seat = takes[:, :, 2]
+    rows = np.repeat(np.arange(games), n_cards)
+    wins = frame[[f"win_{s}" for s in range(n)]].to_numpy()
+    names = np.array([str(frame[f"agent_{s}"].iloc[0]) for s in range(n)], dtype=object)
+    first = frame["first_player"].to_numpy(np.int64)
+    return pd.DataFrame(
+        {
+            "game_index": frame["game_index"].to_numpy()[rows],
+            "turn": np.tile(np.arange(n_cards, dtype=np.int16), games),
+            "card": takes[:, :, 0].ravel().astype(np.int16),
+            "price": takes[:, :, 1].ravel().astype(np.int16),
+            "seat": seat.ravel().astype(np.int8),
+            "position": ((seat - first[:, None]) % n).ravel().astype(np.int8),
+            "agent": pd.Categorical(names[seat.ravel()]),
+            "win": wins[rows, seat.ravel()],
+        }
+    )
+
+
+def price_table(prices: pd.DataFrame, by="card") -> pd.DataFrame:
+    """Per group of takes (default: per card number): ``takes``, mean ``price`` with a 95%
+    normal interval (``price_low``, ``price_high``), its ``sd``, quartiles (``q25``,
+    ``median``, ``q75``), ``free`` (share taken with no chip on it) and ``in_winner`` (share
+    of takes by a seat that won the game, ties included) with a 95% Wilson interval."""
+    groups = prices.assign(free=prices["price"] == 0, winner=prices["win"] > 0).groupby(
+        by, observed=True, sort=True
+    )
+    table = groups.agg(
+        takes=("price", "size"),
+        price=("price", "mean"),
+        sd=("price", "std"),
+        q25=("price", lambda x: x.quantile(0.25)),
+        median=("price", "median"),
+        q75=("price", lambda x: x.quantile(0.75)),
+        free=("free", "mean"),
+        in_winner=("winner", "mean"),
+    )
+    half = stats.Z95 * table["sd"] / np.sqrt(table["takes"])
+    table["price_low"], table["price_high"] = table["price"] - half, table["price"] + half
+    table["winner_low"], table["winner_high"] = stats.wilson(
+        table["in_winner"] * table["takes"], table["takes"]
+    )
+    return table
+
+
+def price_histogram(prices: pd.DataFrame, max_price: int | None = None) -> pd.DataFrame:
+    """Share of each card's takes at each price: rows ``price`` 0..max_price (higher prices
+    pooled into the last row), columns ``card``; every column sums to 1."""
+    top = int(prices["price"].max()) if max_price is None else max_price
+    clipped = prices["price"].clip(upper=top)
+    counts = pd.crosstab(clipped, prices["card"]).reindex(range(top + 1), fill_value=0)
+    return (counts / counts.sum()).rename_axis(index="price", columns="card")
+
+
+# ---- Gift of Tulips: giving, keeping and majority points ----------------------------------
+
+
+def play_long(jobs) -> pd.DataFrame:
+    """Play a design's jobs here (serial runner, no progress bar) and return the long table:
+    one row per (game, seat) with ``position``, ``score``, ``win`` and the game's other
+    per-seat blocks (Tulips: ``give``, ``keep``, ``majority``, ``cards``)."""
+    frame, _, _ = runner.run(jobs, backend="serial", progress=False)
+    return long_table(frame)
+
+
+def mirror_points(game: str, agents, players, n_games: int, seed: int = 0, rules=None):
+    """The long table (see :func:`play_long`) of ``experiments.schedule.mirror``: each agent in
+    every seat at each player count, ``n_games`` games per (agent, count)."""
+    return play_long(mirror(game, agents, players, n_games, seed, rules))
+
+
+def field_points(game: str, candidates, baseline: str, n_players: int, n_games: int, seed=0):
+    """The long tables of ``experiments.schedule.field_design`` (a candidate against copies
+    of ``baseline`` in every seat, duplicate deals) for each candidate, stacked, with a
+    ``table`` column (``"<candidate> vs <baseline>"``) that keeps the baselines apart."""
+    parts = [
+        play_long(field_design(game, c, baseline, n_players, n_games, seed)).assign(
+            table=f"{c} vs {baseline}"
+        )
+        for c in candidates
+    ]
+    return pd.concat(parts, ignore_index=True)
+
+
+def point_sources(long: pd.DataFrame, by=("agent", "n_players")) -> pd.DataFrame:
+    """Mean points per seat from each source (``give``, ``keep``, ``majority``) and the
+    ``score``, each with a 95% normal interval (``<source>_low``, ``<source>_high``), and each
+    source's ``<source>_share`` of the mean score, per group of rows; plus ``seats`` and
+    ``win_share``."""
+    by = [by] if isinstance(by, str) else list(by)
+    groups = long.groupby(by, observed=True, sort=True)
+    table = groups.agg(seats=("score", "size"), win_share=("win", "mean"))
+    for column in (*SOURCES, "score"):
+        mean, sd = groups[column].mean(), groups[column].std()
+        half = stats.Z95 * sd / np.sqrt(table["seats"])
+        table[column], table[f"{column}_low"], table[f"{column}_high"] = (
+            mean,
+            mean - half,
+            mean + half,
+        )
+    for source in SOURCES:
+        table[f"{source}_share"] = table[source] / table["score"]
+    return table

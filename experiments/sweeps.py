@@ -1,0 +1,155 @@
+"""Rules sweeps: the same study under many rules, one row per rules variant.
+
+A *variant* is a dict of ``Rules`` options besides ``n_players`` (``{}`` is the rules of
+record); a sweep takes a list of them (labelled ``"k=v, ..."``) or a dict ``{label: options}``.
+Every variant plays the same root seed, so game ``i`` of a variant is the pure function of
+``(seed, i, rules, agents)`` that ``experiments.batch.play`` plays with those rules: a sweep
+over one variant is exactly one batch run (a test checks).
+
+:func:`sweep` plays one agent in every seat with a rotating first player (every turn position
+equally often) and summarises balance with :func:`balance`; :func:`field_sweep` plays
+``experiments.batch.field`` (a candidate against copies of a baseline, seat-rotated on
+duplicate deals) under each variant.
+"""
+
+from itertools import product
+
+import numpy as np
+import pandas as pd
+
+from experiments import stats
+from experiments.batch import field, play
+from experiments.games import entry
+from experiments.results import long_table
+from tulips_sim.rules import Rules as TulipsRules
+
+
+def grid(**axes) -> list[dict]:
+    """Every combination of the given option values, e.g. ``grid(n_removed=[0, 9],
+    chips_per_player=[7, 11])``: four variants, the last axis varying fastest."""
+    names = list(axes)
+    return [dict(zip(names, values, strict=True)) for values in product(*axes.values())]
+
+
+def label(options: dict) -> str:
+    """``"k=v, ..."`` for a variant, ``"rules of record"`` for ``{}``."""
+    return ", ".join(f"{k}={v}" for k, v in options.items()) or "rules of record"
+
+
+def _labelled(variants) -> dict:
+    if isinstance(variants, dict):
+        return dict(variants)
+    return {label(v): dict(v) for v in variants}
+
+
+def balance(frame: pd.DataFrame) -> dict:
+    """Balance of one mirror batch (``experiments.batch.play`` rows, rotating first player).
+
+    Every figure ``x`` with an interval comes with ``x_low`` and ``x_high`` (95%).
+    ``first_share`` / ``last_share``: win share of the first / last player in the turn order
+    (Wilson intervals); ``first_edge`` / ``last_edge``: the same minus the fair share 1/n;
+    ``spread``: best minus worst turn position; ``chi2``, ``p_value``: the chi-square test of
+    equal win shares over positions; ``decisions``, ``winning_score``, ``mean_score``: means
+    (normal intervals); ``ties``: share of games with a shared win."""
+    long = long_table(frame.assign(job=0))
+    seats = stats.seat_advantage(long, "position").droplevel("n_players")
+    test = stats.seat_test(long, "position").iloc[0]
+    n = len(seats)
+    wins = frame[[f"win_{s}" for s in range(n)]].to_numpy()
+    scores = frame[[f"score_{s}" for s in range(n)]].to_numpy()
+    winning = scores[np.arange(len(frame)), wins.argmax(axis=1)]
+    row = {"games": len(frame), "n_players": n}
+    row.update(_position("first", seats.loc[0], n))
+    row.update(_position("last", seats.loc[n - 1], n))
+    row["spread"] = seats["win_share"].max() - seats["win_share"].min()
+    row["chi2"], row["p_value"] = test["chi2"], test["p_value"]
+    row.update(_mean("decisions", frame["n_decisions"].to_numpy(float)))
+    row.update(_mean("winning_score", winning.astype(float)))
+    row.update(_mean("mean_score", scores.mean(axis=1)))
+    row["ties"] = float(((wins > 0).sum(axis=1) > 1).mean())
+    return row
+
+
+def _position(name: str, seat: pd.Series, n: int) -> dict:
+    """Share and edge (share minus 1/n) of one turn position, with their intervals."""
+    share, low, high = seat["win_share"], seat["ci_low"], seat["ci_high"]
+    fair = 1 / n
+    return {
+        **_interval(f"{name}_share", share, low, high),
+        **_interval(f"{name}_edge", share - fair, low - fair, high - fair),
+    }
+
+
+def _interval(name: str, value: float, low: float, high: float) -> dict:
+    return {name: value, f"{name}_low": low, f"{name}_high": high}
+
+
+def _mean(name: str, values: np.ndarray) -> dict:
+    """``name``, ``name_low``, ``name_high``: mean and 95% normal interval."""
+    mean = values.mean()
+    half = stats.Z95 * values.std(ddof=1) / np.sqrt(len(values)) if len(values) > 1 else np.nan
+    return _interval(name, mean, mean - half, mean + half)
+
+
+def sweep(game: str, agent: str, variants, n_games: int, players=4, seed: int = 0):
+    """``agent`` in every seat under each variant and player count (``players``: an int or a
+    list): one row per (variant, n_players) with the ``variant`` label, its options as columns
+    and the :func:`balance` figures of ``n_games`` games (first player rotating)."""
+    ent = entry(game)
+    players = [players] if isinstance(players, int) else list(players)
+    rows = []
+    for name, options in _labelled(variants).items():
+        for n in players:
+            rules = ent.rules_cls(n_players=n, **options)
+            frame = play(game, [agent] * n, n_games, rules=rules, seed=seed)
+            rows.append({"variant": name, **options, **balance(frame)})
+    return pd.DataFrame(rows)
+
+
+def field_sweep(game: str, candidates, baseline: str, variants, n_games: int, n_players=4, seed=0):
+    """Each candidate against ``n_players - 1`` copies of ``baseline`` under each variant
+    (``experiments.batch.field``: every seat in turn, on the same deals): one row per
+    (variant, candidate) with the ``variant`` label, its options as columns, ``win_share`` and
+    ``edge`` (win share minus ``fair`` = 1/n),
+    each with its 95% interval (``win_share_low``, ``win_share_high``, ``edge_low``, ...), and
+    ``games``."""
+    ent = entry(game)
+    rows = []
+    for name, options in _labelled(variants).items():
+        rules = ent.rules_cls(n_players=n_players, **options)
+        for candidate in candidates:
+            result = field(game, candidate, baseline, n_players, n_games, seed=seed, rules=rules)
+            share, (low, high), fair = result["win_share"], result["ci95"], result["fair"]
+            rows.append(
+                {
+                    "variant": name,
+                    **options,
+                    "candidate": candidate,
+                    **_interval("win_share", share, low, high),
+                    **_interval("edge", share - fair, low - fair, high - fair),
+                    "fair": fair,
+                    "games": result["games"],
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def tulips_turns(table: pd.DataFrame) -> pd.DataFrame:
+    """A Tulips sweep table with ``turns`` (turns in a game; a last odd card makes a half
+    turn) and ``equal_turns`` (every player gets as many full turns) for each row's
+    ``n_players`` and ``n_removed`` (absent, None or NaN: the table of record)."""
+    removed = table["n_removed"] if "n_removed" in table else [None] * len(table)
+    rules = [
+        TulipsRules(n_players=int(n), n_removed=None if pd.isna(r) else int(r))
+        for n, r in zip(table["n_players"], removed, strict=True)
+    ]
+    equal = [r.turn_cards % 2 == 0 and r.max_turns % r.n_players == 0 for r in rules]
+    return table.assign(turns=[r.max_turns for r in rules], equal_turns=equal)
+
+
+def spread_by_turns(table: pd.DataFrame) -> pd.DataFrame:
+    """Turn-order ``spread`` of a :func:`tulips_turns` table summarised per player count for
+    the removal counts with and without equal turns: rows (``n_players``, ``equal_turns``),
+    columns ``variants``, ``mean``, ``min``, ``max``."""
+    groups = table.groupby(["n_players", "equal_turns"], sort=True)["spread"]
+    return groups.agg(variants="size", mean="mean", min="min", max="max")
