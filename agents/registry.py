@@ -49,6 +49,11 @@ def families(game: str) -> list[Family]:
     return list(_FAMILIES[game].values())
 
 
+def builtins(game: str) -> list[Family]:
+    """The game's built-in families (those of ``agents/<game>/``), without user-defined ones."""
+    return [f for f in families(game) if f.name in _BUILTIN[game]]
+
+
 def parse(spec: str, game: str) -> Agent:
     """An agent from a spec string ``name[:key=value[:key=value ...]]``."""
     table = {f.name: f for f in families(game)}

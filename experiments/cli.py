@@ -52,6 +52,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_tournament(sub)
     _add_seats(sub)
     _add_report(sub)
+    _add_play(sub)
     return parser
 
 
@@ -113,6 +114,37 @@ def _add_report(sub) -> None:
     p = sub.add_parser("report", help="tables, PNG plots and summary.md for a results folder")
     p.add_argument("folder", type=Path, help="a folder written by tournament or seats --out")
     p.set_defaults(run=_report)
+
+
+def _add_play(sub) -> None:
+    p = sub.add_parser("play", help="play a game at the terminal against the bots")
+    p.add_argument("game", choices=sorted(GAMES), help="which game")
+    p.add_argument("--players", type=int, default=4, help="number of players, you included")
+    p.add_argument("--seat", type=int, default=0, help="your seat, 0-based (default 0)")
+    p.add_argument(
+        "--vs", help="the other seats' agent specs, comma-separated, in seat order (default greedy)"
+    )
+    p.add_argument("--seed", type=int, help="root seed of the deal (default: a random one, shown)")
+    p.add_argument(
+        "--record", type=Path, help="where to save the game (default giftsim-play-GAME-SEED.json)"
+    )
+    p.add_argument("--hide-chips", action="store_true", help="No Thanks!: hide others' chips")
+    p.set_defaults(run=_play)
+
+
+def _play(args) -> int:
+    from experiments import play  # only this command needs the terminal game
+
+    try:
+        play.run(
+            args.game, args.players, args.seat, args.vs, args.seed, args.record, args.hide_chips
+        )
+    except play.InputEnded as error:
+        raise CliError(str(error)) from None
+    except KeyboardInterrupt:
+        print("\ngiftsim play: interrupted; the game was not saved", file=sys.stderr)
+        return 130
+    return 0
 
 
 def _run_options(args) -> dict:

@@ -38,6 +38,15 @@ def seat_win_share(long: pd.DataFrame, ax=None, column: str = "seat"):
     line at each count's fair share 1/n."""
     data = seat_win_share_data(long, column)
     fig, ax = _axes(ax)
+    _seat_lines(ax, data, column, "win_share", fair=True)
+    ax.set(xlabel=column, ylabel="win share", title="Win share by seat (95% Wilson intervals)")
+    ax.legend()
+    return fig
+
+
+def _seat_lines(ax, data: pd.DataFrame, column: str, value: str, fair: bool) -> None:
+    """``value`` per ``column`` with error bars from ``ci_low`` / ``ci_high``, one line per
+    player count (slightly apart), with dashed fair shares 1/n if ``fair``."""
     counts = sorted(data["n_players"].unique())
     offsets = (
         np.linspace(-SEAT_SPREAD / 2, SEAT_SPREAD / 2, len(counts)) if len(counts) > 1 else [0]
@@ -45,16 +54,41 @@ def seat_win_share(long: pd.DataFrame, ax=None, column: str = "seat"):
     for offset, n in zip(offsets, counts, strict=True):
         part = data[data["n_players"] == n]
         x = part[column].to_numpy() + offset
-        bars = ax.errorbar(
-            x, part["win_share"], yerr=_yerr(part, "win_share"), marker="o", capsize=3
-        )
+        bars = ax.errorbar(x, part[value], yerr=_yerr(part, value), marker="o", capsize=3)
         bars.set_label(f"{n} players")
-        color = bars.lines[0].get_color()
-        ax.hlines(1 / n, x.min() - 0.2, x.max() + 0.2, colors=color, linestyles="--", lw=1)
-    ax.set(xlabel=column, ylabel="win share", title="Win share by seat (95% Wilson intervals)")
+        if fair:
+            color = bars.lines[0].get_color()
+            ax.hlines(1 / n, x.min() - 0.2, x.max() + 0.2, colors=color, linestyles="--", lw=1)
     ax.set_xticks(np.arange(data[column].max() + 1))
-    ax.legend()
-    return fig
+
+
+SEAT_VALUES = {  # seat_panels value -> (interval columns of stats.summary_seat_table, label)
+    "win_share": ("win_low", "win_high", "win share"),
+    "mean_score": ("score_low", "score_high", "mean score"),
+}
+
+
+def seat_panels_data(sums: pd.DataFrame, column="position", by="agent") -> pd.DataFrame:
+    """``stats.summary_seat_table`` of streamed sums as a flat frame."""
+    return stats.summary_seat_table(sums, column, by).reset_index()
+
+
+def seat_panels(sums: pd.DataFrame, value="win_share", column="position", by="agent", axes=None):
+    """One panel per ``by`` group (e.g. agent) of a seat study's sums: ``value``
+    ("win_share" or "mean_score") per ``column`` with 95% intervals, one line per player
+    count; win shares with dashed fair shares 1/n. ``axes``: one Axes per group, or None."""
+    data = seat_panels_data(sums, column, by)
+    low, high, label = SEAT_VALUES[value]
+    groups = list(data.groupby(by, sort=True))
+    if axes is None:
+        _, axes = plt.subplots(1, len(groups), figsize=(4.2 * len(groups), 3.6), squeeze=False)
+    axes = np.ravel(axes)
+    for ax, (name, part) in zip(axes, groups, strict=True):
+        intervals = part.rename(columns={low: "ci_low", high: "ci_high"})
+        _seat_lines(ax, intervals, column, value, fair=value == "win_share")
+        ax.set(xlabel=column, ylabel=label, title=str(name))
+    axes[0].legend(fontsize=8)
+    return axes[0].figure
 
 
 # ---- head to head -------------------------------------------------------------------------

@@ -17,7 +17,7 @@ Designs
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from itertools import combinations_with_replacement
 
 from agents.registry import parse_list
@@ -139,6 +139,19 @@ def field_design(game, candidate, baseline, n_players, n_games, seed=0, rules=No
     cand, base = _check(game, [candidate, baseline], [n_players])
     seating = (cand,) + (base,) * (n_players - 1)
     return _rotated_jobs(game, [seating], n_games, seed, rules, "field", duplicate)
+
+
+def join(*designs: list[Job]) -> list[Job]:
+    """Several designs as one job list, in order: jobs and seating groups renumbered, all else
+    (seeds and game indices included) kept, so designs with one seed share deals where their
+    game indices meet."""
+    jobs, groups = [], 0
+    for design in designs:
+        jobs += [
+            replace(j, job=len(jobs) + i, group=groups + j.group) for i, j in enumerate(design)
+        ]
+        groups += max((j.group for j in design), default=-1) + 1
+    return jobs
 
 
 def experiment_id(jobs: list[Job]) -> str:

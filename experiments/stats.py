@@ -29,6 +29,16 @@ from scipy import stats
 
 GAME = ["job", "game_index"]
 COLUMNS = ("job", "game_index", "n_players", "seat", "agent", "score", "win", "first")
+SEAT_TABLE = (  # the columns of summary_seat_table
+    "games",
+    "win_share",
+    "win_low",
+    "win_high",
+    "fair",
+    "mean_score",
+    "score_low",
+    "score_high",
+)
 Z95 = float(stats.norm.ppf(0.975))
 SCALES = {"log": 1.0, "elo": 400 / np.log(10)}
 EPS = 1e-9  # win shares closer than this are equal (a tie)
@@ -146,13 +156,26 @@ def seat_advantage(long: pd.DataFrame, column: str = "seat") -> pd.DataFrame:
     return _seat_table(table)
 
 
-def summary_seat_advantage(sums: pd.DataFrame, column: str = "seat") -> pd.DataFrame:
-    """``seat_advantage`` from streamed per-(job, seat) sums (``games``, ``win_sum``)."""
-    _require(sums, ["games", "win_sum", "n_players", column])
-    table = sums.groupby(["n_players", column], sort=True).agg(
-        games=("games", "sum"), wins=("win_sum", "sum")
-    )
+def summary_seat_advantage(sums: pd.DataFrame, column: str = "seat", by=()) -> pd.DataFrame:
+    """``seat_advantage`` from streamed per-(job, seat) sums (``games``, ``win_sum``); ``by``
+    names columns (e.g. ``"agent"``) that split the table further, ahead of ``n_players``."""
+    keys = [*_as_list(by), "n_players", column]
+    _require(sums, ["games", "win_sum", *keys])
+    table = sums.groupby(keys, sort=True).agg(games=("games", "sum"), wins=("win_sum", "sum"))
     return _seat_table(table)
+
+
+def summary_seat_table(sums: pd.DataFrame, column: str = "position", by="agent"):
+    """A seat study in one table, one row per (``by``, n_players, ``column``): ``games``,
+    ``win_share`` with its Wilson interval (``win_low``, ``win_high``), ``fair``, and
+    ``mean_score`` with its normal interval (``score_low``, ``score_high``)."""
+    wins = summary_seat_advantage(sums, column, by)
+    scores = summary_mean_score(sums, [*_as_list(by), "n_players", column])
+    wins = wins.rename(columns={"ci_low": "win_low", "ci_high": "win_high"})
+    scores = scores.rename(
+        columns={"mean": "mean_score", "ci_low": "score_low", "ci_high": "score_high"}
+    )
+    return wins.join(scores)[list(SEAT_TABLE)]
 
 
 def _seat_table(table: pd.DataFrame) -> pd.DataFrame:
@@ -169,14 +192,39 @@ def seat_test(long: pd.DataFrame, column: str = "seat", alpha: float = 0.05) -> 
     return _chisquare_table(seat_advantage(long, column), alpha)
 
 
-def summary_seat_test(sums: pd.DataFrame, column: str = "seat", alpha: float = 0.05):
-    """``seat_test`` from streamed per-(job, seat) sums (``games``, ``win_sum``)."""
-    return _chisquare_table(summary_seat_advantage(sums, column), alpha)
+def summary_seat_test(sums: pd.DataFrame, column: str = "seat", alpha: float = 0.05, by=()):
+    """``seat_test`` from streamed per-(job, seat) sums (``games``, ``win_sum``), one test per
+    (``by``, n_players)."""
+    return _chisquare_table(summary_seat_advantage(sums, column, by), alpha)
+
+
+def summary_seat_verdict(sums: pd.DataFrame, column: str = "position", by="agent", alpha=0.05):
+    """The headline of a seat study, one row per (``by``, n_players): games per seat, the win
+    share of ``column`` 0 (the first player, for turn positions) with its Wilson interval
+    (``first_share``, ``first_low``, ``first_high``), ``fair``, the best and worst ``column``
+    and their shares, and the chi-square test of ``summary_seat_test``."""
+    table = summary_seat_advantage(sums, column, by)
+    shares = table["win_share"].groupby(level=list(table.index.names[:-1]), sort=True)
+    first = table.xs(0, level=column)[["games", "win_share", "ci_low", "ci_high", "fair"]]
+    verdict = first.set_axis(["games", "first_share", "first_low", "first_high", "fair"], axis=1)
+    verdict["best"] = shares.idxmax().map(lambda key: key[-1])
+    verdict["best_share"] = shares.max()
+    verdict["worst"] = shares.idxmin().map(lambda key: key[-1])
+    verdict["worst_share"] = shares.min()
+    test = _chisquare_table(table, alpha)
+    return verdict.join(test[["chi2", "p_value", "seat_effect"]])
 
 
 def _chisquare_table(table: pd.DataFrame, alpha: float) -> pd.DataFrame:
-    rows = {n: _chisquare_row(part) for n, part in table.groupby(level="n_players")}
-    result = pd.DataFrame.from_dict(rows, orient="index").rename_axis("n_players")
+    """One chi-square row per group of all index levels but the last (the seat column)."""
+    levels = list(table.index.names[:-1])
+    rows = {
+        key if isinstance(key, tuple) else (key,): _chisquare_row(part)
+        for key, part in table.groupby(level=levels, sort=True)
+    }
+    result = pd.DataFrame(rows.values(), index=pd.MultiIndex.from_tuples(rows, names=levels))
+    if len(levels) == 1:
+        result.index = result.index.get_level_values(0)
     result["seat_effect"] = result["p_value"] < alpha
     return result
 

@@ -27,6 +27,9 @@ observation), so worlds that differ only in what it cannot see share a node. The
 are modelled by the default policy, inside the tree as in the playouts, so every edge is the
 searcher's own choice, scored by its share of the win. Selection is UCB1 with *availability*
 counts, since an action legal in one world may not be in another.
+
+The functions taking ``game`` are compiled into each agent's cached ``decide`` but are not
+cached on their own: Numba cannot reload a cached function whose arguments are functions.
 """
 
 import numpy as np
@@ -112,7 +115,7 @@ def _select(tree, node, legal, explore, rng):
     return best, False
 
 
-@njit(cache=True)
+@njit  # not cached on its own: see the module docstring
 def playout(game, state, policy, rng, out):
     """Play ``state`` to the end with the default policy; the seats' rewards into ``out``."""
     is_over, step, policy_action, rewards = game[5], game[6], game[7], game[8]
@@ -121,7 +124,7 @@ def playout(game, state, policy, rng, out):
     rewards(state, out)
 
 
-@njit(cache=True)
+@njit  # not cached on its own: see the module docstring
 def _others_play(game, state, observer, policy, rng):
     """Let the other seats play the default policy until ``observer`` is to act or the game
     ends; return the fingerprint of what ``observer`` then sees (0 at the end)."""
@@ -142,7 +145,7 @@ def fingerprint(view):
     return h
 
 
-@njit(cache=True)
+@njit  # not cached on its own: see the module docstring
 def _descend(game, tree, used, state, params, observer, rng, path):
     """Walk the tree in one world, adding at most one node (``used[0]`` counts the nodes);
     record the ``(node, action)`` of each of the observer's decisions in ``path`` and return
@@ -168,7 +171,7 @@ def _descend(game, tree, used, state, params, observer, rng, path):
     return depth
 
 
-@njit(cache=True)
+@njit  # not cached on its own: see the module docstring
 def ismcts(game, obs, params, rng, state):
     """The root action with the most visits after ``params[ITERS]`` iterations."""
     n_actions, _, world, legal, to_act = game[:5]
@@ -201,7 +204,7 @@ def _most_visited(visits, legal):
     return best
 
 
-@njit(cache=True)
+@njit  # not cached on its own: see the module docstring
 def flat_mc(game, obs, params, rng, state):
     """Spread ``params[ITERS]`` playouts evenly over the legal actions; return the one with
     the highest mean reward for the seat to act."""
