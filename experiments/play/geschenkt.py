@@ -1,0 +1,123 @@
+"""No Thanks! at the terminal: a seat's observation as text, its choices, the public moves."""
+
+import numpy as np
+
+from experiments.play.screen import Seats, count
+from geschenkt_sim.engine import (
+    HIDDEN_CHIPS,
+    O_CARD,
+    O_CARDS_LEFT,
+    O_CHIPS,
+    O_CHIPS_VISIBLE,
+    O_HANDS,
+    O_N_DECISIONS,
+    O_N_PLAYERS,
+    O_POT,
+    O_SEAT,
+    OBS_SIZE,
+    observe,
+)
+from geschenkt_sim.rules import PASS, TAKE, Rules
+from geschenkt_sim.scoring import card_points, take_delta
+from geschenkt_sim.state import cards_of
+
+TITLE = "No Thanks!"
+GOAL = "lowest score wins (the lowest card of each run, minus your chips)"
+
+
+def make_rules(players: int, hide_chips: bool) -> Rules:
+    return Rules(n_players=players, chips_visible=not hide_chips)
+
+
+def public_obs(state, seat: int) -> np.ndarray:
+    """The observation of ``seat`` (at the end of the game: what everyone may see)."""
+    obs = np.zeros(OBS_SIZE, np.int64)
+    observe(state, seat, obs)
+    return obs
+
+
+def runs(mask) -> str:
+    """The cards of a hand as runs, e.g. ``3-5 17 22`` ("-" for none)."""
+    spans: list[list[int]] = []
+    for card in cards_of(mask):
+        if spans and card == spans[-1][1] + 1:
+            spans[-1][1] = card
+        else:
+            spans.append([card, card])
+    return " ".join(f"{a}-{b}" if b > a else str(a) for a, b in spans) or "-"
+
+
+def heading(obs) -> str:
+    return f"your turn, decision {int(obs[O_N_DECISIONS]) + 1}"
+
+
+def view(obs, seats: Seats) -> list[str]:
+    """The face-up card, the stack, every seat's chips (when shown) and cards, own score."""
+    card, left = int(obs[O_CARD]), int(obs[O_CARDS_LEFT])
+    top = f"face-up card {card} with {count(obs[O_POT], 'chip')} on it; {left} left in the stack"
+    rows = [_row(obs, p, seats) for p in range(obs[O_N_PLAYERS])]
+    return [top, *rows, _own_score(obs)]
+
+
+def _row(obs, seat: int, seats: Seats) -> str:
+    chips = int(obs[O_CHIPS + seat])
+    shown = "?" if chips == HIDDEN_CHIPS else str(chips)
+    hand = obs[O_HANDS + seat]
+    return f"{seats.row(seat)} chips {shown:>2}  cards {runs(hand)} ({card_points(hand)} points)"
+
+
+def _own_score(obs) -> str:
+    seat = obs[O_SEAT]
+    points, chips = int(card_points(obs[O_HANDS + seat])), int(obs[O_CHIPS + seat])
+    return f"your score now: {points} card points - {chips} chips = {points - chips}"
+
+
+def choice(obs, action: int, seats: Seats) -> str:
+    if action == PASS:
+        return "pass (pay 1 chip)"
+    delta = int(take_delta(obs[O_HANDS + obs[O_SEAT]], obs[O_CARD]))
+    return f"take (card points {delta:+d}, chips +{int(obs[O_POT])})"
+
+
+def event(obs, action: int, seats: Seats) -> str:
+    """A decision as the table sees it (every No Thanks! move is public)."""
+    name, card, pot = seats.name(obs[O_SEAT]), int(obs[O_CARD]), int(obs[O_POT])
+    if action == TAKE:
+        return f"{name} took {card}" + (f" with {count(pot, 'chip')}" if pot else "")
+    return f"{name} passed on {card} (now {count(pot + 1, 'chip')} on it)"
+
+
+def after(obs, action: int | None) -> tuple:
+    """``(hands, card, pot)`` once ``action`` (None: no action) is applied: every seat's hand,
+    and the face-up card with its chips if known (a take turns up an unseen card, -1 here)."""
+    hands = [int(obs[O_HANDS + p]) for p in range(obs[O_N_PLAYERS])]
+    card, pot = int(obs[O_CARD]), int(obs[O_POT])
+    if action == TAKE:
+        hands[obs[O_SEAT]] |= 1 << card
+        return tuple(hands), -1, 0
+    return tuple(hands), card, pot + 1 if action == PASS else pot
+
+
+def unseen(known, obs, seats: Seats) -> list[str]:
+    """Takes by a seat without chips, which has no choice and so is never asked.
+
+    The first takes the card last passed on, with its chips; any further one a fresh card
+    with none (the order of those is not in the observation, so they are listed ascending).
+    """
+    hands, card, pot = known or ((0,) * int(obs[O_N_PLAYERS]), -1, 0)
+    why = " (no chips, so no choice)" if obs[O_CHIPS_VISIBLE] else ""
+    lines = []
+    for p, hand in enumerate(hands):
+        new = cards_of(int(obs[O_HANDS + p]) & ~hand)
+        for c in sorted(new, key=lambda c: c != card):
+            chips = f" with {count(pot, 'chip')}" if c == card and pot else ""
+            lines.append(f"{seats.name(p)} took {c}{chips}{why}")
+    return lines
+
+
+def final(obs, result: dict, seats: Seats) -> list[str]:
+    """Every hand and final score (chips follow from them, so they are public now)."""
+    return [
+        f"{seats.row(p)} score {score:>3}  cards {runs(obs[O_HANDS + p])}"
+        for p, score in enumerate(result["scores"])
+    ]

@@ -1,0 +1,74 @@
+"""Terminal input and output for ``giftsim play``: who sits where, screens and the prompt."""
+
+from dataclasses import dataclass
+
+HUMAN = "human"  # the spec recorded for the person's seat
+
+
+class InputEnded(EOFError):
+    """Standard input ended before the game did."""
+
+
+@dataclass(frozen=True)
+class Seats:
+    """The agent spec of every seat (``HUMAN`` at the person's) and the person's seat."""
+
+    specs: tuple[str, ...]
+    human: int
+
+    def name(self, seat: int) -> str:
+        """How the move log names a seat: "you" or "seat 2 (greedy)"."""
+        return "you" if seat == self.human else f"seat {seat} ({self.specs[seat]})"
+
+    def row(self, seat: int) -> str:
+        """The left column of a table row, the person's marked with ``*``."""
+        mark, tag = ("*", "you") if seat == self.human else (" ", self.specs[seat])
+        return f"{mark} seat {seat} {tag:<10}"
+
+
+class Console:
+    """Lines out, numbered choices in; the streams are injectable for tests."""
+
+    def __init__(self, stdin, stdout):
+        self.stdin, self.stdout = stdin, stdout
+
+    def show(self, lines) -> None:
+        for line in lines:
+            print(line, file=self.stdout)
+
+    def choose(self, labels: list[str]) -> int:
+        """The index of the label the person picks; asks again until the answer is one."""
+        self.show(menu(labels))
+        last = len(labels) - 1
+        while True:
+            answer = self._ask(f"your choice [0-{last}]: ")
+            if answer.isascii() and answer.isdigit() and int(answer) <= last:
+                return int(answer)
+            self.show([f"  please enter one of the numbers 0..{last} in brackets"])
+
+    def _ask(self, prompt: str) -> str:
+        self.stdout.write(prompt)
+        self.stdout.flush()
+        line = self.stdin.readline()
+        if not line:
+            self.show([""])
+            raise InputEnded("input ended before the game did; no record saved")
+        return line.strip()
+
+
+def menu(labels: list[str]) -> list[str]:
+    """Numbered choices, on one line when they fit."""
+    items = [f"[{i}] {label}" for i, label in enumerate(labels)]
+    one_line = "  ".join(items)
+    return [one_line] if len(one_line) <= 96 else items
+
+
+def count(n, noun: str) -> str:
+    """``1 chip``, ``3 chips``."""
+    n = int(n)
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def rule(title: str) -> str:
+    """A heading line between screens."""
+    return f"\n── {title} " + "─" * max(3, 60 - len(title))

@@ -1,0 +1,147 @@
+"""One game of ``giftsim play``: the person's seat, the public move log, the record."""
+
+import json
+import secrets
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from agents.base import Agent
+from agents.registry import parse_list
+from experiments.games import entry
+from experiments.play import geschenkt, tulips
+from experiments.play.screen import HUMAN, Console, Seats, rule
+from giftsim.rng import check_seed
+
+TEXTS = {"geschenkt": geschenkt, "tulips": tulips}  # game -> its terminal text module
+
+
+class MoveLog:
+    """What the table saw since the person's last decision, one line per move.
+
+    Bots are wrapped so that each decision they make is noted, in the words of the game's
+    ``event`` (which names a card only where the rules show it face up). Moves nobody was
+    asked about (a No Thanks! seat without chips must take) are read off the next
+    observation by the game's ``unseen``.
+    """
+
+    def __init__(self, text, seats: Seats):
+        self.text, self.seats = text, seats
+        self.lines: list[str] = []
+        self.known = None  # public facts after the last noted decision (game-specific)
+
+    def watch(self, agent: Agent) -> Agent:
+        """The same agent, with the same random stream in the slow path, its moves noted."""
+        decide = agent.family.decide
+
+        def noted(obs, params, rng):
+            action = decide(obs, params, rng)
+            self.catch_up(obs)
+            self.lines.append(self.text.event(obs, action, self.seats))
+            self.decided(obs, action)
+            return action
+
+        return Agent(replace(agent.family, decide=noted), agent.values)
+
+    def catch_up(self, obs) -> None:
+        """Note the moves nobody was asked about since the last decision, seen in ``obs``."""
+        self.lines += self.text.unseen(self.known, obs, self.seats)
+        self.known = self.text.after(obs, None)
+
+    def decided(self, obs, action: int) -> None:
+        """Remember the public facts once ``action`` (seen in ``obs``) is applied."""
+        self.known = self.text.after(obs, action)
+
+    def flush(self) -> list[str]:
+        lines, self.lines = self.lines, []
+        return ["since your last decision:", *(f"  {x}" for x in lines)] if lines else []
+
+
+class Human:
+    """The person's seat: ``player(obs, legal) -> action`` for the slow path."""
+
+    def __init__(self, text, console: Console, log: MoveLog, seats: Seats):
+        self.text, self.console, self.log, self.seats = text, console, log, seats
+
+    def __call__(self, obs, legal: list[int]) -> int:
+        self.log.catch_up(obs)
+        self.console.show([rule(self.text.heading(obs)), *self.log.flush()])
+        self.console.show(self.text.view(obs, self.seats))
+        labels = [self.text.choice(obs, a, self.seats) for a in legal]
+        action = legal[self.console.choose(labels)]
+        self.log.decided(obs, action)
+        return action
+
+
+def run(
+    game: str,
+    players: int,
+    seat: int,
+    vs=None,
+    seed: int | None = None,
+    record: Path | None = None,
+    hide_chips: bool = False,
+    stdin=None,
+    stdout=None,
+) -> Path:
+    """Play one game against the bots ``vs`` (specs of the other seats in seat order), show the
+    result and save the record; return its path. Raises ValueError on bad arguments and
+    :class:`InputEnded` when the input ends first."""
+    text, ent = TEXTS[game], entry(game)
+    rules = text.make_rules(players, hide_chips)
+    seats, bots = _seating(game, players, seat, vs)
+    seed = secrets.randbelow(1_000_000) if seed is None else seed
+    check_seed(seed)
+    path = record or Path(f"giftsim-play-{game}-{seed}.json")
+    if not path.parent.is_dir():
+        raise ValueError(f"--record: no folder {path.parent} to save the game in")
+    console = Console(stdin or sys.stdin, stdout or sys.stdout)
+    console.show(_welcome(text, seats, seed))
+    result = _play(text, ent, rules, seats, bots, seed, console)
+    path.write_text(json.dumps(result, indent=1) + "\n")
+    console.show([f"record saved to {path} (check it with: giftsim replay {path})"])
+    return path
+
+
+def _play(text, ent, rules, seats: Seats, bots, seed: int, console: Console) -> dict:
+    """Play the game through the slow path, show how it ended, and return its record."""
+    log = MoveLog(text, seats)
+    table = [log.watch(b) for b in bots]
+    table.insert(seats.human, Human(text, console, log, seats))
+    played = ent.play_slow(rules, table, seed, 0, "random")
+    meta = {"agents": list(seats.specs), "seed": seed, "game_index": 0}
+    result = ent.make_record(rules, played.start, played.actions, meta)
+    final = text.public_obs(played.final, seats.human)
+    log.catch_up(final)
+    console.show([rule("game over"), *log.flush(), *text.final(final, result, seats)])
+    console.show(_winners(result, seats))
+    return result
+
+
+def _seating(game: str, players: int, seat: int, vs) -> tuple[Seats, list[Agent]]:
+    if not 0 <= seat < players:
+        raise ValueError(f"--seat must be a seat 0..{players - 1}, got {seat}")
+    bots = parse_list(vs or ",".join(["greedy"] * (players - 1)), game)
+    if len(bots) != players - 1:
+        raise ValueError(
+            f"--vs names {len(bots)} agents, but {players} players leave "
+            f"{players - 1} seats for the bots"
+        )
+    specs = [b.spec for b in bots]
+    specs.insert(seat, HUMAN)
+    return Seats(tuple(specs), seat), bots
+
+
+def _welcome(text, seats: Seats, seed: int) -> list[str]:
+    others = ", ".join(seats.name(s) for s in range(len(seats.specs)) if s != seats.human)
+    return [
+        f"{text.TITLE}: you are seat {seats.human} against {others}",
+        f"seed {seed} (the same deal again: --seed {seed}); {text.GOAL}",
+    ]
+
+
+def _winners(result: dict, seats: Seats) -> list[str]:
+    names = [seats.name(s) for s in result["winners"]]
+    if seats.human in result["winners"]:
+        return ["you win!" if len(names) == 1 else f"shared win: {', '.join(names)}"]
+    return [f"winner{'s' if len(names) > 1 else ''}: {', '.join(names)}"]

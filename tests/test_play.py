@@ -1,0 +1,192 @@
+"""``giftsim play``: whole games through standard input, honest screens, records that replay."""
+
+import io
+import json
+import re
+import sys
+
+import numpy as np
+import pytest
+
+from agents.registry import parse_list
+from experiments.cli import main
+from experiments.games import entry
+from experiments.play import tulips as tulips_text
+from experiments.play.screen import Seats
+from geschenkt_sim.rules import ACTION_NAMES
+from geschenkt_sim.rules import Rules as GeschenktRules
+from tulips_sim import engine as tulips_engine
+from tulips_sim.rules import FESTIVAL, GIVE, KEEP, SECRET, SETUP_FIRST, SETUP_SECOND, VARIETIES
+from tulips_sim.rules import Rules as TulipsRules
+from tulips_sim.state import deal, new_state
+
+FIRST_CHOICE = "0\n" * 2000  # more answers than any game asks for
+HINT = "please enter one of the numbers"
+PROMPT = "your choice ["
+NO_THANKS = ("geschenkt", "--players", "4", "--seat", "1", "--vs", "greedy,sniper,random")
+TULIPS = ("tulips", "--players", "4", "--seat", "0", "--vs", "greedy,hoarder,random")
+VARIETY = re.compile("|".join(VARIETIES))
+
+
+def play(monkeypatch, capsys, *args, stdin=FIRST_CHOICE):
+    """Run ``giftsim play ARGS`` in this process with ``stdin`` as the person's answers."""
+    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    code = main(["play", *args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def played(monkeypatch, capsys, tmp_path, args, stdin=FIRST_CHOICE):
+    """A finished game: its screen and its saved record."""
+    path = tmp_path / "game.json"
+    code, out, err = play(monkeypatch, capsys, *args, "--record", str(path), stdin=stdin)
+    assert code == 0, err
+    assert f"record saved to {path}" in out
+    return out, json.loads(path.read_text())
+
+
+def screen_before_the_end(out: str) -> str:
+    return out.split("── game over")[0]
+
+
+def test_a_no_thanks_game_is_the_compiled_game_and_its_record_replays(
+    monkeypatch, capsys, tmp_path
+):
+    out, record = played(monkeypatch, capsys, tmp_path, (*NO_THANKS, "--seed", "4"))
+    moves = entry("geschenkt").replay(record)  # raises on any wrong entry
+    assert record["agents"] == ["greedy", "human", "sniper", "random"]
+    # always answering [0] passes while chips last: the random agent with p=0 in that seat
+    same = entry("geschenkt").play_slow(
+        GeschenktRules(**record["rules"]),
+        parse_list("greedy,random:p=0,sniper,random", "geschenkt"),
+        4,
+        0,
+        "random",
+    )
+    assert record["actions"] == [ACTION_NAMES[a] for a in same.actions]
+    assert out.count(PROMPT) == sum(" seat 1 passes on " in m for m in moves) > 0
+    takes = re.findall(r"^  (?:you|seat \d \(\S+\)) took (\d+)", out, re.MULTILINE)
+    assert sorted(map(int, takes)) == sorted(record["deck"])  # each take told once, forced too
+    for seat, score in enumerate(record["scores"]):
+        assert re.search(rf"seat {seat} \S+\s+score\s+{score} ", out)
+
+
+def test_a_tulips_game_replays_and_the_record_goes_to_the_default_file(
+    monkeypatch, capsys, tmp_path
+):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = play(monkeypatch, capsys, *TULIPS, "--seed", "5")
+    assert code == 0, err
+    path = tmp_path / "giftsim-play-tulips-5.json"
+    assert "record saved to giftsim-play-tulips-5.json" in out
+    record = json.loads(path.read_text())
+    entry("tulips").replay(record)
+    assert record["agents"] == ["human", "greedy", "hoarder", "random"]
+    mine = [[a["action"] for a in t["actions"]] for t in record["turns"] if t["player"] == 0]
+    assert mine and all(kinds == ["keep", "festival"][: len(kinds)] for kinds in mine)
+    assert out.count(PROMPT) == 1 + sum(len(kinds) for kinds in mine)  # setup, then each card
+    assert re.search(r"winners?: |you win!|shared win: ", out)
+
+
+@pytest.mark.parametrize("args", [NO_THANKS, TULIPS], ids=["geschenkt", "tulips"])
+def test_bad_answers_get_a_hint_and_the_question_again(monkeypatch, capsys, tmp_path, args):
+    args = (*args, "--seed", "11")
+    clean_out, clean = played(monkeypatch, capsys, tmp_path, args)
+    out, record = played(monkeypatch, capsys, tmp_path, args, stdin="x\n\n9\n-1\n" + FIRST_CHOICE)
+    assert out.count(HINT) == 4 and clean_out.count(HINT) == 0
+    assert out.count(PROMPT) == clean_out.count(PROMPT) + 4
+    assert record == clean
+
+
+@pytest.mark.parametrize("args", [NO_THANKS, TULIPS], ids=["geschenkt", "tulips"])
+def test_end_of_input_ends_the_game_with_one_line_and_no_record(
+    monkeypatch, capsys, tmp_path, args
+):
+    path = tmp_path / "game.json"
+    code, out, err = play(monkeypatch, capsys, *args, "--record", str(path), stdin="0\n0\n")
+    assert code == 2
+    assert err == "giftsim play: error: input ended before the game did; no record saved\n"
+    assert out.count(PROMPT) == 3 and not path.exists()
+
+
+def seat_rows(out: str) -> list[tuple[int, str, str]]:
+    """``(seat, tag, chips)`` of every table row of the No Thanks! screens."""
+    rows = re.findall(r"^[ *] seat (\d) (\S+)\s+chips\s+(\S+)", out, re.MULTILINE)
+    return [(int(seat), tag, chips) for seat, tag, chips in rows]
+
+
+@pytest.mark.parametrize("hidden", [True, False])
+def test_opponents_chips_show_only_when_the_rules_show_them(monkeypatch, capsys, tmp_path, hidden):
+    flags = ("--hide-chips",) if hidden else ()
+    out, record = played(monkeypatch, capsys, tmp_path, (*NO_THANKS, "--seed", "4", *flags))
+    assert record["rules"]["chips_visible"] is not hidden
+    rows = seat_rows(out)
+    assert rows and all(chips.isdigit() for seat, tag, chips in rows if tag == "you")
+    others = {chips for seat, tag, chips in rows if tag != "you"}
+    assert (others == {"?"}) if hidden else all(chips.isdigit() for chips in others)
+    if hidden:
+        assert "no chips" not in out  # a forced take would tell that a seat's chips ran out
+
+
+def test_the_tulips_screen_never_names_another_seats_secret_card(monkeypatch, capsys, tmp_path):
+    out, record = played(monkeypatch, capsys, tmp_path, (*TULIPS, "--seed", "8"))
+    before = screen_before_the_end(out)
+    mine = " ".join(map(str, record["setup"][0]["secret"]))
+    shown = re.findall(r"secret festival: \d+ cards?, yours: (.*)$", before, re.M)
+    assert shown[0] == "-" and set(shown[1:]) == {mine}  # none at setup, then only its own
+    hidden_moves = re.findall(r"^  seat \d .*(?:face down|chose a bouquet).*$", out, re.M)
+    secrets = sum(
+        a["action"] == "secret" for t in record["turns"] if t["player"] != 0 for a in t["actions"]
+    )
+    assert len(hidden_moves) == secrets + 3  # each secret card and each setup choice of a bot
+    assert not [line for line in hidden_moves if VARIETY.search(line)]
+
+
+def tulips_turn_obs(seed: int) -> np.ndarray:
+    """The observation of the first seat to draw, after everyone chose at setup."""
+    state = new_state()
+    deal(TulipsRules().to_array(), seed, 0, 0, state)
+    tulips_engine.begin(state)
+    for _ in range(4):
+        tulips_engine.apply_action(state, SETUP_FIRST)
+    obs = np.zeros(tulips_engine.O_SIZE, np.int64)
+    tulips_engine.observe(state, int(state[tulips_engine.O_TURN]), obs)
+    return obs
+
+
+def with_other_private_view(obs: np.ndarray) -> np.ndarray:
+    other = obs.copy()
+    other[tulips_engine.O_DRAWN] = (obs[tulips_engine.O_DRAWN] + 4) % 12
+    other[tulips_engine.O_HAND : tulips_engine.O_HAND + 2] = [7, 11]
+    other[tulips_engine.O_OWN_SECRET] += 1
+    return other
+
+
+def test_a_bots_move_names_its_card_only_when_it_goes_face_up():
+    seats = Seats(("greedy", "human", "hoarder", "random"), 1)
+    obs = tulips_turn_obs(3)
+    other = with_other_private_view(obs)
+    for action in (SECRET, SETUP_FIRST, SETUP_SECOND):
+        assert tulips_text.event(obs, action, seats) == tulips_text.event(other, action, seats)
+    drawn = tulips_text.card_text(obs[tulips_engine.O_DRAWN])
+    for action in (KEEP, FESTIVAL, GIVE + 1):
+        assert drawn in tulips_text.event(obs, action, seats)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("geschenkt", "--vs", "greedy,greedy"), "--vs names 2 agents, but 4 players leave 3"),
+        (("tulips", "--players", "3", "--vs", "greedy,hoarder,random"), "--vs names 3 agents"),
+        (("geschenkt", "--vs", "greedy,bogus,sniper"), "unknown agent 'bogus' for geschenkt"),
+        (("tulips", "--vs", "greedy,planner:x=1,random"), "has no parameter 'x'"),
+        (("tulips", "--seat", "4"), "--seat must be a seat 0..3, got 4"),
+        (("tulips", "--hide-chips"), "--hide-chips is a No Thanks! option"),
+        (("geschenkt", "--record", "no/such/folder/g.json"), "--record: no folder no/such"),
+    ],
+)
+def test_bad_arguments_give_one_line_and_status_2(monkeypatch, capsys, args, message):
+    code, out, err = play(monkeypatch, capsys, *args, "--seed", "1", stdin="")
+    assert code == 2 and out == ""
+    assert err.startswith("giftsim play: error: ") and err.count("\n") == 1
+    assert message in err
