@@ -1,35 +1,24 @@
-"""Monte Carlo search for either game: flat Monte Carlo and single-observer ISMCTS.
+"""Monte Carlo search shared by both games: the ISMCTS tree, and the verbs a game provides.
 
-Both search from one seat's observation only. Each iteration draws a *world* (a full state
-consistent with what the seat may know: a determinization) and plays it to the end with a
-default policy, so hidden cards and chips are never read, only sampled.
-
-A game takes part through a tuple of compiled verbs, ``GAME``, built in ``agents/<game>/``:
-
-=================================  =================================================================
-verb                               meaning
-=================================  =================================================================
-``n_actions``                      number of action ids (legal sets are bit masks below ``2**n``)
-``obs_size``                       the observation is the state's first ``obs_size`` slots when
-                                   the seat to act is shown it (as in the fast loops)
-``world(obs, rng, state)``         fill ``state`` with a random world consistent with ``obs``
-``legal(state)``                   bit mask of the legal actions of the seat to act
-``to_act(state)``                  the seat to act
-``is_over(state)``                 whether the game has ended
-``step(state, action)``            apply ``action`` in place
-``policy_action(state, p, rng)``   the default policy ``p``'s action for the seat to act
-``rewards(state, out)``            each seat's result in [0, 1]: its share of the win
-=================================  =================================================================
+Flat Monte Carlo and ISMCTS search from one seat's observation only. Each iteration draws a
+*world* (a full state consistent with what the seat may know: a determinization) and plays it
+to the end with a default policy, so hidden cards and chips are never read, only sampled.
 
 ISMCTS (after Cowling, Powley and Whitehouse 2012) keeps one tree over the searching seat's
-information sets: a node is what that seat sees when it is next to act (the fingerprint of its
-observation), so worlds that differ only in what it cannot see share a node. The other seats
-are modelled by the default policy, inside the tree as in the playouts, so every edge is the
-searcher's own choice, scored by its share of the win. Selection is UCB1 with *availability*
-counts, since an action legal in one world may not be in another.
+information sets: a node is what that seat sees when it is next to act (the
+:func:`fingerprint` of its observation), so worlds that differ only in what it cannot see
+share a node. The other seats are modelled by the default policy, inside the tree as in the
+playouts, so every edge is the searcher's own choice, scored by its share of the win (plus
+``margin`` times its score lead). Selection is UCB1 with *availability* counts, since an
+action legal in one world may not be in another.
 
-The functions taking ``game`` are compiled into each agent's cached ``decide`` but are not
-cached on their own: Numba cannot reload a cached function whose arguments are functions.
+Each game's ``agents/<game>/worlds.py`` provides, over its state array, the same verbs:
+``world(obs, rng, state)``, ``legal(state)`` (bit mask), ``playout(state, params, seat, rng)``
+(the seat's value at the end) and ``others_play(state, observer, policy, rng)`` (the default
+policy moves for the other seats; returns the key of what the observer then sees). The drivers
+(``agents/<game>/ismcts.py``, ``flatmc.py``) are short loops over those verbs and the tree
+below. The verbs are imported by name rather than passed in: a function passed as a value
+would keep every caller out of Numba's on-disk cache.
 """
 
 import numpy as np
@@ -39,7 +28,7 @@ from giftsim.bits import popcount
 from giftsim.rng import mix64, next_below
 
 # Parameter slots shared by the search agents' parameter rows.
-ITERS, POLICY, EXPLORE = 0, 1, 2
+ITERS, POLICY, MARGIN, EXPLORE = 0, 1, 2, 3  # slots of the agents' parameter rows
 NO_CHILD = -1
 
 
@@ -115,113 +104,67 @@ def _select(tree, node, legal, explore, rng):
     return best, False
 
 
-@njit  # not cached on its own: see the module docstring
-def playout(game, state, policy, rng, out):
-    """Play ``state`` to the end with the default policy; the seats' rewards into ``out``."""
-    is_over, step, policy_action, rewards = game[5], game[6], game[7], game[8]
-    while not is_over(state):
-        step(state, policy_action(state, policy, rng))
-    rewards(state, out)
-
-
-@njit  # not cached on its own: see the module docstring
-def _others_play(game, state, observer, policy, rng):
-    """Let the other seats play the default policy until ``observer`` is to act or the game
-    ends; return the fingerprint of what ``observer`` then sees (0 at the end)."""
-    obs_size, _, _, to_act, is_over, step, policy_action, _ = game[1:]
-    while not is_over(state) and to_act(state) != observer:
-        step(state, policy_action(state, policy, rng))
-    if is_over(state):
-        return np.uint64(0)
-    return fingerprint(state[:obs_size])
-
-
 @njit(cache=True)
 def fingerprint(view):
-    """A 64-bit hash of an observation: the key of an information set."""
+    """A 64-bit hash of an observation: the key of an information set (never 0)."""
     h = np.uint64(0)
     for i in range(view.shape[0]):
         h = mix64(h ^ np.uint64(view[i]))
-    return h
-
-
-@njit  # not cached on its own: see the module docstring
-def _descend(game, tree, used, state, params, observer, rng, path):
-    """Walk the tree in one world, adding at most one node (``used[0]`` counts the nodes);
-    record the ``(node, action)`` of each of the observer's decisions in ``path`` and return
-    their number. The others play the default policy in between."""
-    legal, step, policy = game[3], game[6], int(params[POLICY])
-    node, depth = 0, 0
-    _others_play(game, state, observer, policy, rng)
-    while not game[5](state):
-        action, untried = _select(tree, node, legal(state), params[EXPLORE], rng)
-        path[depth, 0], path[depth, 1] = node, action
-        depth += 1
-        step(state, action)
-        key = np.int64(_others_play(game, state, observer, policy, rng))
-        child = _child(tree, node, action, key)
-        if child == NO_CHILD:
-            if used[0] < tree[5].shape[0]:
-                _add_child(tree, node, action, key, used[0])
-                used[0] += 1
-            break
-        node = child
-        if untried:
-            break
-    return depth
-
-
-@njit  # not cached on its own: see the module docstring
-def ismcts(game, obs, params, rng, state):
-    """The root action with the most visits after ``params[ITERS]`` iterations."""
-    n_actions, _, world, legal, to_act = game[:5]
-    iters = max(int(params[ITERS]), 1)
-    tree = _new_tree(iters + 1, n_actions)
-    _open_node(tree, 0, 0)
-    used = np.ones(1, np.int64)
-    path = np.empty((iters + 1, 2), np.int64)
-    reward = np.empty(16, np.float64)
-    world(obs, rng, state)
-    observer, root_legal = to_act(state), legal(state)
-    if popcount(root_legal) == 1:
-        return popcount((root_legal & -root_legal) - 1)
-    for _ in range(iters):
-        world(obs, rng, state)
-        depth = _descend(game, tree, used, state, params, observer, rng, path)
-        playout(game, state, int(params[POLICY]), rng, reward)
-        for d in range(depth):
-            tree[0][path[d, 0], path[d, 1]] += 1.0
-            tree[1][path[d, 0], path[d, 1]] += reward[observer]
-    return _most_visited(tree[0][0], root_legal)
+    return np.int64(h | np.uint64(1))
 
 
 @njit(cache=True)
-def _most_visited(visits, legal):
-    best, most = -1, -1.0
-    for a in range(visits.shape[0]):
-        if (legal >> a) & 1 and visits[a] > most:
-            best, most = a, visits[a]
+def new_tree(iters, n_actions):
+    """A tree with room for one node per iteration, its root open; returns
+    ``(tree, used, path)``: ``used[0]`` counts the nodes, ``path`` holds one iteration's
+    ``(node, action)`` steps."""
+    tree = _new_tree(iters + 1, n_actions)
+    _open_node(tree, 0, 0)
+    return tree, np.ones(1, np.int64), np.empty((iters + 1, 2), np.int64)
+
+
+@njit(cache=True)
+def select(tree, node, legal, params, rng):
+    """:func:`_select` with the exploration constant of a parameter row."""
+    return _select(tree, node, legal, params[EXPLORE], rng)
+
+
+@njit(cache=True)
+def enter(tree, used, node, action, key):
+    """The child of ``node`` by ``action`` with key ``key``, or ``NO_CHILD`` after adding it
+    (when there is room): the walk stops at a new node."""
+    child = _child(tree, node, action, key)
+    if child == NO_CHILD and used[0] < tree[5].shape[0]:
+        _add_child(tree, node, action, key, used[0])
+        used[0] += 1
+    return child
+
+
+@njit(cache=True)
+def backup(tree, path, depth, value):
+    """Count one visit and ``value`` on every edge of the path."""
+    for d in range(depth):
+        tree[0][path[d, 0], path[d, 1]] += 1.0
+        tree[1][path[d, 0], path[d, 1]] += value
+
+
+@njit(cache=True)
+def best_of(scores, legal):
+    """The legal action with the highest score (the lowest id on ties)."""
+    best, top = -1, -np.inf
+    for a in range(scores.shape[0]):
+        if (legal >> a) & 1 and scores[a] > top:
+            best, top = a, scores[a]
     return best
 
 
-@njit  # not cached on its own: see the module docstring
-def flat_mc(game, obs, params, rng, state):
-    """Spread ``params[ITERS]`` playouts evenly over the legal actions; return the one with
-    the highest mean reward for the seat to act."""
-    n_actions, _, world, legal, to_act, _, step = game[:7]
-    world(obs, rng, state)
-    mask, seat = legal(state), to_act(state)
-    n_legal = popcount(mask)
-    if n_legal == 1:
-        return popcount((mask & -mask) - 1)
-    totals = np.zeros(n_actions, np.float64)
-    reward = np.empty(16, np.float64)
-    rounds = max(int(params[ITERS]) // n_legal, 1)
-    for _ in range(rounds):
-        for a in range(n_actions):
-            if (mask >> a) & 1:
-                world(obs, rng, state)
-                step(state, a)
-                playout(game, state, int(params[POLICY]), rng, reward)
-                totals[a] += reward[seat]
-    return _most_visited(totals, mask)
+@njit(cache=True)
+def root_choice(tree, legal):
+    """The most visited legal action at the root."""
+    return best_of(tree[0][0], legal)
+
+
+@njit(cache=True)
+def only_action(legal):
+    """The action of a one-action mask, else -1."""
+    return popcount((legal & -legal) - 1) if popcount(legal) == 1 else -1

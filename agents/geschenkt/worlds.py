@@ -9,6 +9,7 @@ card (``O_TOTAL_CHIPS`` less those) are dealt one by one to random opponents.
 import numpy as np
 from numba import njit
 
+from agents.common.search import MARGIN, POLICY, fingerprint
 from agents.geschenkt import greedy, random_agent, sniper
 from geschenkt_sim.engine import (
     O_CARD,
@@ -24,7 +25,7 @@ from geschenkt_sim.engine import (
     apply_action,
     is_over,
 )
-from geschenkt_sim.rules import MAX_CARD, NUM_ACTIONS, PASS, TAKE
+from geschenkt_sim.rules import MAX_CARD, MAX_PLAYERS, PASS, TAKE
 from geschenkt_sim.scoring import score_hand
 from geschenkt_sim.state import (
     CHIPS,
@@ -42,6 +43,7 @@ from giftsim.rng import next_below, shuffle
 
 # Default policies of the playouts, by the number in a search agent's ``policy`` parameter.
 POLICIES = ("random", "greedy", "sniper")
+LEAD_SCALE = 40.0  # points: a typical spread of final scores
 _POLICY_PARAMS = np.zeros((len(POLICIES), MAX_PARAMS), np.float64)
 for _row, _module in enumerate((random_agent, greedy, sniper)):
     _POLICY_PARAMS[_row, : len(_module.PARAMS)] = list(_module.PARAMS.values())
@@ -88,11 +90,6 @@ def legal(state):
 
 
 @njit(cache=True)
-def to_act(state):
-    return state[TURN]
-
-
-@njit(cache=True)
 def policy_action(state, policy, rng):
     """The default policy's action for the seat to act, shown the state's public prefix."""
     seat = state[TURN]
@@ -122,4 +119,33 @@ def rewards(state, out):
         out[p] = 1.0 / winners if out[p] == best else 0.0
 
 
-GAME = (NUM_ACTIONS, OBS_SIZE, world, legal, to_act, is_over, apply_action, policy_action, rewards)
+@njit(cache=True)
+def lead(state, seat):
+    """How far the seat's score is below the best other score, in units of ``LEAD_SCALE``."""
+    best_other = 1 << 30
+    for p in range(state[N_PLAYERS]):
+        if p != seat:
+            best_other = min(best_other, score_hand(state[HANDS + p], state[CHIPS + p]))
+    own = score_hand(state[HANDS + seat], state[CHIPS + seat])
+    return (best_other - own) / LEAD_SCALE
+
+
+@njit(cache=True)
+def playout(state, params, seat, rng):
+    """Play ``state`` to the end with the default policy ``params[POLICY]``; return the seat's
+    value: its share of the win plus ``params[MARGIN]`` times its score lead."""
+    policy = int(params[POLICY])
+    while not is_over(state):
+        apply_action(state, policy_action(state, policy, rng))
+    shares = np.empty(MAX_PLAYERS, np.float64)
+    rewards(state, shares)
+    return shares[seat] + params[MARGIN] * lead(state, seat)
+
+
+@njit(cache=True)
+def others_play(state, observer, policy, rng):
+    """The other seats play the default policy until ``observer`` is to act or the game ends;
+    returns the key of what ``observer`` then sees (0 at the end)."""
+    while not is_over(state) and state[TURN] != observer:
+        apply_action(state, policy_action(state, policy, rng))
+    return 0 if is_over(state) else fingerprint(state[:OBS_SIZE])

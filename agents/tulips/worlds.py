@@ -11,6 +11,7 @@ changes nothing but that seat's private view); the end-game reveal gets a fresh 
 import numpy as np
 from numba import njit
 
+from agents.common.search import MARGIN, POLICY, fingerprint
 from agents.tulips import greedy, hoarder, planner, random_agent
 from giftsim.contract import MAX_PARAMS
 from giftsim.rng import next_below, next_u64, shuffle
@@ -30,7 +31,7 @@ from tulips_sim.engine import (
     apply_action,
     is_over,
 )
-from tulips_sim.rules import MAX_DECK, MAX_PLAYERS, N_TYPES, N_VALUES, NUM_ACTIONS
+from tulips_sim.rules import MAX_DECK, MAX_PLAYERS, N_TYPES, N_VALUES
 from tulips_sim.scoring import final_scores
 from tulips_sim.state import (
     DEALT,
@@ -51,6 +52,7 @@ from tulips_sim.state import (
 
 # Default policies of the playouts, by the number in a search agent's ``policy`` parameter.
 POLICIES = ("random", "greedy", "hoarder", "planner")
+LEAD_SCALE = 30.0  # points: a typical spread of final scores
 _MODULES = (random_agent, greedy, hoarder, planner)
 _POLICY_PARAMS = np.zeros((len(POLICIES), MAX_PARAMS), np.float64)
 for _row, _module in enumerate(_MODULES):
@@ -167,11 +169,6 @@ def legal(state):
 
 
 @njit(cache=True)
-def to_act(state):
-    return state[TURN]
-
-
-@njit(cache=True)
 def policy_action(state, policy, rng):
     """The default policy's action for the seat to act (the state's prefix is its view)."""
     obs = state[:O_SIZE]
@@ -190,6 +187,22 @@ def rewards(state, out):
     n = state[N_PLAYERS]
     scores = np.zeros(n, np.int64)
     final_scores(state, scores)
+    _shares(scores, out)
+
+
+@njit(cache=True)
+def lead(state, seat):
+    """How far the seat's score is above the best other score, in units of ``LEAD_SCALE``."""
+    scores = np.zeros(state[N_PLAYERS], np.int64)
+    final_scores(state, scores)
+    own = scores[seat]
+    scores[seat] = -(1 << 30)
+    return (own - scores.max()) / LEAD_SCALE
+
+
+@njit(cache=True)
+def _shares(scores, out):
+    n = scores.shape[0]
     best = scores.max()
     winners = 0
     for p in range(n):
@@ -198,4 +211,22 @@ def rewards(state, out):
         out[p] = 1.0 / winners if scores[p] == best else 0.0
 
 
-GAME = (NUM_ACTIONS, O_SIZE, world, legal, to_act, is_over, apply_action, policy_action, rewards)
+@njit(cache=True)
+def playout(state, params, seat, rng):
+    """Play ``state`` to the end with the default policy ``params[POLICY]``; return the seat's
+    value: its share of the win plus ``params[MARGIN]`` times its score lead."""
+    policy = int(params[POLICY])
+    while not is_over(state):
+        apply_action(state, policy_action(state, policy, rng))
+    shares = np.empty(MAX_PLAYERS, np.float64)
+    rewards(state, shares)
+    return shares[seat] + params[MARGIN] * lead(state, seat)
+
+
+@njit(cache=True)
+def others_play(state, observer, policy, rng):
+    """The other seats play the default policy until ``observer`` is to act or the game ends;
+    returns the key of what ``observer`` then sees (0 at the end)."""
+    while not is_over(state) and state[TURN] != observer:
+        apply_action(state, policy_action(state, policy, rng))
+    return 0 if is_over(state) else fingerprint(state[:O_SIZE])
