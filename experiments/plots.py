@@ -209,12 +209,18 @@ def sweep_heatmap(
             text = f"{cell:.{digits}f}" + (
                 "" if half is None else f"\n±{half.iat[i, j]:.{digits}f}"
             )
-            ax.text(j, i, text, ha="center", va="center", fontsize=6)
+            ax.text(j, i, text, ha="center", va="center", fontsize=6, color=_ink(image, cell))
     ax.set_xticks(np.arange(grid.shape[1]), grid.columns, rotation=45, ha="right")
     ax.set_yticks(np.arange(grid.shape[0]), grid.index)
     ax.set(xlabel=columns, ylabel=rows, title=value)
     fig.colorbar(image, ax=ax, label=value)
     return fig
+
+
+def _ink(image, value: float) -> str:
+    """White text on dark cells of ``image``, black on light ones."""
+    red, green, blue, _ = image.cmap(image.norm(value))
+    return "white" if 0.299 * red + 0.587 * green + 0.114 * blue < 0.5 else "black"
 
 
 # ---- anatomy: card prices and point sources -------------------------------------------------

@@ -1,0 +1,121 @@
+"""Notebook helpers: joined designs, seat studies of several agents as one table, fields,
+built-in agent lists, and the seat panels that draw them."""
+
+import os
+
+os.environ["MPLBACKEND"] = "Agg"  # before pyplot is imported anywhere
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+
+from agents.registry import builtins, define, families
+from experiments import plots, stats, studies
+from experiments.batch import field
+from experiments.results import summary_of
+from experiments.runner import run
+from experiments.schedule import join, mirror
+from geschenkt_sim.rules import PASS
+from tests.test_stats import make_long
+
+AGENTS = {"greedy": 300, "random": 200}
+
+
+@pytest.fixture(scope="module")
+def sums():
+    return studies.seat_study("geschenkt", AGENTS, [3, 4], seed=5)
+
+
+def sums_of(long: pd.DataFrame) -> pd.DataFrame:
+    """Streamed sums of a long frame, with the turn position as ``position``."""
+    long = long.assign(position=stats.turn_position(long), games=1)
+    long = long.assign(win_sum=long.win, win_sq=long.win**2, score_sum=long.score)
+    long = long.assign(score_sq=long.score**2)
+    keys = ["job", "n_players", "seat", "position", "agent"]
+    columns = ["games", "win_sum", "win_sq", "score_sum", "score_sq"]
+    return long.groupby(keys, as_index=False)[columns].sum()
+
+
+def test_builtins_leave_out_user_defined_agents():
+    define("geschenkt", "always_pass_study", lambda obs, params, rng: PASS)
+    names = [f.name for f in builtins("geschenkt")]
+    assert "always_pass_study" in [f.name for f in families("geschenkt")]
+    assert "always_pass_study" not in names and {"random", "greedy", "sniper"} <= set(names)
+    fast, slow = studies.builtin_specs("geschenkt", {"greedy": "greedy:T=-2", "nobody": "x"})
+    assert slow == ["greedy:T=-2"] and "greedy" not in fast and "random" in fast
+
+
+def test_join_renumbers_jobs_and_groups_and_keeps_the_deals():
+    first = mirror("geschenkt", ["greedy"], [3, 4], 10, seed=2)
+    second = mirror("geschenkt", ["random", "sniper"], [3], 7, seed=2)
+    jobs = join(first, second, [])
+    assert [j.job for j in jobs] == list(range(4)) and [j.group for j in jobs] == [0, 1, 2, 3]
+    assert [j.first_index for j in jobs] == [0, 10, 0, 7]
+    assert [j.agents[0] for j in jobs] == ["greedy", "greedy", "random", "sniper"]
+
+
+def test_seat_study_plays_each_agent_its_own_number_of_games(sums):
+    table = stats.summary_seat_table(sums)
+    assert list(table.columns) == list(stats.SEAT_TABLE)
+    games = table["games"].groupby(level="agent").unique()
+    assert [list(games[a]) for a in AGENTS] == [[300], [200]]
+    alone, _, _ = run(mirror("geschenkt", ["random"], [3, 4], 200, seed=5), backend="serial")
+    mine = sums[sums.agent == "random"].drop(columns="job").reset_index(drop=True)
+    theirs = summary_of(alone, False, mirror("geschenkt", ["random"], [3, 4], 200, seed=5))
+    pd.testing.assert_frame_equal(mine, theirs.drop(columns="job"), check_dtype=False)
+
+
+def test_seat_tables_by_agent_equal_the_tables_of_each_agent_alone():
+    long = pd.concat(
+        [
+            make_long(1, 400, 3, agents=("a",), seat_weight=[2, 1, 1]),
+            make_long(2, 300, 4, agents=("b",), job=1),
+        ]
+    )
+    sums = sums_of(long)
+    table = stats.summary_seat_table(sums)
+    verdict = stats.summary_seat_verdict(sums)
+    for agent, n in (("a", 3), ("b", 4)):
+        own = long[long.agent == agent].assign(position=stats.turn_position)
+        alone = stats.seat_advantage(own, "position").loc[n]
+        assert table.loc[(agent, n), "win_share"].to_numpy() == pytest.approx(alone.win_share)
+        assert table.loc[(agent, n), "win_low"].to_numpy() == pytest.approx(alone.ci_low)
+        scores = stats.mean_score(own, "position")
+        assert table.loc[(agent, n), "mean_score"].to_numpy() == pytest.approx(scores["mean"])
+        test = stats.seat_test(own, "position").loc[n]
+        row = verdict.loc[(agent, n)]
+        assert row.p_value == pytest.approx(test.p_value) and row.games == test.games
+        assert row.first_share == alone.win_share.iloc[0] == table.loc[(agent, n, 0), "win_share"]
+        assert alone.win_share.iloc[row.best] == alone.win_share.max() == row.best_share
+        assert alone.win_share.iloc[row.worst] == alone.win_share.min() == row.worst_share
+    assert stats.summary_seat_verdict(sums, "seat").seat_effect.tolist() == [True, False]
+
+
+def test_field_table_rows_are_batch_fields():
+    table = studies.field_table("geschenkt", {"sniper": 60, "greedy": 40}, ["greedy"], 3, seed=3)
+    assert list(table.index) == [("greedy", "sniper")]
+    row = table.loc[("greedy", "sniper")]
+    direct = field("geschenkt", "sniper", "greedy", 3, 60, seed=3)
+    assert row.win_share == direct["win_share"] and row.games == 180 and row.fair == 1 / 3
+    assert 0 <= row.ci_low <= row.win_share <= row.ci_high <= 1
+
+
+def test_seat_panels_draw_one_panel_per_agent(sums):
+    data = plots.seat_panels_data(sums)
+    for value in plots.SEAT_VALUES:
+        fig = plots.seat_panels(sums, value)
+        assert [ax.get_title() for ax in fig.axes] == sorted(AGENTS)
+        for ax in fig.axes:
+            part = data[data.agent == ax.get_title()]
+            points = sorted(
+                y for line in ax.lines if line.get_marker() == "o" for y in line.get_ydata()
+            )
+            assert points == pytest.approx(sorted(part[value]))
+        dashed = [c for c in fig.axes[0].collections if c.get_linestyle()[0][1] is not None]
+        assert len(dashed) == (2 if value == "win_share" else 0)
+        plt.close(fig)
+    _, axes = plt.subplots(2, 1)
+    assert plots.seat_panels(sums, axes=axes) is axes[0].figure
+    assert np.all([ax.has_data() for ax in axes])
+    plt.close("all")
