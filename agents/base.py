@@ -49,6 +49,10 @@ class Family:
         merged = {**self.defaults, **{k: float(v) for k, v in values.items()}}
         return Agent(self, tuple(merged.values()))
 
+    def renamed(self, name: str, defaults: dict[str, float], doc: str) -> "Family":
+        """The same rule under another name with other defaults (a tuned built-in)."""
+        return Family(name, self.game, self.decide, self.decider, dict(defaults), doc)
+
     @property
     def summary(self) -> str:
         """First line of the docstring."""

@@ -1,9 +1,11 @@
-"""``giftsim bench``: games per second on one core, and cold and warm start-up times.
+"""``giftsim bench``: games per second on one core, search speed, and start-up times.
 
 The rate is measured in this process after a warm-up game, on one core (the compiled loop is
-single-threaded). Start-up is the wall time of a fresh interpreter that imports giftsim and
-plays one game of every mix: "cold" with an empty Numba cache, "warm" with the cache that run
-filled.
+single-threaded). Search speed is the time per decision of the search agents at their default
+settings, and their simulations (playouts to the end) per second, over the decisions of seat 0
+in games played by the ``SEARCH`` positions' agent. Start-up is the wall time of a fresh
+interpreter that imports giftsim and plays one game of every mix: "cold" with an empty Numba
+cache, "warm" with the cache that run filled.
 """
 
 import os
@@ -12,8 +14,10 @@ import sys
 import tempfile
 import time
 
+import numpy as np
 import pandas as pd
 
+from agents.registry import parse
 from experiments.batch import play
 from experiments.games import entry
 
@@ -23,6 +27,9 @@ MIXES = {
 }
 PLAYERS = {"geschenkt": (3, 4, 5), "tulips": (2, 3, 4, 5, 6)}
 SLOW = {"planner": 10}  # measure slow mixes on fewer games
+# Search agents timed per game: (players, agent whose games give the positions).
+SEARCH = {"geschenkt": (3, "greedy"), "tulips": (4, "hoarder")}
+SEARCHERS = ("flatmc", "ismcts")
 
 
 def rate(game: str, spec: str, n_players: int, n_games: int, repeats: int = 3) -> float:
@@ -45,6 +52,46 @@ def rates(game: str, n_games: int) -> pd.DataFrame:
         for spec in MIXES[game]
     }
     return pd.DataFrame(table).T.rename_axis("mix").rename(columns=lambda n: f"{n}p")
+
+
+def positions(game: str, n_players: int, spec: str, n_games: int) -> list[np.ndarray]:
+    """Observations of seat 0 at its decisions with a choice, in games of ``spec`` players."""
+    ent, agent = entry(game), parse(spec, game)
+    seen = []
+
+    def seat0(obs, legal):
+        seen.append(obs.copy())
+        return int(agent.family.decide(obs, agent.param_row(), np.array([len(seen)], np.uint64)))
+
+    for i in range(n_games):
+        ent.play_slow(ent.rules_cls(n_players=n_players), [seat0] + [agent] * (n_players - 1), 1, i)
+    return seen
+
+
+def search_speed(game: str, n_games: int = 4) -> pd.DataFrame:
+    """Milliseconds per decision and playouts per second of each search agent (defaults)."""
+    n_players, spec = SEARCH[game]
+    observations = positions(game, n_players, spec, n_games)
+    rows = []
+    for name in SEARCHERS:
+        agent = parse(name, game)
+        row, rng = agent.param_row(), np.array([1], np.uint64)
+        agent.family.decide(observations[0], row, rng)  # compile or load
+        start = time.perf_counter()
+        for obs in observations:
+            agent.family.decide(obs, row, rng)
+        per = (time.perf_counter() - start) / len(observations)
+        rows.append(
+            {
+                "agent": agent.spec,
+                "players": n_players,
+                "iterations": int(agent.params["iters"]),
+                "ms/decision": round(per * 1e3, 2),
+                "playouts/s": round(agent.params["iters"] / per),
+                "decisions": len(observations),
+            }
+        )
+    return pd.DataFrame(rows).set_index("agent")
 
 
 def probe() -> None:

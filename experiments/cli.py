@@ -52,6 +52,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_tournament(sub)
     _add_seats(sub)
     _add_report(sub)
+    _add_tune(sub)
     _add_play(sub)
     return parser
 
@@ -108,6 +109,48 @@ def _add_seats(sub) -> None:
     p.add_argument("--players", help="player counts, comma-separated (default: all official)")
     _add_run_options(p)
     p.set_defaults(run=_seats)
+
+
+def _add_tune(sub) -> None:
+    p = sub.add_parser("tune", help="tune an agent family's parameters by CMA-ES against a field")
+    p.add_argument("game", choices=sorted(GAMES), help="which game")
+    p.add_argument("--family", required=True, help="agent family to tune, e.g. sniper")
+    p.add_argument("--players", type=int, required=True, help="player count")
+    p.add_argument("--field", required=True, help="opponent spec filling the other seats")
+    p.add_argument("--games", type=int, default=2000, help="deals per candidate (x seats)")
+    p.add_argument("--generations", type=int, default=10, help="CMA-ES generations")
+    p.add_argument("--popsize", type=int, default=8, help="candidates per generation")
+    p.add_argument("--sigma", type=float, default=0.3, help="initial step, in parameter scales")
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals and of CMA-ES")
+    p.add_argument("--final-games", type=int, default=20000, help="fresh deals for the score")
+    p.add_argument("--json", type=Path, help="also write the result to this JSON file")
+    p.set_defaults(run=_tune)
+
+
+def _tune(args) -> None:
+    from experiments import tune
+
+    result = tune.tune(
+        args.game,
+        args.family,
+        args.players,
+        args.field,
+        args.games,
+        args.generations,
+        args.popsize,
+        args.sigma,
+        seed=args.seed,
+        final_games=args.final_games,
+    )
+    print(result.history.to_string(index=False))
+    low, high = result.ci95
+    print(
+        f"\nbest: {result.spec}\nwin share {result.win_share:.4f} [{low:.4f}, {high:.4f}] "
+        f"vs fair {1 / args.players:.4f} over {result.games:,} fresh games against "
+        f"{args.players - 1} x {args.field}"
+    )
+    if args.json:
+        args.json.write_text(json.dumps(tune.as_record(result, sys.argv), indent=2) + "\n")
 
 
 def _add_report(sub) -> None:
@@ -254,6 +297,9 @@ def _bench(args) -> None:
     for game in bench.MIXES:
         print(f"{game}: games/s on one core ({args.games:,} games each)")
         print(bench.rates(game, args.games).round(0).astype(int).to_string())
+    for game in bench.MIXES:
+        print(f"\n{game}: search agents at their defaults, one core")
+        print(bench.search_speed(game).to_string())
     if not args.no_startup:
         cold, warm = bench.startup_times()
         print(f"start-up (import + one game of every mix): cold {cold:.1f} s, warm {warm:.1f} s")

@@ -70,12 +70,21 @@ def random_walk(state, engine, steps, seed) -> bool:
     return bool(engine.is_over(state))
 
 
+def quick(family):
+    """The family's default agent, but a search agent with few iterations (tests stay fast)."""
+    return family(iters=QUICK_ITERS) if "iters" in family.defaults else family()
+
+
+QUICK_ITERS = 40
+
+
 def assert_same_decisions(families, obs, twin) -> None:
-    """Every family decides the same on two observations, and leaves them unchanged."""
+    """Every family decides the same on two observations, and leaves them unchanged (search
+    agents with :func:`quick` settings)."""
     import numpy as np
 
     for family in families:
-        params = family().param_row()
+        params = quick(family).param_row()
         shown = obs.copy()
         first = family.decide(obs, params, np.array([7], np.uint64))
         assert first == family.decide(twin, params, np.array([7], np.uint64)), family.name

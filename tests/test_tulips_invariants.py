@@ -9,7 +9,7 @@ from agents.registry import families, parse_list
 from experiments.batch import field, play
 from experiments.games import entry
 from giftsim.rng import next_below
-from tests.strategies import assert_same_decisions, random_walk, tulips_rules
+from tests.strategies import assert_same_decisions, quick, random_walk, tulips_rules
 from tulips_sim import engine
 from tulips_sim.engine import O_SIZE, apply_action, begin, is_over, kind_of, legal_actions, observe
 from tulips_sim.rules import N_TYPES, SETUP_FIRST, Rules
@@ -33,7 +33,7 @@ from tulips_sim.state import (
     new_state,
 )
 
-SPECS = [f.name for f in families("tulips")]
+SPECS = [quick(f).spec for f in families("tulips")]
 
 
 def places(state, n):
@@ -146,7 +146,8 @@ def test_no_builtin_agent_sees_what_its_seat_may_not_know(n, seed, steps):
 @pytest.mark.parametrize("spec", SPECS)
 @pytest.mark.parametrize("n", [2, 4, 6])
 def test_builtin_agents_choose_only_legal_actions(spec, n):
-    frame = play("tulips", [spec] * n, 400 if spec == "planner" else 2000, seed=8)
+    games = {"planner": 400, "flatmc": 8, "ismcts": 8}.get(spec.split(":")[0], 2000)
+    frame = play("tulips", [spec] * n, games, seed=8)
     assert (frame.n_decisions == n + Rules(n_players=n).turn_cards).all()
 
 

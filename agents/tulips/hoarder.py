@@ -19,7 +19,7 @@ from tulips_sim.rules import (
 from tulips_sim.scoring import slot_of
 from tulips_sim.state import variety_of
 
-HOARD = 0
+HOARD, CLIMB, HIDE = 0, 1, 2
 
 
 @njit(cache=True)
@@ -42,14 +42,17 @@ def _receiver(obs, seat, variety, rng):
 @njit(cache=True)
 def _value(obs, params, seat, action, card):
     """Points now, plus ``hoard`` for keeping a card of a top-three variety that leaves me
-    leading its majority; adding a card of a variety I lead face up is worth its rank."""
+    leading its majority; adding a card of a variety I lead face up is worth ``climb`` per
+    rank it can still climb; hiding a card in the secret festival is worth ``hide``."""
     points = float(immediate_points(obs, action, card))
     variety = variety_of(card)
     if action == KEEP and obs[O_RANK + variety] <= 3:
         if slot_of(obs, variety, seat, seat, card) == 0:
             points += params[HOARD]
     elif action == FESTIVAL and slot_now(obs, variety, seat) == 0:
-        points += N_RANKS - obs[O_RANK + variety]
+        points += params[CLIMB] * (N_RANKS - obs[O_RANK + variety])
+    elif action == SECRET:
+        points += params[HIDE]
     return points
 
 
@@ -57,9 +60,9 @@ def _value(obs, params, seat, action, card):
 def decide(obs, params, rng):
     """Like greedy, take the most points now, but give only to the rival with the fewest
     cards of that variety, value keeping a card of a top-three variety that leaves me leading
-    its majority at ``hoard`` extra points, and value adding a card of a variety I lead face
-    up by how far it can still climb. At setup, bouquet the card of the higher-ranked
-    variety."""
+    its majority at ``hoard`` extra points, value adding a card of a variety I lead face up at
+    ``climb`` per rank it can still climb, and hiding a card at ``hide``. At setup, bouquet
+    the card of the higher-ranked variety."""
     seat = obs[O_SEAT]
     if is_legal(obs, SETUP_FIRST):
         first, second = obs[O_HAND], obs[O_HAND + 1]
@@ -76,7 +79,7 @@ def decide(obs, params, rng):
     return best
 
 
-PARAMS = {"hoard": 3.0}
+PARAMS = {"hoard": 3.0, "climb": 1.0, "hide": 0.0}
 
 
 @njit(DECIDER_SIG, cache=True)

@@ -1,0 +1,121 @@
+"""Tuning the parameters of an agent family by CMA-ES against a field of opponents.
+
+Every candidate parameter vector is scored by :func:`experiments.batch.field`: the candidate
+against ``players - 1`` copies of the field agent, in every seat in turn, on the *same* deals
+(one seed for the whole search), so candidates differ by their play and not by their cards.
+CMA-ES (the ``cma`` package) searches in units of each parameter's scale (its default's size,
+at least 1). The best vector is then re-scored on fresh deals, whose win share and 95%
+interval are the reported result; a run is a pure function of its arguments.
+"""
+
+from dataclasses import dataclass, field
+
+import cma
+import numpy as np
+import pandas as pd
+
+from agents.registry import parse
+from experiments.batch import field as field_share
+
+EVALUATION_SEED_OFFSET = 1  # the final score uses deals the search never saw
+
+
+@dataclass(frozen=True)
+class TuneResult:
+    """The best parameters found, their held-out win share, and the search history."""
+
+    game: str
+    family: str
+    players: int
+    opponent: str
+    params: dict[str, float]
+    win_share: float
+    ci95: tuple[float, float]
+    games: int
+    history: pd.DataFrame = field(repr=False)
+
+    @property
+    def spec(self) -> str:
+        """The tuned agent as a spec string."""
+        return parse(self.family, self.game).family(**self.params).spec
+
+
+def tune(
+    game: str,
+    family: str,
+    players: int,
+    opponent: str,
+    games: int = 2000,
+    generations: int = 10,
+    popsize: int = 8,
+    sigma: float = 0.3,
+    seed: int = 0,
+    final_games: int = 20000,
+) -> TuneResult:
+    """CMA-ES over the parameters of ``family`` for ``players`` seats against ``opponent``.
+
+    ``games`` deals (each played once per seat) score a candidate during the search;
+    ``final_games`` fresh deals score the best one.
+    """
+    base = parse(family, game)
+    names = list(base.params)
+    if len(names) < 2:
+        raise ValueError(f"{family!r} has {len(names)} parameter(s); CMA-ES tunes two or more")
+    start = np.array(list(base.params.values()), float)
+    scale = np.maximum(np.abs(start), 1.0)
+
+    def agent(x):
+        values = np.round(start + scale * np.asarray(x), 4)  # short, exact spec strings
+        return base.family(**dict(zip(names, values, strict=True)))
+
+    def loss(x):
+        return -field_share(game, agent(x), opponent, players, games, seed=seed)["win_share"]
+
+    options = {"popsize": popsize, "maxiter": generations, "seed": seed + 1, "verbose": -9}
+    search = cma.CMAEvolutionStrategy(np.zeros(len(names)), sigma, options)
+    history = []
+    while not search.stop():
+        xs = search.ask()
+        losses = [loss(x) for x in xs]
+        search.tell(xs, losses)
+        history.append(_generation_row(len(history), agent(xs[int(np.argmin(losses))]), losses))
+    best = agent(search.result.xbest)
+    final = field_share(
+        game, best, opponent, players, final_games, seed=seed + EVALUATION_SEED_OFFSET
+    )
+    return TuneResult(
+        game,
+        family,
+        players,
+        opponent,
+        best.params,
+        float(final["win_share"]),
+        tuple(float(v) for v in final["ci95"]),
+        int(final["games"]),
+        pd.DataFrame(history),
+    )
+
+
+def _generation_row(generation: int, best, losses) -> dict:
+    return {
+        "generation": generation,
+        "best_share": -min(losses),
+        "mean_share": -float(np.mean(losses)),
+        "best": best.spec,
+    }
+
+
+def as_record(result: TuneResult, argv=None) -> dict:
+    """The result as plain JSON data, with the command that produced it."""
+    return {
+        "game": result.game,
+        "family": result.family,
+        "players": result.players,
+        "field": result.opponent,
+        "params": result.params,
+        "spec": result.spec,
+        "win_share": result.win_share,
+        "ci95": list(result.ci95),
+        "games": result.games,
+        "command": " ".join(["giftsim", *(argv or [])[1:]]),
+    }

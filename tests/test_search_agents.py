@@ -1,0 +1,154 @@
+"""Search agents (flat Monte Carlo, ISMCTS) and tuning: worlds drawn only from what a seat may
+know, reproducible decisions, strength, and the tuned built-ins."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agents.geschenkt import worlds as nt_worlds
+from agents.registry import families, parse
+from agents.tulips import worlds as tu_worlds
+from experiments.batch import field, play
+from experiments.cli import main
+from experiments.tune import tune
+from geschenkt_sim import engine as nt_engine
+from geschenkt_sim import state as nt_state
+from geschenkt_sim.rules import Rules as NtRules
+from tests.strategies import random_walk
+from tulips_sim import engine as tu_engine
+from tulips_sim import state as tu_state
+from tulips_sim.rules import N_TYPES, N_VALUES
+from tulips_sim.rules import Rules as TuRules
+
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "tuned"
+
+
+def nt_position(seed, n, steps, visible):
+    """A No Thanks! state after a random walk, or None when the game ended."""
+    state = nt_state.new_state()
+    nt_state.deal(NtRules(n_players=n, chips_visible=visible).to_array(), seed, 0, -1, state)
+    return None if random_walk(state, nt_engine, steps, seed) else state
+
+
+def tu_position(seed, n, steps):
+    state = tu_state.new_state()
+    tu_state.deal(TuRules(n_players=n).to_array(), seed, 0, -1, state)
+    tu_engine.begin(state)
+    return None if random_walk(state, tu_engine, steps, seed) else state
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**31), st.integers(2, 7), st.integers(0, 150), st.booleans())
+def test_no_thanks_worlds_show_the_seat_its_own_view(seed, n, steps, visible):
+    state = nt_position(seed, n, steps, visible)
+    if state is None:
+        return
+    seat = int(state[nt_state.TURN])
+    obs = np.zeros(nt_engine.OBS_SIZE, np.int64)
+    nt_engine.observe(state, seat, obs)
+    world = nt_state.new_state()
+    nt_worlds.world(obs, np.array([seed], np.uint64), world)
+    again = np.zeros_like(obs)
+    nt_engine.observe(world, seat, again)
+    assert np.array_equal(again, obs)
+    stack = world[nt_state.DECK + 1 : nt_state.DECK + world[nt_state.N_CARDS]]
+    assert sum(1 << int(c) for c in stack) | world[nt_state.REMOVED] == obs[nt_engine.O_UNSEEN]
+    chips = world[nt_state.CHIPS : nt_state.CHIPS + n].sum() + world[nt_state.POT]
+    assert chips == obs[nt_engine.O_TOTAL_CHIPS]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**31), st.sampled_from([2, 3, 4, 5, 6]), st.integers(0, 120))
+def test_tulips_worlds_show_the_seat_its_own_view_and_keep_every_card(seed, n, steps):
+    state = tu_position(seed, n, steps)
+    if state is None:
+        return
+    seat = int(state[tu_state.TURN])
+    obs = np.zeros(tu_state.OBS_SIZE, np.int64)
+    tu_engine.observe(state, seat, obs)
+    world = tu_state.new_state()
+    tu_worlds.world(obs, np.array([seed], np.uint64), world)
+    again = np.zeros_like(obs)
+    tu_engine.observe(world, seat, again)
+    assert np.array_equal(again, obs)
+    assert np.array_equal(card_places(world, n), card_places(state, n))
+
+
+def card_places(state, n):
+    """Cards per type in the pile, removed, secret, face up, bouquets, hands and dealt pairs."""
+    counts = state[tu_state.REMOVED : tu_state.REMOVED + N_TYPES].copy()
+    counts += state[tu_state.FACE_UP : tu_state.FACE_UP + N_TYPES]
+    for c in state[tu_state.DECK + state[tu_state.TOP] : tu_state.DECK + state[tu_state.DECK_N]]:
+        counts[c] += 1
+    for p in range(n):
+        counts += state[tu_state.BOUQUET + p * N_TYPES : tu_state.BOUQUET + (p + 1) * N_TYPES]
+        counts += state[tu_state.SECRETS + p * N_TYPES : tu_state.SECRETS + (p + 1) * N_TYPES]
+    if state[tu_state.DRAWN] >= 0:
+        counts[state[tu_state.DRAWN]] += 1
+    if state[tu_state.PHASE] == tu_state.SETUP:
+        for p in range(n):
+            chosen = state[tu_state.PENDING + p]
+            pair = (
+                [chosen]
+                if chosen >= 0
+                else state[tu_state.DEALT + 2 * p : tu_state.DEALT + 2 * p + 2]
+            )
+            for c in pair:
+                counts[c] += 1
+    assert (counts == state[tu_state.COPIES + np.arange(N_TYPES) % N_VALUES]).all()
+    return counts
+
+
+@pytest.mark.parametrize("game", ["geschenkt", "tulips"])
+@pytest.mark.parametrize("family", ["flatmc", "ismcts"])
+def test_search_games_do_not_depend_on_how_they_are_split(game, family):
+    agents = [f"{family}:iters=30", "greedy", "greedy"]
+    whole = play(game, agents, 6, seed=3)
+    halves = [play(game, agents, 3, seed=3, first_index=i) for i in (0, 3)]
+    for column in ("score_0", "score_1", "score_2"):
+        assert list(whole[column]) == [*halves[0][column], *halves[1][column]]
+
+
+def test_ismcts_beats_two_greedy_players_in_three_player_no_thanks():
+    result = field("geschenkt", "ismcts:iters=150", "greedy", 3, 40, seed=11)
+    assert result["ci95"][0] > result["fair"]
+
+
+def test_ismcts_beats_three_greedy_players_in_four_player_tulips():
+    result = field("tulips", "ismcts:iters=100", "greedy", 4, 30, seed=11)
+    assert result["ci95"][0] > result["fair"]
+
+
+@pytest.mark.parametrize("path", sorted(DOCS.glob("*.json")), ids=lambda p: p.stem)
+def test_tuned_builtins_carry_the_parameters_their_tuning_run_wrote(path):
+    run = json.loads(path.read_text())
+    name = f"tuned{run['players']}p"
+    agent = parse(name, run["game"])
+    assert agent.params == pytest.approx(run["params"])
+    assert run["family"] in {f.name for f in families(run["game"])}
+    assert run["command"].startswith(f"giftsim tune {run['game']} --family {run['family']}")
+
+
+def test_tuning_is_reproducible_and_reports_an_interval():
+    a = tune(
+        "geschenkt", "sniper", 3, "greedy", games=40, generations=2, popsize=4, final_games=200
+    )
+    b = tune(
+        "geschenkt", "sniper", 3, "greedy", games=40, generations=2, popsize=4, final_games=200
+    )
+    assert a.params == b.params and a.win_share == b.win_share
+    assert a.ci95[0] <= a.win_share <= a.ci95[1]
+    assert len(a.history) == 2 and set(a.params) == set(parse("sniper", "geschenkt").params)
+
+
+def test_tuning_a_family_without_two_parameters_is_refused(capsys):
+    assert (
+        main(["tune", "geschenkt", "--family", "greedy", "--players", "3", "--field", "greedy"])
+        == 2
+    )
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "CMA-ES tunes two or more" in err
