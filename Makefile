@@ -19,8 +19,9 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+# Notebooks run too (nbmake, a fresh kernel of this venv's python each), at 1% of their size.
 test: lint
-	$(BIN)/pytest -n 2
+	GIFTSIM_SCALE=0.01 $(BIN)/pytest -n 2 --nbmake tests notebooks
 
 bench: $(STAMP)
 	$(BIN)/giftsim bench

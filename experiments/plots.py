@@ -81,7 +81,8 @@ def seat_panels(sums: pd.DataFrame, value="win_share", column="position", by="ag
     low, high, label = SEAT_VALUES[value]
     groups = list(data.groupby(by, sort=True))
     if axes is None:
-        _, axes = plt.subplots(1, len(groups), figsize=(4.2 * len(groups), 3.6), squeeze=False)
+        fig, axes = plt.subplots(1, len(groups), figsize=(4.2 * len(groups), 3.6), squeeze=False)
+        fig.set_layout_engine("tight")
     axes = np.ravel(axes)
     for ax, (name, part) in zip(axes, groups, strict=True):
         intervals = part.rename(columns={low: "ci_low", high: "ci_high"})
