@@ -49,8 +49,10 @@ class Family:
         merged = {**self.defaults, **{k: float(v) for k, v in values.items()}}
         return Agent(self, tuple(merged.values()))
 
-    def renamed(self, name: str, defaults: dict[str, float], doc: str) -> "Family":
-        """The same rule under another name with other defaults (a tuned built-in)."""
+    def tuned(self, name: str, defaults: dict[str, float]) -> "Family":
+        """The same rule under another name with tuned defaults (``tuned4p``: for 4 players)."""
+        players = name.removeprefix("tuned").removesuffix("p")
+        doc = f"``{self.name}`` tuned for {players} players (``giftsim tune``).\n\n{self.doc}"
         return Family(name, self.game, self.decide, self.decider, dict(defaults), doc)
 
     @property

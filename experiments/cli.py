@@ -53,6 +53,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_seats(sub)
     _add_report(sub)
     _add_tune(sub)
+    _add_ladder(sub)
     _add_play(sub)
     return parser
 
@@ -151,6 +152,27 @@ def _tune(args) -> None:
     )
     if args.json:
         args.json.write_text(json.dumps(tune.as_record(result, sys.argv), indent=2) + "\n")
+
+
+def _add_ladder(sub) -> None:
+    p = sub.add_parser("ladder", help="strength ladder of the built-ins, written as markdown")
+    p.add_argument("--game", choices=sorted(GAMES), help="one game (default: both)")
+    p.add_argument("--games", type=int, default=20000, help="deals per heuristic step")
+    p.add_argument("--search-games", type=int, default=100, help="deals per search step")
+    p.add_argument("--seed", type=int, default=0, help="root seed of the deals")
+    p.add_argument("--workers", type=int, default=1, help="steps run in parallel")
+    p.add_argument("--out", type=Path, default=Path("docs/ladder.md"), help="markdown file")
+    p.set_defaults(run=_ladder)
+
+
+def _ladder(args) -> None:
+    from experiments import ladder
+
+    games = [args.game] if args.game else list(ladder.RUNGS)
+    table = ladder.ladder(games, args.games, args.search_games, args.seed, args.workers)
+    text = ladder.markdown(table, sys.argv)
+    args.out.write_text(text + "\n")
+    print(text)
 
 
 def _add_report(sub) -> None:

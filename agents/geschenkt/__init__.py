@@ -11,8 +11,7 @@ RANDOM = register(Family.of_module("random", "geschenkt", random_agent), builtin
 GREEDY = register(Family.of_module("greedy", "geschenkt", greedy), builtin=True)
 SNIPER = register(Family.of_module("sniper", "geschenkt", sniper), builtin=True)
 TUNED = tuple(
-    register(SNIPER.renamed(name, params, tuned.doc_of(name)), builtin=True)
-    for name, params in tuned.TUNED.items()
+    register(SNIPER.tuned(name, params), builtin=True) for name, params in tuned.TUNED.items()
 )
 FLATMC = register(Family.of_module("flatmc", "geschenkt", flatmc), builtin=True)
 ISMCTS = register(Family.of_module("ismcts", "geschenkt", ismcts), builtin=True)

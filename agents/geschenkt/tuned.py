@@ -8,9 +8,6 @@ are in ``docs/tuned/geschenkt-<n>p.json`` (a test checks these values against it
         --generations 15 --final-games 50000 --json docs/tuned/geschenkt-4p.json
 """
 
-from agents.geschenkt import sniper
-
-BASE = sniper
 TUNED = {
     "tuned3p": {
         "T": -0.4741,
@@ -34,9 +31,3 @@ TUNED = {
         "reserve": -0.4569,
     },
 }
-
-
-def doc_of(name: str) -> str:
-    """The docstring of a tuned built-in: its origin, then the base rule."""
-    players = name.removeprefix("tuned").removesuffix("p")
-    return f"``sniper`` tuned for {players} players (``giftsim tune``).\n\n{BASE.decide.__doc__}"

@@ -11,6 +11,7 @@ from numba import njit
 
 from agents.common.search import MARGIN, POLICY, fingerprint
 from agents.geschenkt import greedy, random_agent, sniper
+from agents.geschenkt.tuned import TUNED
 from geschenkt_sim.engine import (
     O_CARD,
     O_CARDS_LEFT,
@@ -42,11 +43,16 @@ from giftsim.contract import MAX_PARAMS
 from giftsim.rng import next_below, shuffle
 
 # Default policies of the playouts, by the number in a search agent's ``policy`` parameter.
-POLICIES = ("random", "greedy", "sniper")
+# "tuned" is sniper with the tuned built-in's parameters for the game's player count (sniper's
+# own where there is none).
+POLICIES = ("random", "greedy", "sniper", "tuned")
 LEAD_SCALE = 40.0  # points: a typical spread of final scores
 _POLICY_PARAMS = np.zeros((len(POLICIES), MAX_PARAMS), np.float64)
 for _row, _module in enumerate((random_agent, greedy, sniper)):
     _POLICY_PARAMS[_row, : len(_module.PARAMS)] = list(_module.PARAMS.values())
+_TUNED_PARAMS = np.tile(_POLICY_PARAMS[2], (MAX_PLAYERS + 1, 1))
+for _name, _values in TUNED.items():
+    _TUNED_PARAMS[int(_name[5:-1]), : len(_values)] = list(_values.values())
 
 
 @njit(cache=True)
@@ -101,7 +107,9 @@ def policy_action(state, policy, rng):
         return random_agent.decide(obs, _POLICY_PARAMS[0], rng)
     if policy == 1:
         return greedy.decide(obs, _POLICY_PARAMS[1], rng)
-    return sniper.decide(obs, _POLICY_PARAMS[2], rng)
+    if policy == 2:
+        return sniper.decide(obs, _POLICY_PARAMS[2], rng)
+    return sniper.decide(obs, _TUNED_PARAMS[state[N_PLAYERS]], rng)
 
 
 @njit(cache=True)

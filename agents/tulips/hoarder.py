@@ -19,7 +19,7 @@ from tulips_sim.rules import (
 from tulips_sim.scoring import slot_of
 from tulips_sim.state import variety_of
 
-HOARD, CLIMB, HIDE = 0, 1, 2
+HOARD, CLIMB, HIDE, SECOND, FEED = 0, 1, 2, 3, 4
 
 
 @njit(cache=True)
@@ -40,19 +40,32 @@ def _receiver(obs, seat, variety, rng):
 
 
 @njit(cache=True)
+def _leads(obs, seat, card):
+    """Whether ``seat`` would be first in the card's variety with the card in its bouquet."""
+    return slot_of(obs, variety_of(card), seat, seat, card) == 0
+
+
+@njit(cache=True)
 def _value(obs, params, seat, action, card):
-    """Points now, plus ``hoard`` for keeping a card of a top-three variety that leaves me
-    leading its majority; adding a card of a variety I lead face up is worth ``climb`` per
-    rank it can still climb; hiding a card in the secret festival is worth ``hide``."""
+    """Points now, plus ``hoard`` (``second``) for keeping a card of a top-three variety that
+    leaves me first (second) in its majority, less ``feed`` for a gift that leaves the
+    receiver first in a top-three variety; adding a card of a variety I lead face up is worth
+    ``climb`` per rank it can still climb; hiding a card in the secret festival is worth
+    ``hide``."""
     points = float(immediate_points(obs, action, card))
     variety = variety_of(card)
     if action == KEEP and obs[O_RANK + variety] <= 3:
-        if slot_of(obs, variety, seat, seat, card) == 0:
+        slot = slot_of(obs, variety, seat, seat, card)
+        if slot == 0:
             points += params[HOARD]
+        elif slot == 1:
+            points += params[SECOND]
     elif action == FESTIVAL and slot_now(obs, variety, seat) == 0:
         points += params[CLIMB] * (N_RANKS - obs[O_RANK + variety])
     elif action == SECRET:
         points += params[HIDE]
+    elif action >= GIVE and obs[O_RANK + variety] <= 3 and _leads(obs, action - GIVE, card):
+        points -= params[FEED]
     return points
 
 
@@ -79,7 +92,7 @@ def decide(obs, params, rng):
     return best
 
 
-PARAMS = {"hoard": 3.0, "climb": 1.0, "hide": 0.0}
+PARAMS = {"hoard": 3.0, "climb": 1.0, "hide": 0.0, "second": 0.0, "feed": 0.0}
 
 
 @njit(DECIDER_SIG, cache=True)
