@@ -3,7 +3,7 @@
 A step is a seat-rotated field tournament on duplicate deals (:func:`experiments.batch.field`):
 the upper agent in every seat in turn against ``players - 1`` copies of the lower one. The step
 is *shown* when the lower end of the upper agent's 95% interval is above the fair share.
-Search agents are slow, so their steps use fewer deals and the iterations named in ``RUNGS``.
+Search agents (at their default settings) are slow, so their steps use fewer deals.
 """
 
 import sys
@@ -17,15 +17,8 @@ from experiments.batch import field
 
 # Rungs per game, weakest first; "{n}" is the player count (tuned built-ins are per count).
 RUNGS = {
-    "geschenkt": (
-        "random",
-        "greedy",
-        "sniper",
-        "tuned{n}p",
-        "flatmc:iters=300",
-        "ismcts:iters=300",
-    ),
-    "tulips": ("random", "greedy", "hoarder", "tuned{n}p", "flatmc:iters=300", "ismcts:iters=300"),
+    "geschenkt": ("random", "greedy", "sniper", "tuned{n}p", "flatmc", "ismcts"),
+    "tulips": ("random", "greedy", "hoarder", "tuned{n}p", "flatmc", "ismcts"),
 }
 PLAYERS = {"geschenkt": (3, 4, 5), "tulips": (2, 4, 6)}
 SEARCH = ("flatmc", "ismcts")
@@ -83,8 +76,8 @@ def markdown(table: pd.DataFrame, argv=None) -> str:
         "",
         "Each step: the upper agent in every seat in turn against copies of the lower one on the",
         "same deals (seat-rotated field tournament); win share with ties split, 95% interval, and",
-        "whether the interval lies above the fair share (`shown`). Search rungs use the",
-        "iterations in their spec and fewer deals (they are slow).",
+        "whether the interval lies above the fair share (`shown`). Search rungs play at their",
+        "default settings (see `giftsim bench` for their time per decision) on fewer deals.",
         "",
     ]
     for (game, n), part in table.groupby(["game", "players"], sort=False):
