@@ -201,14 +201,18 @@ def summary_seat_test(sums: pd.DataFrame, column: str = "seat", alpha: float = 0
 def summary_seat_verdict(sums: pd.DataFrame, column: str = "position", by="agent", alpha=0.05):
     """The headline of a seat study, one row per (``by``, n_players): games per seat, the win
     share of ``column`` 0 (the first player, for turn positions) with its Wilson interval
-    (``first_share``, ``first_low``, ``first_high``), ``fair``, the best and worst ``column``
-    and their shares, and the chi-square test of ``summary_seat_test``."""
+    (``first_share``, ``first_low``, ``first_high``), ``fair``, the best ``column`` and its
+    share and interval, the worst and its share, and the chi-square test of
+    ``summary_seat_test``."""
     table = summary_seat_advantage(sums, column, by)
     shares = table["win_share"].groupby(level=list(table.index.names[:-1]), sort=True)
     first = table.xs(0, level=column)[["games", "win_share", "ci_low", "ci_high", "fair"]]
     verdict = first.set_axis(["games", "first_share", "first_low", "first_high", "fair"], axis=1)
-    verdict["best"] = shares.idxmax().map(lambda key: key[-1])
+    best = list(shares.idxmax())
+    verdict["best"] = [key[-1] for key in best]
     verdict["best_share"] = shares.max()
+    verdict["best_low"] = table.loc[best, "ci_low"].to_numpy()
+    verdict["best_high"] = table.loc[best, "ci_high"].to_numpy()
     verdict["worst"] = shares.idxmin().map(lambda key: key[-1])
     verdict["worst_share"] = shares.min()
     test = _chisquare_table(table, alpha)

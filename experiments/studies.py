@@ -18,6 +18,21 @@ from experiments.schedule import join, mirror
 SERIAL = {"backend": "serial", "progress": False}
 
 
+def scaled(games, scale: float, minimum: int = 1):
+    """Game counts (an int, or a dict of them) times ``scale``, rounded, at least ``minimum``:
+    how the notebooks size every study from one parameter (``GIFTSIM_SCALE``)."""
+    if isinstance(games, dict):
+        return {key: scaled(n, scale, minimum) for key, n in games.items()}
+    return max(minimum, round(games * scale))
+
+
+def describe(table: pd.DataFrame, template: str) -> str:
+    """One line per row of ``table``: ``template`` formatted with the row's index levels and
+    columns by name, e.g. ``"{agent}: {win_share:.1%}"``; so prose quotes computed numbers."""
+    rows = table.reset_index().to_dict("records")
+    return "\n".join(template.format(**row) for row in rows)
+
+
 def builtin_specs(game: str, slow: dict[str, str]) -> tuple[list[str], list[str]]:
     """The game's built-in agents as specs, split in two: the fast ones by name, and those
     named in ``slow`` (name -> spec, e.g. ``{"ismcts": "ismcts:iters=200"}``) by that spec."""

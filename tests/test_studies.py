@@ -88,6 +88,7 @@ def test_seat_tables_by_agent_equal_the_tables_of_each_agent_alone():
         assert row.p_value == pytest.approx(test.p_value) and row.games == test.games
         assert row.first_share == alone.win_share.iloc[0] == table.loc[(agent, n, 0), "win_share"]
         assert alone.win_share.iloc[row.best] == alone.win_share.max() == row.best_share
+        assert alone.ci_high.iloc[row.best] == row.best_high
         assert alone.win_share.iloc[row.worst] == alone.win_share.min() == row.worst_share
     assert stats.summary_seat_verdict(sums, "seat").seat_effect.tolist() == [True, False]
 
@@ -119,3 +120,10 @@ def test_seat_panels_draw_one_panel_per_agent(sums):
     assert plots.seat_panels(sums, axes=axes) is axes[0].figure
     assert np.all([ax.has_data() for ax in axes])
     plt.close("all")
+
+
+def test_scaled_counts_keep_a_minimum_and_describe_quotes_rows():
+    assert studies.scaled(1000, 0.01) == 10 and studies.scaled(150, 0.001, minimum=2) == 2
+    assert studies.scaled({"a": 400, "b": 3}, 0.5) == {"a": 200, "b": 2}
+    table = pd.DataFrame({"share": [0.25, 0.5]}, index=pd.Index(["x", "y"], name="agent"))
+    assert studies.describe(table, "{agent} {share:.0%}") == "x 25%\ny 50%"
