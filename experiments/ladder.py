@@ -25,13 +25,16 @@ SEARCH = ("flatmc", "ismcts")
 
 
 def steps(game: str, players, games: int, search_games: int) -> list[tuple]:
-    """``(game, n, lower, upper, deals)`` for every step of the ladder."""
+    """``(game, n, lower, upper, deals)`` for every step of the ladder (none for steps with
+    0 deals: ``search_games=0`` leaves out the search rungs)."""
     out = []
     for n in players:
         rungs = [r.format(n=n) for r in RUNGS[game]]
         for lower, upper in pairwise(rungs):
             slow = any(r.startswith(SEARCH) for r in (lower, upper))
-            out.append((game, n, lower, upper, search_games if slow else games))
+            deals = search_games if slow else games
+            if deals > 0:
+                out.append((game, n, lower, upper, deals))
     return out
 
 

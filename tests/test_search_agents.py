@@ -14,6 +14,7 @@ from agents.registry import families, parse
 from agents.tulips import worlds as tu_worlds
 from experiments.batch import field, play
 from experiments.cli import main
+from experiments.ladder import PLAYERS, RUNGS, ladder, markdown, steps
 from experiments.tune import tune
 from geschenkt_sim import engine as nt_engine
 from geschenkt_sim import state as nt_state
@@ -152,3 +153,24 @@ def test_tuning_a_family_without_two_parameters_is_refused(capsys):
     )
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "CMA-ES tunes two or more" in err
+
+
+def test_ladder_steps_pair_each_rung_with_the_one_below():
+    todo = steps("geschenkt", (3, 4), games=100, search_games=5)
+    assert [(n, lower, upper) for _, n, lower, upper, _ in todo[:3]] == [
+        (3, "random", "greedy"),
+        (3, "greedy", "sniper"),
+        (3, "sniper", "tuned3p"),
+    ]
+    assert len(todo) == 2 * (len(RUNGS["geschenkt"]) - 1)
+    deals = {upper: d for _, n, _, upper, d in todo if n == 4}
+    assert deals["tuned4p"] == 100 and deals["flatmc"] == 5 and deals["ismcts"] == 5
+
+
+def test_ladder_table_is_written_with_its_command():
+    table = ladder(["geschenkt"], n_games=300, search_games=0, workers=1)
+    assert set(table.upper) == {"greedy", "sniper", "tuned3p", "tuned4p", "tuned5p"}
+    assert table.shown.all()  # random < greedy < sniper < tuned, even on 300 deals
+    text = markdown(table, ["giftsim", "ladder", "--games", "300"])
+    assert "`giftsim ladder --games 300`" in text
+    assert text.count("| `greedy` | `random` |") == len(PLAYERS["geschenkt"])
