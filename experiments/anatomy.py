@@ -163,7 +163,10 @@ def price_table(prices: pd.DataFrame, by="card") -> pd.DataFrame:
     """Per group of takes (default: per card number): ``takes``, mean ``price`` with a 95%
     normal interval (``price_low``, ``price_high``), its ``sd``, quartiles (``q25``,
     ``median``, ``q75``), ``free`` (share taken with no chip on it) and ``in_winner`` (share
-    of takes by a seat that won the game, ties included) with a 95% Wilson interval."""
+    of takes by a seat that won the game, ties included) with a 95% Wilson interval.
+    ``by=None``: one row, ``"all"``, over every take."""
+    if by is None:
+        prices, by = prices.assign(all_takes="all"), "all_takes"
     groups = prices.assign(free=prices["price"] == 0, winner=prices["win"] > 0).groupby(
         by, observed=True, sort=True
     )

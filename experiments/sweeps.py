@@ -16,11 +16,11 @@ from itertools import product
 
 import numpy as np
 import pandas as pd
+from scipy.stats import chisquare
 
 from experiments import stats
 from experiments.batch import field, play
 from experiments.games import entry
-from experiments.results import long_table
 from tulips_sim.rules import Rules as TulipsRules
 
 
@@ -43,36 +43,39 @@ def _labelled(variants) -> dict:
 
 
 def balance(frame: pd.DataFrame) -> dict:
-    """Balance of one mirror batch (``experiments.batch.play`` rows, rotating first player).
+    """Balance of one mirror batch (``experiments.batch.play`` rows): every game holds each turn
+    position once, whoever moves first.
 
     Every figure ``x`` with an interval comes with ``x_low`` and ``x_high`` (95%).
     ``first_share`` / ``last_share``: win share of the first / last player in the turn order
-    (Wilson intervals); ``first_edge`` / ``last_edge``: the same minus the fair share 1/n;
-    ``spread``: best minus worst turn position; ``chi2``, ``p_value``: the chi-square test of
-    equal win shares over positions; ``decisions``, ``winning_score``, ``mean_score``: means
-    (normal intervals); ``ties``: share of games with a shared win."""
-    long = long_table(frame.assign(job=0))
-    seats = stats.seat_advantage(long, "position").droplevel("n_players")
-    test = stats.seat_test(long, "position").iloc[0]
-    n = len(seats)
+    (Wilson intervals, as ``stats.seat_advantage``); ``first_edge`` / ``last_edge``: the same
+    minus the fair share 1/n; ``spread``: best minus worst turn position; ``chi2``,
+    ``p_value``: the chi-square test of equal win shares over positions (as
+    ``stats.seat_test``); ``decisions``, ``winning_score``, ``mean_score``: means (normal
+    intervals); ``ties``: share of games with a shared win."""
+    n = sum(1 for c in frame.columns if c.startswith("win_"))
     wins = frame[[f"win_{s}" for s in range(n)]].to_numpy()
     scores = frame[[f"score_{s}" for s in range(n)]].to_numpy()
-    winning = scores[np.arange(len(frame)), wins.argmax(axis=1)]
+    games = np.arange(len(frame))
+    seat_at = (frame["first_player"].to_numpy()[:, None] + np.arange(n)) % n
+    by_position = wins[games[:, None], seat_at].sum(axis=0)  # turn position 0 = first player
+    share = by_position / len(frame)
+    low, high = stats.wilson(by_position, len(frame))
+    test = chisquare(by_position)
     row = {"games": len(frame), "n_players": n}
-    row.update(_position("first", seats.loc[0], n))
-    row.update(_position("last", seats.loc[n - 1], n))
-    row["spread"] = seats["win_share"].max() - seats["win_share"].min()
-    row["chi2"], row["p_value"] = test["chi2"], test["p_value"]
+    row.update(_position("first", share[0], low[0], high[0], n))
+    row.update(_position("last", share[-1], low[-1], high[-1], n))
+    row["spread"] = share.max() - share.min()
+    row["chi2"], row["p_value"] = float(test.statistic), float(test.pvalue)
     row.update(_mean("decisions", frame["n_decisions"].to_numpy(float)))
-    row.update(_mean("winning_score", winning.astype(float)))
+    row.update(_mean("winning_score", scores[games, wins.argmax(axis=1)].astype(float)))
     row.update(_mean("mean_score", scores.mean(axis=1)))
     row["ties"] = float(((wins > 0).sum(axis=1) > 1).mean())
     return row
 
 
-def _position(name: str, seat: pd.Series, n: int) -> dict:
+def _position(name: str, share: float, low: float, high: float, n: int) -> dict:
     """Share and edge (share minus 1/n) of one turn position, with their intervals."""
-    share, low, high = seat["win_share"], seat["ci_low"], seat["ci_high"]
     fair = 1 / n
     return {
         **_interval(f"{name}_share", share, low, high),

@@ -103,6 +103,9 @@ def test_price_table():
     assert table.loc[3, "price_low"] < 2 < table.loc[3, "price_high"]
     assert 0 < table.loc[3, "winner_low"] < 2 / 3 < table.loc[3, "winner_high"] < 1
     assert table.loc[5, "in_winner"] == 0
+    overall = anatomy.price_table(prices, by=None)
+    assert overall.index.tolist() == ["all"] and overall.loc["all", "takes"] == 4
+    assert overall.loc["all", "price"] == 7 / 4 and overall.loc["all", "in_winner"] == 0.5
 
 
 def test_price_histogram_pools_high_prices():

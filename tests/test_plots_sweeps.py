@@ -112,3 +112,9 @@ def test_point_sources(tmp_path):
     assert tops == pytest.approx(data["score"].tolist())
     assert [t.get_text() for t in ax.get_xticklabels()] == ["a 2", "b 2", "b 3"]
     assert saved(fig, tmp_path / "points.png").startswith(PNG)
+
+
+def test_sweep_heatmap_text_stays_readable(sweep):
+    fig = plots.sweep_heatmap(sweep, "length", "removed", "chips")  # viridis: low is dark
+    colours = {t.get_text(): t.get_color() for t in fig.axes[0].texts}
+    assert colours["3.000"] == "white" and colours["20.000"] == "black"

@@ -5,8 +5,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments import sweeps
+from experiments import stats, sweeps
 from experiments.batch import field, play
+from experiments.results import long_table
 from geschenkt_sim.rules import Rules
 from tulips_sim.rules import Rules as TulipsRules
 
@@ -107,3 +108,17 @@ def test_spread_by_turns():
     assert summary.loc[(4, True), "variants"] == 2
     assert summary.loc[(4, True), "mean"] == pytest.approx(0.15)
     assert summary.loc[(4, False), "max"] == 0.3 and summary.loc[(2, True), "min"] == 0.05
+
+
+@pytest.mark.parametrize("first_player", ["rotate", "random"])
+def test_balance_agrees_with_the_seat_statistics(first_player):
+    frame = play("tulips", ["hoarder"] * 3, 600, seed=8, first_player=first_player)
+    row = sweeps.balance(frame)
+    long = long_table(frame.assign(job=0))
+    seats = stats.seat_advantage(long, "position").loc[3]
+    test = stats.seat_test(long, "position").loc[3]
+    assert row["first_share"] == pytest.approx(seats.loc[0, "win_share"])
+    assert row["last_share_low"] == pytest.approx(seats.loc[2, "ci_low"])
+    assert row["last_edge_high"] == pytest.approx(seats.loc[2, "ci_high"] - 1 / 3)
+    assert row["spread"] == pytest.approx(seats["win_share"].max() - seats["win_share"].min())
+    assert (row["chi2"], row["p_value"]) == pytest.approx((test["chi2"], test["p_value"]))
