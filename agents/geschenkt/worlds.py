@@ -44,8 +44,8 @@ from giftsim.rng import next_below, shuffle
 
 # Default policies of the playouts, by the number in a search agent's ``policy`` parameter.
 # "tuned" is sniper with the tuned built-in's parameters for the game's player count (sniper's
-# own where there is none).
-POLICIES = ("random", "greedy", "sniper", "tuned")
+# own where there is none); "greedy or tuned" tosses a coin between the two at every decision.
+POLICIES = ("random", "greedy", "sniper", "tuned", "greedy or tuned")
 LEAD_SCALE = 40.0  # points: a typical spread of final scores
 _POLICY_PARAMS = np.zeros((len(POLICIES), MAX_PARAMS), np.float64)
 for _row, _module in enumerate((random_agent, greedy, sniper)):
@@ -109,6 +109,8 @@ def policy_action(state, policy, rng):
         return greedy.decide(obs, _POLICY_PARAMS[1], rng)
     if policy == 2:
         return sniper.decide(obs, _POLICY_PARAMS[2], rng)
+    if policy == 4 and next_below(rng, 2) == 0:
+        return greedy.decide(obs, _POLICY_PARAMS[1], rng)
     return sniper.decide(obs, _TUNED_PARAMS[state[N_PLAYERS]], rng)
 
 
