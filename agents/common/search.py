@@ -27,8 +27,7 @@ from numba import njit
 from giftsim.bits import popcount
 from giftsim.rng import mix64, next_below
 
-# Parameter slots shared by the search agents' parameter rows.
-ITERS, POLICY, MARGIN, EXPLORE = 0, 1, 2, 3  # slots of the agents' parameter rows
+ITERS, POLICY, MARGIN, EXPLORE = 0, 1, 2, 3  # slots of the search agents' parameter rows
 NO_CHILD = -1
 
 
@@ -86,7 +85,7 @@ def _select(tree, node, legal, explore, rng):
     more availability for every legal action. Returns ``(action, untried)``."""
     visits, wins, avail, _, _, _ = tree
     untried = np.int64(0)
-    best, best_value = -1, -1.0
+    best, best_value = -1, -np.inf  # values can be negative: a score lead can be
     mask = legal
     while mask:
         a = popcount((mask & -mask) - 1)
