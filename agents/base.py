@@ -53,7 +53,10 @@ class Family:
         """The same rule under another name with tuned defaults (``tuned4p``: for 4 players)."""
         players = name.removeprefix("tuned").removesuffix("p")
         doc = f"``{self.name}`` tuned for {players} players (``giftsim tune``).\n\n{self.doc}"
-        return Family(name, self.game, self.decide, self.decider, dict(defaults), doc)
+        ordered = self(**defaults).params  # checks the names; keeps the slots' order
+        if set(defaults) != set(ordered):
+            raise ValueError(f"{name} must set every parameter of {self.name}")
+        return Family(name, self.game, self.decide, self.decider, ordered, doc)
 
     @property
     def summary(self) -> str:

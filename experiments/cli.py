@@ -20,6 +20,7 @@ class CliError(Exception):
 def main(argv=None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # recorded by tune and ladder
     try:
         return args.run(args) or 0
     except (CliError, ValueError, OSError) as error:
@@ -151,7 +152,7 @@ def _tune(args) -> None:
         f"{args.players - 1} x {args.field}"
     )
     if args.json:
-        args.json.write_text(json.dumps(tune.as_record(result, sys.argv), indent=2) + "\n")
+        args.json.write_text(json.dumps(tune.as_record(result, args.argv), indent=2) + "\n")
 
 
 def _add_ladder(sub) -> None:
@@ -170,7 +171,7 @@ def _ladder(args) -> None:
 
     games = [args.game] if args.game else list(ladder.RUNGS)
     table = ladder.ladder(games, args.games, args.search_games, args.seed, args.workers)
-    text = ladder.markdown(table, sys.argv)
+    text = ladder.markdown(table, args.argv)
     args.out.write_text(text + "\n")
     print(text)
 

@@ -6,7 +6,6 @@ is *shown* when the lower end of the upper agent's 95% interval is above the fai
 Search agents (at their default settings) are slow, so their steps use fewer deals.
 """
 
-import sys
 from datetime import date
 from itertools import pairwise
 
@@ -69,9 +68,10 @@ def _cost(step) -> float:
     return deals * n * (10 if any(r.startswith(SEARCH) for r in (lower, upper)) else 0.001)
 
 
-def markdown(table: pd.DataFrame, argv=None) -> str:
-    """``docs/ladder.md``: the command, then one table per game and player count."""
-    command = " ".join(["giftsim", *(argv or sys.argv)[1:]])
+def markdown(table: pd.DataFrame, argv=()) -> str:
+    """``docs/ladder.md``: the command (``giftsim`` arguments), then one table per game and
+    player count."""
+    command = " ".join(["giftsim", *argv])
     lines = [
         "# Strength ladder",
         "",

@@ -17,7 +17,7 @@ import pandas as pd
 from agents.registry import parse
 from experiments.batch import field as field_share
 
-EVALUATION_SEED_OFFSET = 1  # the final score uses deals the search never saw
+EVALUATION_SEED_OFFSET = 2**32  # the final score uses deals no search (any seed) sees
 
 
 @dataclass(frozen=True)
@@ -71,14 +71,16 @@ def tune(
     def loss(x):
         return -field_share(game, agent(x), opponent, players, games, seed=seed)["win_share"]
 
-    options = {"popsize": popsize, "maxiter": generations, "seed": seed + 1, "verbose": -9}
-    search = cma.CMAEvolutionStrategy(np.zeros(len(names)), sigma, options)
+    search = cma.CMAEvolutionStrategy(
+        np.zeros(len(names)), sigma, _options(popsize, generations, seed)
+    )
     history = []
     while not search.stop():
         xs = search.ask()
         losses = [loss(x) for x in xs]
         search.tell(xs, losses)
         history.append(_generation_row(len(history), agent(xs[int(np.argmin(losses))]), losses))
+    history[-1]["stop"] = ", ".join(search.stop())  # why CMA-ES ended (e.g. maxiter, tolfun)
     best = agent(search.result.xbest)
     final = field_share(
         game, best, opponent, players, final_games, seed=seed + EVALUATION_SEED_OFFSET
@@ -96,6 +98,19 @@ def tune(
     )
 
 
+def _options(popsize: int, generations: int, seed: int) -> dict:
+    """CMA-ES settings; its normal draws come from a generator of its own (``cma``'s ``seed``
+    option would reseed numpy's global one)."""
+    draws = np.random.default_rng(seed)
+    return {
+        "popsize": popsize,
+        "maxiter": generations,
+        "seed": np.nan,
+        "randn": lambda lam, n: draws.standard_normal((lam, n)),
+        "verbose": -9,
+    }
+
+
 def _generation_row(generation: int, best, losses) -> dict:
     return {
         "generation": generation,
@@ -105,8 +120,8 @@ def _generation_row(generation: int, best, losses) -> dict:
     }
 
 
-def as_record(result: TuneResult, argv=None) -> dict:
-    """The result as plain JSON data, with the command that produced it."""
+def as_record(result: TuneResult, argv=()) -> dict:
+    """The result as plain JSON data, with the command (``giftsim`` arguments) behind it."""
     return {
         "game": result.game,
         "family": result.family,
@@ -117,5 +132,6 @@ def as_record(result: TuneResult, argv=None) -> dict:
         "win_share": result.win_share,
         "ci95": list(result.ci95),
         "games": result.games,
-        "command": " ".join(["giftsim", *(argv or [])[1:]]),
+        "stopped_by": str(result.history["stop"].iloc[-1]),
+        "command": " ".join(["giftsim", *(argv or [])]),
     }

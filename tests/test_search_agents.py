@@ -171,6 +171,40 @@ def test_ladder_table_is_written_with_its_command():
     table = ladder(["geschenkt"], n_games=300, search_games=0, workers=1)
     assert set(table.upper) == {"greedy", "sniper", "tuned3p", "tuned4p", "tuned5p"}
     assert table.shown.all()  # random < greedy < sniper < tuned, even on 300 deals
-    text = markdown(table, ["giftsim", "ladder", "--games", "300"])
+    text = markdown(table, ["ladder", "--games", "300"])
     assert "`giftsim ladder --games 300`" in text
     assert text.count("| `greedy` | `random` |") == len(PLAYERS["geschenkt"])
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**31), st.integers(3, 6), st.integers(0, 100))
+def test_no_thanks_search_keys_do_not_depend_on_sampled_hidden_chips(seed, n, steps):
+    state = nt_position(seed, n, steps, visible=False)
+    if state is None:
+        return
+    seat = int(state[nt_state.TURN])
+    obs = np.zeros(nt_engine.OBS_SIZE, np.int64)
+    nt_engine.observe(state, seat, obs)
+    keys = set()
+    for k in range(8):
+        world = nt_state.new_state()
+        nt_worlds.world(obs, np.array([k], np.uint64), world)
+        keys.add(nt_worlds.others_play(world, seat, 1, np.array([0], np.uint64)))
+    assert keys == {nt_worlds.others_play(state.copy(), seat, 1, np.array([0], np.uint64))}
+
+
+def test_tulips_search_rewards_judge_wins_as_the_experiments_do():
+    from experiments.batch import win_shares
+    from experiments.games import entry
+
+    ent = entry("tulips")
+    for index in range(40):
+        game = ent.play_slow(TuRules(n_players=4), [parse("hoarder", "tulips")] * 4, 2, index)
+        shares = np.zeros(4)
+        tu_worlds.rewards(game.final, shares)
+        cards = [
+            int(game.final[tu_state.BQ_COUNT + 4 * p : tu_state.BQ_COUNT + 4 * p + 4].sum())
+            for p in range(4)
+        ]
+        keys = np.array([[s * 1000 + c for s, c in zip(game.scores, cards, strict=True)]])
+        assert np.allclose(shares, win_shares(keys)[0])

@@ -29,6 +29,9 @@ from giftsim.rng import mix64, next_below
 
 ITERS, POLICY, MARGIN, EXPLORE = 0, 1, 2, 3  # slots of the search agents' parameter rows
 NO_CHILD = -1
+# Slots of the tree tuple: per (node, action) visits, value sums, availability counts and first
+# child; per node its next sibling and the key of what the searcher saw on the way in.
+VISITS, VALUES, AVAIL, FIRST, SIBLING, SEEN = 0, 1, 2, 3, 4, 5
 
 
 @njit(cache=True)
@@ -67,8 +70,8 @@ def _child(tree, node, action, seen_key):
 @njit(cache=True)
 def _add_child(tree, node, action, seen_key, child):
     _open_node(tree, child, seen_key)
-    tree[4][child] = tree[3][node, action]
-    tree[3][node, action] = child
+    tree[SIBLING][child] = tree[FIRST][node, action]
+    tree[FIRST][node, action] = child
 
 
 @njit(cache=True)
@@ -133,7 +136,7 @@ def enter(tree, used, node, action, key):
     """The child of ``node`` by ``action`` with key ``key``, or ``NO_CHILD`` after adding it
     (when there is room): the walk stops at a new node."""
     child = _child(tree, node, action, key)
-    if child == NO_CHILD and used[0] < tree[5].shape[0]:
+    if child == NO_CHILD and used[0] < tree[SEEN].shape[0]:
         _add_child(tree, node, action, key, used[0])
         used[0] += 1
     return child
@@ -143,8 +146,8 @@ def enter(tree, used, node, action, key):
 def backup(tree, path, depth, value):
     """Count one visit and ``value`` on every edge of the path."""
     for d in range(depth):
-        tree[0][path[d, 0], path[d, 1]] += 1.0
-        tree[1][path[d, 0], path[d, 1]] += value
+        tree[VISITS][path[d, 0], path[d, 1]] += 1.0
+        tree[VALUES][path[d, 0], path[d, 1]] += value
 
 
 @njit(cache=True)
@@ -160,7 +163,7 @@ def best_of(scores, legal):
 @njit(cache=True)
 def root_choice(tree, legal):
     """The most visited legal action at the root."""
-    return best_of(tree[0][0], legal)
+    return best_of(tree[VISITS][0], legal)
 
 
 @njit(cache=True)

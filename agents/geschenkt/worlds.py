@@ -1,4 +1,4 @@
-"""No Thanks! for the search agents: worlds drawn from one seat's observation, and ``GAME``.
+"""No Thanks! for the search agents: worlds drawn from one seat's observation, and the verbs.
 
 A world keeps the observation's public slots and fills the hidden ones: the unseen cards (the
 stack and the removed cards together, ``O_UNSEEN``) are shuffled and the first ``O_CARDS_LEFT``
@@ -25,6 +25,7 @@ from geschenkt_sim.engine import (
     OBS_SIZE,
     apply_action,
     is_over,
+    observe,
 )
 from geschenkt_sim.rules import MAX_CARD, MAX_PLAYERS, PASS, TAKE
 from geschenkt_sim.scoring import score_hand
@@ -158,4 +159,8 @@ def others_play(state, observer, policy, rng):
     returns the key of what ``observer`` then sees (0 at the end)."""
     while not is_over(state) and state[TURN] != observer:
         apply_action(state, policy_action(state, policy, rng))
-    return 0 if is_over(state) else fingerprint(state[:OBS_SIZE])
+    if is_over(state):
+        return 0
+    view = np.empty(OBS_SIZE, np.int64)
+    observe(state, observer, view)  # the observer's view: sampled hidden chips stay hidden
+    return fingerprint(view)

@@ -50,7 +50,7 @@ def _value(obs, params, seat, action, card):
     """Points now, plus ``hoard`` (``second``) for keeping a card of a top-three variety that
     leaves me first (second) in its majority, less ``feed`` for a gift that leaves the
     receiver first in a top-three variety; adding a card of a variety I lead face up is worth
-    ``climb`` per rank it can still climb; hiding a card in the secret festival is worth
+    ``climb`` times (4 - its festival rank); hiding a card in the secret festival is worth
     ``hide``."""
     points = float(immediate_points(obs, action, card))
     variety = variety_of(card)
@@ -71,11 +71,12 @@ def _value(obs, params, seat, action, card):
 
 @njit(cache=True)
 def decide(obs, params, rng):
-    """Like greedy, take the most points now, but give only to the rival with the fewest
-    cards of that variety, value keeping a card of a top-three variety that leaves me leading
-    its majority at ``hoard`` extra points, value adding a card of a variety I lead face up at
-    ``climb`` per rank it can still climb, and hiding a card at ``hide``. At setup, bouquet
-    the card of the higher-ranked variety."""
+    """Like greedy, take the most points now, but give only to the rival with the fewest cards of
+    that variety, value keeping a card of a top-three variety that leaves me leading its
+    majority at ``hoard`` extra points, value adding a card of a variety I lead face up at
+    ``climb`` times (4 - its festival rank), hiding a card at ``hide``, keeping a card that
+    leaves me second at ``second`` and a gift that leaves its receiver first at ``-feed``. At
+    setup, bouquet the card of the higher-ranked variety."""
     seat = obs[O_SEAT]
     if is_legal(obs, SETUP_FIRST):
         first, second = obs[O_HAND], obs[O_HAND + 1]

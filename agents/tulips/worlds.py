@@ -1,4 +1,4 @@
-"""Gift of Tulips for the search agents: worlds drawn from one seat's observation, and ``GAME``.
+"""Gift of Tulips for the search agents: worlds drawn from one seat's observation, and the verbs.
 
 The cards a seat has not seen are the whole deck (``O_COPIES`` of every value per variety) less
 the face-up festival, every bouquet, its own secret cards, the card it holds and its dealt pair.
@@ -31,9 +31,10 @@ from tulips_sim.engine import (
     apply_action,
     is_over,
 )
-from tulips_sim.rules import MAX_DECK, MAX_PLAYERS, N_TYPES, N_VALUES
+from tulips_sim.rules import MAX_DECK, MAX_PLAYERS, N_TYPES, N_VALUES, N_VARIETIES
 from tulips_sim.scoring import final_scores
 from tulips_sim.state import (
+    BQ_COUNT,
     DEALT,
     DECK,
     DECK_N,
@@ -183,11 +184,16 @@ def policy_action(state, policy, rng):
 
 @njit(cache=True)
 def rewards(state, out):
-    """Each seat's share of the win: the highest score wins, ties share."""
+    """Each seat's share of the win: the highest score wins, then the most bouquet cards (as
+    ``experiments.games`` judges), and seats still level share."""
     n = state[N_PLAYERS]
-    scores = np.zeros(n, np.int64)
-    final_scores(state, scores)
-    _shares(scores, out)
+    keys = np.zeros(n, np.int64)
+    final_scores(state, keys)
+    for p in range(n):
+        keys[p] *= 1000
+        for v in range(N_VARIETIES):
+            keys[p] += state[BQ_COUNT + p * N_VARIETIES + v]
+    _shares(keys, out)
 
 
 @njit(cache=True)
@@ -201,14 +207,14 @@ def lead(state, seat):
 
 
 @njit(cache=True)
-def _shares(scores, out):
-    n = scores.shape[0]
-    best = scores.max()
+def _shares(keys, out):
+    n = keys.shape[0]
+    best = keys.max()
     winners = 0
     for p in range(n):
-        winners += scores[p] == best
+        winners += keys[p] == best
     for p in range(n):
-        out[p] = 1.0 / winners if scores[p] == best else 0.0
+        out[p] = 1.0 / winners if keys[p] == best else 0.0
 
 
 @njit(cache=True)
