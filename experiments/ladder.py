@@ -50,7 +50,7 @@ def _step(game, n, lower, upper, deals, seed):
         "ci_high": high,
         "fair": result["fair"],
         "games": result["games"],
-        "shown": low > result["fair"],
+        "shown": low > result["fair"] + 1e-9,  # a tie with the field is not a step
     }
 
 

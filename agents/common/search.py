@@ -27,11 +27,13 @@ from numba import njit
 from giftsim.bits import popcount
 from giftsim.rng import mix64, next_below
 
-ITERS, POLICY, MARGIN, EXPLORE = 0, 1, 2, 3  # slots of the search agents' parameter rows
+ITERS, POLICY, MARGIN, EXPLORE, EXPAND = 0, 1, 2, 3, 4  # slots of the search agents' rows
 NO_CHILD = -1
 # Slots of the tree tuple: per (node, action) visits, value sums, availability counts and first
-# child; per node its next sibling and the key of what the searcher saw on the way in.
-VISITS, VALUES, AVAIL, FIRST, SIBLING, SEEN = 0, 1, 2, 3, 4, 5
+# child; per node its next sibling, the key of what the searcher saw on the way in, and how
+# often a walk reached it.
+VISITS, VALUES, AVAIL, FIRST, SIBLING, SEEN, REACHED = 0, 1, 2, 3, 4, 5, 6
+ALWAYS = 1 << 62  # the root is always ripe
 
 
 @njit(cache=True)
@@ -43,12 +45,14 @@ def _new_tree(max_nodes, n_actions):
     first = np.empty((max_nodes, n_actions), np.int64)
     sibling = np.empty(max_nodes, np.int64)
     seen = np.empty(max_nodes, np.int64)
-    return visits, wins, avail, first, sibling, seen
+    reached = np.empty(max_nodes, np.int64)
+    return visits, wins, avail, first, sibling, seen, reached
 
 
 @njit(cache=True)
 def _open_node(tree, node, seen_key):
-    visits, wins, avail, first, sibling, seen = tree
+    visits, wins, avail, first, sibling, seen, reached = tree
+    reached[node] = 0
     visits[node] = 0.0
     wins[node] = 0.0
     avail[node] = 0.0
@@ -60,7 +64,7 @@ def _open_node(tree, node, seen_key):
 @njit(cache=True)
 def _child(tree, node, action, seen_key):
     """The child reached from ``node`` by ``action`` when the searcher saw ``seen_key``."""
-    _, _, _, first, sibling, seen = tree
+    first, sibling, seen = tree[FIRST], tree[SIBLING], tree[SEEN]
     child = first[node, action]
     while child != NO_CHILD and seen[child] != seen_key:
         child = sibling[child]
@@ -86,7 +90,7 @@ def _random_bit(mask, rng):
 def _select(tree, node, legal, explore, rng):
     """An untried legal action if any (chosen at random), else the UCB1 choice; counts one
     more availability for every legal action. Returns ``(action, untried)``."""
-    visits, wins, avail, _, _, _ = tree
+    visits, wins, avail = tree[VISITS], tree[VALUES], tree[AVAIL]
     untried = np.int64(0)
     best, best_value = -1, -np.inf  # values can be negative: a score lead can be
     mask = legal
@@ -122,6 +126,7 @@ def new_tree(iters, n_actions):
     ``(node, action)`` steps."""
     tree = _new_tree(iters + 1, n_actions)
     _open_node(tree, 0, 0)
+    tree[REACHED][0] = ALWAYS
     return tree, np.ones(1, np.int64), np.empty((iters + 1, 2), np.int64)
 
 
@@ -129,6 +134,15 @@ def new_tree(iters, n_actions):
 def select(tree, node, legal, params, rng):
     """:func:`_select` with the exploration constant of a parameter row."""
     return _select(tree, node, legal, params[EXPLORE], rng)
+
+
+@njit(cache=True)
+def ripe(tree, node, params):
+    """Count a walk reaching ``node``; true once more than ``params[EXPAND]`` walks have: only
+    then does the tree choose there (before, the default policy does, in the playout: a
+    choice made from a handful of samples would play worse than the policy)."""
+    tree[REACHED][node] += 1
+    return tree[REACHED][node] > params[EXPAND]
 
 
 @njit(cache=True)

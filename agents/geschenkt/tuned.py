@@ -9,25 +9,13 @@ are in ``docs/tuned/geschenkt-<n>p.json`` (a test checks these values against it
 """
 
 TUNED = {
-    "tuned3p": {
-        "T": -0.4741,
-        "scarcity": 24.5807,
-        "milk": 4.9066,
-        "run": 2.7304,
-        "reserve": 5.6445,
-    },
+    "tuned3p": {"T": -0.254, "scarcity": 27.4181, "milk": 4.9395, "run": 1.7239, "reserve": 3.7694},
     "tuned4p": {
-        "T": -2.1963,
-        "scarcity": 22.9489,
-        "milk": 5.0707,
-        "run": 2.9506,
-        "reserve": 6.0394,
+        "T": -0.3135,
+        "scarcity": 16.0645,
+        "milk": 5.3368,
+        "run": 2.0098,
+        "reserve": 2.9267,
     },
-    "tuned5p": {
-        "T": -4.4917,
-        "scarcity": 23.6982,
-        "milk": 5.1529,
-        "run": 2.9113,
-        "reserve": -0.4569,
-    },
+    "tuned5p": {"T": -0.6427, "scarcity": 13.6922, "milk": 6.2979, "run": 1.828, "reserve": 1.9628},
 }

@@ -10,6 +10,7 @@ from agents.common.search import (
     enter,
     new_tree,
     only_action,
+    ripe,
     root_choice,
     select,
 )
@@ -26,7 +27,9 @@ def decide(obs, params, rng):
     the others' secret cards) with one tree over this seat's information sets (ISMCTS: UCB1 with
     availability counts, exploration ``explore``); the other seats, and every seat after the
     tree, play the default policy ``policy`` (0 random, 1 greedy, 2 hoarder, 3 planner). Value:
-    share of the win plus ``margin`` times the score lead. Take the most visited action.
+    share of the win plus ``margin`` times the score lead. The tree chooses at a node only after
+    ``expand`` walks have reached it (before, the default policy does). Take the most visited
+    action.
     """
     state = np.empty(STATE_SIZE, np.int64)
     world(obs, rng, state)
@@ -49,7 +52,7 @@ def _descend(tree, used, path, state, params, observer, rng):
     policy = int(params[POLICY])
     node, depth = 0, 0
     others_play(state, observer, policy, rng)
-    while node >= 0 and not is_over(state):
+    while node >= 0 and not is_over(state) and ripe(tree, node, params):
         action, untried = select(tree, node, legal(state), params, rng)
         path[depth, 0], path[depth, 1] = node, action
         depth += 1
@@ -60,7 +63,7 @@ def _descend(tree, used, path, state, params, observer, rng):
     return depth
 
 
-PARAMS = {"iters": 1400.0, "policy": 2.0, "margin": 0.5, "explore": 0.7}
+PARAMS = {"iters": 1400.0, "policy": 2.0, "margin": 0.5, "explore": 0.7, "expand": 30.0}
 
 
 @njit(DECIDER_SIG, cache=True)

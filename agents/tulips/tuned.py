@@ -13,19 +13,25 @@ share within its interval; the tuned agents ship so that the ladder can show it.
 """
 
 TUNED = {
-    "tuned2p": {"hoard": 3.8272, "climb": 0.6372, "hide": 0.6635, "second": 1.9614, "feed": 0.403},
+    "tuned2p": {
+        "hoard": 3.9536,
+        "climb": -0.3453,
+        "hide": 0.1253,
+        "second": 1.8416,
+        "feed": 1.9921,
+    },
     "tuned4p": {
-        "hoard": 1.9415,
-        "climb": 0.1082,
-        "hide": -0.0559,
-        "second": 0.7052,
-        "feed": -0.9378,
+        "hoard": 0.3108,
+        "climb": -1.7639,
+        "hide": -0.7788,
+        "second": 0.0434,
+        "feed": 0.9294,
     },
     "tuned6p": {
-        "hoard": 2.822,
-        "climb": -0.1872,
-        "hide": -1.4676,
-        "second": 1.4597,
-        "feed": 0.4092,
+        "hoard": 3.7814,
+        "climb": 1.0639,
+        "hide": -0.0839,
+        "second": 0.6004,
+        "feed": -0.8916,
     },
 }
