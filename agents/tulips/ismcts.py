@@ -63,7 +63,7 @@ def _descend(tree, used, path, state, params, observer, rng):
     return depth
 
 
-PARAMS = {"iters": 1400.0, "policy": 2.0, "margin": 0.5, "explore": 0.7, "expand": 30.0}
+PARAMS = {"iters": 1250.0, "policy": 2.0, "margin": 0.5, "explore": 0.7, "expand": 30.0}
 
 
 @njit(DECIDER_SIG, cache=True)
