@@ -42,20 +42,27 @@ def tu_position(seed, n, steps):
     return None if random_walk(state, tu_engine, steps, seed) else state
 
 
+def world_of(engine, state_module, worlds, state, seed):
+    """The seat to act's observation of ``state`` and a world drawn from it; asserts that the
+    world shows that seat exactly the same observation."""
+    seat = int(state[state_module.TURN])
+    obs = np.zeros(engine.OBS_SIZE, np.int64)
+    engine.observe(state, seat, obs)
+    world = state_module.new_state()
+    worlds.world(obs, np.array([seed], np.uint64), world)
+    again = np.zeros_like(obs)
+    engine.observe(world, seat, again)
+    assert np.array_equal(again, obs)
+    return obs, world
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 2**31), st.integers(2, 7), st.integers(0, 150), st.booleans())
 def test_no_thanks_worlds_show_the_seat_its_own_view(seed, n, steps, visible):
     state = nt_position(seed, n, steps, visible)
     if state is None:
         return
-    seat = int(state[nt_state.TURN])
-    obs = np.zeros(nt_engine.OBS_SIZE, np.int64)
-    nt_engine.observe(state, seat, obs)
-    world = nt_state.new_state()
-    nt_worlds.world(obs, np.array([seed], np.uint64), world)
-    again = np.zeros_like(obs)
-    nt_engine.observe(world, seat, again)
-    assert np.array_equal(again, obs)
+    obs, world = world_of(nt_engine, nt_state, nt_worlds, state, seed)
     stack = world[nt_state.DECK + 1 : nt_state.DECK + world[nt_state.N_CARDS]]
     assert sum(1 << int(c) for c in stack) | world[nt_state.REMOVED] == obs[nt_engine.O_UNSEEN]
     chips = world[nt_state.CHIPS : nt_state.CHIPS + n].sum() + world[nt_state.POT]
@@ -68,14 +75,7 @@ def test_tulips_worlds_show_the_seat_its_own_view_and_keep_every_card(seed, n, s
     state = tu_position(seed, n, steps)
     if state is None:
         return
-    seat = int(state[tu_state.TURN])
-    obs = np.zeros(tu_state.OBS_SIZE, np.int64)
-    tu_engine.observe(state, seat, obs)
-    world = tu_state.new_state()
-    tu_worlds.world(obs, np.array([seed], np.uint64), world)
-    again = np.zeros_like(obs)
-    tu_engine.observe(world, seat, again)
-    assert np.array_equal(again, obs)
+    _, world = world_of(tu_engine, tu_state, tu_worlds, state, seed)
     assert np.array_equal(card_places(world, n), card_places(state, n))
 
 
