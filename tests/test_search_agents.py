@@ -1,6 +1,7 @@
 """Search agents (flat Monte Carlo, ISMCTS) and tuning: worlds drawn only from what a seat may
 know, reproducible decisions, strength, and the tuned built-ins."""
 
+import importlib
 import json
 from pathlib import Path
 
@@ -189,8 +190,8 @@ def test_no_thanks_search_keys_do_not_depend_on_sampled_hidden_chips(seed, n, st
     for k in range(8):
         world = nt_state.new_state()
         nt_worlds.world(obs, np.array([k], np.uint64), world)
-        keys.add(nt_worlds.others_play(world, seat, 1, np.array([0], np.uint64)))
-    assert keys == {nt_worlds.others_play(state.copy(), seat, 1, np.array([0], np.uint64))}
+        keys.add(nt_worlds.view_key(world, seat))
+    assert keys == {nt_worlds.view_key(state, seat)}
 
 
 def test_tulips_search_rewards_judge_wins_as_the_experiments_do():
@@ -208,3 +209,47 @@ def test_tulips_search_rewards_judge_wins_as_the_experiments_do():
         ]
         keys = np.array([[s * 1000 + c for s, c in zip(game.scores, cards, strict=True)]])
         assert np.allclose(shares, win_shares(keys)[0])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**31), st.integers(2, 6), st.integers(1, 60))
+def test_tulips_search_keys_of_other_seats_ignore_their_sampled_secret_cards(seed, n, steps):
+    state = tu_position(seed, n, steps)
+    if state is None:
+        return
+    seat = int(state[tu_state.TURN])
+    other = (seat + 1) % n
+    changed = state.copy()
+    changed[tu_engine.O_OWN_SECRET : tu_engine.O_SIZE] += 1  # the acting seat's secret cards
+    assert tu_worlds.view_key(changed, other) == tu_worlds.view_key(state, other)
+    assert tu_worlds.view_key(changed, seat) != tu_worlds.view_key(state, seat)
+    drawn = state.copy()
+    drawn[tu_engine.O_DRAWN] = (state[tu_engine.O_DRAWN] + 1) % N_TYPES
+    assert tu_worlds.view_key(drawn, other) != tu_worlds.view_key(state, other)
+
+
+@pytest.mark.parametrize("game", ["geschenkt", "tulips"])
+def test_search_trees_of_every_seat_record_only_their_own_choices(game):
+    """Multiple-observer ISMCTS: every walk starts with the searcher's choice at the root,
+    each tree node is chosen at by one seat only, and the other seats search too."""
+    from agents.common import search
+
+    ismcts = importlib.import_module(f"agents.{game}.ismcts")
+    n, iters = 4, 300
+    if game == "geschenkt":
+        state, n_actions = nt_position(5, n, 3, True), ismcts.NUM_ACTIONS
+    else:
+        state, n_actions = tu_position(5, n, 3), ismcts.NUM_ACTIONS
+    observer = int(state[nt_state.TURN if game == "geschenkt" else tu_state.TURN])
+    params = parse(f"ismcts:iters={iters}:others=1", game).param_row()
+    tree, used, path = search.new_tree(iters, n_actions, n)
+    at, via = np.empty(n, np.int64), np.empty(n, np.int64)
+    owners, rng = {}, np.array([3], np.uint64)
+    for _ in range(iters):
+        search.open_walks(at, via, observer, params)
+        depth = ismcts._walk(tree, used, path, at, via, state.copy(), params, observer, rng)
+        assert (path[0, search.NODE], path[0, search.OWNER]) == (0, observer)
+        for d in range(depth):
+            node, seat = int(path[d, search.NODE]), int(path[d, search.OWNER])
+            assert owners.setdefault(node, seat) == seat
+    assert set(owners.values()) - {observer}  # the others chose in their own trees

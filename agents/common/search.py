@@ -4,21 +4,28 @@ Flat Monte Carlo and ISMCTS search from one seat's observation only. Each iterat
 *world* (a full state consistent with what the seat may know: a determinization) and plays it
 to the end with a default policy, so hidden cards and chips are never read, only sampled.
 
-ISMCTS (after Cowling, Powley and Whitehouse 2012) keeps one tree over the searching seat's
-information sets: a node is what that seat sees when it is next to act (the
-:func:`fingerprint` of its observation), so worlds that differ only in what it cannot see
-share a node. The other seats are modelled by the default policy, inside the tree as in the
-playouts, so every edge is the searcher's own choice, scored by its share of the win (plus
-``margin`` times its score lead). Selection is UCB1 with *availability* counts, since an
-action legal in one world may not be in another.
+ISMCTS (after Cowling, Powley and Whitehouse 2012) keeps a tree over the searching seat's
+information sets: a node is what that seat sees when it is to act (the :func:`fingerprint` of
+its view), so worlds that differ only in what it cannot see share a node. Each edge is scored
+by the share of the win of the seat that chose it (plus ``margin`` times its score lead).
+Selection is UCB1 with *availability* counts, since an action legal in one world may not be in
+another; a node chooses only once ``expand`` walks have reached it, before that the default
+policy does.
+
+The other seats are modelled in one of two ways (``others``). With 0 (single observer) they
+play the default policy throughout, so every edge of the tree is the searcher's own choice.
+With 1 (multiple observers) every other seat searches too, in its own part of the tree (its
+root is node ``1 + seat``), keyed by what the searcher can tell of that seat's decision
+(``view_key``); it follows the default policy only outside its tree. A field of searching
+players then meets a model of searching players rather than of the heuristic.
 
 Each game's ``agents/<game>/worlds.py`` provides, over its state array, the same verbs:
-``world(obs, rng, state)``, ``legal(state)`` (bit mask), ``playout(state, params, seat, rng)``
-(the seat's value at the end) and ``others_play(state, observer, policy, rng)`` (the default
-policy moves for the other seats; returns the key of what the observer then sees). The drivers
-(``agents/<game>/ismcts.py``, ``flatmc.py``) are short loops over those verbs and the tree
-below. The verbs are imported by name rather than passed in: a function passed as a value
-would keep every caller out of Numba's on-disk cache.
+``world(obs, rng, state)``, ``legal(state)`` (bit mask), ``policy_action(state, policy, rng)``,
+``play_out(state, policy, rng)``, ``values(state, params, out)`` (every seat's value at the
+end), ``playout(state, params, seat, rng)`` (one seat's) and ``view_key(state, observer)``.
+The drivers (``agents/<game>/ismcts.py``, ``flatmc.py``) are short loops over those verbs and
+the tree below. The verbs are imported by name rather than passed in: a function passed as a
+value would keep every caller out of Numba's on-disk cache.
 """
 
 import numpy as np
@@ -27,13 +34,17 @@ from numba import njit
 from giftsim.bits import popcount
 from giftsim.rng import mix64, next_below
 
-ITERS, POLICY, MARGIN, EXPLORE, EXPAND = 0, 1, 2, 3, 4  # slots of the search agents' rows
+ITERS, POLICY, MARGIN, EXPLORE, EXPAND, OTHERS = 0, 1, 2, 3, 4, 5  # search agents' row slots
 NO_CHILD = -1
+CLOSED = -1  # a seat's walk has left the tree: the default policy plays it from here
+AT_ROOT = -2  # the seat's next decision is the root (the searcher's decision now)
+NODE, ACTION, OWNER = 0, 1, 2  # columns of a walk's path: the edge taken and whose it is
 # Slots of the tree tuple: per (node, action) visits, value sums, availability counts and first
 # child; per node its next sibling, the key of what the searcher saw on the way in, and how
 # often a walk reached it.
 VISITS, VALUES, AVAIL, FIRST, SIBLING, SEEN, REACHED = 0, 1, 2, 3, 4, 5, 6
 ALWAYS = 1 << 62  # the root is always ripe
+_WORD, _SHIFT = np.uint64(0x9E3779B97F4A7C15), np.uint64(29)  # fingerprint mixing
 
 
 @njit(cache=True)
@@ -112,22 +123,66 @@ def _select(tree, node, legal, explore, rng):
 
 @njit(cache=True)
 def fingerprint(view):
-    """A 64-bit hash of an observation: the key of an information set (never 0)."""
-    h = np.uint64(0)
+    """A 64-bit hash of an observation: the key of an information set (never 0). One multiply
+    per word, scrambled once at the end: keys are only compared among a node's children."""
+    h = np.uint64(len(view))
     for i in range(view.shape[0]):
-        h = mix64(h ^ np.uint64(view[i]))
-    return np.int64(h | np.uint64(1))
+        h = (h ^ np.uint64(view[i])) * _WORD
+        h ^= h >> _SHIFT
+    return np.int64(mix64(h) | np.uint64(1))
 
 
 @njit(cache=True)
-def new_tree(iters, n_actions):
-    """A tree with room for one node per iteration, its root open; returns
-    ``(tree, used, path)``: ``used[0]`` counts the nodes, ``path`` holds one iteration's
-    ``(node, action)`` steps."""
-    tree = _new_tree(iters + 1, n_actions)
-    _open_node(tree, 0, 0)
-    tree[REACHED][0] = ALWAYS
-    return tree, np.ones(1, np.int64), np.empty((iters + 1, 2), np.int64)
+def new_tree(iters, n_actions, players):
+    """A tree with room for ``players`` new nodes per iteration, its root and the other seats'
+    roots open; returns ``(tree, used, path)``: ``used[0]`` counts the nodes, ``path`` holds one
+    iteration's ``(node, action, seat)`` steps. Node 0 is the root, the searcher's decision now;
+    node ``1 + p`` is seat ``p``'s root (when the others search too): its children, under
+    action 0, are the first decisions of ``p`` that walks meet."""
+    size = iters * players + players + 1
+    tree = _new_tree(size, n_actions)
+    for node in range(players + 1):
+        _open_node(tree, node, 0)
+        tree[REACHED][node] = ALWAYS
+    return tree, np.full(1, players + 1, np.int64), np.empty((size, 3), np.int64)
+
+
+@njit(cache=True)
+def open_walks(at, via, observer, params):
+    """Start one iteration's walks: the searcher's at the root, and when ``params[OTHERS]`` is
+    set every other seat's at its own root (multiple-observer ISMCTS: the others choose by
+    their own statistics in the tree); else the others play the default policy throughout."""
+    for p in range(at.shape[0]):
+        at[p], via[p] = (1 + p, 0) if params[OTHERS] > 0 else (CLOSED, 0)
+    at[observer] = AT_ROOT
+
+
+@njit(cache=True)
+def step_in(tree, used, at, via, seat, key, params):
+    """The node where ``seat``, seeing ``key``, decides now, or ``NO_CHILD`` when its walk
+    leaves the tree here: at a node met for the first time (added, when there is room), or at
+    one too seldom reached to choose there (see :func:`ripe`); the walk is then closed."""
+    node = 0 if at[seat] == AT_ROOT else enter(tree, used, at[seat], via[seat], key)
+    if node >= 0 and ripe(tree, node, params):
+        return node
+    at[seat] = CLOSED
+    return NO_CHILD
+
+
+@njit(cache=True)
+def take_edge(path, depth, at, via, seat, node, action):
+    """Record ``seat`` choosing ``action`` at ``node``; returns the path's new length."""
+    path[depth, NODE], path[depth, ACTION], path[depth, OWNER] = node, action, seat
+    at[seat], via[seat] = node, action
+    return depth + 1
+
+
+@njit(cache=True)
+def any_open(at):
+    for p in range(at.shape[0]):
+        if at[p] != CLOSED:
+            return True
+    return False
 
 
 @njit(cache=True)
@@ -157,11 +212,12 @@ def enter(tree, used, node, action, key):
 
 
 @njit(cache=True)
-def backup(tree, path, depth, value):
-    """Count one visit and ``value`` on every edge of the path."""
+def backup(tree, path, depth, values):
+    """Count one visit on every edge of the path, and the value of the edge's seat."""
     for d in range(depth):
-        tree[VISITS][path[d, 0], path[d, 1]] += 1.0
-        tree[VALUES][path[d, 0], path[d, 1]] += value
+        node, action = path[d, NODE], path[d, ACTION]
+        tree[VISITS][node, action] += 1.0
+        tree[VALUES][node, action] += values[path[d, OWNER]]
 
 
 @njit(cache=True)

@@ -118,49 +118,70 @@ def policy_action(state, policy, rng):
 @njit(cache=True)
 def rewards(state, out):
     """Each seat's share of the win: the lowest score wins, ties share."""
-    n = state[N_PLAYERS]
-    best, winners = 1 << 30, 0
-    for p in range(n):
-        out[p] = score_hand(state[HANDS + p], state[CHIPS + p])
-        if out[p] < best:
-            best, winners = out[p], 1
-        elif out[p] == best:
-            winners += 1
-    for p in range(n):
-        out[p] = 1.0 / winners if out[p] == best else 0.0
+    scores = np.empty(state[N_PLAYERS], np.int64)
+    _scores(state, scores)
+    _shares_of(scores, out)
 
 
 @njit(cache=True)
-def lead(state, seat):
-    """How far the seat's score is below the best other score, in units of ``LEAD_SCALE``."""
-    best_other = 1 << 30
+def _scores(state, out):
     for p in range(state[N_PLAYERS]):
+        out[p] = score_hand(state[HANDS + p], state[CHIPS + p])
+
+
+@njit(cache=True)
+def _shares_of(scores, out):
+    """:func:`rewards` from the final ``scores``."""
+    best = scores.min()
+    winners = 0
+    for p in range(scores.shape[0]):
+        winners += scores[p] == best
+    for p in range(scores.shape[0]):
+        out[p] = 1.0 / winners if scores[p] == best else 0.0
+
+
+@njit(cache=True)
+def _lead(scores, seat):
+    """How far ``seat``'s score is below the best other score, in units of ``LEAD_SCALE``."""
+    best_other = 1 << 30
+    for p in range(scores.shape[0]):
         if p != seat:
-            best_other = min(best_other, score_hand(state[HANDS + p], state[CHIPS + p]))
-    own = score_hand(state[HANDS + seat], state[CHIPS + seat])
-    return (best_other - own) / LEAD_SCALE
+            best_other = min(best_other, scores[p])
+    return (best_other - scores[seat]) / LEAD_SCALE
+
+
+@njit(cache=True)
+def play_out(state, policy, rng):
+    """Play ``state`` to the end with the default policy number ``policy``."""
+    while not is_over(state):
+        apply_action(state, policy_action(state, policy, rng))
+
+
+@njit(cache=True)
+def values(state, params, out):
+    """Every seat's value at the end: its share of the win plus ``params[MARGIN]`` times its
+    score lead."""
+    scores = np.empty(state[N_PLAYERS], np.int64)
+    _scores(state, scores)
+    _shares_of(scores, out)
+    for p in range(scores.shape[0]):
+        out[p] += params[MARGIN] * _lead(scores, p)
 
 
 @njit(cache=True)
 def playout(state, params, seat, rng):
     """Play ``state`` to the end with the default policy ``params[POLICY]``; return the seat's
-    value: its share of the win plus ``params[MARGIN]`` times its score lead."""
-    policy = int(params[POLICY])
-    while not is_over(state):
-        apply_action(state, policy_action(state, policy, rng))
-    shares = np.empty(MAX_PLAYERS, np.float64)
-    rewards(state, shares)
-    return shares[seat] + params[MARGIN] * lead(state, seat)
+    value (see :func:`values`)."""
+    play_out(state, int(params[POLICY]), rng)
+    out = np.empty(MAX_PLAYERS, np.float64)
+    values(state, params, out)
+    return out[seat]
 
 
 @njit(cache=True)
-def others_play(state, observer, policy, rng):
-    """The other seats play the default policy until ``observer`` is to act or the game ends;
-    returns the key of what ``observer`` then sees (0 at the end)."""
-    while not is_over(state) and state[TURN] != observer:
-        apply_action(state, policy_action(state, policy, rng))
-    if is_over(state):
-        return 0
+def view_key(state, observer):
+    """The search key of the decision of the seat to act, told apart by what ``observer`` sees:
+    its own view (sampled hidden chips stay hidden, so the key depends on no sampled chip)."""
     view = np.empty(OBS_SIZE, np.int64)
-    observe(state, observer, view)  # the observer's view: sampled hidden chips stay hidden
+    observe(state, observer, view)
     return fingerprint(view)

@@ -4,21 +4,25 @@ import numpy as np
 from numba import njit
 
 from agents.common.search import (
+    CLOSED,
     ITERS,
+    NO_CHILD,
     POLICY,
+    any_open,
     backup,
-    enter,
     new_tree,
     only_action,
-    ripe,
+    open_walks,
     root_choice,
     select,
+    step_in,
+    take_edge,
 )
-from agents.tulips.worlds import legal, others_play, playout, world
+from agents.tulips.worlds import legal, play_out, policy_action, values, view_key, world
 from giftsim.contract import DECIDER_SIG, as_arrays
 from tulips_sim.engine import O_SIZE, apply_action, is_over
-from tulips_sim.rules import NUM_ACTIONS
-from tulips_sim.state import STATE_SIZE, TURN
+from tulips_sim.rules import MAX_PLAYERS, NUM_ACTIONS
+from tulips_sim.state import N_PLAYERS, STATE_SIZE, TURN
 
 
 @njit(cache=True)
@@ -28,7 +32,9 @@ def decide(obs, params, rng):
     availability counts, exploration ``explore``); the other seats, and every seat after the
     tree, play the default policy ``policy`` (0 random, 1 greedy, 2 hoarder, 3 planner). Value:
     share of the win plus ``margin`` times the score lead. The tree chooses at a node only after
-    ``expand`` walks have reached it (before, the default policy does). Take the most visited
+    ``expand`` walks have reached it (before, the default policy does). With ``others`` set,
+    the other seats search too, each with its own tree over what it sees (multiple-observer
+    ISMCTS), and follow the default policy only outside their trees. Take the most visited
     action.
     """
     state = np.empty(STATE_SIZE, np.int64)
@@ -36,34 +42,48 @@ def decide(obs, params, rng):
     observer, root_legal = state[TURN], legal(state)
     if only_action(root_legal) >= 0:
         return only_action(root_legal)
-    iters = max(int(params[ITERS]), 1)
-    tree, used, path = new_tree(iters, NUM_ACTIONS)
-    for _ in range(iters):
+    players = state[N_PLAYERS]
+    tree, used, path = new_tree(max(int(params[ITERS]), 1), NUM_ACTIONS, players)
+    at, via = np.empty(players, np.int64), np.empty(players, np.int64)
+    values_now = np.empty(MAX_PLAYERS, np.float64)
+    for _ in range(max(int(params[ITERS]), 1)):
         world(obs, rng, state)
-        depth = _descend(tree, used, path, state, params, observer, rng)
-        backup(tree, path, depth, playout(state, params, observer, rng))
+        open_walks(at, via, observer, params)
+        depth = _walk(tree, used, path, at, via, state, params, observer, rng)
+        play_out(state, int(params[POLICY]), rng)
+        values(state, params, values_now)
+        backup(tree, path, depth, values_now)
     return root_choice(tree, root_legal)
 
 
 @njit(cache=True)
-def _descend(tree, used, path, state, params, observer, rng):
-    """Walk the tree in one world down to a new node, the others playing the default policy
-    in between; record the observer's ``(node, action)`` steps in ``path``, return how many."""
-    policy = int(params[POLICY])
-    node, depth = 0, 0
-    others_play(state, observer, policy, rng)
-    while node >= 0 and not is_over(state) and ripe(tree, node, params):
-        action, untried = select(tree, node, legal(state), params, rng)
-        path[depth, 0], path[depth, 1] = node, action
-        depth += 1
+def _walk(tree, used, path, at, via, state, params, observer, rng):
+    """Play one world while any seat's walk is in the tree: a seat in the tree chooses there,
+    the others play the default policy; record the tree's ``(node, action, seat)`` steps in
+    ``path`` and return how many."""
+    depth = 0
+    while any_open(at) and not is_over(state):
+        seat = state[TURN]
+        node = NO_CHILD
+        if at[seat] != CLOSED:
+            node = step_in(tree, used, at, via, seat, view_key(state, observer), params)
+        if node == NO_CHILD:
+            action = policy_action(state, int(params[POLICY]), rng)
+        else:
+            action, _ = select(tree, node, legal(state), params, rng)
+            depth = take_edge(path, depth, at, via, seat, node, action)
         apply_action(state, action)
-        node = enter(tree, used, node, action, others_play(state, observer, policy, rng))
-        if untried:
-            break
     return depth
 
 
-PARAMS = {"iters": 1250.0, "policy": 2.0, "margin": 0.5, "explore": 0.7, "expand": 30.0}
+PARAMS = {
+    "iters": 1250.0,
+    "policy": 2.0,
+    "margin": 0.5,
+    "explore": 0.7,
+    "expand": 30.0,
+    "others": 0.0,
+}
 
 
 @njit(DECIDER_SIG, cache=True)

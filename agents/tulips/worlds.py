@@ -186,24 +186,31 @@ def policy_action(state, policy, rng):
 def rewards(state, out):
     """Each seat's share of the win: the highest score wins, then the most bouquet cards (as
     ``experiments.games`` judges), and seats still level share."""
+    scores = np.zeros(state[N_PLAYERS], np.int64)
+    final_scores(state, scores)
+    _shares_of(state, scores, out)
+
+
+@njit(cache=True)
+def _shares_of(state, scores, out):
+    """:func:`rewards` from the final ``scores``."""
     n = state[N_PLAYERS]
     keys = np.zeros(n, np.int64)
-    final_scores(state, keys)
     for p in range(n):
-        keys[p] *= 1000
+        keys[p] = scores[p] * 1000
         for v in range(N_VARIETIES):
             keys[p] += state[BQ_COUNT + p * N_VARIETIES + v]
     _shares(keys, out)
 
 
 @njit(cache=True)
-def lead(state, seat):
-    """How far the seat's score is above the best other score, in units of ``LEAD_SCALE``."""
-    scores = np.zeros(state[N_PLAYERS], np.int64)
-    final_scores(state, scores)
-    own = scores[seat]
-    scores[seat] = -(1 << 30)
-    return (own - scores.max()) / LEAD_SCALE
+def _lead(scores, seat):
+    """How far ``seat``'s score is above the best other score, in units of ``LEAD_SCALE``."""
+    best_other = -(1 << 30)
+    for p in range(scores.shape[0]):
+        if p != seat:
+            best_other = max(best_other, scores[p])
+    return (scores[seat] - best_other) / LEAD_SCALE
 
 
 @njit(cache=True)
@@ -218,21 +225,38 @@ def _shares(keys, out):
 
 
 @njit(cache=True)
-def playout(state, params, seat, rng):
-    """Play ``state`` to the end with the default policy ``params[POLICY]``; return the seat's
-    value: its share of the win plus ``params[MARGIN]`` times its score lead."""
-    policy = int(params[POLICY])
+def play_out(state, policy, rng):
+    """Play ``state`` to the end with the default policy number ``policy``."""
     while not is_over(state):
         apply_action(state, policy_action(state, policy, rng))
-    shares = np.empty(MAX_PLAYERS, np.float64)
-    rewards(state, shares)
-    return shares[seat] + params[MARGIN] * lead(state, seat)
 
 
 @njit(cache=True)
-def others_play(state, observer, policy, rng):
-    """The other seats play the default policy until ``observer`` is to act or the game ends;
-    returns the key of what ``observer`` then sees (0 at the end)."""
-    while not is_over(state) and state[TURN] != observer:
-        apply_action(state, policy_action(state, policy, rng))
-    return 0 if is_over(state) else fingerprint(state[:O_SIZE])
+def values(state, params, out):
+    """Every seat's value at the end: its share of the win plus ``params[MARGIN]`` times its
+    score lead."""
+    scores = np.zeros(state[N_PLAYERS], np.int64)
+    final_scores(state, scores)
+    _shares_of(state, scores, out)
+    for p in range(state[N_PLAYERS]):
+        out[p] += params[MARGIN] * _lead(scores, p)
+
+
+@njit(cache=True)
+def playout(state, params, seat, rng):
+    """Play ``state`` to the end with the default policy ``params[POLICY]``; return the seat's
+    value (see :func:`values`)."""
+    play_out(state, int(params[POLICY]), rng)
+    out = np.empty(MAX_PLAYERS, np.float64)
+    values(state, params, out)
+    return out[seat]
+
+
+@njit(cache=True)
+def view_key(state, observer):
+    """The search key of the decision of the seat to act (the state's prefix is its view): for
+    ``observer``, its whole view; for another seat, its view less its secret festival cards,
+    which a world samples afresh each time (its drawn card stays: it decides the move)."""
+    if state[TURN] == observer:
+        return fingerprint(state[:O_SIZE])
+    return fingerprint(state[:O_OWN_SECRET])
