@@ -2,20 +2,29 @@
 
 All functions take the observation array (layout ``O_*`` in ``tulips_sim/engine.py``) and
 never write to it. "Points" below are the majority points a seat would score if the game
-ended now, and a seat's *lead* is its points minus the best rival's.
+ended now, and a seat's *lead* is its points minus the best rival's. A seat's *standing* is
+its points plus what it has scored so far (giving and keeping), and its *margin* its standing
+minus the best rival's.
 """
 
 from numba import njit
 
 from tulips_sim.engine import (
+    O_BOUQUET,
+    O_COPIES,
+    O_DRAWN,
+    O_FACE_UP,
     O_GIVE_BONUS,
+    O_GIVE_POINTS,
+    O_KEEP_POINTS,
     O_KEEP_PTS,
     O_LEGAL,
     O_N_PLAYERS,
+    O_OWN_SECRET,
     O_RANK,
     O_TOTALS,
 )
-from tulips_sim.rules import GIVE, KEEP, N_RANKS, N_VARIETIES
+from tulips_sim.rules import GIVE, KEEP, N_RANKS, N_TYPES, N_VALUES, N_VARIETIES
 from tulips_sim.scoring import slot_of
 from tulips_sim.state import MAJORITY, SLOTS, value_of, variety_of
 
@@ -145,3 +154,52 @@ def lead_after_add(obs, seat, card):
         else:
             best = max(best, points)
     return mine - best
+
+
+@njit(cache=True)
+def scored_so_far(obs, seat):
+    """Giving plus keeping points ``seat`` has scored so far."""
+    return obs[O_GIVE_POINTS + seat] + obs[O_KEEP_POINTS + seat]
+
+
+@njit(cache=True)
+def all_standings(obs):
+    """Every seat's standing (:func:`all_points` plus points scored so far), as a tuple of six;
+    pass it as ``points`` to :func:`lead_now` and :func:`lead_after_card` for margins."""
+    points = all_points(obs)
+    n = obs[O_N_PLAYERS]
+    return (
+        points[0] + scored_so_far(obs, 0),
+        points[1] + scored_so_far(obs, 1),
+        points[2] + scored_so_far(obs, 2),
+        points[3] + scored_so_far(obs, 3) if n > 3 else 0,
+        points[4] + scored_so_far(obs, 4) if n > 4 else 0,
+        points[5] + scored_so_far(obs, 5) if n > 5 else 0,
+    )
+
+
+@njit(cache=True)
+def margin_after_add(obs, seat, card):
+    """``seat``'s margin once ``card`` is added face up to the festival (ranks shift; points
+    scored so far do not)."""
+    mine, best = 0, -1_000_000
+    for p in range(obs[O_N_PLAYERS]):
+        standing = scored_so_far(obs, p)
+        for v in range(N_VARIETIES):
+            standing += pay(obs, rank_after_add(obs, v, card), slot_now(obs, v, p))
+        if p == seat:
+            mine = standing
+        else:
+            best = max(best, standing)
+    return mine - best
+
+
+@njit(cache=True)
+def unseen(obs, card):
+    """Copies of ``card``'s type the seat has not seen: in the deck, removed unseen, or in the
+    other seats' secret festival cards (every copy less those in bouquets, face up in the
+    festival, in my secret festival cards and in my hand)."""
+    count = obs[O_COPIES + card % N_VALUES] - obs[O_FACE_UP + card] - obs[O_OWN_SECRET + card]
+    for q in range(obs[O_N_PLAYERS]):
+        count -= obs[O_BOUQUET + q * N_TYPES + card]
+    return count - (1 if obs[O_DRAWN] == card else 0)

@@ -1,29 +1,56 @@
-"""``hoarder``: scores like greedy but never feeds a rival's majority, and hoards its own."""
+"""``hoarder``: scores like greedy but never feeds a rival's majority, and hoards its own.
+
+Its last three parameters (``race``, ``follow`` and ``pick``, all 0 by default) are off at
+their defaults, where ``hoarder`` decides exactly as it did before they existed (a test holds
+it to that), which keeps it fast as the search agents' rollout policy. ``follow`` values the
+turn's second card: on the first draw, an action that uses up giving leaves only keeping or
+adding for the second card, which is worth less on average than a gift.
+"""
 
 from numba import njit
 
-from agents.tulips.features import immediate_points, is_legal, slot_now
+from agents.tulips.features import (
+    all_standings,
+    immediate_points,
+    is_legal,
+    lead_after_card,
+    lead_now,
+    margin_after_add,
+    slot_now,
+    unseen,
+)
 from giftsim.contract import DECIDER_SIG, as_arrays
 from giftsim.rng import next_below
-from tulips_sim.engine import O_BQ_COUNT, O_DRAWN, O_HAND, O_N_PLAYERS, O_RANK, O_SEAT, O_SIZE
+from tulips_sim.engine import (
+    O_BQ_COUNT,
+    O_DRAWN,
+    O_HAND,
+    O_N_PLAYERS,
+    O_PHASE,
+    O_RANK,
+    O_SEAT,
+    O_SIZE,
+    kind_of,
+)
 from tulips_sim.rules import (
     FESTIVAL,
     GIVE,
     KEEP,
     N_RANKS,
+    N_TYPES,
     N_VARIETIES,
     SECRET,
     SETUP_FIRST,
     SETUP_SECOND,
 )
 from tulips_sim.scoring import slot_of
-from tulips_sim.state import variety_of
+from tulips_sim.state import FIRST_DRAW, variety_of
 
-HOARD, CLIMB, HIDE, SECOND, FEED = 0, 1, 2, 3, 4
+HOARD, CLIMB, HIDE, SECOND, FEED, RACE, FOLLOW, PICK = 0, 1, 2, 3, 4, 5, 6, 7
 
 
 @njit(cache=True)
-def _receiver(obs, seat, variety, rng):
+def _fewest_holder(obs, seat, variety, rng):
     """The rival holding fewest cards of ``variety`` (uniform among equals)."""
     best, fewest, ties = -1, 1_000_000, 0
     for q in range(obs[O_N_PLAYERS]):
@@ -37,6 +64,70 @@ def _receiver(obs, seat, variety, rng):
             if next_below(rng, ties) == 0:
                 best = q
     return best
+
+
+@njit(cache=True)
+def _receiver(obs, params, seat, card, standings, rng):
+    """The rival holding fewest cards of the card's variety, less ``pick`` times my margin once
+    it holds the card (uniform among equals; without ``pick``, :func:`_fewest_holder`)."""
+    if params[PICK] == 0.0:
+        return _fewest_holder(obs, seat, variety_of(card), rng)
+    best, top, ties = -1, -1e18, 0
+    for q in range(obs[O_N_PLAYERS]):
+        if q == seat:
+            continue
+        score = params[PICK] * lead_after_card(obs, seat, q, card, standings)
+        score -= obs[O_BQ_COUNT + q * N_VARIETIES + variety_of(card)]
+        if score > top:
+            best, top, ties = q, score, 1
+        elif score == top:
+            ties += 1
+            if next_below(rng, ties) == 0:
+                best = q
+    return best
+
+
+@njit(cache=True)
+def _race(obs, seat, action, card, standings):
+    """How much resolving ``card`` with ``action`` widens my margin (secret: not at all)."""
+    if action == SECRET:
+        return 0
+    if action == FESTIVAL:
+        after = margin_after_add(obs, seat, card)
+    else:
+        receiver = seat if action == KEEP else action - GIVE
+        after = lead_after_card(obs, seat, receiver, card, standings)
+    return after - lead_now(obs, seat, standings)
+
+
+@njit(cache=True)
+def _fewest(obs, seat, variety):
+    """The first rival holding fewest cards of ``variety`` (no random tie-break)."""
+    best, fewest = -1, 1_000_000
+    for q in range(obs[O_N_PLAYERS]):
+        count = obs[O_BQ_COUNT + q * N_VARIETIES + variety]
+        if q != seat and count < fewest:
+            best, fewest = q, count
+    return best
+
+
+@njit(cache=True)
+def _follow_up(obs, params, seat, used):
+    """Expected value (``_value``) of the best action of another kind than ``used`` on the
+    turn's second card, drawn from the cards I have not seen."""
+    total, weight = 0.0, 0
+    for card in range(N_TYPES):
+        copies = unseen(obs, card)
+        if copies <= 0:
+            continue
+        gift = GIVE + _fewest(obs, seat, variety_of(card))
+        best = -1e18
+        for action in (KEEP, gift, FESTIVAL, SECRET):
+            if kind_of(action) != used:
+                best = max(best, _value(obs, params, seat, action, card))
+        total += copies * best
+        weight += copies
+    return total / weight if weight > 0 else 0.0
 
 
 @njit(cache=True)
@@ -70,20 +161,10 @@ def _value(obs, params, seat, action, card):
 
 
 @njit(cache=True)
-def decide(obs, params, rng):
-    """Like greedy, take the most points now, but give only to the rival with the fewest cards of
-    that variety, value keeping a card of a top-three variety that leaves me leading its
-    majority at ``hoard`` extra points, value adding a card of a variety I lead face up at
-    ``climb`` times (4 - its festival rank), hiding a card at ``hide``, keeping a card that
-    leaves me second at ``second`` and a gift that leaves its receiver first at ``-feed``. At
-    setup, bouquet the card of the higher-ranked variety."""
-    seat = obs[O_SEAT]
-    if is_legal(obs, SETUP_FIRST):
-        first, second = obs[O_HAND], obs[O_HAND + 1]
-        better_second = obs[O_RANK + variety_of(second)] < obs[O_RANK + variety_of(first)]
-        return SETUP_SECOND if better_second else SETUP_FIRST
-    card = obs[O_DRAWN]
-    gift = GIVE + _receiver(obs, seat, variety_of(card), rng)
+def _best_now(obs, params, seat, card, rng):
+    """The action of highest ``_value`` for ``card`` (``race``, ``follow`` and ``pick`` off: the
+    fast path of the search agents' playouts)."""
+    gift = GIVE + _fewest_holder(obs, seat, variety_of(card), rng)
     best, best_value = SECRET, -1e18
     for action in (KEEP, gift, FESTIVAL, SECRET):
         if is_legal(obs, action):
@@ -93,7 +174,59 @@ def decide(obs, params, rng):
     return best
 
 
-PARAMS = {"hoard": 3.0, "climb": 1.0, "hide": 0.0, "second": 0.0, "feed": 0.0}
+@njit(cache=True)
+def _best_ahead(obs, params, seat, card, rng):
+    """As :func:`_best_now`, with the ``race`` and ``follow`` terms and the ``pick`` receiver."""
+    race = params[RACE]
+    follow = params[FOLLOW] if obs[O_PHASE] == FIRST_DRAW else 0.0
+    standings = all_standings(obs)
+    gift = GIVE + _receiver(obs, params, seat, card, standings, rng)
+    best, best_value = SECRET, -1e18
+    for action in (KEEP, gift, FESTIVAL, SECRET):
+        if is_legal(obs, action):
+            value = _value(obs, params, seat, action, card)
+            if race != 0.0:
+                value += race * _race(obs, seat, action, card, standings)
+            if follow != 0.0:
+                value += follow * _follow_up(obs, params, seat, kind_of(action))
+            if value > best_value:
+                best, best_value = action, value
+    return best
+
+
+@njit(cache=True)
+def decide(obs, params, rng):
+    """Like greedy, take the most points now, but give only to the rival with the fewest cards of
+    that variety, value keeping a card of a top-three variety that leaves me leading its
+    majority at ``hoard`` extra points, value adding a card of a variety I lead face up at
+    ``climb`` times (4 - its festival rank), hiding a card at ``hide``, keeping a card that
+    leaves me second at ``second`` and a gift that leaves its receiver first at ``-feed``. Add
+    ``race`` times the change in my margin (my points so far plus majority points if the game
+    ended now, minus the best rival's) and, on the turn's first draw, ``follow`` times the
+    expected value of the best action left for the second card (of another kind, on a card
+    drawn from those I have not seen); choose a gift's receiver by fewest cards less ``pick``
+    times my margin after the gift. At setup, bouquet the card of the higher-ranked variety."""
+    seat = obs[O_SEAT]
+    if is_legal(obs, SETUP_FIRST):
+        first, second = obs[O_HAND], obs[O_HAND + 1]
+        better_second = obs[O_RANK + variety_of(second)] < obs[O_RANK + variety_of(first)]
+        return SETUP_SECOND if better_second else SETUP_FIRST
+    card = obs[O_DRAWN]
+    if params[RACE] == 0.0 and params[FOLLOW] == 0.0 and params[PICK] == 0.0:
+        return _best_now(obs, params, seat, card, rng)
+    return _best_ahead(obs, params, seat, card, rng)
+
+
+PARAMS = {
+    "hoard": 3.0,
+    "climb": 1.0,
+    "hide": 0.0,
+    "second": 0.0,
+    "feed": 0.0,
+    "race": 0.0,
+    "follow": 0.0,
+    "pick": 0.0,
+}
 
 
 @njit(DECIDER_SIG, cache=True)

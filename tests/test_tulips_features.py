@@ -1,0 +1,178 @@
+"""Known answers of the Tulips agent features on hand-built observations, and ``hoarder`` at
+its defaults deciding exactly as it did before its last three parameters existed."""
+
+import numpy as np
+import pytest
+
+from agents.registry import define, parse
+from agents.tulips import hoarder
+from agents.tulips.features import (
+    all_standings,
+    lead_after_card,
+    lead_now,
+    margin_after_add,
+    unseen,
+)
+from experiments.batch import play
+from tests import hoarder_before
+from tulips_sim.engine import O_SIZE
+from tulips_sim.rules import KIND_ADD, KIND_GIVE, KIND_KEEP, Rules
+from tulips_sim.state import (
+    BOUQUET,
+    BQ_COUNT,
+    BQ_VALUE,
+    COPIES,
+    DRAWN,
+    FACE_UP,
+    GIVE_POINTS,
+    KEEP_POINTS,
+    ORDER,
+    OWN_SECRET,
+    RANK,
+    TOTALS,
+    deal,
+    new_state,
+    value_of,
+    variety_of,
+)
+
+PURPLE, BLUE, PINK, ORANGE = range(4)
+
+
+def card(variety, value):
+    """The card type of a variety and value (``variety * 3 + value - 2``)."""
+    return variety * 3 + value - 2
+
+
+# The position of the margin tables (4 players): festival Blue 9, Orange 6, Pink 3; seat 0
+# holds two Blue 2, seat 1 a Blue 4 and three Orange 2, seat 2 a Pink 3; seats 0-2 scored 12,
+# 5 and 16 points so far. Majority points now: 15 (Blue 1st), 10 + 10 (Blue 2nd, Orange 1st), 5
+# (Pink 1st), 0.
+STACKS = [(BLUE, 9), (ORANGE, 6), (PINK, 3)]
+BOUQUETS = [(0, card(BLUE, 2), 2), (1, card(BLUE, 4), 1), (1, card(ORANGE, 2), 3)]
+BOUQUETS += [(2, card(PINK, 3), 1)]
+SCORES = [(10, 2), (5, 0), (15, 1), (0, 0)]
+
+
+def observation(stacks=STACKS, bouquets=BOUQUETS, scores=SCORES, n_players=4, **private):
+    """A 4-player observation holding only the given festival, bouquets (``(seat, card,
+    copies)``) and scores (``(giving, keeping)`` per seat); ``private`` sets ``face_up``,
+    ``own_secret`` (card counts), ``drawn`` and ``copies`` (per value 2, 3, 4)."""
+    state = new_state()
+    deal(Rules(n_players=n_players).to_array(), 0, 0, 0, state)
+    state[ORDER : ORDER + 4], state[TOTALS : TOTALS + 4], state[RANK : RANK + 4] = -1, 0, 4
+    for r, (variety, total) in enumerate(stacks):
+        state[ORDER + r], state[TOTALS + variety], state[RANK + variety] = variety, total, r + 1
+    state[BOUQUET : BQ_VALUE + 24] = 0
+    for seat, kind, copies in bouquets:
+        state[BOUQUET + seat * 12 + kind] += copies
+        state[BQ_COUNT + seat * 4 + variety_of(kind)] += copies
+        state[BQ_VALUE + seat * 4 + variety_of(kind)] += copies * value_of(kind)
+    for seat, (giving, keeping) in enumerate(scores):
+        state[GIVE_POINTS + seat], state[KEEP_POINTS + seat] = giving, keeping
+    state[FACE_UP : FACE_UP + 12] = private.get("face_up", [0] * 12)
+    state[OWN_SECRET : OWN_SECRET + 12] = private.get("own_secret", [0] * 12)
+    state[DRAWN] = private.get("drawn", -1)
+    state[COPIES : COPIES + 3] = private.get("copies", (6, 6, 6))
+    return state[:O_SIZE].copy()
+
+
+def counts(*cards):
+    """Card counts by type (12 slots) of the given card types."""
+    out = [0] * 12
+    for kind in cards:
+        out[kind] += 1
+    return out
+
+
+# (private view, card, unseen copies): 6 copies of each card, less every one I can see.
+UNSEEN = [
+    ({}, card(ORANGE, 4), 6),
+    ({}, card(BLUE, 4), 5),  # seat 1's bouquet
+    ({}, card(ORANGE, 2), 3),
+    ({"drawn": card(PINK, 3)}, card(PINK, 3), 4),  # seat 2's bouquet and my hand
+    ({"face_up": counts(card(PINK, 3)), "own_secret": counts(card(PINK, 3))}, card(PINK, 3), 3),
+    ({"own_secret": counts(card(BLUE, 4))}, card(BLUE, 3), 6),
+]
+
+
+@pytest.mark.parametrize(("private", "kind", "expected"), UNSEEN)
+def test_unseen_copies_leave_out_every_card_the_seat_can_see(private, kind, expected):
+    assert unseen(observation(**private), kind) == expected
+
+
+def test_standings_add_points_scored_so_far_to_majority_points_now():
+    standings = all_standings(observation())
+    assert standings == (12 + 15, 5 + 20, 16 + 5, 0, 0, 0)
+    assert lead_now(observation(), 0, standings) == 27 - 25
+    assert lead_now(observation(), 1, standings) == 25 - 27
+
+
+# (seat, receiver, card, margin after): a gift changes only its variety's majorities.
+MARGIN_AFTER_CARD = [
+    (0, 1, card(BLUE, 4), 22 - 30),  # seat 1 passes me in Blue on value: 15 and 10 swap
+    (0, 0, card(BLUE, 2), 27 - 25),  # I keep leading Blue
+    (0, 2, card(ORANGE, 4), 27 - 28),  # seat 2 takes Orange's second place (7) and passes 25
+    (0, 3, card(ORANGE, 4), 27 - 25),  # seat 3 takes it and stays last
+    (3, 3, card(PURPLE, 2), 0 - 27),  # Purple is not in the festival: nothing changes
+]
+
+
+@pytest.mark.parametrize(("seat", "receiver", "kind", "expected"), MARGIN_AFTER_CARD)
+def test_margin_after_a_card_joins_a_bouquet(seat, receiver, kind, expected):
+    obs = observation()
+    assert lead_after_card(obs, seat, receiver, kind, all_standings(obs)) == expected
+
+
+# (seat, card added face up, margin after): festival ranks shift, and with them every majority.
+MARGIN_AFTER_ADD = [
+    (0, card(PINK, 4), 27 - 26),  # Pink 7 passes Orange 6: seat 2's Pink pays 10, Orange 5
+    (1, card(PINK, 4), 20 - 27),
+    (0, card(ORANGE, 4), 22 - 27),  # Orange 10 passes Blue 9: my Blue pays 10, seat 1's 15
+    (1, card(ORANGE, 4), 27 - 22),
+    (0, card(PURPLE, 2), 27 - 25),  # Purple 2 enters 4th, below Pink 3: nothing changes
+]
+
+
+@pytest.mark.parametrize(("seat", "kind", "expected"), MARGIN_AFTER_ADD)
+def test_margin_after_a_face_up_festival_card(seat, kind, expected):
+    assert margin_after_add(observation(), seat, kind) == expected
+
+
+# One unseen card only (three copies of each value-2 card; seat 1 holds the Orange ones, my
+# secret cards the Purple and Pink ones, and I hold two Blue): a Blue 2, for seat 0 that leads
+# Blue (1st). Keeping it is worth hoard = 3,
+# giving it 2 + 3, adding it face up climb * 3 = 3, hiding it 0.
+FOLLOW_UP = [(KIND_GIVE, 3.0), (KIND_KEEP, 5.0), (KIND_ADD, 5.0)]
+
+
+@pytest.mark.parametrize(("used", "expected"), FOLLOW_UP)
+def test_follow_up_is_the_best_action_left_for_the_unseen_cards(used, expected):
+    mine = counts(*[card(PURPLE, 2)] * 3, *[card(PINK, 2)] * 3)
+    obs = observation(own_secret=mine, copies=(3, 0, 0))
+    assert [max(unseen(obs, kind), 0) for kind in range(12)] == counts(card(BLUE, 2))
+    params = parse("hoarder", "tulips").param_row()
+    assert hoarder._follow_up(obs, params, 0, used) == expected
+
+
+@pytest.mark.parametrize("pick", [0.0, 1.0])
+def test_pick_spares_the_rival_a_gift_would_carry_past_me(pick):
+    """Seats 2 and 3 hold no Orange; an Orange 4 takes seat 2 past seat 1 but not seat 3."""
+    obs = observation()
+    params = parse(f"hoarder:pick={pick}", "tulips").param_row()
+    standings = all_standings(obs)
+    chosen = {
+        hoarder._receiver(obs, params, 0, card(ORANGE, 4), standings, np.array([s], np.uint64))
+        for s in range(1, 40)
+    }
+    assert chosen == ({2, 3} if pick == 0.0 else {3})
+
+
+@pytest.mark.parametrize("n", [2, 4, 6])
+def test_hoarder_at_its_defaults_decides_as_before_its_new_parameters(n):
+    before = define("tulips", "hoarder_before", hoarder_before.decide, hoarder_before.PARAMS)
+    old = play("tulips", [before()] * n, 300, seed=7, as_frame=False)
+    new = play("tulips", ["hoarder"] * n, 300, seed=7, as_frame=False)
+    assert np.array_equal(old, new)
+    mixed = play("tulips", ["hoarder", before()] * (n // 2), 300, seed=8, as_frame=False)
+    assert np.array_equal(mixed, play("tulips", ["hoarder"] * n, 300, seed=8, as_frame=False))
