@@ -3,7 +3,9 @@
 A step is a seat-rotated field tournament on duplicate deals (:func:`experiments.batch.field`):
 the upper agent in every seat in turn against ``players - 1`` copies of the lower one. The step
 is *shown* when the lower end of the upper agent's 95% interval is above the fair share.
-Search agents (at their default settings) are slow, so their steps use fewer deals.
+Search agents (at their default settings) are slow, so their steps use fewer deals: a search
+agent against a field of heuristics, where one seat searches, plays ``players`` times the deals
+of a search agent against a field of search agents, where every seat does (about the same time).
 """
 
 from datetime import date
@@ -30,8 +32,11 @@ def steps(game: str, players, games: int, search_games: int) -> list[tuple]:
     for n in players:
         rungs = [r.format(n=n) for r in RUNGS[game]]
         for lower, upper in pairwise(rungs):
-            slow = any(r.startswith(SEARCH) for r in (lower, upper))
-            deals = search_games if slow else games
+            deals = games
+            if lower.startswith(SEARCH):
+                deals = search_games
+            elif upper.startswith(SEARCH):
+                deals = search_games * n  # one seat searches, not n
             if deals > 0:
                 out.append((game, n, lower, upper, deals))
     return out
@@ -80,7 +85,9 @@ def markdown(table: pd.DataFrame, argv=()) -> str:
         "Each step: the upper agent in every seat in turn against copies of the lower one on the",
         "same deals (seat-rotated field tournament); win share with ties split, 95% interval, and",
         "whether the interval lies above the fair share (`shown`). Search rungs play at their",
-        "default settings (see `giftsim bench` for their time per decision) on fewer deals.",
+        "default settings (see `giftsim bench` for their time per decision) on fewer deals: a",
+        "search agent against heuristics on `players` x `--search-games` deals, against search",
+        "agents on `--search-games`.",
         "",
     ]
     for (game, n), part in table.groupby(["game", "players"], sort=False):

@@ -28,15 +28,15 @@ from giftsim.contract import DECIDER_SIG, as_arrays
 @njit(cache=True)
 def decide(obs, params, rng):
     """Search ``iters`` worlds drawn from what this seat may know (the unseen cards, and the
-    others' chips when hidden) with one tree over this seat's information sets (ISMCTS: UCB1
-    with availability counts, exploration ``explore``); the other seats, and every seat after
-    the tree, play the default policy ``policy`` (0 random, 1 greedy, 2 sniper, 3 sniper with
-    the tuned parameters for the player count, 4 a coin toss between greedy and 3 at every
-    decision). Value: share of the win plus ``margin`` times the score lead. The tree chooses at
-    a node only after ``expand`` walks have reached it (before, the default policy does). With
-    ``others`` set, the other seats search too, each with its own tree over what it sees
-    (multiple-observer ISMCTS), and follow the default policy only outside their trees. Take
-    the most visited action.
+    others' chips when hidden) with ISMCTS over information sets (UCB1 with availability
+    counts, exploration ``explore``). With ``others`` 1 (the default) every seat searches in its
+    own tree (multiple-observer ISMCTS; a node is what this seat can tell of the decision); with
+    0 only this seat does and the others play the default policy. Outside the trees every seat
+    plays the default policy ``policy`` (0 random, 1 greedy, 2 sniper, 3 sniper with the tuned
+    parameters for the player count, 4 a coin toss between greedy and 3 at every decision).
+    Value: share of the win plus ``margin`` times the score lead. A node chooses only after
+    ``expand`` walks have reached it (before, the default policy does). Take the most visited
+    action.
     """
     state = np.empty(STATE_SIZE, np.int64)
     world(obs, rng, state)
@@ -78,12 +78,12 @@ def _walk(tree, used, path, at, via, state, params, observer, rng):
 
 
 PARAMS = {
-    "iters": 1500.0,
+    "iters": 1100.0,
     "policy": 4.0,
     "margin": 0.3,
     "explore": 0.7,
     "expand": 30.0,
-    "others": 0.0,
+    "others": 1.0,
 }
 
 

@@ -7,6 +7,7 @@ turn's second card: on the first draw, an action that uses up giving leaves only
 adding for the second card, which is worth less on average than a gift.
 """
 
+import numpy as np
 from numba import njit
 
 from agents.tulips.features import (
@@ -36,6 +37,9 @@ from tulips_sim.rules import (
     FESTIVAL,
     GIVE,
     KEEP,
+    KIND_ADD,
+    KIND_GIVE,
+    KIND_KEEP,
     N_RANKS,
     N_TYPES,
     N_VARIETIES,
@@ -47,6 +51,7 @@ from tulips_sim.scoring import slot_of
 from tulips_sim.state import FIRST_DRAW, variety_of
 
 HOARD, CLIMB, HIDE, SECOND, FEED, RACE, FOLLOW, PICK = 0, 1, 2, 3, 4, 5, 6, 7
+_NO_STANDINGS = (0, 0, 0, 0, 0, 0)  # stand-in when neither ``race`` nor ``pick`` reads them
 
 
 @njit(cache=True)
@@ -112,22 +117,28 @@ def _fewest(obs, seat, variety):
 
 
 @njit(cache=True)
-def _follow_up(obs, params, seat, used):
-    """Expected value (``_value``) of the best action of another kind than ``used`` on the
-    turn's second card, drawn from the cards I have not seen."""
-    total, weight = 0.0, 0
+def _follow_ups(obs, params, seat, out):
+    """For each kind used on the turn's first card (``out[KIND_KEEP]``, ``[KIND_GIVE]``,
+    ``[KIND_ADD]``), the expected value (``_value``) of the best action of another kind on the
+    second card, drawn from the cards I have not seen. One pass over the card types."""
+    out[:] = 0.0
+    weight = 0
     for card in range(N_TYPES):
         copies = unseen(obs, card)
         if copies <= 0:
             continue
         gift = GIVE + _fewest(obs, seat, variety_of(card))
-        best = -1e18
-        for action in (KEEP, gift, FESTIVAL, SECRET):
-            if kind_of(action) != used:
-                best = max(best, _value(obs, params, seat, action, card))
-        total += copies * best
+        keep = _value(obs, params, seat, KEEP, card)
+        give = _value(obs, params, seat, gift, card)
+        add = max(
+            _value(obs, params, seat, FESTIVAL, card), _value(obs, params, seat, SECRET, card)
+        )
+        out[KIND_KEEP] += copies * max(give, add)
+        out[KIND_GIVE] += copies * max(keep, add)
+        out[KIND_ADD] += copies * max(keep, give)
         weight += copies
-    return total / weight if weight > 0 else 0.0
+    if weight > 0:
+        out /= weight
 
 
 @njit(cache=True)
@@ -179,8 +190,11 @@ def _best_ahead(obs, params, seat, card, rng):
     """As :func:`_best_now`, with the ``race`` and ``follow`` terms and the ``pick`` receiver."""
     race = params[RACE]
     follow = params[FOLLOW] if obs[O_PHASE] == FIRST_DRAW else 0.0
-    standings = all_standings(obs)
+    standings = all_standings(obs) if race != 0.0 or params[PICK] != 0.0 else _NO_STANDINGS
     gift = GIVE + _receiver(obs, params, seat, card, standings, rng)
+    follow_ups = np.zeros(3, np.float64)
+    if follow != 0.0:
+        _follow_ups(obs, params, seat, follow_ups)
     best, best_value = SECRET, -1e18
     for action in (KEEP, gift, FESTIVAL, SECRET):
         if is_legal(obs, action):
@@ -188,7 +202,7 @@ def _best_ahead(obs, params, seat, card, rng):
             if race != 0.0:
                 value += race * _race(obs, seat, action, card, standings)
             if follow != 0.0:
-                value += follow * _follow_up(obs, params, seat, kind_of(action))
+                value += follow * follow_ups[kind_of(action)]
             if value > best_value:
                 best, best_value = action, value
     return best

@@ -28,14 +28,14 @@ from tulips_sim.state import N_PLAYERS, STATE_SIZE, TURN
 @njit(cache=True)
 def decide(obs, params, rng):
     """Search ``iters`` worlds drawn from what this seat may know (the pile, the removed cards and
-    the others' secret cards) with one tree over this seat's information sets (ISMCTS: UCB1 with
-    availability counts, exploration ``explore``); the other seats, and every seat after the
-    tree, play the default policy ``policy`` (0 random, 1 greedy, 2 hoarder, 3 planner). Value:
-    share of the win plus ``margin`` times the score lead. The tree chooses at a node only after
-    ``expand`` walks have reached it (before, the default policy does). With ``others`` set,
-    the other seats search too, each with its own tree over what it sees (multiple-observer
-    ISMCTS), and follow the default policy only outside their trees. Take the most visited
-    action.
+    the others' secret cards) with ISMCTS over information sets (UCB1 with availability counts,
+    exploration ``explore``). With ``others`` 0 (the default) only this seat searches and the
+    others play the default policy; with 1 every seat searches in its own tree (multiple-observer
+    ISMCTS; another seat's node is its view less its secret cards). Outside the trees every seat
+    plays the default policy ``policy`` (0 random, 1 greedy, 2 hoarder, 3 planner, 4 hoarder with
+    the tuned parameters, see ``worlds.POLICIES``). Value: share of the win plus ``margin``
+    times the score lead. A node chooses only after ``expand`` walks have reached it (before,
+    the default policy does). Take the most visited action.
     """
     state = np.empty(STATE_SIZE, np.int64)
     world(obs, rng, state)

@@ -13,6 +13,7 @@ from numba import njit
 
 from agents.common.search import MARGIN, POLICY, fingerprint
 from agents.tulips import greedy, hoarder, planner, random_agent
+from agents.tulips.tuned import TUNED
 from giftsim.contract import MAX_PARAMS
 from giftsim.rng import next_below, next_u64, shuffle
 from tulips_sim.engine import (
@@ -52,12 +53,21 @@ from tulips_sim.state import (
 )
 
 # Default policies of the playouts, by the number in a search agent's ``policy`` parameter.
-POLICIES = ("random", "greedy", "hoarder", "planner")
+# "tuned" is hoarder with the tuned built-in's parameters for the player count, or for the
+# count that shares its festival cards (3 players: ``tuned4p``, 5 players: ``tuned6p``), less
+# ``race`` and ``pick``: they weigh little (their tuned values are small) and would make the
+# playouts several times slower.
+POLICIES = ("random", "greedy", "hoarder", "planner", "tuned")
 LEAD_SCALE = 30.0  # points: a typical spread of final scores
 _MODULES = (random_agent, greedy, hoarder, planner)
 _POLICY_PARAMS = np.zeros((len(POLICIES), MAX_PARAMS), np.float64)
 for _row, _module in enumerate(_MODULES):
     _POLICY_PARAMS[_row, : len(_module.PARAMS)] = list(_module.PARAMS.values())
+_TUNED_PARAMS = np.zeros((MAX_PLAYERS + 1, MAX_PARAMS), np.float64)
+for _n in range(2, MAX_PLAYERS + 1):
+    _values = TUNED[f"tuned{_n + _n % 2}p"]
+    _TUNED_PARAMS[_n, : len(_values)] = list(_values.values())
+    _TUNED_PARAMS[_n, [hoarder.RACE, hoarder.PICK]] = 0.0
 
 
 @njit(cache=True)
@@ -179,7 +189,9 @@ def policy_action(state, policy, rng):
         return greedy.decide(obs, _POLICY_PARAMS[1], rng)
     if policy == 2:
         return hoarder.decide(obs, _POLICY_PARAMS[2], rng)
-    return planner.decide(obs, _POLICY_PARAMS[3], rng)
+    if policy == 3:
+        return planner.decide(obs, _POLICY_PARAMS[3], rng)
+    return hoarder.decide(obs, _TUNED_PARAMS[obs[O_N_PLAYERS]], rng)
 
 
 @njit(cache=True)
