@@ -254,3 +254,16 @@ def test_search_trees_of_every_seat_record_only_their_own_choices(game):
             node, seat = int(path[d, search.NODE]), int(path[d, search.OWNER])
             assert owners.setdefault(node, seat) == seat
     assert set(owners.values()) - {observer}  # the others chose in their own trees
+
+
+@pytest.mark.parametrize(
+    ("n", "tuned"), [(2, "tuned2p"), (3, "tuned4p"), (4, "tuned4p"), (5, "tuned6p"), (6, "tuned6p")]
+)
+def test_tulips_tuned_playout_policy_is_the_tuned_builtin_less_race_and_pick(n, tuned):
+    from agents.tulips import hoarder
+    from agents.tulips.tuned import TUNED
+
+    row = tu_worlds._TUNED_PARAMS[n]
+    expected = dict(TUNED[tuned], race=0.0, pick=0.0)
+    assert list(row[: len(expected)]) == list(expected.values())
+    assert list(expected) == list(hoarder.PARAMS)
