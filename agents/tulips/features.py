@@ -138,6 +138,13 @@ def rank_after_add(obs, variety, card):
 @njit(cache=True)
 def lead_after_add(obs, seat, card):
     """``seat``'s lead once ``card`` is added face up to the festival (ranks shift)."""
+    return _after_add(obs, seat, card, False)
+
+
+@njit(cache=True)
+def _after_add(obs, seat, card, with_scored):
+    """``seat``'s majority points less the best rival's once ``card`` is added face up to the
+    festival, each counting the points scored so far when ``with_scored``."""
     ranks = (
         rank_after_add(obs, 0, card),
         rank_after_add(obs, 1, card),
@@ -146,7 +153,7 @@ def lead_after_add(obs, seat, card):
     )
     mine, best = 0, -1_000_000
     for p in range(obs[O_N_PLAYERS]):
-        points = 0
+        points = scored_so_far(obs, p) if with_scored else 0
         for v in range(N_VARIETIES):
             points += pay(obs, ranks[v], slot_now(obs, v, p))
         if p == seat:
@@ -182,16 +189,7 @@ def all_standings(obs):
 def margin_after_add(obs, seat, card):
     """``seat``'s margin once ``card`` is added face up to the festival (ranks shift; points
     scored so far do not)."""
-    mine, best = 0, -1_000_000
-    for p in range(obs[O_N_PLAYERS]):
-        standing = scored_so_far(obs, p)
-        for v in range(N_VARIETIES):
-            standing += pay(obs, rank_after_add(obs, v, card), slot_now(obs, v, p))
-        if p == seat:
-            mine = standing
-        else:
-            best = max(best, standing)
-    return mine - best
+    return _after_add(obs, seat, card, True)
 
 
 @njit(cache=True)
