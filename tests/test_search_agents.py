@@ -243,7 +243,7 @@ def test_search_trees_of_every_seat_record_only_their_own_choices(game):
         state, n_actions = tu_position(5, n, 3), ismcts.NUM_ACTIONS
     observer = int(state[nt_state.TURN if game == "geschenkt" else tu_state.TURN])
     params = parse(f"ismcts:iters={iters}:others=1", game).param_row()
-    tree, used, path = search.new_tree(iters, n_actions, n)
+    tree, used, path = search.new_tree(n_actions, n, params)
     at, via = np.empty(n, np.int64), np.empty(n, np.int64)
     owners, rng = {}, np.array([3], np.uint64)
     for _ in range(iters):

@@ -133,13 +133,15 @@ def fingerprint(view):
 
 
 @njit(cache=True)
-def new_tree(iters, n_actions, players):
-    """A tree with room for ``players`` new nodes per iteration, its root and the other seats'
-    roots open; returns ``(tree, used, path)``: ``used[0]`` counts the nodes, ``path`` holds one
+def new_tree(n_actions, players, params):
+    """A tree with room for a new node per iteration and searching seat (every seat with
+    ``params[OTHERS]`` set, else the searcher alone), its root and the other seats' roots open;
+    returns ``(tree, used, path)``: ``used[0]`` counts the nodes, ``path`` holds one
     iteration's ``(node, action, seat)`` steps. Node 0 is the root, the searcher's decision now;
     node ``1 + p`` is seat ``p``'s root (when the others search too): its children, under
     action 0, are the first decisions of ``p`` that walks meet."""
-    size = iters * players + players + 1
+    searching = players if params[OTHERS] > 0 else 1
+    size = max(int(params[ITERS]), 1) * searching + players + 1
     tree = _new_tree(size, n_actions)
     for node in range(players + 1):
         _open_node(tree, node, 0)

@@ -34,7 +34,7 @@ def decide(obs, params, rng):
     return best_of(totals, mask)
 
 
-PARAMS = {"iters": 1500.0, "policy": 2.0, "margin": 0.0}
+PARAMS = {"iters": 1500.0, "policy": 2.0, "margin": 0.5}
 
 
 @njit(DECIDER_SIG, cache=True)

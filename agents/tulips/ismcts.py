@@ -43,7 +43,7 @@ def decide(obs, params, rng):
     if only_action(root_legal) >= 0:
         return only_action(root_legal)
     players = state[N_PLAYERS]
-    tree, used, path = new_tree(max(int(params[ITERS]), 1), NUM_ACTIONS, players)
+    tree, used, path = new_tree(NUM_ACTIONS, players, params)
     at, via = np.empty(players, np.int64), np.empty(players, np.int64)
     values_now = np.empty(MAX_PLAYERS, np.float64)
     for _ in range(max(int(params[ITERS]), 1)):
