@@ -237,13 +237,10 @@ def test_search_trees_of_every_seat_record_only_their_own_choices(game):
 
     ismcts = importlib.import_module(f"agents.{game}.ismcts")
     n, iters = 4, 300
-    if game == "geschenkt":
-        state, n_actions = nt_position(5, n, 3, True), ismcts.NUM_ACTIONS
-    else:
-        state, n_actions = tu_position(5, n, 3), ismcts.NUM_ACTIONS
-    observer = int(state[nt_state.TURN if game == "geschenkt" else tu_state.TURN])
+    state = nt_position(5, n, 3, True) if game == "geschenkt" else tu_position(5, n, 3)
+    observer = int(state[ismcts.TURN])
     params = parse(f"ismcts:iters={iters}:others=1", game).param_row()
-    tree, used, path = search.new_tree(n_actions, n, params)
+    tree, used, path = search.new_tree(ismcts.NUM_ACTIONS, n, params)
     at, via = np.empty(n, np.int64), np.empty(n, np.int64)
     owners, rng = {}, np.array([3], np.uint64)
     for _ in range(iters):
