@@ -152,9 +152,7 @@ def test_follow_up_is_the_best_action_left_for_the_unseen_cards(used, expected):
     obs = observation(own_secret=mine, copies=(3, 0, 0))
     assert [max(unseen(obs, kind), 0) for kind in range(12)] == counts(card(BLUE, 2))
     params = parse("hoarder", "tulips").param_row()
-    follow_ups = np.zeros(3)
-    hoarder._follow_ups(obs, params, 0, follow_ups)
-    assert follow_ups[used] == expected
+    assert hoarder._follow_ups(obs, params, 0)[used] == expected
 
 
 @pytest.mark.parametrize("pick", [0.0, 1.0])

@@ -7,7 +7,6 @@ turn's second card: on the first draw, an action that uses up giving leaves only
 adding for the second card, which is worth less on average than a gift.
 """
 
-import numpy as np
 from numba import njit
 
 from agents.tulips.features import (
@@ -37,9 +36,6 @@ from tulips_sim.rules import (
     FESTIVAL,
     GIVE,
     KEEP,
-    KIND_ADD,
-    KIND_GIVE,
-    KIND_KEEP,
     N_RANKS,
     N_TYPES,
     N_VARIETIES,
@@ -52,6 +48,7 @@ from tulips_sim.state import FIRST_DRAW, variety_of
 
 HOARD, CLIMB, HIDE, SECOND, FEED, RACE, FOLLOW, PICK = 0, 1, 2, 3, 4, 5, 6, 7
 _NO_STANDINGS = (0, 0, 0, 0, 0, 0)  # stand-in when neither ``race`` nor ``pick`` reads them
+_NO_FOLLOW_UPS = (0.0, 0.0, 0.0)  # stand-in when ``follow`` is off (or nothing is unseen)
 
 
 @njit(cache=True)
@@ -117,12 +114,11 @@ def _fewest(obs, seat, variety):
 
 
 @njit(cache=True)
-def _follow_ups(obs, params, seat, out):
-    """For each kind used on the turn's first card (``out[KIND_KEEP]``, ``[KIND_GIVE]``,
-    ``[KIND_ADD]``), the expected value (``_value``) of the best action of another kind on the
+def _follow_ups(obs, params, seat):
+    """For each kind used on the turn's first card (indexed by ``KIND_KEEP``, ``KIND_GIVE``,
+    ``KIND_ADD``), the expected value (``_value``) of the best action of another kind on the
     second card, drawn from the cards I have not seen. One pass over the card types."""
-    out[:] = 0.0
-    weight = 0
+    after_keep, after_give, after_add, weight = 0.0, 0.0, 0.0, 0
     for card in range(N_TYPES):
         copies = unseen(obs, card)
         if copies <= 0:
@@ -133,12 +129,13 @@ def _follow_ups(obs, params, seat, out):
         add = max(
             _value(obs, params, seat, FESTIVAL, card), _value(obs, params, seat, SECRET, card)
         )
-        out[KIND_KEEP] += copies * max(give, add)
-        out[KIND_GIVE] += copies * max(keep, add)
-        out[KIND_ADD] += copies * max(keep, give)
+        after_keep += copies * max(give, add)
+        after_give += copies * max(keep, add)
+        after_add += copies * max(keep, give)
         weight += copies
-    if weight > 0:
-        out /= weight
+    if weight == 0:
+        return _NO_FOLLOW_UPS
+    return after_keep / weight, after_give / weight, after_add / weight
 
 
 @njit(cache=True)
@@ -174,7 +171,8 @@ def _value(obs, params, seat, action, card):
 @njit(cache=True)
 def _best_now(obs, params, seat, card, rng):
     """The action of highest ``_value`` for ``card`` (``race``, ``follow`` and ``pick`` off: the
-    fast path of the search agents' playouts)."""
+    fast path of the search agents' playouts: Tulips ``flatmc`` decides in 7.2 ms with it, 8.7
+    ms through :func:`_best_ahead` with all three at 0)."""
     gift = GIVE + _fewest_holder(obs, seat, variety_of(card), rng)
     best, best_value = SECRET, -1e18
     for action in (KEEP, gift, FESTIVAL, SECRET):
@@ -187,14 +185,13 @@ def _best_now(obs, params, seat, card, rng):
 
 @njit(cache=True)
 def _best_ahead(obs, params, seat, card, rng):
-    """As :func:`_best_now`, with the ``race`` and ``follow`` terms and the ``pick`` receiver."""
+    """As :func:`_best_now`, with the ``race`` and ``follow`` terms and the ``pick`` receiver;
+    what each needs is computed only when it is on."""
     race = params[RACE]
     follow = params[FOLLOW] if obs[O_PHASE] == FIRST_DRAW else 0.0
     standings = all_standings(obs) if race != 0.0 or params[PICK] != 0.0 else _NO_STANDINGS
     gift = GIVE + _receiver(obs, params, seat, card, standings, rng)
-    follow_ups = np.zeros(3, np.float64)
-    if follow != 0.0:
-        _follow_ups(obs, params, seat, follow_ups)
+    follow_ups = _follow_ups(obs, params, seat) if follow != 0.0 else _NO_FOLLOW_UPS
     best, best_value = SECRET, -1e18
     for action in (KEEP, gift, FESTIVAL, SECRET):
         if is_legal(obs, action):
