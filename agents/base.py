@@ -1,21 +1,63 @@
-"""Agent families and configured agents (a family with parameter values)."""
+"""Agent families and configured agents (a family with parameter values).
 
+A family is a docstring, a name, named parameters (each with a default and a valid range or set)
+and one decision function ``decide(obs, params, rng) -> action`` (``giftsim.contract``). A
+built-in family's module declares ``PARAMS`` (defaults, in slot order), ``RANGES`` (what each
+parameter may be) and a lazily compiled ``decider`` entry for the compiled loop; nothing is
+compiled until a family first plays, so importing the agents compiles nothing.
+"""
+
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from giftsim.contract import MAX_PARAMS
+from giftsim.contract import DECIDER_SIG, MAX_PARAMS
 
-GAMES = ("geschenkt", "tulips")
+
+@dataclass(frozen=True)
+class Range:
+    """A parameter's valid values: a closed interval, whole numbers only if ``integer``."""
+
+    low: float
+    high: float
+    integer: bool = False
+
+    def check(self, value: float) -> bool:
+        inside = math.isfinite(value) and self.low <= value <= self.high
+        return inside and (not self.integer or float(value).is_integer())
+
+    def __str__(self) -> str:
+        kind = "a whole number" if self.integer else "a number"
+        return f"{kind} in [{_fmt(self.low)}, {_fmt(self.high)}]"
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A parameter's valid values: one of a few numbers (a policy id, a switch)."""
+
+    values: tuple[float, ...]
+
+    def check(self, value: float) -> bool:
+        return value in self.values
+
+    def __str__(self) -> str:
+        return "one of " + ", ".join(_fmt(v) for v in self.values)
+
+
+ANY = Range(-1e9, 1e9)  # a weight with no natural bound (finite, not absurd)
 
 
 @dataclass(frozen=True)
 class Family:
-    """A named decision function with named float parameters and their defaults.
+    """A named decision function with named float parameters, their defaults and ranges.
 
-    ``decide`` is a Numba-compiled ``decide(obs, params, rng) -> action`` over arrays and
-    ``decider`` its pointer entry for the compiled loop (``giftsim.contract``); ``params[i]`` is
-    the value of the i-th name of ``defaults``. ``doc`` is the rule the agent follows.
+    ``decide`` is ``decide(obs, params, rng) -> action`` over arrays (Numba-compiled, or plain
+    Python when ``compiled`` is False: such a family plays through the slow path only);
+    ``decider`` its entry for the compiled loop (:meth:`entry` compiles it on first use);
+    ``params[i]`` is the value of the i-th name of ``defaults``. ``doc`` is the rule the agent
+    follows; ``source`` where it came from (a module, for user families to be found again in
+    worker processes).
     """
 
     name: str
@@ -23,20 +65,45 @@ class Family:
     decide: object
     decider: object
     defaults: dict[str, float] = field(default_factory=dict)
+    ranges: dict[str, object] = field(default_factory=dict)
     doc: str = ""
+    builtin: bool = False
+    compiled: bool = True
+    source: str = ""
 
     def __post_init__(self) -> None:
-        if self.game not in GAMES:
-            raise ValueError(f"game must be one of {', '.join(GAMES)}, got {self.game!r}")
         if len(self.defaults) > MAX_PARAMS:
             raise ValueError(f"an agent has at most {MAX_PARAMS} parameters")
         if not self.name.isidentifier():
             raise ValueError(f"agent names are identifiers, got {self.name!r}")
+        missing = [k for k in self.defaults if k not in self.ranges]
+        if missing:
+            raise ValueError(f"agent {self.name!r}: parameter {missing[0]!r} has no range")
+        self.check(dict(self.defaults), "default ")
 
     @classmethod
     def of_module(cls, name: str, game: str, module) -> "Family":
-        """A built-in family from its module's ``decide``, ``decider`` and ``PARAMS``."""
-        return cls(name, game, module.decide, module.decider, module.PARAMS, module.decide.__doc__)
+        """A built-in family from its module's ``decide``, ``decider``, ``PARAMS``, ``RANGES``."""
+        return cls(
+            name,
+            game,
+            module.decide,
+            module.decider,
+            module.PARAMS,
+            module.RANGES,
+            module.decide.__doc__,
+            builtin=True,
+        )
+
+    def check(self, values: dict[str, float], what: str = "") -> None:
+        """Raise a one-line ValueError for a value outside its parameter's range."""
+        for key, value in values.items():
+            valid = self.ranges[key]
+            if not valid.check(value):
+                raise ValueError(
+                    f"agent {self.name!r}: {what}parameter {key}={_fmt(value)} is out of range "
+                    f"(valid: {valid})"
+                )
 
     def __call__(self, **values: float) -> "Agent":
         """This family with some parameters changed, e.g. ``GREEDY(T=-3)``."""
@@ -46,22 +113,56 @@ class Family:
             raise ValueError(
                 f"agent {self.name!r} has no parameter {unknown[0]!r} (valid: {valid})"
             )
-        merged = {**self.defaults, **{k: float(v) for k, v in values.items()}}
+        given = {k: float(v) for k, v in values.items()}
+        self.check(given)
+        merged = {**self.defaults, **given}
         return Agent(self, tuple(merged.values()))
 
     def tuned(self, name: str, defaults: dict[str, float]) -> "Family":
         """The same rule under another name with tuned defaults (``tuned4p``: for 4 players)."""
         players = name.removeprefix("tuned").removesuffix("p")
         doc = f"``{self.name}`` tuned for {players} players (``giftsim tune``).\n\n{self.doc}"
-        ordered = self(**defaults).params  # checks the names; keeps the slots' order
+        ordered = self(**defaults).params  # checks the names and ranges; keeps the slots' order
         if set(defaults) != set(ordered):
             raise ValueError(f"{name} must set every parameter of {self.name}")
-        return Family(name, self.game, self.decide, self.decider, ordered, doc)
+        return Family(
+            name, self.game, self.decide, self.decider, ordered, self.ranges, doc, self.builtin
+        )
+
+    def entry(self):
+        """The compiled loop's entry, compiled (or loaded from the cache) on first use."""
+        if not self.compiled:
+            raise ValueError(f"agent {self.name!r} is plain Python: it plays in the slow path")
+        if not self.decider.signatures:
+            self.decider.compile(DECIDER_SIG)
+            self.decider.disable_compile()
+        return self.decider
 
     @property
     def summary(self) -> str:
         """First line of the docstring."""
         return (self.doc or "").strip().splitlines()[0] if self.doc else ""
+
+    def __reduce__(self):
+        """Pickled by name (built-ins) or by its definition (user families), so that a worker
+        process gets the family whether or not it imported the code that defined it."""
+        if self.builtin:
+            return (_builtin_family, (self.game, self.name))
+        decide = getattr(self.decide, "py_func", self.decide)
+        definition = (self.game, self.name, decide, self.defaults, self.ranges, self.doc)
+        return (_user_family, (*definition, self.compiled, self.source))
+
+
+def _builtin_family(game: str, name: str) -> Family:
+    from agents.registry import family
+
+    return family(game, name)
+
+
+def _user_family(game, name, decide, defaults, ranges, doc, compiled, source) -> Family:
+    from agents.registry import redefine
+
+    return redefine(game, name, decide, defaults, ranges, doc, compiled, source)
 
 
 @dataclass(frozen=True)
@@ -100,4 +201,5 @@ class Agent:
 
 
 def _fmt(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else repr(float(value))
+    value = float(value)
+    return str(int(value)) if value.is_integer() else repr(value)

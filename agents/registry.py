@@ -1,72 +1,158 @@
 """The registry of agent families per game, and spec strings such as ``greedy:T=-3``.
 
-Each game's built-in families live in ``agents/<game>/`` (one module per family) and register
-themselves when that package is imported; :func:`define` adds a family from a notebook or
-script.
+Each game's built-in families live in the module its ``Game`` record names (``agents/<game>/``,
+one module per family, listed in its ``BUILTINS``); they are registered the first time a game's
+agents are asked for. :func:`define` adds a family from a notebook, a script or a module given
+to the command line (:func:`load_module`).
 """
 
 import importlib
+import importlib.util
+import sys
+from pathlib import Path
 
 import numpy as np
 from numba import njit
 from numba.core.registry import CPUDispatcher
 
-from agents.base import GAMES, Agent, Family
+from agents.base import ANY, Agent, Family
 from giftsim.contract import pointer_entry
+from giftsim.game import GAMES, load_game
 
-_FAMILIES: dict[str, dict[str, Family]] = {game: {} for game in GAMES}
-_BUILTIN: dict[str, set[str]] = {game: set() for game in GAMES}
-
-
-def register(family: Family, builtin: bool = False) -> Family:
-    """Add a family under its name (a built-in name cannot be taken twice)."""
-    table = _FAMILIES[family.game]
-    if family.name in _BUILTIN[family.game]:
-        raise ValueError(f"{family.name!r} is a built-in {family.game} agent; choose another name")
-    table[family.name] = family
-    if builtin:
-        _BUILTIN[family.game].add(family.name)
-    return family
-
-
-def define(game: str, name: str, decide, defaults=None, doc: str | None = None) -> Family:
-    """Register a user-defined agent family and return it.
-
-    ``decide(obs, params, rng) -> action`` is a plain function written in Numba's subset of
-    Python, or an ``@njit`` one; it gets a pointer entry like the built-ins' and then runs
-    inside the compiled game loop exactly as they do. Redefining a user name replaces it.
-    """
-    package = _load(game)
-    decide = _compile(decide)
-    entry = _entry(decide, package.OBS_SIZE)
-    doc = doc or decide.__doc__ or ""
-    return register(Family(name, game, decide, entry, dict(defaults or {}), doc))
+_FAMILIES: dict[str, dict[str, Family]] = {}
 
 
 def families(game: str) -> list[Family]:
     """All families of a game, built-ins first."""
-    _load(game)
-    return list(_FAMILIES[game].values())
+    return list(_table(game).values())
 
 
 def builtins(game: str) -> list[Family]:
     """The game's built-in families (those of ``agents/<game>/``), without user-defined ones."""
-    return [f for f in families(game) if f.name in _BUILTIN[game]]
+    return [f for f in families(game) if f.builtin]
+
+
+def family(game: str, name: str) -> Family:
+    """The family ``name`` of a game, or a ValueError listing the valid names."""
+    table = _table(game)
+    if name not in table:
+        raise ValueError(f"unknown agent {name!r} for {game} (valid: {', '.join(table)})")
+    return table[name]
+
+
+def register(new: Family) -> Family:
+    """Add a user family under its name (a built-in name cannot be taken)."""
+    table = _table(new.game)
+    if (taken := table.get(new.name)) and taken.builtin:
+        raise ValueError(f"{new.name!r} is a built-in {new.game} agent; choose another name")
+    table[new.name] = new
+    return new
+
+
+def define(
+    game: str,
+    name: str,
+    decide,
+    defaults=None,
+    doc: str | None = None,
+    ranges=None,
+    compiled: bool = True,
+) -> Family:
+    """Register a user-defined agent family and return it.
+
+    ``decide(obs, params, rng) -> action`` is a plain function written in Numba's subset of
+    Python, or an ``@njit`` one; it gets a pointer entry like the built-ins' and then runs
+    inside the compiled game loop exactly as they do, bounds-checked: reading past its
+    observation is an error, not a look at the hidden cards. With ``compiled=False`` it stays
+    plain Python (any code: a neural network, a person) and plays through the slow path.
+    ``ranges`` maps parameters to a :class:`~agents.base.Range` or :class:`~agents.base.Choice`
+    (default: any finite number). Redefining a user name replaces it.
+    """
+    source = getattr(decide, "__module__", "") or ""
+    return register(_make(game, name, decide, defaults, ranges, doc, compiled, source))
+
+
+def redefine(game, name, decide, defaults, ranges, doc, compiled, source) -> Family:
+    """:func:`define` in a worker process, once per process: an unpickled user family."""
+    known = _table(game).get(name)
+    if known is not None and getattr(known.decide, "py_func", known.decide) is decide:
+        return known
+    if known is not None and known.source == source and source:
+        return known
+    return register(_make(game, name, decide, defaults, ranges, doc, compiled, source))
+
+
+def _make(game, name, decide, defaults, ranges, doc, compiled, source) -> Family:
+    defaults = {k: float(v) for k, v in dict(defaults or {}).items()}
+    ranges = {k: (ranges or {}).get(k, ANY) for k in defaults}
+    obs_size = load_game(game).obs_size
+    if compiled:
+        decide = _compile(decide)
+        entry = _entry(decide, obs_size)
+    else:
+        _check_callable(decide)
+        entry = None
+    doc = doc or getattr(decide, "__doc__", "") or ""
+    return Family(name, game, decide, entry, defaults, ranges, doc, False, compiled, source)
+
+
+def load_module(target: str) -> list[Family]:
+    """Import a Python file (``my_agents.py``) or module (``package.module``) whose code calls
+    :func:`define`; return the families it added. Worker processes get them pickled by value."""
+    before = {(g, f.name): f for g in GAMES for f in families(g)}
+    module = _import(target)
+    _pickle_by_value(module)
+    after = [f for g in GAMES for f in families(g)]
+    return [f for f in after if before.get((f.game, f.name)) is not f]
+
+
+def _import(target: str):
+    path = Path(target)
+    if target.endswith(".py"):
+        if not path.is_file():
+            raise ValueError(f"agents module {target!r}: no such file")
+        name = f"giftsim_user_{path.stem}"
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        _run(spec.loader.exec_module, module, target)
+        return module
+    try:
+        return importlib.import_module(target)
+    except ModuleNotFoundError as error:
+        raise ValueError(f"agents module {target!r}: {error}") from None
+
+
+def _run(execute, module, target: str) -> None:
+    try:
+        execute(module)
+    except ValueError:
+        raise
+    except Exception as error:
+        why = f"{type(error).__name__}: {error}"
+        raise ValueError(f"agents module {target!r} failed: {why}") from None
+
+
+def _pickle_by_value(module) -> None:
+    """Let worker processes rebuild the module's functions without importing it."""
+    import cloudpickle
+
+    if not module.__name__.startswith("giftsim_user_"):
+        return
+    cloudpickle.register_pickle_by_value(module)
 
 
 def parse(spec: str, game: str) -> Agent:
     """An agent from a spec string ``name[:key=value[:key=value ...]]``."""
-    table = {f.name: f for f in families(game)}
     name, *pairs = spec.strip().split(":")
-    if name not in table:
-        raise ValueError(f"unknown agent {name!r} for {game} (valid: {', '.join(table)})")
+    chosen = family(game, name)
     values = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep:
             raise ValueError(f"agent parameter {pair!r} in {spec!r} must look like key=value")
         values[key.strip()] = _number(value, key, spec)
-    return table[name](**values)
+    return chosen(**values)
 
 
 def parse_list(specs, game: str) -> list[Agent]:
@@ -81,12 +167,28 @@ def param_table(agents: list[Agent]) -> np.ndarray:
     return np.stack([a.param_row() for a in agents])
 
 
+def package(game: str):
+    """The game's agent package (``Game.agents``): its ``BUILTINS`` and its compiled loop."""
+    return importlib.import_module(load_game(game).agents)
+
+
+def _table(game: str) -> dict[str, Family]:
+    """The game's families, its built-ins registered on first use."""
+    if game not in _FAMILIES:
+        _FAMILIES[game] = {f.name: f for f in package(game).BUILTINS}
+    return _FAMILIES[game]
+
+
 def _compile(fn):
     if isinstance(fn, CPUDispatcher):
-        return fn
+        fn = fn.py_func
+    _check_callable(fn)
+    return njit(boundscheck=True)(fn)
+
+
+def _check_callable(fn) -> None:
     if not callable(fn):
         raise ValueError("decide must be a function decide(obs, params, rng) -> action")
-    return njit(fn)
 
 
 def _entry(decide, obs_size: int):
@@ -94,8 +196,18 @@ def _entry(decide, obs_size: int):
     try:
         return pointer_entry(decide, obs_size)
     except Exception as error:  # Numba raises many kinds of typing errors
-        first = str(error).strip().splitlines()[0]
-        raise ValueError(f"decide does not compile as decide(obs, params, rng): {first}") from None
+        raise ValueError(
+            f"decide does not compile as decide(obs, params, rng): {numba_reason(error)}"
+        ) from None
+
+
+def numba_reason(error: Exception) -> str:
+    """Numba's own explanation of a compile failure (``Untyped global name 'table': ...``),
+    without the pipeline step, the source excerpt and the traceback lines around it."""
+    noise = ("Failed in ", "During:", "File ", "Enable logging", ">>>", "^", "<source", "- ")
+    lines = [line.strip() for line in str(error).splitlines()]
+    useful = [line for line in lines if line and not line.startswith(noise)]
+    return useful[0] if useful else lines[0]
 
 
 def _number(text: str, key: str, spec: str) -> float:
@@ -103,10 +215,3 @@ def _number(text: str, key: str, spec: str) -> float:
         return float(text)
     except ValueError:
         raise ValueError(f"parameter {key!r} in {spec!r} must be a number, got {text!r}") from None
-
-
-def _load(game: str):
-    """The game's agent package (importing it registers the built-ins)."""
-    if game not in GAMES:
-        raise ValueError(f"unknown game {game!r} (valid: {', '.join(GAMES)})")
-    return importlib.import_module(f"agents.{game}")

@@ -23,24 +23,14 @@ from experiments.batch import BLOCK, to_frame
 from experiments.games import entry
 from experiments.results import long_table
 from experiments.schedule import field_design, mirror
-from geschenkt_sim.engine import OBS_SIZE, apply_action, is_forced, is_legal, is_over, observe
-from geschenkt_sim.rules import MAX_PLAYERS, R_CHIPS_VISIBLE, R_N_PLAYERS, TAKE
-from geschenkt_sim.scoring import score_hand
-from geschenkt_sim.state import (
-    CARD,
-    CHIPS,
-    FIRST,
-    HANDS,
-    N_DECISIONS,
-    POS,
-    POT,
-    SEAT,
-    STATE_SIZE,
-    TURN,
-    deal_keyed,
-)
+from geschenkt_sim.engine import OBS_SIZE, apply_action, begin, is_over, legal_mask, observe
+from geschenkt_sim.game import GAME
+from geschenkt_sim.rules import MAX_PLAYERS, R_N_PLAYERS, TAKE
+from geschenkt_sim.scoring import result_row
+from geschenkt_sim.state import CARD, POS, POT, STATE_SIZE, TURN, deal_keyed
+from giftsim.bits import lowest_bit
 from giftsim.contract import MAX_PARAMS, address, first_seat
-from giftsim.rng import AGENT_STREAM, check_seed, game_key, stream_from
+from giftsim.rng import agent_stream, check_seed, game_key
 
 SOURCES = ("give", "keep", "majority")  # Tulips point sources; their sum is the score
 PRICE_COLUMNS = ("game_index", "turn", "card", "price", "seat", "position", "agent", "win")
@@ -50,42 +40,39 @@ PRICE_COLUMNS = ("game_index", "turn", "card", "price", "seat", "position", "age
 
 
 @njit(cache=True)
-def _play_prices(rules_vec, root_seed, first_index, policy, entries, params, out, takes):
+def _play_prices(rules_vec, root_seed, secret, first_index, policy, entries, params, out, takes):
     """``agents/geschenkt/loop._play`` (kept step for step, so the games are the same), also
     writing every take into ``takes[g, k]`` (k: turn-up index): card, pot, seat. A copy rather
     than a hook because a hook in the game loop would cost every other study; the test against
     ``play_block`` guards the copy."""
     n = rules_vec[R_N_PLAYERS]
     state = np.zeros(STATE_SIZE, np.int64)
-    masked = np.zeros(OBS_SIZE, np.int64)
-    visible = rules_vec[R_CHIPS_VISIBLE] == 1
-    obs = address(state, 0) if visible else address(masked, 0)
+    padded = np.zeros(OBS_SIZE + STATE_SIZE, np.int64)
+    obs = padded[:OBS_SIZE]
+    shown = address(padded, 0)
     rngs = np.zeros(MAX_PLAYERS, np.uint64)
     flat_params = params.ravel()
     for g in range(out.shape[0]):
         game_index = first_index + g
         key = game_key(root_seed, game_index)
         deal_keyed(rules_vec, key, first_seat(policy, game_index, n), state)
+        begin(state)
         for s in range(n):
-            rngs[s] = stream_from(key, AGENT_STREAM + s)
+            rngs[s] = agent_stream(key, secret, s)
         while not is_over(state):
-            action = TAKE
-            if not is_forced(state):
+            mask = legal_mask(state)
+            action = lowest_bit(mask)
+            if mask != np.int64(1) << action:
                 seat = state[TURN]
-                state[SEAT] = seat
-                if not visible:
-                    observe(state, seat, masked)
+                observe(state, seat, obs)
                 row = address(flat_params, seat * MAX_PARAMS)
-                action = entries[seat](obs, row, address(rngs, seat))
-                if not is_legal(state, action):
+                action = entries[seat](shown, row, address(rngs, seat))
+                if action < 0 or action > 62 or not (mask >> action) & 1:
                     return g
             if action == TAKE:
                 _record_take(state, takes, g)
             apply_action(state, action)
-        for p in range(n):
-            out[g, p] = score_hand(state[HANDS + p], state[CHIPS + p])
-        out[g, n] = state[FIRST]
-        out[g, n + 1] = state[N_DECISIONS]
+        result_row(state, n, out, g)
     return -1
 
 
@@ -99,18 +86,17 @@ def _record_take(state, takes, g):
 
 def price_block(rules, agents, seed: int, first_index: int, n_games: int, first_player="rotate"):
     """Games ``first_index ..`` of ``seed`` as ``(raw, takes)``: ``raw`` as
-    ``agents.geschenkt.loop.play_block`` returns it (scores, first player, decisions) and
+    ``agents.geschenkt.loop.play_block`` returns it (scores, first player, decisions, winners) and
     ``takes`` int64 ``(n_games, n_cards, 3)``: per card in turn-up order the card, its price
     (chips on it when taken) and the seat that took it."""
     takes = np.zeros((n_games, rules.n_cards, 3), np.int64)
 
-    def kernel(rules_vec, root_seed, first, policy, entries, params, out):
-        return _play_prices(rules_vec, root_seed, first, policy, entries, params, out, takes)
+    def kernel(rules_vec, root_seed, secret, first, policy, entries, params, out):
+        return _play_prices(
+            rules_vec, root_seed, secret, first, policy, entries, params, out, takes
+        )
 
-    n = rules.n_players
-    raw = run_block(
-        kernel, MAX_PLAYERS, n + 2, rules, agents, seed, first_index, n_games, first_player
-    )
+    raw = run_block(GAME, kernel, rules, agents, seed, first_index, n_games, first_player)
     return raw, takes
 
 
@@ -124,7 +110,7 @@ def card_prices(
     share of a card's takes with ``win > 0`` is how often it ends in a winner's hand."""
     ent = entry("geschenkt")
     agent_list = parse_list(agents, "geschenkt")
-    rules = rules if rules is not None else ent.rules_cls(n_players=len(agent_list))
+    rules = rules if rules is not None else ent.rules(n_players=len(agent_list))
     check_seed(seed, first_index + max(n_games - 1, 0))
     parts = []
     for start in range(0, n_games, BLOCK):

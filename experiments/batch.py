@@ -9,7 +9,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from agents.registry import parse_list
-from experiments.games import entry
+from experiments.games import TAIL, entry, play_block
 from giftsim.rng import check_seed
 
 BLOCK = 50_000
@@ -31,12 +31,12 @@ def play(
     ``first_player``: ``"rotate"`` (game i starts at seat i mod n), ``"random"`` or a seat.
     Returns a DataFrame with one row per game (``game_index``, ``first_player``,
     ``n_decisions``, ``score_s``, ``win_s`` = seat s's share of the win, ties split, and
-    ``agent_s``), or with ``as_frame=False`` the raw int64 array (scores per seat, first player,
-    decisions).
+    ``agent_s``), or with ``as_frame=False`` the raw int64 array (the game's blocks per seat,
+    then first player, decisions and the winners' bit mask: ``giftsim.game.TAIL``).
     """
     ent = entry(game)
     agent_list = parse_list(agents, game)
-    rules = rules if rules is not None else ent.rules_cls(n_players=len(agent_list))
+    rules = rules if rules is not None else ent.rules(n_players=len(agent_list))
     if n_games < 0:
         raise ValueError(f"n_games must be >= 0, got {n_games}")
     check_seed(seed, first_index + max(n_games - 1, 0))
@@ -45,30 +45,31 @@ def play(
         for start in range(0, n_games, BLOCK):
             size = min(BLOCK, n_games - start)
             blocks.append(
-                ent.play_block(rules, agent_list, seed, first_index + start, size, first_player)
+                play_block(game, rules, agent_list, seed, first_index + start, size, first_player)
             )
             bar.update(size)
-    width = len(ent.blocks) * rules.n_players + 2
+    width = ent.row_width(rules.n_players)
     raw = np.concatenate(blocks) if blocks else np.zeros((0, width), np.int64)
     return to_frame(ent, raw, agent_list, first_index) if as_frame else raw
 
 
-def win_shares(keys: np.ndarray) -> np.ndarray:
-    """Each seat's share of the win per game: 1/k for each of k tied best keys, else 0."""
-    winners = keys == keys.max(axis=1, keepdims=True)
-    return winners / winners.sum(axis=1, keepdims=True)
+def win_shares(winners: np.ndarray, n_players: int) -> np.ndarray:
+    """Each seat's share of the win per game from the winners' bit masks (the game's
+    ``winner_mask``): 1/k for each of k winners, else 0."""
+    seats = (winners[:, None] >> np.arange(n_players)) & 1
+    return seats / seats.sum(axis=1, keepdims=True)
 
 
 def to_frame(ent, raw: np.ndarray, agent_list, first_index: int) -> pd.DataFrame:
     """Tidy per-game rows from the raw array of a batch: per seat s ``score_s`` (and the
     game's other blocks, e.g. ``give_s``), ``win_s`` and ``agent_s``."""
     n = len(agent_list)
-    shares = win_shares(ent.win_key(raw, n))
     tail = len(ent.blocks) * n
+    shares = win_shares(raw[:, tail + TAIL.index("winners")], n)
     columns = {
         "game_index": np.arange(first_index, first_index + len(raw)),
-        "first_player": raw[:, tail].astype(np.int8),
-        "n_decisions": raw[:, tail + 1].astype(np.int32),
+        "first_player": raw[:, tail + TAIL.index("first_player")].astype(np.int8),
+        "n_decisions": raw[:, tail + TAIL.index("n_decisions")].astype(np.int32),
     }
     same = np.zeros(len(raw), np.int8)
     for s in range(n):

@@ -19,7 +19,7 @@ import pandas as pd
 
 from agents.registry import parse
 from experiments.batch import play
-from experiments.games import entry
+from experiments.games import entry, play_slow
 
 MIXES = {
     "geschenkt": ("random", "greedy", "sniper"),
@@ -64,7 +64,8 @@ def positions(game: str, n_players: int, spec: str, n_games: int) -> list[np.nda
         return int(agent.family.decide(obs, agent.param_row(), np.array([len(seen)], np.uint64)))
 
     for i in range(n_games):
-        ent.play_slow(ent.rules_cls(n_players=n_players), [seat0] + [agent] * (n_players - 1), 1, i)
+        players = [seat0] + [agent] * (n_players - 1)
+        play_slow(game, ent.rules(n_players=n_players), players, 1, i)
     return seen
 
 

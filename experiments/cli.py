@@ -10,7 +10,7 @@ from pathlib import Path
 
 from agents.registry import parse_list
 from experiments import bench, commands
-from experiments.games import GAMES, entry
+from experiments.games import GAMES, entry, play_slow
 
 
 class CliError(Exception):
@@ -330,13 +330,13 @@ def _bench(args) -> None:
 
 def _record(args) -> None:
     ent = entry(args.game)
-    rules = ent.rules_cls(n_players=args.players)
+    rules = ent.rules(n_players=args.players)
     specs = args.agents or ",".join(["greedy"] * args.players)
     agents = parse_list(specs, args.game)
     if len(agents) != args.players:
         raise CliError(f"--agents names {len(agents)} agents for {args.players} players")
     first = _first_player(args.first_player)
-    played = ent.play_slow(rules, agents, args.seed, args.game_index, first)
+    played = play_slow(args.game, rules, agents, args.seed, args.game_index, first)
     meta = {"agents": [a.spec for a in agents], "seed": args.seed, "game_index": args.game_index}
     text = json.dumps(ent.make_record(rules, played.start, played.actions, meta), indent=1)
     if args.out:

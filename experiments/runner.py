@@ -23,7 +23,7 @@ from tqdm import tqdm
 from agents.registry import parse_list
 from experiments import manifest as manifest_io
 from experiments.batch import to_frame
-from experiments.games import entry
+from experiments.games import entry, play_block
 from experiments.schedule import Job
 from giftsim.rng import game_keys
 
@@ -33,9 +33,14 @@ ROWS, SUMMARY = "rows", "summary"
 
 @dataclass(frozen=True)
 class Chunk:
+    """Games ``start .. start + size - 1`` of a job, with its agents parsed once, here: user
+    agents travel to worker processes with the chunk (pickled by definition), so a worker
+    need not have imported the code that defined them."""
+
     job: Job
     start: int  # offset in the job's games
     size: int
+    agents: tuple = ()
 
     @property
     def name(self) -> str:
@@ -46,8 +51,8 @@ def chunks_of(jobs: list[Job], chunk_size: int) -> list[Chunk]:
     if chunk_size < 1:
         raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
     return [
-        Chunk(job, start, min(chunk_size, job.n_games - start))
-        for job in jobs
+        Chunk(job, start, min(chunk_size, job.n_games - start), agents)
+        for job, agents in ((job, tuple(parse_list(list(job.agents), job.game))) for job in jobs)
         for start in range(0, job.n_games, chunk_size)
     ]
 
@@ -56,11 +61,19 @@ def rows(chunk: Chunk) -> pd.DataFrame:
     """Per-game rows of a chunk: job, game index, deal seed, first player, decisions, and per
     seat the agent, score (and the game's other result blocks) and win share."""
     job = chunk.job
-    ent = entry(job.game)
-    agents = parse_list(list(job.agents), job.game)
+    agents = list(chunk.agents) or parse_list(list(job.agents), job.game)
     first = job.first_index + chunk.start
-    raw = ent.play_block(job.make_rules(), agents, job.seed, first, chunk.size, job.first_player)
-    frame = to_frame(ent, raw, agents, first)
+    raw = play_block(
+        job.game,
+        job.make_rules(),
+        agents,
+        job.seed,
+        first,
+        chunk.size,
+        job.first_player,
+        job.secret,
+    )
+    frame = to_frame(entry(job.game), raw, agents, first)
     seeds = np.zeros(chunk.size, np.uint64)
     game_keys(np.uint64(job.seed), first, seeds)
     frame.insert(0, "job", np.full(chunk.size, job.job, np.int32))
@@ -114,15 +127,15 @@ def _write(frame: pd.DataFrame, path: Path) -> None:
     pq.write_table(table, path, write_statistics=False, use_dictionary=names or False)
 
 
-def warm_up(jobs: list[Job]) -> None:
-    """Compile (or load from the Numba cache) every loop the jobs need, by playing one game
-    of each seating."""
+def warm_up(chunks: list[Chunk]) -> None:
+    """Compile (or load from the Numba cache) every loop and agent the chunks need, by playing
+    one game of each seating."""
     seen = set()
-    for job in jobs:
-        key = (job.game, job.agents)
+    for chunk in chunks:
+        key = (chunk.job.game, chunk.job.agents)
         if key not in seen:
             seen.add(key)
-            rows(Chunk(job, 0, 1))
+            rows(Chunk(chunk.job, 0, 1, chunk.agents))
 
 
 def run(
@@ -154,7 +167,7 @@ def run(
         folder = manifest_io.prepare(Path(out), jobs, chunk_size, summary_only, resume, meta)
         done = {p.name for p in Path(folder).glob("chunk-*.parquet")}
         todo = [c for c in todo if c.name not in done]
-    start_workers(jobs, backend, workers)
+    start_workers(todo, backend, workers)
     start = time.perf_counter()
     frames, played = _dispatch(todo, folder, summary_only, backend, workers, scheduler, progress)
     seconds = time.perf_counter() - start
@@ -192,16 +205,16 @@ def _results(todo, folder, summary_only, backend, workers, scheduler):
         yield from _on_dask(tasks, scheduler, workers)
 
 
-def start_workers(jobs: list[Job], backend: str, workers) -> None:
+def start_workers(chunks: list[Chunk], backend: str, workers) -> None:
     """Compile (or load) every loop the jobs need where the games will run, before the
     clock starts: in this process for the serial backend and for a cluster (whose workers
     then find a filled cache), in each local worker process otherwise, so that no task pays
     for start-up or compilation and this process keeps no compiled code it does not run."""
     count = (workers or os.cpu_count() or 1) if backend == "processes" else 1
     if count == 1:
-        warm_up(jobs)
+        warm_up(chunks)
         return
-    Parallel(n_jobs=count)(delayed(warm_up)(jobs) for _ in range(count))
+    Parallel(n_jobs=count)(delayed(warm_up)(chunks) for _ in range(count))
 
 
 def _on_dask(tasks, scheduler, workers):

@@ -22,7 +22,7 @@ from itertools import combinations_with_replacement
 
 from agents.registry import parse_list
 from experiments.games import entry
-from giftsim.rng import check_seed
+from giftsim.rng import check_secret, check_seed
 
 DESIGNS = ("mirror", "round-robin", "field")
 
@@ -42,6 +42,7 @@ class Job:
     design: str = "mirror"
     group: int = 0  # seating group: rotations of one multiset share it
     rotation: int = 0
+    secret: int = 0  # key of the agents' random streams, never shown to them (giftsim.rng)
 
     @property
     def n_players(self) -> int:
@@ -49,11 +50,12 @@ class Job:
 
     def __post_init__(self) -> None:
         check_seed(self.seed, self.first_index + max(self.n_games - 1, 0))
+        check_secret(self.secret)
         if self.n_games < 1:
             raise ValueError(f"a seating plays at least one game, got {self.n_games}")
 
     def make_rules(self):
-        return entry(self.game).rules_cls(n_players=self.n_players, **self.rules)
+        return entry(self.game).rules(n_players=self.n_players, **self.rules)
 
 
 def _check(game: str, specs, players) -> list[str]:

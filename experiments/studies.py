@@ -74,7 +74,7 @@ def field_table(game, candidates: dict[str, int], baselines, n_players, seed=0, 
 
 
 def _field_row(game, candidate, baseline, n_players, n_games, seed, rules) -> dict:
-    made = entry(game).rules_cls(n_players=n_players, **(rules or {}))
+    made = entry(game).rules(n_players=n_players, **(rules or {}))
     result = field(game, candidate, baseline, n_players, n_games, seed, made)
     low, high = result["ci95"]
     return {

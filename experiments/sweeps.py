@@ -103,7 +103,7 @@ def sweep(game: str, agent: str, variants, n_games: int, players=4, seed: int = 
     rows = []
     for name, options in _labelled(variants).items():
         for n in players:
-            rules = ent.rules_cls(n_players=n, **options)
+            rules = ent.rules(n_players=n, **options)
             frame = play(game, [agent] * n, n_games, rules=rules, seed=seed)
             rows.append({"variant": name, **options, **balance(frame)})
     return pd.DataFrame(rows)
@@ -119,7 +119,7 @@ def field_sweep(game: str, candidates, baseline: str, variants, n_games: int, n_
     ent = entry(game)
     rows = []
     for name, options in _labelled(variants).items():
-        rules = ent.rules_cls(n_players=n_players, **options)
+        rules = ent.rules(n_players=n_players, **options)
         for candidate in candidates:
             result = field(game, candidate, baseline, n_players, n_games, seed=seed, rules=rules)
             share, (low, high), fair = result["win_share"], result["ci95"], result["fair"]

@@ -10,8 +10,8 @@ play), ``scores`` (final score per seat), ``winners`` (seats with the lowest sco
 import numpy as np
 
 from geschenkt_sim.engine import apply_action, is_legal, is_over
-from geschenkt_sim.rules import ACTION_NAMES, Rules
-from geschenkt_sim.scoring import scores, winners_of
+from geschenkt_sim.rules import ACTION_NAMES, TAKE, Rules
+from geschenkt_sim.scoring import scores, winner_mask
 from geschenkt_sim.state import (
     CARD,
     CHIPS,
@@ -24,7 +24,7 @@ from geschenkt_sim.state import (
     new_state,
     set_deal,
 )
-from giftsim.records import RecordError, check_header, expect
+from giftsim.records import RecordError, check_header, expect, seats_of
 
 REQUIRED = ("game", "rules", "deck", "removed", "first_player", "actions", "scores", "winners")
 
@@ -41,7 +41,7 @@ def make_record(rules: Rules, start: np.ndarray, actions, meta: dict) -> dict:
         "first_player": int(start[FIRST]),
         "actions": [ACTION_NAMES[a] for a in actions],
         "scores": final_scores,
-        "winners": winners_of(np.array(final_scores)),
+        "winners": seats_of(winner_mask(final)),
         **meta,
     }
 
@@ -55,8 +55,9 @@ def replay(record: dict) -> list[str]:
     states = _replay_states(rules, start, actions)
     final_scores = _scores(rules, states[-1])
     expect("scores", record["scores"], final_scores)
-    expect("winners", record["winners"], winners_of(np.array(final_scores)))
-    return _describe(states, actions, final_scores)
+    winners = seats_of(winner_mask(states[-1]))
+    expect("winners", record["winners"], winners)
+    return _describe(states, actions, final_scores, winners)
 
 
 def _parse(record: dict):
@@ -122,12 +123,12 @@ def _scores(rules: Rules, state: np.ndarray) -> list[int]:
     return [int(s) for s in out]
 
 
-def _describe(states, actions, final_scores) -> list[str]:
+def _describe(states, actions, final_scores, winners) -> list[str]:
     lines = []
     for i, (before, action) in enumerate(zip(states, actions, strict=False)):
         seat, card, pot = int(before[TURN]), int(before[CARD]), int(before[POT])
         chips = int(before[CHIPS + seat])
-        verb = "takes" if action == 1 else "passes on"
+        verb = "takes" if action == TAKE else "passes on"
         lines.append(f"{i + 1:4d}. seat {seat} {verb} {card:2d} (pot {pot}, own chips {chips})")
-    lines.append(f"scores: {final_scores}  winners: {winners_of(np.array(final_scores))}")
+    lines.append(f"scores: {final_scores}  winners: {winners}")
     return lines

@@ -3,8 +3,8 @@
 import numpy as np
 from numba import njit
 
-from geschenkt_sim.state import CHIPS, HANDS, N_PLAYERS
-from giftsim.bits import popcount
+from geschenkt_sim.state import CHIPS, FIRST, HANDS, N_DECISIONS, N_PLAYERS
+from giftsim.bits import popcount, share_out
 
 # INDEX_BITS[k] has bit i set iff bit k of the number i is set: the sum of the positions of a
 # mask's set bits is then sum(2**k * popcount(mask & INDEX_BITS[k])), with no loop over bits.
@@ -36,10 +36,34 @@ def scores(state, out):
         out[p] = score_hand(state[HANDS + p], state[CHIPS + p])
 
 
-def winners_of(scores_row: np.ndarray) -> list[int]:
-    """Seats with the lowest score (all of them on a tie)."""
-    best = scores_row.min()
-    return [int(s) for s in np.flatnonzero(scores_row == best)]
+@njit(cache=True)
+def winner_mask(state):
+    """Bit mask of the winning seats: the lowest score wins, tied lowest scorers all win."""
+    best, mask = np.int64(1) << 40, np.int64(0)
+    for p in range(state[N_PLAYERS]):
+        score = score_hand(state[HANDS + p], state[CHIPS + p])
+        if score < best:
+            best, mask = score, np.int64(1) << p
+        elif score == best:
+            mask |= np.int64(1) << p
+    return mask
+
+
+@njit(cache=True)
+def rewards(state, out):
+    """Each seat's share of the win into ``out[:n]``: ties split, the shares sum to 1."""
+    share_out(winner_mask(state), state[N_PLAYERS], out)
+
+
+@njit(cache=True)
+def result_row(state, n, out, g):
+    """Row ``g`` of a block's results: the scores per seat, the first seat, the decisions, the
+    winners' bit mask."""
+    for p in range(n):
+        out[g, p] = score_hand(state[HANDS + p], state[CHIPS + p])
+    out[g, n] = state[FIRST]
+    out[g, n + 1] = state[N_DECISIONS]
+    out[g, n + 2] = winner_mask(state)
 
 
 @njit(cache=True)

@@ -17,14 +17,15 @@ from pathlib import Path
 
 __version__ = "0.1.0"
 
-_KERNEL_PACKAGES = ("giftsim", "geschenkt_sim", "tulips_sim", "agents")
-
 
 def source_hash() -> str:
-    """Short hash of every Python source file of the packages that hold compiled code."""
+    """Short hash of every Python source file of the packages that hold compiled code: this
+    package, the agents and every game of the list of games (``giftsim.game.GAMES``)."""
+    from giftsim.game import packages
+
     root = Path(__file__).resolve().parent.parent
     digest = hashlib.sha1()
-    for package in _KERNEL_PACKAGES:
+    for package in ("giftsim", "agents", *packages()):
         for path in sorted((root / package).rglob("*.py")):
             digest.update(path.relative_to(root).as_posix().encode())
             digest.update(path.read_bytes())

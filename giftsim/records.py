@@ -30,3 +30,9 @@ def expect(where: str, said, derived) -> None:
         for key in derived:
             expect(f"{where}.{key}", said[key], derived[key])
     raise RecordError(f"{where}: the record says {said}, the replay gives {derived}")
+
+
+def seats_of(mask) -> list[int]:
+    """The seats of a bit mask (the game's ``winner_mask``), ascending."""
+    mask = int(mask)
+    return [seat for seat in range(mask.bit_length()) if (mask >> seat) & 1]

@@ -2,10 +2,25 @@
 
 A stream is a SplitMix64 generator whose whole state is one ``uint64`` word, kept in a
 one-element array so compiled code can advance it in place. Game ``i`` of a run with root
-seed ``S`` draws from streams keyed by ``(S, i, stream)``: stream ``DEAL_STREAM`` deals the
-cards and picks a random first player, stream ``AGENT_STREAM + seat`` feeds that seat's agent.
-No generator is shared between games, so results do not depend on how games are split over
-workers or chunks, and nothing touches global random state.
+seed ``S`` has the key ``game_key(S, i)``; the game's own streams start from it
+(``stream_from(key, stream)``, numbers below). No generator is shared between games, so results
+do not depend on how games are split over workers or chunks, and nothing touches global random
+state.
+
+Agents' streams are sealed: ``agent_stream(key, secret, seat)`` is SipHash-1-3 (a keyed
+pseudo-random function, the one CPython and Rust hash with) of the game key under the run's
+``secret``. The game's streams are SplitMix steps, which can be undone, so a stream started by
+them would hand an agent its game key and with it the deal; SipHash cannot be run backwards,
+and without the secret (never given to agents; 0 unless a run sets one) not even a search over
+small seeds finds the game an agent's stream came from.
+
+==================  ======  ===========================================================
+stream              number  draws
+==================  ======  ===========================================================
+``DEAL_STREAM``     0       the shuffle, the removed cards, a random first player
+``REVEAL_STREAM``   7       Gift of Tulips: which secret-festival cards the end reveals
+agents              --      ``agent_stream(key, secret, seat)``, one per seat
+==================  ======  ===========================================================
 """
 
 import numpy as np
@@ -24,7 +39,15 @@ _TWO32 = np.uint64(1 << 32)
 _TWO_M53 = 1.0 / 9007199254740992.0
 
 DEAL_STREAM = 0
-AGENT_STREAM = 1
+REVEAL_STREAM = 7  # kept from before agents' streams were sealed: Tulips deals stay as they were
+# SipHash's initial constants, "somepseudorandomlygeneratedbytes" as four words
+_SIP_C0 = np.uint64(0x736F6D6570736575)
+_SIP_C1 = np.uint64(0x646F72616E646F6D)
+_SIP_C2 = np.uint64(0x6C7967656E657261)
+_SIP_C3 = np.uint64(0x7465646279746573)
+_SIP_FF = np.uint64(0xFF)
+_SIP_LEN = np.uint64(8 << 56)  # the length byte of a one-word message
+_SECRET_K1 = np.uint64(0x243F6A8885A308D3)  # second key word: the secret's bits, offset by pi
 
 
 @njit(cache=True)
@@ -46,6 +69,49 @@ def game_key(root_seed, game_index):
 def stream_from(key, stream):
     """The starting state of stream ``stream`` of the game with key ``key``."""
     return mix64(key + GOLDEN * np.uint64(stream + 1))
+
+
+@njit(cache=True)
+def _rotl(x, b):
+    return (x << np.uint64(b)) | (x >> np.uint64(64 - b))
+
+
+@njit(cache=True)
+def _sip_round(v0, v1, v2, v3):
+    v0 += v1
+    v1 = _rotl(v1, 13) ^ v0
+    v0 = _rotl(v0, 32)
+    v2 += v3
+    v3 = _rotl(v3, 16) ^ v2
+    v0 += v3
+    v3 = _rotl(v3, 21) ^ v0
+    v2 += v1
+    v1 = _rotl(v1, 17) ^ v2
+    v2 = _rotl(v2, 32)
+    return v0, v1, v2, v3
+
+
+@njit(cache=True)
+def siphash13(k0, k1, word):
+    """SipHash-1-3 of the one-word message ``word`` under the key ``(k0, k1)``."""
+    k0, k1, m = np.uint64(k0), np.uint64(k1), np.uint64(word)
+    v0, v1, v2, v3 = k0 ^ _SIP_C0, k1 ^ _SIP_C1, k0 ^ _SIP_C2, k1 ^ _SIP_C3
+    for m_i in (m, _SIP_LEN):
+        v3 ^= m_i
+        v0, v1, v2, v3 = _sip_round(v0, v1, v2, v3)
+        v0 ^= m_i
+    v2 ^= _SIP_FF
+    for _ in range(3):
+        v0, v1, v2, v3 = _sip_round(v0, v1, v2, v3)
+    return v0 ^ v1 ^ v2 ^ v3
+
+
+@njit(cache=True)
+def agent_stream(key, secret, seat):
+    """The starting state of ``seat``'s agent stream in the game with key ``key`` of a run
+    keyed with ``secret`` (one-way: see the module docstring)."""
+    secret = np.uint64(secret)
+    return siphash13(secret, secret ^ _SECRET_K1, np.uint64(key) + GOLDEN * np.uint64(seat + 1))
 
 
 @njit(cache=True)
@@ -132,6 +198,14 @@ def game_keys(root_seed, first_index, out):
 
 MAX_SEED = 2**64 - 1
 MAX_GAME_INDEX = 2**63 - 1
+
+
+def check_secret(secret) -> None:
+    """Raise ValueError unless ``secret`` (the key of agents' streams) is a 64-bit word."""
+    if not isinstance(secret, int | np.integer) or isinstance(secret, bool):
+        raise ValueError(f"the secret must be a whole number in 0..{MAX_SEED}, got {secret!r}")
+    if not 0 <= int(secret) <= MAX_SEED:
+        raise ValueError(f"the secret must be in 0..{MAX_SEED}, got {secret}")
 
 
 def check_seed(seed, game_index=0) -> None:

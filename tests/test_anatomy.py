@@ -5,13 +5,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from agents.common.slow import play_slow
-from agents.geschenkt import KERNELS as GESCHENKT_KERNELS
 from agents.geschenkt.loop import play_block
 from agents.registry import parse_list
-from agents.tulips import KERNELS as TULIPS_KERNELS
 from experiments import anatomy
 from experiments.batch import play
+from experiments.games import play_slow
 from geschenkt_sim.rules import PASS, Rules
 from geschenkt_sim.state import CHIPS, HANDS, TURN, deck_of
 from tulips_sim.rules import Rules as TulipsRules
@@ -56,7 +54,7 @@ def test_prices_agree_with_the_slow_path_and_conserve_chips(rules):
     agents = parse_list(MIX, "geschenkt")
     _, takes = anatomy.price_block(rules, agents, 3, 0, 25)
     for g in range(25):
-        played = play_slow(GESCHENKT_KERNELS, rules, agents, 3, g)
+        played = play_slow("geschenkt", rules, agents, 3, g)
         replayed, chips = _replay(played.start, played.actions, 4)
         assert [tuple(t) for t in takes[g].tolist()] == replayed
         assert chips == [int(played.final[CHIPS + p]) for p in range(4)]
@@ -123,7 +121,7 @@ def test_tulips_point_sources_add_up_to_the_slow_path_scores():
     agents = {spec: parse_list([spec], "tulips")[0] for spec in ("hoarder", "random")}
     for (n, spec, index), seats in long.groupby(["n_players", "agent", "game_index"]):
         rules = TulipsRules(n_players=n)
-        played = play_slow(TULIPS_KERNELS, rules, [agents[spec]] * n, 9, index)
+        played = play_slow("tulips", rules, [agents[spec]] * n, 9, index)
         assert played.scores == seats.sort_values("seat")["score"].tolist()
 
 

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agents.registry import families, parse_list
-from experiments.games import entry
+from experiments.games import play_slow
 from geschenkt_sim.state import CHIPS, HANDS, N_CARDS, POT
 from tests.strategies import geschenkt_rules
 
@@ -17,7 +17,7 @@ SPECS = [f.name for f in families("geschenkt")]
 @given(geschenkt_rules(), st.integers(0, 2**32), st.data())
 def test_chips_conserved_and_every_card_ends_in_a_hand(rules, seed, data):
     specs = [data.draw(st.sampled_from(SPECS)) for _ in range(rules.n_players)]
-    game = entry("geschenkt").play_slow(rules, parse_list(specs, "geschenkt"), seed, 0)
+    game = play_slow("geschenkt", rules, parse_list(specs, "geschenkt"), seed, 0)
     final, n = game.final, rules.n_players
     assert final[CHIPS : CHIPS + n].sum() + final[POT] == n * rules.chips
     assert final[POT] == 0

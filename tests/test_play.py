@@ -10,7 +10,7 @@ import pytest
 
 from agents.registry import parse_list
 from experiments.cli import main
-from experiments.games import entry
+from experiments.games import entry, play_slow
 from experiments.play import tulips as tulips_text
 from experiments.play.screen import Seats
 from geschenkt_sim.rules import ACTION_NAMES
@@ -56,7 +56,7 @@ def test_a_no_thanks_game_is_the_compiled_game_and_its_record_replays(
     moves = entry("geschenkt").replay(record)  # raises on any wrong entry
     assert record["agents"] == ["greedy", "human", "sniper", "random"]
     # always answering [0] passes while chips last: the random agent with p=0 in that seat
-    same = entry("geschenkt").play_slow(
+    same = play_slow("geschenkt",
         GeschenktRules(**record["rules"]),
         parse_list("greedy,random:p=0,sniper,random", "geschenkt"),
         4,

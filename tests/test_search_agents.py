@@ -195,21 +195,22 @@ def test_no_thanks_search_keys_do_not_depend_on_sampled_hidden_chips(seed, n, st
     assert keys == {nt_worlds.view_key(state, seat)}
 
 
-def test_tulips_search_rewards_judge_wins_as_the_experiments_do():
-    from experiments.batch import win_shares
-    from experiments.games import entry
+@pytest.mark.parametrize("game", ["geschenkt", "tulips"])
+def test_search_values_at_margin_zero_are_the_games_rewards(game):
+    """The search judges a world's end by the game's own ``rewards`` verb: at margin 0 a
+    world's values are the shares of the win, and the margin adds the score lead only."""
+    from experiments.games import entry, play_slow
 
-    ent = entry("tulips")
-    for index in range(40):
-        game = ent.play_slow(TuRules(n_players=4), [parse("hoarder", "tulips")] * 4, 2, index)
-        shares = np.zeros(4)
-        tu_worlds.rewards(game.final, shares)
-        cards = [
-            int(game.final[tu_state.BQ_COUNT + 4 * p : tu_state.BQ_COUNT + 4 * p + 4].sum())
-            for p in range(4)
-        ]
-        keys = np.array([[s * 1000 + c for s, c in zip(game.scores, cards, strict=True)]])
-        assert np.allclose(shares, win_shares(keys)[0])
+    ent, worlds = entry(game), {"geschenkt": nt_worlds, "tulips": tu_worlds}[game]
+    family = {"geschenkt": "sniper", "tulips": "hoarder"}[game]
+    for index in range(30):
+        played = play_slow(game, ent.rules(n_players=4), [parse(family, game)] * 4, 2, index)
+        shares, values = np.zeros(4), np.zeros(ent.max_players)
+        ent.rewards(played.final, shares)
+        params = np.zeros(8)  # margin 0
+        worlds.values(played.final, params, values)
+        assert np.allclose(values[:4], shares)
+        assert shares.sum() == pytest.approx(1.0)
 
 
 @settings(max_examples=40, deadline=None)

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from agents.registry import families, parse_list
 from experiments.batch import field, play
-from experiments.games import entry
+from experiments.games import play_slow
 from giftsim.rng import next_below
 from tests.strategies import assert_same_decisions, quick, random_walk, tulips_rules
 from tulips_sim import engine
@@ -97,7 +97,7 @@ def _revealed_counts(state):
 @given(st.integers(2, 6), st.integers(0, 2**32), st.data())
 def test_each_turn_uses_two_different_kinds(n, seed, data):
     specs = [data.draw(st.sampled_from(SPECS)) for _ in range(n)]
-    game = entry("tulips").play_slow(Rules(n_players=n), parse_list(specs, "tulips"), seed, 0)
+    game = play_slow("tulips", Rules(n_players=n), parse_list(specs, "tulips"), seed, 0)
     turns = [a for a in game.actions if a < SETUP_FIRST]
     assert len(turns) == Rules(n_players=n).turn_cards
     for first, second in zip(turns[::2], turns[1::2], strict=True):

@@ -19,10 +19,8 @@ from tulips_sim.rules import (
     KIND_KEEP,
     KIND_NONE,
     MAX_DECK,
-    MIN_VALUE,
     N_RANKS,
     N_TYPES,
-    N_VALUES,
     N_VARIETIES,
     NUM_ACTIONS,
     SECRET,
@@ -73,6 +71,7 @@ from tulips_sim.state import (
     TOTALS,
     TURN,
     USED_KIND,
+    card_type,
     value_of,
     variety_of,
 )
@@ -132,12 +131,19 @@ def is_legal(state, action):
 
 
 @njit(cache=True)
+def legal_mask(state):
+    """Bit mask of the legal action ids (the engine keeps it in ``LEGAL``; 0 once over)."""
+    return state[LEGAL]
+
+
+@njit(cache=True)
 def legal_actions(state):
-    """Legal action ids, ascending (a new array; the compiled loop reads ``LEGAL``)."""
+    """Legal action ids, ascending (a new array, from :func:`legal_mask`)."""
+    mask = legal_mask(state)
     out = np.empty(NUM_ACTIONS, np.int64)
     n = 0
     for a in range(NUM_ACTIONS):
-        if is_legal(state, a):
+        if (mask >> a) & 1:
             out[n] = a
             n += 1
     return out[:n]
@@ -279,7 +285,7 @@ def _to_secret(state, seat, card):
 def add_faceup(state, variety, value):
     """Add a face-up card to the festival (rules §4.2): the variety's new total goes before
     the first stack whose total is equal or lower, so the card just played wins ties."""
-    state[FACE_UP + variety * N_VALUES + value - MIN_VALUE] += 1
+    state[FACE_UP + card_type(variety, value)] += 1
     state[TOTALS + variety] += value
     total = state[TOTALS + variety]
     # take the variety out of the order, keeping the others in place

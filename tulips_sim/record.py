@@ -12,12 +12,21 @@ only), "points"}``), ``reveal`` (secret cards turned up at the end, in order), `
 
 import numpy as np
 
-from giftsim.records import RecordError, check_header, expect
+from giftsim.records import RecordError, check_header, expect, seats_of
 from tulips_sim.engine import add_faceup, apply_action, begin, is_legal, is_over
-from tulips_sim.rules import FESTIVAL, GIVE, KEEP, N_TYPES, SECRET, SETUP_FIRST, VARIETIES, Rules
-from tulips_sim.scoring import final_scores, majority_points
+from tulips_sim.rules import (
+    FESTIVAL,
+    GIVE,
+    KEEP,
+    MIN_VALUE,
+    N_TYPES,
+    SECRET,
+    SETUP_FIRST,
+    VARIETIES,
+    Rules,
+)
+from tulips_sim.scoring import final_scores, majority_points, winner_mask
 from tulips_sim.state import (
-    BQ_COUNT,
     DEALT,
     DRAWN,
     FIRST,
@@ -34,13 +43,14 @@ from tulips_sim.state import (
     START,
     TURN,
     card_of,
+    card_type,
     new_state,
     set_deal,
     value_of,
     variety_of,
 )
 
-ACTION_NAMES = {KEEP: "keep", FESTIVAL: "festival", SECRET: "secret"}
+RECORD_ACTIONS = {KEEP: "keep", FESTIVAL: "festival", SECRET: "secret"}  # else "give"
 REQUIRED = (
     "game",
     "rules",
@@ -59,15 +69,6 @@ REQUIRED = (
 def card_json(card: int) -> list:
     variety, value = card_of(card)
     return [VARIETIES[variety], value]
-
-
-def winners(state: np.ndarray, n: int) -> list[int]:
-    """Highest score; ties to the most bouquet cards; still tied, all of them (rules §8.2)."""
-    out = np.zeros(n, np.int64)
-    final_scores(state, out)
-    cards = [int(state[BQ_COUNT + 4 * p : BQ_COUNT + 4 * p + 4].sum()) for p in range(n)]
-    keys = [(int(out[p]), cards[p]) for p in range(n)]
-    return [p for p in range(n) if keys[p] == max(keys)]
 
 
 def make_record(rules: Rules, start: np.ndarray, actions, meta: dict) -> dict:
@@ -103,7 +104,7 @@ def _log(state, action, setup, turns) -> None:
         return
     card = int(state[DRAWN])
     before = int(state[GIVE_POINTS + seat] + state[KEEP_POINTS + seat])
-    entry = {"card": card_json(card), "action": ACTION_NAMES.get(action, "give")}
+    entry = {"card": card_json(card), "action": RECORD_ACTIONS.get(action, "give")}
     if action >= GIVE:
         entry["to"] = int(action - GIVE)
     after = state.copy()
@@ -132,7 +133,8 @@ def _results(state, n) -> dict:
         }
         for p in range(n)
     ]
-    return {"scores": [int(s) for s in out], "breakdown": breakdown, "winners": winners(state, n)}
+    winners = seats_of(winner_mask(state))
+    return {"scores": [int(s) for s in out], "breakdown": breakdown, "winners": winners}
 
 
 # ---------------------------------------------------------------------------------- replay
@@ -192,7 +194,7 @@ def _card(value, where: str) -> int:
             f"{where}: a card is [variety, value] with variety one of "
             f"{', '.join(VARIETIES)} and value 2..4, got {value!r}"
         )
-    return VARIETIES.index(value[0]) * 3 + value[1] - 2
+    return int(card_type(VARIETIES.index(value[0]), value[1]))
 
 
 def _setup(entries, n: int) -> list[tuple[int, int]]:
@@ -237,7 +239,7 @@ def _action_id(entry, where: str, n: int) -> int:
         if not _is_int(to) or not 0 <= to < n:
             raise RecordError(f"{where}.to: expected a seat 0..{n - 1}, got {to!r}")
         return GIVE + to
-    ids = {v: k for k, v in ACTION_NAMES.items()}
+    ids = {v: k for k, v in RECORD_ACTIONS.items()}
     if name not in ids:
         raise RecordError(f"{where}.action: expected keep, give, festival or secret, got {name!r}")
     return ids[name]
@@ -276,7 +278,7 @@ def _check_composition(rules, removed, start, setup, turn_cards) -> None:
     counts = removed.copy()
     for card in [*start, *[c for pair in setup for c in pair], *turn_cards]:
         counts[card] += 1
-    expected = [rules.copies[t % 3] for t in range(N_TYPES)]
+    expected = [rules.copies[value_of(t) - MIN_VALUE] for t in range(N_TYPES)]
     if list(counts) != expected:
         raise RecordError(
             "removed, festival_start, setup, turns: the cards do not make up the "

@@ -58,6 +58,14 @@ GIVE = 3
 SETUP_FIRST = GIVE + MAX_PLAYERS
 SETUP_SECOND = SETUP_FIRST + 1
 NUM_ACTIONS = SETUP_SECOND + 1
+ACTION_NAMES = (
+    "keep",
+    "festival",
+    "secret",
+    *(f"give{s}" for s in range(MAX_PLAYERS)),
+    "setup_first",
+    "setup_second",
+)
 
 # Action kinds: one of each per turn ("add" covers both festival forms).
 KIND_NONE = -1
@@ -67,6 +75,7 @@ KIND_ADD = 2
 
 N_TYPES = N_VARIETIES * N_VALUES  # card type t = variety * 3 + (value - 2)
 MAX_DECK = 192  # upper bound on the cards of a deck, for fixed-size state arrays
+MAX_DECISIONS = MAX_PLAYERS + MAX_DECK  # a setup choice per seat, then one decision per card
 
 N_RANKS = 4  # rank 4 also stands for "not in the festival"
 N_SLOTS = 3  # majorities per variety at most (5-6 players)

@@ -3,16 +3,19 @@
 import numpy as np
 from numba import njit
 
+from giftsim.bits import share_out
 from giftsim.rng import below_keyed
-from tulips_sim.rules import N_VARIETIES
+from tulips_sim.rules import N_SLOTS, N_VARIETIES
 from tulips_sim.state import (
     BQ_COUNT,
     BQ_VALUE,
     DENSE,
+    FIRST,
     GIVE_POINTS,
     KEEP_POINTS,
     MAJORITY,
     MAJORITY_PTS,
+    N_DECISIONS,
     N_PLAYERS,
     ORDER,
     SLOTS,
@@ -98,7 +101,7 @@ def majority_points(state):
         for p in range(n):
             slot = slot_of(state, variety, p, -1, -1)
             if 0 <= slot < state[SLOTS]:
-                state[MAJORITY_PTS + p] += state[MAJORITY + r * 3 + slot]
+                state[MAJORITY_PTS + p] += state[MAJORITY + r * N_SLOTS + slot]
 
 
 @njit(cache=True)
@@ -106,3 +109,52 @@ def final_scores(state, out):
     """Giving + keeping + majority points per seat into ``out[:n_players]``."""
     for p in range(state[N_PLAYERS]):
         out[p] = state[GIVE_POINTS + p] + state[KEEP_POINTS + p] + state[MAJORITY_PTS + p]
+
+
+@njit(cache=True)
+def bouquet_cards(state, seat):
+    """Cards in ``seat``'s bouquet (the tie-break of equal scores)."""
+    cards = 0
+    for v in range(N_VARIETIES):
+        cards += state[BQ_COUNT + seat * N_VARIETIES + v]
+    return cards
+
+
+@njit(cache=True)
+def winner_mask(state):
+    """Bit mask of the winning seats (rules §8): the highest score wins, then the most bouquet
+    cards; seats still level share the victory."""
+    best_score, best_cards, mask = -(np.int64(1) << 40), np.int64(-1), np.int64(0)
+    for p in range(state[N_PLAYERS]):
+        score = state[GIVE_POINTS + p] + state[KEEP_POINTS + p] + state[MAJORITY_PTS + p]
+        cards = bouquet_cards(state, p)
+        if score > best_score or (score == best_score and cards > best_cards):
+            best_score, best_cards, mask = score, cards, np.int64(1) << p
+        elif score == best_score and cards == best_cards:
+            mask |= np.int64(1) << p
+    return mask
+
+
+@njit(cache=True)
+def rewards(state, out):
+    """Each seat's share of the win into ``out[:n]``: ties split, the shares sum to 1."""
+    share_out(winner_mask(state), state[N_PLAYERS], out)
+
+
+@njit(cache=True)
+def result_row(state, n, out, g):
+    """Row ``g`` of a block's results, in blocks of ``n``: score, giving, keeping, majority
+    points and bouquet cards per seat; then the first seat, the decisions and the winners' bit
+    mask. Indexed in place,
+    since a row view per game costs more than the game's bookkeeping."""
+    for p in range(n):
+        give, keep = state[GIVE_POINTS + p], state[KEEP_POINTS + p]
+        majority = state[MAJORITY_PTS + p]
+        out[g, p] = give + keep + majority
+        out[g, n + p] = give
+        out[g, 2 * n + p] = keep
+        out[g, 3 * n + p] = majority
+        out[g, 4 * n + p] = bouquet_cards(state, p)
+    out[g, 5 * n] = state[FIRST]
+    out[g, 5 * n + 1] = state[N_DECISIONS]
+    out[g, 5 * n + 2] = winner_mask(state)

@@ -1,7 +1,8 @@
 """The Gift of Tulips state as one int64 array, and dealing a game from its seed.
 
-A card is stored as its *type* ``t = variety * 3 + (value - 2)`` (0..11): cards of one variety
-and value are interchangeable. Tables of card counts are indexed by type.
+A card is stored as its *type* ``card_type(variety, value)`` (0..11): cards of one variety
+and value are interchangeable. Tables of card counts are indexed by type. ``card_type``,
+``variety_of`` and ``value_of`` are the one card codec; nothing else spells it out.
 
 State layout (``STATE_SIZE`` int64 slots). The first ``OBS_SIZE`` slots are the observation of
 seat ``SEAT``: public slots, then the *private view* slots (``DRAWN``, ``HAND``, ``OWN_SECRET``)
@@ -60,10 +61,18 @@ slot              size                    meaning
 import numpy as np
 from numba import njit
 
-from giftsim.rng import DEAL_STREAM, below_keyed, game_key, shuffle_keyed, stream_from
+from giftsim.rng import (
+    DEAL_STREAM,
+    REVEAL_STREAM,
+    below_keyed,
+    game_key,
+    shuffle_keyed,
+    stream_from,
+)
 from tulips_sim.rules import (
     MAX_DECK,
     MAX_PLAYERS,
+    MIN_VALUE,
     N_RANKS,
     N_SLOTS,
     N_TYPES,
@@ -84,8 +93,6 @@ from tulips_sim.rules import (
     R_ZERO_WINS,
     RANDOM_FIRST,
 )
-
-REVEAL_STREAM = 7  # stream of the end-game reveal (agents use streams 1..6)
 
 SETUP, FIRST_DRAW, SECOND_DRAW, OVER = 0, 1, 2, 3
 
@@ -138,13 +145,21 @@ STATE_SIZE = DECK + MAX_DECK
 
 
 @njit(cache=True)
+def card_type(variety, value):
+    """The type of a card of ``variety`` (0..3) and ``value`` (2..4): ``0 .. N_TYPES - 1``."""
+    return variety * N_VALUES + value - MIN_VALUE
+
+
+@njit(cache=True)
 def variety_of(card):
+    """The variety (0..3) of a card type."""
     return card // N_VALUES
 
 
 @njit(cache=True)
 def value_of(card):
-    return card % N_VALUES + 2
+    """The value (2..4) of a card type."""
+    return card % N_VALUES + MIN_VALUE
 
 
 def new_state() -> np.ndarray:
@@ -158,7 +173,7 @@ def _fill_deck(rules_vec, state):
     ``DECK``; return its size."""
     n = 0
     for card in range(N_TYPES):
-        for _ in range(rules_vec[R_COPIES + card % N_VALUES]):
+        for _ in range(rules_vec[R_COPIES + value_of(card) - MIN_VALUE]):
             state[DECK + n] = card
             n += 1
     return n
@@ -289,4 +304,4 @@ def _seed_order(state):
 
 def card_of(card: int) -> tuple[int, int]:
     """``(variety, value)`` of a card type."""
-    return int(card) // N_VALUES, int(card) % N_VALUES + 2
+    return int(variety_of(card)), int(value_of(card))

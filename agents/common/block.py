@@ -1,10 +1,11 @@
-"""Running a block of games through a game's compiled loop: one wrapper for both games."""
+"""Running a block of games through a game's compiled loop: one wrapper for every game."""
 
 import numpy as np
 
 from agents.base import Agent
 from agents.registry import param_table
 from giftsim.contract import MAX_PARAMS, first_policy
+from giftsim.rng import check_secret
 
 
 class IllegalActionError(RuntimeError):
@@ -12,30 +13,33 @@ class IllegalActionError(RuntimeError):
 
 
 def run_block(
+    game,
     kernel,
-    max_players: int,
-    width: int,
     rules,
     agents: list[Agent],
     root_seed: int,
     first_index: int,
     n_games: int,
     first_player,
+    secret: int = 0,
 ) -> np.ndarray:
-    """Play games ``first_index .. first_index + n_games - 1`` of ``root_seed`` with
-    ``kernel(rules_vec, seed, first_index, policy, entries, params, out)``, one agent per
-    seat; ``out`` has ``width`` columns. The tuple of agent entries is padded to
-    ``max_players`` so that every mix has the same Numba type: one compilation."""
+    """Play games ``first_index .. first_index + n_games - 1`` of ``root_seed`` with the
+    game's compiled loop ``kernel(rules_vec, seed, secret, first_index, policy, entries, params,
+    out)``, one agent per seat; returns the result rows (``game.row_width`` columns). The tuple
+    of agent entries is padded to ``game.max_players`` so that every mix has the same Numba
+    type: one compilation."""
     n = rules.n_players
     if len(agents) != n:
         raise ValueError(f"{n} players need {n} agents, got {len(agents)}")
-    entries = tuple(a.family.decider for a in agents)
-    entries += (entries[0],) * (max_players - n)
-    params = np.zeros((max_players, MAX_PARAMS), np.float64)
+    check_secret(secret)
+    entries = tuple(a.family.entry() for a in agents)
+    entries += (entries[0],) * (game.max_players - n)
+    params = np.zeros((game.max_players, MAX_PARAMS), np.float64)
     params[:n] = param_table(agents)
     policy = first_policy(first_player, n)
-    out = np.zeros((n_games, width), np.int64)
-    bad = kernel(rules.to_array(), np.uint64(root_seed), first_index, policy, entries, params, out)
+    out = np.zeros((n_games, game.row_width(n)), np.int64)
+    seed, key = np.uint64(root_seed), np.uint64(secret)
+    bad = kernel(rules.to_array(), seed, key, first_index, policy, entries, params, out)
     if bad >= 0:
         raise IllegalActionError(f"an agent chose an illegal action in game {first_index + bad}")
     return out

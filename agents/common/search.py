@@ -31,10 +31,14 @@ value would keep every caller out of Numba's on-disk cache.
 import numpy as np
 from numba import njit
 
+from agents.base import Choice, Range
 from giftsim.bits import popcount
 from giftsim.rng import mix64, next_below
 
-ITERS, POLICY, MARGIN, EXPLORE, EXPAND, OTHERS = 0, 1, 2, 3, 4, 5  # search agents' row slots
+# Search agents' parameters in slot order (``flatmc`` takes the first three), named once.
+SEARCH_PARAMS = ("iters", "policy", "margin", "explore", "expand", "others")
+ITERS, POLICY, MARGIN, EXPLORE, EXPAND, OTHERS = (SEARCH_PARAMS.index(k) for k in SEARCH_PARAMS)
+MAX_ITERS = 10_000_000
 NO_CHILD = -1
 CLOSED = -1  # a seat's walk has left the tree: the default policy plays it from here
 AT_ROOT = -2  # the seat's next decision is the root (the searcher's decision now)
@@ -242,3 +246,19 @@ def root_choice(tree, legal):
 def only_action(legal):
     """The action of a one-action mask, else -1."""
     return popcount((legal & -legal) - 1) if popcount(legal) == 1 else -1
+
+
+def search_ranges(params: dict, n_policies: int) -> dict:
+    """The valid values of a search agent's parameters (``params`` names a prefix of
+    ``SEARCH_PARAMS``, in order; ``n_policies`` default policies)."""
+    if tuple(params) != SEARCH_PARAMS[: len(params)]:
+        raise ValueError(f"search parameters must be {SEARCH_PARAMS} in order")
+    valid = {
+        "iters": Range(1, MAX_ITERS, integer=True),
+        "policy": Choice(tuple(float(p) for p in range(n_policies))),
+        "margin": Range(0.0, 100.0),
+        "explore": Range(0.0, 100.0),
+        "expand": Range(0, MAX_ITERS, integer=True),
+        "others": Choice((0.0, 1.0)),
+    }
+    return {key: valid[key] for key in params}

@@ -1,10 +1,10 @@
-"""The slow path: one game stepped from Python, so plain-Python players can join in.
+"""The slow path: games stepped from Python, so plain-Python players can join in.
 
-A seat is a configured :class:`~agents.base.Agent` (its compiled ``decide`` is called from
-Python with the same observation, parameters and random stream as in the fast loop, so the game
-is the same as there) or any callable ``player(obs, legal) -> action``: a person at a terminal,
-a neural network. Both see only their own seat's observation. A seat with a single legal move
-is not asked, as in the fast loops.
+A seat is a configured :class:`~agents.base.Agent` (its ``decide`` is called from Python with
+the same observation, parameters and random stream as in the fast loop, so the game is the same
+as there; a plain-Python family plays here only) or any callable ``player(obs, legal) ->
+action``: a person at a terminal, a neural network. Each is shown a fresh copy of its own seat's
+observation. A seat with a single legal action is not asked, as in the fast loops.
 """
 
 from dataclasses import dataclass
@@ -12,40 +12,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.base import Agent
+from agents.common.block import IllegalActionError
 from giftsim.contract import first_policy, first_seat
-from giftsim.rng import AGENT_STREAM, check_seed, game_key, stream_from
-
-
-@dataclass(frozen=True)
-class Kernels:
-    """The compiled verbs of one game that the slow path steps through."""
-
-    deal: object  # deal_keyed(rules_vec, key, first_player, state)
-    begin: object  # begin(state): open the game after the deal
-    is_over: object
-    legal_actions: object
-    apply_action: object
-    observe: object
-    scores: object  # scores(state, out)
-    state_size: int
-    obs_size: int
-    turn_slot: int
-
-
-def kernels_of(state, engine, scores) -> Kernels:
-    """The slow-path verbs of a game from its ``state`` and ``engine`` modules."""
-    return Kernels(
-        state.deal_keyed,
-        engine.begin,
-        engine.is_over,
-        engine.legal_actions,
-        engine.apply_action,
-        engine.observe,
-        scores,
-        state.STATE_SIZE,
-        engine.OBS_SIZE,
-        state.TURN,
-    )
+from giftsim.game import Game
+from giftsim.rng import agent_stream, check_secret, check_seed, game_key
 
 
 @dataclass
@@ -59,35 +29,49 @@ class PlayedGame:
 
 
 def play_slow(
-    kernels: Kernels, rules, players, root_seed: int, game_index: int, first_player="rotate"
+    game: Game, rules, players, root_seed: int, game_index: int, first_player="rotate", secret=0
 ) -> PlayedGame:
-    """Play one game with any mix of compiled agents and Python callables."""
+    """Play one game with any mix of agents and Python callables."""
     check_seed(root_seed, game_index)
+    check_secret(secret)
     n = rules.n_players
-    state = np.zeros(kernels.state_size, np.int64)
+    state = np.zeros(game.state_size, np.int64)
     key = np.uint64(game_key(np.uint64(root_seed), game_index))
     first = first_seat(first_policy(first_player, n), game_index, n)
-    kernels.deal(rules.to_array(), key, first, state)
-    kernels.begin(state)
+    game.deal_keyed(rules.to_array(), key, first, state)
+    game.begin(state)
     start = state.copy()
-    rngs = [np.array([stream_from(key, AGENT_STREAM + s)], np.uint64) for s in range(n)]
+    rngs = [np.array([agent_stream(key, np.uint64(secret), s)], np.uint64) for s in range(n)]
     actions = []
-    while not kernels.is_over(state):
-        legal = [int(a) for a in kernels.legal_actions(state)]
-        action = legal[0] if len(legal) == 1 else _ask(kernels, players, state, rngs, legal)
+    while not game.is_over(state):
+        legal = game.legal_actions(state)
+        action = legal[0] if len(legal) == 1 else _ask(game, players, state, rngs, legal)
         if action not in legal:
-            raise ValueError(f"seat {state[kernels.turn_slot]} chose illegal action {action!r}")
+            seat = state[game.turn_slot]
+            raise IllegalActionError(f"seat {seat} chose illegal action {action!r}")
         actions.append(action)
-        kernels.apply_action(state, action)
+        game.apply_action(state, action)
     out = np.zeros(n, np.int64)
-    kernels.scores(state, out)
+    game.scores(state, out)
     return PlayedGame(start, actions, state, [int(s) for s in out])
 
 
-def _ask(kernels: Kernels, players, state, rngs, legal) -> int:
-    seat = int(state[kernels.turn_slot])
-    obs = np.zeros(kernels.obs_size, np.int64)
-    kernels.observe(state, seat, obs)
+def play_block_slow(
+    game: Game, rules, agents, root_seed, first_index, n_games, first_player="rotate", secret=0
+) -> np.ndarray:
+    """The rows of the fast loop's ``play_block``, game by game through the slow path."""
+    n = rules.n_players
+    out = np.zeros((n_games, game.row_width(n)), np.int64)
+    for g in range(n_games):
+        played = play_slow(game, rules, agents, root_seed, first_index + g, first_player, secret)
+        game.result_row(played.final, n, out, g)
+    return out
+
+
+def _ask(game: Game, players, state, rngs, legal) -> int:
+    seat = int(state[game.turn_slot])
+    obs = np.zeros(game.obs_size, np.int64)
+    game.observe(state, seat, obs)
     player = players[seat]
     if isinstance(player, Agent):
         return int(player.family.decide(obs, player.param_row(), rngs[seat]))

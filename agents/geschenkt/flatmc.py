@@ -3,13 +3,13 @@
 import numpy as np
 from numba import njit
 
-from agents.common.search import ITERS, best_of, only_action
-from agents.geschenkt.worlds import legal, playout, world
-from geschenkt_sim.engine import OBS_SIZE, apply_action
+from agents.common.search import ITERS, best_of, only_action, search_ranges
+from agents.geschenkt.worlds import POLICIES, playout, world
+from geschenkt_sim.engine import OBS_SIZE, apply_action, legal_mask
 from geschenkt_sim.rules import NUM_ACTIONS
 from geschenkt_sim.state import STATE_SIZE, TURN
 from giftsim.bits import popcount
-from giftsim.contract import DECIDER_SIG, as_arrays
+from giftsim.contract import as_arrays
 
 
 @njit(cache=True)
@@ -22,7 +22,7 @@ def decide(obs, params, rng):
     """
     state = np.empty(STATE_SIZE, np.int64)
     world(obs, rng, state)
-    seat, mask = state[TURN], legal(state)
+    seat, mask = state[TURN], legal_mask(state)
     if only_action(mask) >= 0:
         return only_action(mask)
     totals = np.zeros(NUM_ACTIONS, np.float64)
@@ -36,9 +36,10 @@ def decide(obs, params, rng):
 
 
 PARAMS = {"iters": 1000.0, "policy": 4.0, "margin": 0.0}
+RANGES = search_ranges(PARAMS, len(POLICIES))
 
 
-@njit(DECIDER_SIG, cache=True)
+@njit(cache=True)
 def decider(obs, params, rng):
     """Entry of ``decide`` for the compiled loop (see ``giftsim.contract``)."""
     o, p, r = as_arrays(obs, params, rng, OBS_SIZE)

@@ -2,10 +2,15 @@
 
 from numba import njit
 
+from agents.base import ANY
 from geschenkt_sim.engine import O_CARD, O_CHIPS, O_HANDS, O_POT, O_SEAT, OBS_SIZE
 from geschenkt_sim.rules import PASS, TAKE
 from geschenkt_sim.scoring import take_delta
-from giftsim.contract import DECIDER_SIG, as_arrays
+from giftsim.contract import as_arrays
+
+PARAMS = {"T": 0.0}
+RANGES = {"T": ANY}
+T = list(PARAMS).index("T")
 
 
 @njit(cache=True)
@@ -18,13 +23,10 @@ def decide(obs, params, rng):
     if obs[O_CHIPS + seat] == 0:
         return TAKE
     cost = take_delta(obs[O_HANDS + seat], obs[O_CARD]) - obs[O_POT]
-    return TAKE if cost <= params[0] else PASS
+    return TAKE if cost <= params[T] else PASS
 
 
-PARAMS = {"T": 0.0}
-
-
-@njit(DECIDER_SIG, cache=True)
+@njit(cache=True)
 def decider(obs, params, rng):
     """Entry of ``decide`` for the compiled loop (see ``giftsim.contract``)."""
     o, p, r = as_arrays(obs, params, rng, OBS_SIZE)

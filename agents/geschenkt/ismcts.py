@@ -14,15 +14,16 @@ from agents.common.search import (
     only_action,
     open_walks,
     root_choice,
+    search_ranges,
     select,
     step_in,
     take_edge,
 )
-from agents.geschenkt.worlds import legal, play_out, policy_action, values, view_key, world
-from geschenkt_sim.engine import OBS_SIZE, apply_action, is_over
+from agents.geschenkt.worlds import POLICIES, play_out, policy_action, values, view_key, world
+from geschenkt_sim.engine import OBS_SIZE, apply_action, is_over, legal_mask
 from geschenkt_sim.rules import MAX_PLAYERS, NUM_ACTIONS
 from geschenkt_sim.state import N_PLAYERS, STATE_SIZE, TURN
-from giftsim.contract import DECIDER_SIG, as_arrays
+from giftsim.contract import as_arrays
 
 
 @njit(cache=True)
@@ -40,7 +41,7 @@ def decide(obs, params, rng):
     """
     state = np.empty(STATE_SIZE, np.int64)
     world(obs, rng, state)
-    observer, root_legal = state[TURN], legal(state)
+    observer, root_legal = state[TURN], legal_mask(state)
     if only_action(root_legal) >= 0:
         return only_action(root_legal)
     players = state[N_PLAYERS]
@@ -71,7 +72,7 @@ def _walk(tree, used, path, at, via, state, params, observer, rng):
         if node == NO_CHILD:
             action = policy_action(state, int(params[POLICY]), rng)
         else:
-            action, _ = select(tree, node, legal(state), params, rng)
+            action, _ = select(tree, node, legal_mask(state), params, rng)
             depth = take_edge(path, depth, at, via, seat, node, action)
         apply_action(state, action)
     return depth
@@ -85,9 +86,10 @@ PARAMS = {
     "expand": 30.0,
     "others": 1.0,
 }
+RANGES = search_ranges(PARAMS, len(POLICIES))
 
 
-@njit(DECIDER_SIG, cache=True)
+@njit(cache=True)
 def decider(obs, params, rng):
     """Entry of ``decide`` for the compiled loop (see ``giftsim.contract``)."""
     o, p, r = as_arrays(obs, params, rng, OBS_SIZE)

@@ -2,84 +2,67 @@
 
 Agents are called through their pointer entries (``giftsim.contract``), one per seat in a tuple
 of ``MAX_PLAYERS`` (padded), so the loop is compiled once, cached on disk, and never recompiled
-for another pairing, seating or user-defined agent. With chips visible (the default) the seat
-to act is shown the public prefix of the live state itself; with chips hidden, a masked copy.
+for another pairing, seating or user-defined agent. The loop is the same text in every game's
+agents (``agents/tulips/loop.py``): it calls only the game's verbs (``giftsim.game``), imported
+by name, since verbs passed as values would keep it out of Numba's on-disk cache.
+
+Sealed agents: the seat to act is shown its own copy of its observation (``observe`` into a
+buffer that is not the state), padded with zeros so that a read past its end finds nothing;
+its random stream is ``agent_stream(key, secret, seat)``, from which neither the game key nor
+the deal can be recovered. A seat with a single legal action is not asked.
 """
 
 import numpy as np
 from numba import njit
 
-from agents.base import Agent
 from agents.common.block import run_block
-from geschenkt_sim.engine import OBS_SIZE, apply_action, is_forced, is_legal, is_over, observe
-from geschenkt_sim.rules import MAX_PLAYERS, R_CHIPS_VISIBLE, R_N_PLAYERS, TAKE, Rules
-from geschenkt_sim.scoring import score_hand
-from geschenkt_sim.state import (
-    CHIPS,
-    FIRST,
-    HANDS,
-    N_DECISIONS,
-    SEAT,
-    STATE_SIZE,
-    TURN,
-    deal_keyed,
-)
+from geschenkt_sim.engine import OBS_SIZE, apply_action, begin, is_over, legal_mask, observe
+from geschenkt_sim.game import GAME
+from geschenkt_sim.rules import MAX_PLAYERS, R_N_PLAYERS
+from geschenkt_sim.scoring import result_row
+from geschenkt_sim.state import STATE_SIZE, TURN, deal_keyed
+from giftsim.bits import lowest_bit
 from giftsim.contract import MAX_PARAMS, address, first_seat
-from giftsim.rng import AGENT_STREAM, game_key, stream_from
+from giftsim.rng import agent_stream, game_key
 
 
 @njit(cache=True)
-def _play(rules_vec, root_seed, first_index, policy, entries, params, out):
+def _play(rules_vec, root_seed, secret, first_index, policy, entries, params, out):
     """Play ``out.shape[0]`` games from ``first_index`` on; return -1, or the index (in this
-    block) of a game where an agent chose an illegal action. ``out`` rows: scores per seat,
-    first player, decisions."""
+    block) of a game where an agent chose an illegal action. ``out`` rows: ``result_row``."""
     n = rules_vec[R_N_PLAYERS]
     state = np.zeros(STATE_SIZE, np.int64)
-    masked = np.zeros(OBS_SIZE, np.int64)
-    visible = rules_vec[R_CHIPS_VISIBLE] == 1
-    obs = address(state, 0) if visible else address(masked, 0)
+    padded = np.zeros(OBS_SIZE + STATE_SIZE, np.int64)
+    obs = padded[:OBS_SIZE]
+    shown = address(padded, 0)
     rngs = np.zeros(MAX_PLAYERS, np.uint64)
     flat_params = params.ravel()
     for g in range(out.shape[0]):
         game_index = first_index + g
         key = game_key(root_seed, game_index)
         deal_keyed(rules_vec, key, first_seat(policy, game_index, n), state)
+        begin(state)
         for s in range(n):
-            rngs[s] = stream_from(key, AGENT_STREAM + s)
+            rngs[s] = agent_stream(key, secret, s)
         while not is_over(state):
-            action = TAKE  # a seat without chips must take: no agent is asked
-            if not is_forced(state):
+            mask = legal_mask(state)
+            action = lowest_bit(mask)
+            if mask != np.int64(1) << action:
                 seat = state[TURN]
-                state[SEAT] = seat
-                if not visible:
-                    observe(state, seat, masked)
+                observe(state, seat, obs)
                 row = address(flat_params, seat * MAX_PARAMS)
-                action = entries[seat](obs, row, address(rngs, seat))
-                if not is_legal(state, action):
+                action = entries[seat](shown, row, address(rngs, seat))
+                if action < 0 or action > 62 or not (mask >> action) & 1:
                     return g
             apply_action(state, action)
-        for p in range(n):
-            out[g, p] = score_hand(state[HANDS + p], state[CHIPS + p])
-        out[g, n] = state[FIRST]
-        out[g, n + 1] = state[N_DECISIONS]
+        result_row(state, n, out, g)
     return -1
 
 
-def play_block(
-    rules: Rules,
-    agents: list[Agent],
-    root_seed: int,
-    first_index: int,
-    n_games: int,
-    first_player="rotate",
-) -> np.ndarray:
-    """Play games ``first_index .. first_index + n_games - 1`` of ``root_seed``, one agent per seat.
-
-    Returns int64 ``(n_games, n_players + 2)``: scores per seat, first player, decisions.
-    ``first_player``: ``"rotate"`` (game i starts at seat i mod n), ``"random"`` or a seat.
-    """
-    n = rules.n_players
-    width = n + 2
+def play_block(rules, agents, root_seed, first_index, n_games, first_player="rotate", secret=0):
+    """Play games ``first_index .. first_index + n_games - 1`` of ``root_seed``, one agent per
+    seat; int64 rows ``(n_games, n_players + 2)``: scores per seat, first player, decisions.
+    ``first_player``: ``"rotate"`` (game i starts at seat i mod n), ``"random"`` or a seat."""
     return run_block(
-        _play, MAX_PLAYERS, width, rules, agents, root_seed, first_index, n_games, first_player
+        GAME, _play, rules, agents, root_seed, first_index, n_games, first_player, secret
     )

@@ -2,10 +2,15 @@
 
 from numba import njit
 
+from agents.base import Range
 from geschenkt_sim.engine import O_CHIPS, O_SEAT, OBS_SIZE
 from geschenkt_sim.rules import PASS, TAKE
-from giftsim.contract import DECIDER_SIG, as_arrays
+from giftsim.contract import as_arrays
 from giftsim.rng import next_float
+
+PARAMS = {"p": 0.5}
+RANGES = {"p": Range(0.0, 1.0)}
+P = list(PARAMS).index("p")
 
 
 @njit(cache=True)
@@ -13,13 +18,10 @@ def decide(obs, params, rng):
     """Take the card with probability ``p``; take when out of chips."""
     if obs[O_CHIPS + obs[O_SEAT]] == 0:
         return TAKE
-    return TAKE if next_float(rng) < params[0] else PASS
+    return TAKE if next_float(rng) < params[P] else PASS
 
 
-PARAMS = {"p": 0.5}
-
-
-@njit(DECIDER_SIG, cache=True)
+@njit(cache=True)
 def decider(obs, params, rng):
     """Entry of ``decide`` for the compiled loop (see ``giftsim.contract``)."""
     o, p, r = as_arrays(obs, params, rng, OBS_SIZE)

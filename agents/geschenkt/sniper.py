@@ -2,6 +2,7 @@
 
 from numba import njit
 
+from agents.base import ANY
 from geschenkt_sim.engine import (
     O_CARD,
     O_CARDS_LEFT,
@@ -16,9 +17,13 @@ from geschenkt_sim.engine import (
 )
 from geschenkt_sim.rules import PASS, TAKE
 from geschenkt_sim.scoring import take_delta
-from giftsim.contract import DECIDER_SIG, as_arrays
+from giftsim.contract import as_arrays
 
-T, SCARCITY, MILK, RUN, RESERVE = 0, 1, 2, 3, 4
+PARAMS = {"T": 0.0, "scarcity": 6.0, "milk": 6.0, "run": 3.0, "reserve": 2.0}
+RANGES = {key: ANY for key in PARAMS}
+T, SCARCITY, MILK, RUN, RESERVE = (
+    list(PARAMS).index(k) for k in ("T", "scarcity", "milk", "run", "reserve")
+)
 
 
 @njit(cache=True)
@@ -67,10 +72,7 @@ def decide(obs, params, rng):
     return TAKE if cost <= params[T] else PASS
 
 
-PARAMS = {"T": 0.0, "scarcity": 6.0, "milk": 6.0, "run": 3.0, "reserve": 2.0}
-
-
-@njit(DECIDER_SIG, cache=True)
+@njit(cache=True)
 def decider(obs, params, rng):
     """Entry of ``decide`` for the compiled loop (see ``giftsim.contract``)."""
     o, p, r = as_arrays(obs, params, rng, OBS_SIZE)

@@ -27,12 +27,11 @@ from geschenkt_sim.engine import (
     is_over,
     observe,
 )
-from geschenkt_sim.rules import MAX_CARD, MAX_PLAYERS, PASS, TAKE
-from geschenkt_sim.scoring import score_hand
+from geschenkt_sim.rules import MAX_CARD, MAX_PLAYERS, TAKE
+from geschenkt_sim.scoring import rewards, scores
 from geschenkt_sim.state import (
     CHIPS,
     DECK,
-    HANDS,
     N_CARDS,
     N_PLAYERS,
     POS,
@@ -90,13 +89,6 @@ def _deal_hidden_chips(obs, rng, state):
 
 
 @njit(cache=True)
-def legal(state):
-    """Take always; pass with a chip in hand."""
-    can_pass = state[CHIPS + state[TURN]] > 0
-    return (np.int64(1) << TAKE) | (np.int64(can_pass) << PASS)
-
-
-@njit(cache=True)
 def policy_action(state, policy, rng):
     """The default policy's action for the seat to act, shown the state's public prefix."""
     seat = state[TURN]
@@ -113,31 +105,6 @@ def policy_action(state, policy, rng):
     if policy == 4 and next_below(rng, 2) == 0:
         return greedy.decide(obs, _POLICY_PARAMS[1], rng)
     return sniper.decide(obs, _TUNED_PARAMS[state[N_PLAYERS]], rng)
-
-
-@njit(cache=True)
-def rewards(state, out):
-    """Each seat's share of the win: the lowest score wins, ties share."""
-    scores = np.empty(state[N_PLAYERS], np.int64)
-    _scores(state, scores)
-    _shares_of(scores, out)
-
-
-@njit(cache=True)
-def _scores(state, out):
-    for p in range(state[N_PLAYERS]):
-        out[p] = score_hand(state[HANDS + p], state[CHIPS + p])
-
-
-@njit(cache=True)
-def _shares_of(scores, out):
-    """:func:`rewards` from the final ``scores``."""
-    best = scores.min()
-    winners = 0
-    for p in range(scores.shape[0]):
-        winners += scores[p] == best
-    for p in range(scores.shape[0]):
-        out[p] = 1.0 / winners if scores[p] == best else 0.0
 
 
 @njit(cache=True)
@@ -161,11 +128,11 @@ def play_out(state, policy, rng):
 def values(state, params, out):
     """Every seat's value at the end: its share of the win plus ``params[MARGIN]`` times its
     score lead."""
-    scores = np.empty(state[N_PLAYERS], np.int64)
-    _scores(state, scores)
-    _shares_of(scores, out)
-    for p in range(scores.shape[0]):
-        out[p] += params[MARGIN] * _lead(scores, p)
+    scores_now = np.empty(state[N_PLAYERS], np.int64)
+    scores(state, scores_now)
+    rewards(state, out)
+    for p in range(scores_now.shape[0]):
+        out[p] += params[MARGIN] * _lead(scores_now, p)
 
 
 @njit(cache=True)

@@ -1,21 +1,19 @@
-"""Built-in Gift of Tulips agents, one module per family, registered here."""
+"""Built-in Gift of Tulips agents, one module per family, and the compiled game loop.
+
+``BUILTINS`` lists the families; the registry (``agents.registry``) reads it the first time
+Gift of Tulips agents are asked for. Nothing here compiles on import.
+"""
 
 from agents.base import Family
-from agents.common.slow import kernels_of
-from agents.registry import register
 from agents.tulips import flatmc, greedy, hoarder, ismcts, planner, random_agent, tuned
-from tulips_sim import engine, scoring, state
-from tulips_sim.engine import O_SIZE as OBS_SIZE
+from agents.tulips.loop import play_block
 
-RANDOM = register(Family.of_module("random", "tulips", random_agent), builtin=True)
-GREEDY = register(Family.of_module("greedy", "tulips", greedy), builtin=True)
-PLANNER = register(Family.of_module("planner", "tulips", planner), builtin=True)
-HOARDER = register(Family.of_module("hoarder", "tulips", hoarder), builtin=True)
-TUNED = tuple(
-    register(HOARDER.tuned(name, params), builtin=True) for name, params in tuned.TUNED.items()
-)
-FLATMC = register(Family.of_module("flatmc", "tulips", flatmc), builtin=True)
-ISMCTS = register(Family.of_module("ismcts", "tulips", ismcts), builtin=True)
+RANDOM = Family.of_module("random", "tulips", random_agent)
+GREEDY = Family.of_module("greedy", "tulips", greedy)
+PLANNER = Family.of_module("planner", "tulips", planner)
+HOARDER = Family.of_module("hoarder", "tulips", hoarder)
+TUNED = tuple(HOARDER.tuned(name, params) for name, params in tuned.TUNED.items())
+FLATMC = Family.of_module("flatmc", "tulips", flatmc)
+ISMCTS = Family.of_module("ismcts", "tulips", ismcts)
 BUILTINS = (RANDOM, GREEDY, PLANNER, HOARDER, *TUNED, FLATMC, ISMCTS)
-KERNELS = kernels_of(state, engine, scoring.final_scores)
-__all__ = ["BUILTINS", "KERNELS", "OBS_SIZE"]
+__all__ = ["BUILTINS", "play_block"]

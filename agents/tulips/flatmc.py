@@ -3,11 +3,11 @@
 import numpy as np
 from numba import njit
 
-from agents.common.search import ITERS, best_of, only_action
-from agents.tulips.worlds import legal, playout, world
+from agents.common.search import ITERS, best_of, only_action, search_ranges
+from agents.tulips.worlds import POLICIES, playout, world
 from giftsim.bits import popcount
-from giftsim.contract import DECIDER_SIG, as_arrays
-from tulips_sim.engine import O_SIZE, apply_action
+from giftsim.contract import as_arrays
+from tulips_sim.engine import O_SIZE, apply_action, legal_mask
 from tulips_sim.rules import NUM_ACTIONS
 from tulips_sim.state import STATE_SIZE, TURN
 
@@ -21,7 +21,7 @@ def decide(obs, params, rng):
     """
     state = np.empty(STATE_SIZE, np.int64)
     world(obs, rng, state)
-    seat, mask = state[TURN], legal(state)
+    seat, mask = state[TURN], legal_mask(state)
     if only_action(mask) >= 0:
         return only_action(mask)
     totals = np.zeros(NUM_ACTIONS, np.float64)
@@ -35,9 +35,10 @@ def decide(obs, params, rng):
 
 
 PARAMS = {"iters": 1500.0, "policy": 2.0, "margin": 0.5}
+RANGES = search_ranges(PARAMS, len(POLICIES))
 
 
-@njit(DECIDER_SIG, cache=True)
+@njit(cache=True)
 def decider(obs, params, rng):
     """Entry of ``decide`` for the compiled loop (see ``giftsim.contract``)."""
     o, p, r = as_arrays(obs, params, rng, O_SIZE)

@@ -3,7 +3,7 @@
 from numba import njit
 
 from agents.tulips.features import immediate_points, is_legal
-from giftsim.contract import DECIDER_SIG, as_arrays
+from giftsim.contract import as_arrays
 from giftsim.rng import next_below
 from tulips_sim.engine import O_DRAWN, O_HAND, O_SIZE
 from tulips_sim.rules import NUM_ACTIONS, SETUP_FIRST, SETUP_SECOND
@@ -33,9 +33,10 @@ def decide(obs, params, rng):
 
 
 PARAMS = {}
+RANGES = {}
 
 
-@njit(DECIDER_SIG, cache=True)
+@njit(cache=True)
 def decider(obs, params, rng):
     """Entry of ``decide`` for the compiled loop (see ``giftsim.contract``)."""
     o, p, r = as_arrays(obs, params, rng, O_SIZE)

@@ -9,6 +9,7 @@ adding for the second card, which is worth less on average than a gift.
 
 from numba import njit
 
+from agents.base import ANY
 from agents.tulips.features import (
     all_standings,
     immediate_points,
@@ -19,7 +20,7 @@ from agents.tulips.features import (
     slot_now,
     unseen,
 )
-from giftsim.contract import DECIDER_SIG, as_arrays
+from giftsim.contract import as_arrays
 from giftsim.rng import next_below
 from tulips_sim.engine import (
     O_BQ_COUNT,
@@ -46,7 +47,21 @@ from tulips_sim.rules import (
 from tulips_sim.scoring import slot_of
 from tulips_sim.state import FIRST_DRAW, variety_of
 
-HOARD, CLIMB, HIDE, SECOND, FEED, RACE, FOLLOW, PICK = 0, 1, 2, 3, 4, 5, 6, 7
+PARAMS = {
+    "hoard": 3.0,
+    "climb": 1.0,
+    "hide": 0.0,
+    "second": 0.0,
+    "feed": 0.0,
+    "race": 0.0,
+    "follow": 0.0,
+    "pick": 0.0,
+}
+RANGES = {key: ANY for key in PARAMS}
+HOARD, CLIMB, HIDE, SECOND, FEED, RACE, FOLLOW, PICK = (
+    list(PARAMS).index(k)
+    for k in ("hoard", "climb", "hide", "second", "feed", "race", "follow", "pick")
+)
 _NO_STANDINGS = (0, 0, 0, 0, 0, 0)  # stand-in when neither ``race`` nor ``pick`` reads them
 _NO_FOLLOW_UPS = (0.0, 0.0, 0.0)  # stand-in when ``follow`` is off (or nothing is unseen)
 
@@ -228,19 +243,7 @@ def decide(obs, params, rng):
     return _best_ahead(obs, params, seat, card, rng)
 
 
-PARAMS = {
-    "hoard": 3.0,
-    "climb": 1.0,
-    "hide": 0.0,
-    "second": 0.0,
-    "feed": 0.0,
-    "race": 0.0,
-    "follow": 0.0,
-    "pick": 0.0,
-}
-
-
-@njit(DECIDER_SIG, cache=True)
+@njit(cache=True)
 def decider(obs, params, rng):
     """Entry of ``decide`` for the compiled loop (see ``giftsim.contract``)."""
     o, p, r = as_arrays(obs, params, rng, O_SIZE)

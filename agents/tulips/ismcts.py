@@ -14,13 +14,14 @@ from agents.common.search import (
     only_action,
     open_walks,
     root_choice,
+    search_ranges,
     select,
     step_in,
     take_edge,
 )
-from agents.tulips.worlds import legal, play_out, policy_action, values, view_key, world
-from giftsim.contract import DECIDER_SIG, as_arrays
-from tulips_sim.engine import O_SIZE, apply_action, is_over
+from agents.tulips.worlds import POLICIES, play_out, policy_action, values, view_key, world
+from giftsim.contract import as_arrays
+from tulips_sim.engine import O_SIZE, apply_action, is_over, legal_mask
 from tulips_sim.rules import MAX_PLAYERS, NUM_ACTIONS
 from tulips_sim.state import N_PLAYERS, STATE_SIZE, TURN
 
@@ -39,7 +40,7 @@ def decide(obs, params, rng):
     """
     state = np.empty(STATE_SIZE, np.int64)
     world(obs, rng, state)
-    observer, root_legal = state[TURN], legal(state)
+    observer, root_legal = state[TURN], legal_mask(state)
     if only_action(root_legal) >= 0:
         return only_action(root_legal)
     players = state[N_PLAYERS]
@@ -70,7 +71,7 @@ def _walk(tree, used, path, at, via, state, params, observer, rng):
         if node == NO_CHILD:
             action = policy_action(state, int(params[POLICY]), rng)
         else:
-            action, _ = select(tree, node, legal(state), params, rng)
+            action, _ = select(tree, node, legal_mask(state), params, rng)
             depth = take_edge(path, depth, at, via, seat, node, action)
         apply_action(state, action)
     return depth
@@ -84,9 +85,10 @@ PARAMS = {
     "expand": 30.0,
     "others": 0.0,
 }
+RANGES = search_ranges(PARAMS, len(POLICIES))
 
 
-@njit(DECIDER_SIG, cache=True)
+@njit(cache=True)
 def decider(obs, params, rng):
     """Entry of ``decide`` for the compiled loop (see ``giftsim.contract``)."""
     o, p, r = as_arrays(obs, params, rng, O_SIZE)

@@ -1,62 +1,40 @@
 """Whole Gift of Tulips games, every agent's decisions included, in one compiled loop.
 
-As in ``agents/geschenkt/loop.py``: agents are called through their pointer entries, one per
-seat, so the loop compiles once for any mix. The seat to act is shown the observation prefix
-of the live state, whose private view the engine keeps filled for that seat.
+Agents are called through their pointer entries (``giftsim.contract``), one per seat in a tuple
+of ``MAX_PLAYERS`` (padded), so the loop is compiled once, cached on disk, and never recompiled
+for another pairing, seating or user-defined agent. The loop is the same text in every game's
+agents (``agents/geschenkt/loop.py``): it calls only the game's verbs (``giftsim.game``), imported
+by name, since verbs passed as values would keep it out of Numba's on-disk cache.
+
+Sealed agents: the seat to act is shown its own copy of its observation (``observe`` into a
+buffer that is not the state), padded with zeros so that a read past its end finds nothing;
+its random stream is ``agent_stream(key, secret, seat)``, from which neither the game key nor
+the deal can be recovered. A seat with a single legal action is not asked.
 """
 
 import numpy as np
 from numba import njit
 
-from agents.base import Agent
 from agents.common.block import run_block
+from giftsim.bits import lowest_bit
 from giftsim.contract import MAX_PARAMS, address, first_seat
-from giftsim.rng import AGENT_STREAM, game_key, stream_from
-from tulips_sim.engine import apply_action, begin, is_legal, is_over
-from tulips_sim.rules import MAX_PLAYERS, N_VARIETIES, R_N_PLAYERS, Rules
-from tulips_sim.state import (
-    BQ_COUNT,
-    FIRST,
-    GIVE_POINTS,
-    KEEP_POINTS,
-    MAJORITY_PTS,
-    N_DECISIONS,
-    STATE_SIZE,
-    TURN,
-    deal_keyed,
-)
-
-# Result columns per game, in blocks of n_players: score, give, keep, majority, bouquet cards;
-# then the first player and the number of decisions.
-BLOCKS = ("score", "give", "keep", "majority", "cards")
+from giftsim.rng import agent_stream, game_key
+from tulips_sim.engine import apply_action, begin, is_over, legal_mask, observe
+from tulips_sim.game import GAME
+from tulips_sim.rules import MAX_PLAYERS, R_N_PLAYERS
+from tulips_sim.scoring import result_row
+from tulips_sim.state import OBS_SIZE, STATE_SIZE, TURN, deal_keyed
 
 
 @njit(cache=True)
-def _record(state, n, out, g):
-    """Write a finished game's results into row ``g`` of ``out`` (layout ``BLOCKS``); the row
-    is indexed in place, since a row view per game costs more than the game's bookkeeping."""
-    for p in range(n):
-        give, keep = state[GIVE_POINTS + p], state[KEEP_POINTS + p]
-        majority = state[MAJORITY_PTS + p]
-        cards = 0
-        for v in range(N_VARIETIES):
-            cards += state[BQ_COUNT + p * N_VARIETIES + v]
-        out[g, p] = give + keep + majority
-        out[g, n + p] = give
-        out[g, 2 * n + p] = keep
-        out[g, 3 * n + p] = majority
-        out[g, 4 * n + p] = cards
-    out[g, 5 * n] = state[FIRST]
-    out[g, 5 * n + 1] = state[N_DECISIONS]
-
-
-@njit(cache=True)
-def _play(rules_vec, root_seed, first_index, policy, entries, params, out):
+def _play(rules_vec, root_seed, secret, first_index, policy, entries, params, out):
     """Play ``out.shape[0]`` games from ``first_index`` on; return -1, or the index (in this
-    block) of a game where an agent chose an illegal action."""
+    block) of a game where an agent chose an illegal action. ``out`` rows: ``result_row``."""
     n = rules_vec[R_N_PLAYERS]
     state = np.zeros(STATE_SIZE, np.int64)
-    obs = address(state, 0)
+    padded = np.zeros(OBS_SIZE + STATE_SIZE, np.int64)
+    obs = padded[:OBS_SIZE]
+    shown = address(padded, 0)
     rngs = np.zeros(MAX_PLAYERS, np.uint64)
     flat_params = params.ravel()
     for g in range(out.shape[0]):
@@ -65,33 +43,26 @@ def _play(rules_vec, root_seed, first_index, policy, entries, params, out):
         deal_keyed(rules_vec, key, first_seat(policy, game_index, n), state)
         begin(state)
         for s in range(n):
-            rngs[s] = stream_from(key, AGENT_STREAM + s)
+            rngs[s] = agent_stream(key, secret, s)
         while not is_over(state):
-            seat = state[TURN]
-            row = address(flat_params, seat * MAX_PARAMS)
-            action = entries[seat](obs, row, address(rngs, seat))
-            if not is_legal(state, action):
-                return g
+            mask = legal_mask(state)
+            action = lowest_bit(mask)
+            if mask != np.int64(1) << action:
+                seat = state[TURN]
+                observe(state, seat, obs)
+                row = address(flat_params, seat * MAX_PARAMS)
+                action = entries[seat](shown, row, address(rngs, seat))
+                if action < 0 or action > 62 or not (mask >> action) & 1:
+                    return g
             apply_action(state, action)
-        _record(state, n, out, g)
+        result_row(state, n, out, g)
     return -1
 
 
-def play_block(
-    rules: Rules,
-    agents: list[Agent],
-    root_seed: int,
-    first_index: int,
-    n_games: int,
-    first_player="rotate",
-) -> np.ndarray:
-    """Play games ``first_index .. first_index + n_games - 1`` of ``root_seed``, one agent per seat.
-
-    Returns int64 ``(n_games, 5 * n_players + 2)`` laid out as ``BLOCKS``, then first player
-    and decisions.
-    """
-    n = rules.n_players
-    width = 5 * n + 2
+def play_block(rules, agents, root_seed, first_index, n_games, first_player="rotate", secret=0):
+    """Play games ``first_index .. first_index + n_games - 1`` of ``root_seed``, one agent per
+    seat; int64 rows ``(n_games, 5 * n_players + 2)`` as ``GAME.blocks``, first player, decisions.
+    ``first_player``: ``"rotate"`` (game i starts at seat i mod n), ``"random"`` or a seat."""
     return run_block(
-        _play, MAX_PLAYERS, width, rules, agents, root_seed, first_index, n_games, first_player
+        GAME, _play, rules, agents, root_seed, first_index, n_games, first_player, secret
     )

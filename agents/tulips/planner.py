@@ -2,6 +2,7 @@
 
 from numba import njit
 
+from agents.base import ANY
 from agents.tulips.features import (
     all_points,
     immediate_points,
@@ -10,12 +11,14 @@ from agents.tulips.features import (
     lead_after_card,
     lead_now,
 )
-from giftsim.contract import DECIDER_SIG, as_arrays
+from giftsim.contract import as_arrays
 from giftsim.rng import next_below
 from tulips_sim.engine import O_DRAWN, O_HAND, O_SEAT, O_SIZE
 from tulips_sim.rules import FESTIVAL, GIVE, KEEP, NUM_ACTIONS, SECRET, SETUP_FIRST, SETUP_SECOND
 
-W_RACE, W_SECRET = 0, 1
+PARAMS = {"race": 0.6, "secret": 1.0}
+RANGES = {key: ANY for key in PARAMS}
+W_RACE, W_SECRET = (list(PARAMS).index(k) for k in ("race", "secret"))
 
 
 @njit(cache=True)
@@ -61,10 +64,7 @@ def decide(obs, params, rng):
     return best
 
 
-PARAMS = {"race": 0.6, "secret": 1.0}
-
-
-@njit(DECIDER_SIG, cache=True)
+@njit(cache=True)
 def decider(obs, params, rng):
     """Entry of ``decide`` for the compiled loop (see ``giftsim.contract``)."""
     o, p, r = as_arrays(obs, params, rng, O_SIZE)

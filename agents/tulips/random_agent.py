@@ -3,7 +3,7 @@
 from numba import njit
 
 from giftsim.bits import popcount
-from giftsim.contract import DECIDER_SIG, as_arrays
+from giftsim.contract import as_arrays
 from giftsim.rng import next_below
 from tulips_sim.engine import O_LEGAL, O_SIZE
 
@@ -18,9 +18,10 @@ def decide(obs, params, rng):
 
 
 PARAMS = {}
+RANGES = {}
 
 
-@njit(DECIDER_SIG, cache=True)
+@njit(cache=True)
 def decider(obs, params, rng):
     """Entry of ``decide`` for the compiled loop (see ``giftsim.contract``)."""
     o, p, r = as_arrays(obs, params, rng, O_SIZE)

@@ -32,14 +32,12 @@ from tulips_sim.engine import (
     apply_action,
     is_over,
 )
-from tulips_sim.rules import MAX_DECK, MAX_PLAYERS, N_TYPES, N_VALUES, N_VARIETIES
-from tulips_sim.scoring import final_scores
+from tulips_sim.rules import MAX_DECK, MAX_PLAYERS, N_TYPES, N_VALUES
+from tulips_sim.scoring import final_scores, rewards
 from tulips_sim.state import (
-    BQ_COUNT,
     DEALT,
     DECK,
     DECK_N,
-    LEGAL,
     MAJORITY_PTS,
     N_PLAYERS,
     PENDING,
@@ -175,11 +173,6 @@ def _fill_setup(obs, cards, used, state):
 
 
 @njit(cache=True)
-def legal(state):
-    return state[LEGAL]
-
-
-@njit(cache=True)
 def policy_action(state, policy, rng):
     """The default policy's action for the seat to act (the state's prefix is its view)."""
     obs = state[:O_SIZE]
@@ -195,27 +188,6 @@ def policy_action(state, policy, rng):
 
 
 @njit(cache=True)
-def rewards(state, out):
-    """Each seat's share of the win: the highest score wins, then the most bouquet cards (as
-    ``experiments.games`` judges), and seats still level share."""
-    scores = np.zeros(state[N_PLAYERS], np.int64)
-    final_scores(state, scores)
-    _shares_of(state, scores, out)
-
-
-@njit(cache=True)
-def _shares_of(state, scores, out):
-    """:func:`rewards` from the final ``scores``."""
-    n = state[N_PLAYERS]
-    keys = np.zeros(n, np.int64)
-    for p in range(n):
-        keys[p] = scores[p] * 1000
-        for v in range(N_VARIETIES):
-            keys[p] += state[BQ_COUNT + p * N_VARIETIES + v]
-    _shares(keys, out)
-
-
-@njit(cache=True)
 def _lead(scores, seat):
     """How far ``seat``'s score is above the best other score, in units of ``LEAD_SCALE``."""
     best_other = -(1 << 30)
@@ -223,17 +195,6 @@ def _lead(scores, seat):
         if p != seat:
             best_other = max(best_other, scores[p])
     return (scores[seat] - best_other) / LEAD_SCALE
-
-
-@njit(cache=True)
-def _shares(keys, out):
-    n = keys.shape[0]
-    best = keys.max()
-    winners = 0
-    for p in range(n):
-        winners += keys[p] == best
-    for p in range(n):
-        out[p] = 1.0 / winners if keys[p] == best else 0.0
 
 
 @njit(cache=True)
@@ -249,7 +210,7 @@ def values(state, params, out):
     score lead."""
     scores = np.zeros(state[N_PLAYERS], np.int64)
     final_scores(state, scores)
-    _shares_of(state, scores, out)
+    rewards(state, out)
     for p in range(state[N_PLAYERS]):
         out[p] += params[MARGIN] * _lead(scores, p)
 

@@ -1,5 +1,6 @@
 """One game of ``giftsim play``: the person's seat, the public move log, the record."""
 
+import importlib
 import json
 import secrets
 import sys
@@ -8,12 +9,18 @@ from pathlib import Path
 
 from agents.base import Agent
 from agents.registry import parse_list
-from experiments.games import entry
-from experiments.play import geschenkt, tulips
+from experiments.games import entry, play_slow
 from experiments.play.screen import HUMAN, Console, Seats, rule
 from giftsim.rng import check_seed
 
-TEXTS = {"geschenkt": geschenkt, "tulips": tulips}  # game -> its terminal text module
+
+def screens(game: str):
+    """The game's terminal text module: ``experiments/play/<game>.py``, one per game of the list
+    of games (``giftsim.game.GAMES``)."""
+    try:
+        return importlib.import_module(f"experiments.play.{game}")
+    except ModuleNotFoundError:
+        raise ValueError(f"{game} has no terminal screens (experiments/play/{game}.py)") from None
 
 
 class MoveLog:
@@ -87,7 +94,7 @@ def run(
     """Play one game against the bots ``vs`` (specs of the other seats in seat order), show the
     result and save the record; return its path. Raises ValueError on bad arguments and
     :class:`InputEnded` when the input ends first."""
-    text, ent = TEXTS[game], entry(game)
+    text, ent = screens(game), entry(game)
     rules = text.make_rules(players, hide_chips)
     seats, bots = _seating(game, players, seat, vs)
     seed = secrets.randbelow(1_000_000) if seed is None else seed
@@ -108,7 +115,7 @@ def _play(text, ent, rules, seats: Seats, bots, seed: int, console: Console) -> 
     log = MoveLog(text, seats)
     table = [log.watch(b) for b in bots]
     table.insert(seats.human, Human(text, console, log, seats))
-    played = ent.play_slow(rules, table, seed, 0, "random")
+    played = play_slow(ent.name, rules, table, seed, 0, "random")
     meta = {"agents": list(seats.specs), "seed": seed, "game_index": 0}
     result = ent.make_record(rules, played.start, played.actions, meta)
     final = text.public_obs(played.final, seats.human)

@@ -1,0 +1,107 @@
+"""A game as one record of sizes and verbs, and the one list of games.
+
+Each game package exports ``GAME``, a :class:`Game`: its rules class, the sizes of its state and
+observation arrays, its actions and player counts, the blocks of a result row, and its verbs,
+as Pgx gives every game ``init``/``step``/``observe``/``legal_action_mask``/``rewards``:
+
+=================================  =============================================================
+verb                               meaning
+=================================  =============================================================
+``deal_keyed(rules_vec, key,       deal the game with key ``key`` (``giftsim.rng.game_key``) into
+first, state)``                    ``state``; all chance is dealt here
+``begin(state)``                   open the game after the deal
+``is_over(state)``                 True once the game has ended
+``legal_mask(state)``              int64 bit mask of the legal action ids (0 once over)
+``apply_action(state, a)``         apply a legal action of the seat to act, in place
+``observe(state, seat, obs)``      write what ``seat`` may know into ``obs`` (``obs_size``)
+``scores(state, out)``             final score of every seat into ``out[:n]``
+``winner_mask(state)``             bit mask of the seats that win a finished game
+``rewards(state, out)``            each seat's share of the win into ``out[:n]``: ties split,
+                                   the shares sum to 1
+``result_row(state, n, out, g)``   a finished game's result row ``g``: the ``blocks`` per seat,
+                                   then first seat, decisions, winners' mask
+``make_record``, ``replay``        JSON game records (Python)
+=================================  =============================================================
+
+The compiled verbs are Numba functions over int64 arrays; the fast game loops of ``agents/``
+call them, and so do the slow path, the records and every adapter: no rule is written twice.
+
+:data:`GAMES` is the one list of games: a name and the package that exports its ``GAME``. It
+feeds the agent registry, the experiments, the terminal game and the Numba cache key (without
+importing any game, so that ``giftsim --help`` compiles nothing). A new game costs one line
+here, or one :func:`register_game` call, plus its own folders.
+"""
+
+import importlib
+from dataclasses import dataclass
+
+import numpy as np
+
+GAMES: dict[str, str] = {"geschenkt": "geschenkt_sim", "tulips": "tulips_sim"}
+TAIL = ("first_player", "n_decisions", "winners")  # the columns after the per-seat blocks
+
+
+@dataclass(frozen=True)
+class Game:
+    """One game's contract (see the module docstring for the verbs)."""
+
+    name: str
+    title: str
+    rules: type
+    state_size: int
+    obs_size: int
+    num_actions: int
+    action_names: tuple[str, ...]
+    players: tuple[int, ...]  # every player count the engine accepts
+    official: tuple[int, ...]  # the counts of the rulebooks (default of seat studies)
+    max_players: int
+    max_decisions: int  # bound on the decisions of one game under the rules of record
+    blocks: tuple[str, ...]  # per-seat blocks of a result row, the score first
+    lower_wins: bool  # True where the lowest score wins
+    turn_slot: int  # state slot of the seat to act
+    agents: str  # module of the game's agents: built-in families and the fast loop
+    deal_keyed: object
+    begin: object
+    is_over: object
+    legal_mask: object
+    apply_action: object
+    observe: object
+    scores: object
+    winner_mask: object
+    rewards: object
+    result_row: object
+    make_record: object
+    replay: object
+
+    def row_width(self, n_players: int) -> int:
+        """Columns of a result row: the blocks per seat, then first seat, decisions, winners."""
+        return len(self.blocks) * n_players + len(TAIL)
+
+    def legal_actions(self, state: np.ndarray) -> list[int]:
+        """The legal action ids, ascending (from :attr:`legal_mask`)."""
+        mask = int(self.legal_mask(state))
+        return [a for a in range(self.num_actions) if (mask >> a) & 1]
+
+    def winners(self, state: np.ndarray) -> list[int]:
+        """Seats that win a finished game (from :attr:`winner_mask`)."""
+        mask = int(self.winner_mask(state))
+        return [s for s in range(self.max_players) if (mask >> s) & 1]
+
+
+def register_game(name: str, package: str) -> None:
+    """Add a game: ``package`` exports its ``GAME`` record (one line, as in :data:`GAMES`)."""
+    if not name.isidentifier():
+        raise ValueError(f"game names are identifiers, got {name!r}")
+    GAMES[name] = package
+
+
+def load_game(name: str) -> Game:
+    """The ``GAME`` record of a game of :data:`GAMES`, or a ValueError listing the games."""
+    if name not in GAMES:
+        raise ValueError(f"unknown game {name!r} (valid: {', '.join(GAMES)})")
+    return importlib.import_module(GAMES[name]).GAME
+
+
+def packages() -> tuple[str, ...]:
+    """The top-level packages that hold the games' compiled code (for the cache key)."""
+    return tuple(dict.fromkeys(package.split(".")[0] for package in GAMES.values()))
