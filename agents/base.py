@@ -29,6 +29,8 @@ class Range:
 
     def __str__(self) -> str:
         kind = "a whole number" if self.integer else "a number"
+        if math.isinf(self.low) and math.isinf(self.high):
+            return f"any finite {kind.removeprefix('a ')}"
         return f"{kind} in [{_fmt(self.low)}, {_fmt(self.high)}]"
 
 
@@ -45,7 +47,7 @@ class Choice:
         return "one of " + ", ".join(_fmt(v) for v in self.values)
 
 
-ANY = Range(-1e9, 1e9)  # a weight with no natural bound (finite, not absurd)
+ANY = Range(-math.inf, math.inf)  # a weight with no natural bound: any finite number
 
 
 @dataclass(frozen=True)
@@ -140,8 +142,10 @@ class Family:
 
     @property
     def summary(self) -> str:
-        """First line of the docstring."""
-        return (self.doc or "").strip().splitlines()[0] if self.doc else ""
+        """The rule's first sentence (the docstring's opening, on one line)."""
+        words = " ".join((self.doc or "").split())
+        head, dot, _ = words.partition(". ")
+        return head + "." if dot else head
 
     def __reduce__(self):
         """Pickled by name (built-ins) or by its definition (user families), so that a worker

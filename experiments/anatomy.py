@@ -41,7 +41,7 @@ PRICE_COLUMNS = ("game_index", "turn", "card", "price", "seat", "position", "age
 
 @njit(cache=True)
 def _play_prices(rules_vec, root_seed, secret, first_index, policy, entries, params, out, takes):
-    """``agents/geschenkt/loop._play`` (kept step for step, so the games are the same), also
+    """``agents/geschenkt/loop.play_games`` (kept step for step, so the games are the same), also
     writing every take into ``takes[g, k]`` (k: turn-up index): card, pot, seat. A copy rather
     than a hook because a hook in the game loop would cost every other study; the test against
     ``play_block`` guards the copy."""

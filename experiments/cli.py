@@ -1,16 +1,17 @@
 """The ``giftsim`` command line: tournaments, seat studies, reports, records, benchmarks.
 
-Every error is one line on stderr and exit status 2.
+Every error is one line on stderr and exit status 2. Commands import what they run when they
+run: ``--help``, argument errors and ``giftsim agents`` compile nothing.
 """
 
 import argparse
 import json
+import secrets
 import sys
 from pathlib import Path
 
-from agents.registry import parse_list
-from experiments import bench, commands
-from experiments.games import GAMES, entry, play_slow
+from giftsim import notice
+from giftsim.game import GAMES
 
 
 class CliError(Exception):
@@ -21,11 +22,16 @@ def main(argv=None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)  # recorded by tune and ladder
+    notice.QUIET = getattr(args, "quiet", False)
     try:
+        _load_agent_modules(args)
         return args.run(args) or 0
     except (CliError, ValueError, OSError) as error:
         print(f"giftsim {args.command}: error: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader of our output went away (e.g. `| head`)
+        sys.stderr.close()
+        return 0
     except KeyboardInterrupt:
         print(
             f"giftsim {args.command}: interrupted (an --out run continues with --resume)",
@@ -56,7 +62,71 @@ def _parser() -> argparse.ArgumentParser:
     _add_tune(sub)
     _add_ladder(sub)
     _add_play(sub)
+    _add_agents(sub)
     return parser
+
+
+def _add_agent_options(p, secret: bool = True) -> None:
+    """Options of every command that takes agents: user agent modules, and the secret."""
+    p.add_argument(
+        "--agents-module",
+        action="append",
+        default=[],
+        metavar="FILE.py|MODULE",
+        help="a Python file or module whose code defines agents with agents.registry.define "
+        "(repeatable); they then play like the built-ins, in every backend",
+    )
+    if secret:
+        p.add_argument(
+            "--secret",
+            help="key of the agents' random streams, never shown to them: a number, or "
+            "'random' to draw one (kept in the results or record for replay); use it when "
+            "untrusted bots play, so that no search over seeds finds their deals",
+        )
+
+
+def _load_agent_modules(args) -> None:
+    from agents.registry import load_module
+
+    for target in getattr(args, "agents_module", []):
+        load_module(target)
+
+
+def _secret(args) -> int:
+    """The ``--secret`` of a command: 0 when not given, a fresh 64-bit word for 'random'."""
+    text = getattr(args, "secret", None)
+    if text is None:
+        return 0
+    if text == "random":
+        return secrets.randbits(64)
+    try:
+        value = int(text, 0)
+    except ValueError:
+        value = -1
+    if not 0 <= value < 2**64:
+        raise CliError(f"--secret takes 'random' or a whole number in 0..2**64-1, got {text!r}")
+    return value
+
+
+def _add_agents(sub) -> None:
+    p = sub.add_parser(
+        "agents", help="list the agent families of a game: parameters, defaults, ranges, rule"
+    )
+    p.add_argument("game", nargs="?", choices=sorted(GAMES), help="one game (default: all)")
+    _add_agent_options(p, secret=False)
+    p.set_defaults(run=_agents)
+
+
+def _agents(args) -> None:
+    from agents.registry import families
+
+    for game in [args.game] if args.game else list(GAMES):
+        print(f"{game}:")
+        for family in families(game):
+            kind = "built-in" if family.builtin else f"user ({family.source or 'defined'})"
+            print(f"  {family.name} [{kind}]: {family.summary}")
+            for key, default in family.defaults.items():
+                print(f"      {key} = {default:g}  ({family.ranges[key]})")
 
 
 def _add_run_options(p) -> None:
@@ -92,6 +162,7 @@ def _add_tournament(sub) -> None:
         "rotation; field: a candidate against copies of a baseline",
     )
     p.add_argument("--agents", default="random,greedy", help="comma-separated agent specs")
+    _add_agent_options(p)
     p.add_argument("--candidate", help="field design: the agent under test")
     p.add_argument("--baseline", help="field design: the agent filling the other seats")
     p.add_argument("--players", default="4", help="player count(s), comma-separated")
@@ -108,6 +179,7 @@ def _add_seats(sub) -> None:
     p = sub.add_parser("seats", help="seat advantage of agents across player counts")
     p.add_argument("game", choices=sorted(GAMES), help="which game")
     p.add_argument("--agents", default="greedy", help="comma-separated agent specs")
+    _add_agent_options(p)
     p.add_argument("--players", help="player counts, comma-separated (default: all official)")
     _add_run_options(p)
     p.set_defaults(run=_seats)
@@ -119,6 +191,7 @@ def _add_tune(sub) -> None:
     p.add_argument("--family", required=True, help="agent family to tune, e.g. sniper")
     p.add_argument("--players", type=int, required=True, help="player count")
     p.add_argument("--field", required=True, help="opponent spec filling the other seats")
+    _add_agent_options(p, secret=False)
     p.add_argument("--games", type=int, default=2000, help="deals per candidate (x seats)")
     p.add_argument("--generations", type=int, default=10, help="CMA-ES generations")
     p.add_argument("--popsize", type=int, default=8, help="candidates per generation")
@@ -195,6 +268,7 @@ def _add_play(sub) -> None:
         "--record", type=Path, help="where to save the game (default giftsim-play-GAME-SEED.json)"
     )
     p.add_argument("--hide-chips", action="store_true", help="No Thanks!: hide others' chips")
+    _add_agent_options(p, secret=False)
     p.set_defaults(run=_play)
 
 
@@ -226,6 +300,8 @@ def _run_options(args) -> dict:
 
 
 def _players(text, game) -> list[int]:
+    from experiments.games import entry
+
     if text is None:
         return list(entry(game).official)
     try:
@@ -238,6 +314,8 @@ def _players(text, game) -> list[int]:
 
 
 def _tournament(args) -> None:
+    from experiments import commands
+
     jobs = commands.design_jobs(
         args.game,
         args.design,
@@ -253,6 +331,8 @@ def _tournament(args) -> None:
 
 
 def _seats(args) -> None:
+    from experiments import commands
+
     jobs = commands.design_jobs(
         args.game,
         "mirror",
@@ -265,6 +345,12 @@ def _seats(args) -> None:
 
 
 def _execute_and_print(jobs, args) -> None:
+    from dataclasses import replace
+
+    from experiments import commands
+
+    secret = _secret(args)
+    jobs = [replace(job, secret=secret) for job in jobs]
     sums = commands.execute(jobs, args.out, _run_options(args))
     commands.print_tables(commands.summary_tables(sums))
     if args.out:
@@ -272,6 +358,8 @@ def _execute_and_print(jobs, args) -> None:
 
 
 def _report(args) -> None:
+    from experiments import commands
+
     commands.report(args.folder)
 
 
@@ -287,6 +375,7 @@ def _add_record(sub) -> None:
     p.add_argument("game", choices=sorted(GAMES), help="which game")
     p.add_argument("--players", type=int, default=4, help="number of players")
     p.add_argument("--agents", help="comma-separated agent specs, one per seat (default greedy)")
+    _add_agent_options(p)
     p.add_argument("--seed", type=int, default=0, help="root seed")
     p.add_argument("--game-index", type=int, default=0, help="index of the game under the seed")
     p.add_argument("--first-player", default="rotate", help="'rotate', 'random' or a seat")
@@ -315,6 +404,8 @@ def _add_demo(sub) -> None:
 
 
 def _bench(args) -> None:
+    from experiments import bench
+
     if args.games < 1:
         raise CliError(f"--games must be at least 1, got {args.games}")
     for game in bench.MIXES:
@@ -329,6 +420,9 @@ def _bench(args) -> None:
 
 
 def _record(args) -> None:
+    from agents.registry import parse_list
+    from experiments.games import entry, play_slow
+
     ent = entry(args.game)
     rules = ent.rules(n_players=args.players)
     specs = args.agents or ",".join(["greedy"] * args.players)
@@ -336,8 +430,11 @@ def _record(args) -> None:
     if len(agents) != args.players:
         raise CliError(f"--agents names {len(agents)} agents for {args.players} players")
     first = _first_player(args.first_player)
-    played = play_slow(args.game, rules, agents, args.seed, args.game_index, first)
+    secret = _secret(args)
+    played = play_slow(args.game, rules, agents, args.seed, args.game_index, first, secret)
     meta = {"agents": [a.spec for a in agents], "seed": args.seed, "game_index": args.game_index}
+    if secret:
+        meta["secret"] = secret
     text = json.dumps(ent.make_record(rules, played.start, played.actions, meta), indent=1)
     if args.out:
         args.out.write_text(text + "\n")
@@ -358,6 +455,8 @@ def _replay(args) -> None:
     game = record.get("game") if isinstance(record, dict) else None
     if game not in GAMES:
         raise CliError(f"record 'game' must be one of {', '.join(GAMES)}, got {game!r}")
+    from experiments.games import entry
+
     for line in entry(game).replay(record):
         print(line)
     print("record OK: every action legal, scores and winners confirmed")
@@ -370,6 +469,8 @@ def _read(path: Path) -> str:
 
 
 def _demo(args) -> None:
+    from experiments import commands
+
     commands.demo(Path(args.out), args.scale, args.seed, progress=not args.quiet)
 
 

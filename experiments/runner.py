@@ -20,7 +20,8 @@ import pyarrow.parquet as pq
 from joblib import Parallel, delayed, parallel_config
 from tqdm import tqdm
 
-from agents.registry import parse_list
+from agents.common.block import announce
+from agents.registry import package, parse_list
 from experiments import manifest as manifest_io
 from experiments.batch import to_frame
 from experiments.games import entry, play_block
@@ -130,12 +131,12 @@ def _write(frame: pd.DataFrame, path: Path) -> None:
 def warm_up(chunks: list[Chunk]) -> None:
     """Compile (or load from the Numba cache) every loop and agent the chunks need, by playing
     one game of each seating."""
-    seen = set()
-    for chunk in chunks:
-        key = (chunk.job.game, chunk.job.agents)
-        if key not in seen:
-            seen.add(key)
-            rows(Chunk(chunk.job, 0, 1, chunk.agents))
+    for chunk in _first_of_each_seating(chunks):
+        rows(Chunk(chunk.job, 0, 1, chunk.agents))
+
+
+def _first_of_each_seating(chunks: list[Chunk]) -> list[Chunk]:
+    return list({(c.job.game, c.job.agents): c for c in reversed(chunks)}.values())
 
 
 def run(
@@ -210,11 +211,15 @@ def start_workers(chunks: list[Chunk], backend: str, workers) -> None:
     clock starts: in this process for the serial backend and for a cluster (whose workers
     then find a filled cache), in each local worker process otherwise, so that no task pays
     for start-up or compilation and this process keeps no compiled code it does not run."""
+    for chunk in _first_of_each_seating(chunks):
+        game = chunk.job.game
+        announce(entry(game), package(game).play_games, list(chunk.agents))
     count = (workers or os.cpu_count() or 1) if backend == "processes" else 1
     if count == 1:
         warm_up(chunks)
         return
-    Parallel(n_jobs=count)(delayed(warm_up)(chunks) for _ in range(count))
+    firsts = _first_of_each_seating(chunks)
+    Parallel(n_jobs=count)(delayed(warm_up)(firsts) for _ in range(count))
 
 
 def _on_dask(tasks, scheduler, workers):

@@ -56,7 +56,8 @@ def test_a_no_thanks_game_is_the_compiled_game_and_its_record_replays(
     moves = entry("geschenkt").replay(record)  # raises on any wrong entry
     assert record["agents"] == ["greedy", "human", "sniper", "random"]
     # always answering [0] passes while chips last: the random agent with p=0 in that seat
-    same = play_slow("geschenkt",
+    same = play_slow(
+        "geschenkt",
         GeschenktRules(**record["rules"]),
         parse_list("greedy,random:p=0,sniper,random", "geschenkt"),
         4,

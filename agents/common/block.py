@@ -4,11 +4,16 @@ import numpy as np
 
 from agents.base import Agent
 from agents.registry import param_table
+from giftsim import notice
 from giftsim.contract import MAX_PARAMS, first_policy
 from giftsim.rng import check_secret
 
 
-class IllegalActionError(RuntimeError):
+class AgentError(ValueError):
+    """An agent broke the contract: an illegal action, or a read outside its observation."""
+
+
+class IllegalActionError(AgentError):
     """An agent returned an action that is not legal in the state it was shown."""
 
 
@@ -32,6 +37,7 @@ def run_block(
     if len(agents) != n:
         raise ValueError(f"{n} players need {n} agents, got {len(agents)}")
     check_secret(secret)
+    announce(game, kernel, agents)
     entries = tuple(a.family.entry() for a in agents)
     entries += (entries[0],) * (game.max_players - n)
     params = np.zeros((game.max_players, MAX_PARAMS), np.float64)
@@ -39,7 +45,21 @@ def run_block(
     policy = first_policy(first_player, n)
     out = np.zeros((n_games, game.row_width(n)), np.int64)
     seed, key = np.uint64(root_seed), np.uint64(secret)
-    bad = kernel(rules.to_array(), seed, key, first_index, policy, entries, params, out)
+    try:
+        bad = kernel(rules.to_array(), seed, key, first_index, policy, entries, params, out)
+    except IndexError:  # only user agents are bounds-checked: the engine's reads are in range
+        names = ", ".join(dict.fromkeys(a.spec for a in agents))
+        raise AgentError(f"an agent ({names}) read outside its observation") from None
     if bad >= 0:
         raise IllegalActionError(f"an agent chose an illegal action in game {first_index + bad}")
     return out
+
+
+def announce(game, kernel, agents) -> None:
+    """The first-run line: what of this block is not in Numba's cache yet (see giftsim.notice)."""
+    what = {f"the {game.title} game loop": kernel} if hasattr(kernel, "signatures") else {}
+    for agent in agents:
+        if agent.family.builtin:
+            what[f"agent {agent.name}"] = agent.family.decider
+    search = sum("iters" in a.family.defaults for a in agents)
+    notice.compiling(what, seconds=5 * len(what) + 15 * search)

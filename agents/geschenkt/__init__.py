@@ -1,4 +1,5 @@
-"""Built-in No Thanks! agents, one module per family, and the compiled game loop.
+"""Built-in No Thanks! agents, one module per family, and the compiled game loop
+(``play_games``, run by ``play_block``).
 
 ``BUILTINS`` lists the families; the registry (``agents.registry``) reads it the first time No
 Thanks! agents are asked for. Nothing here compiles on import.
@@ -6,7 +7,7 @@ Thanks! agents are asked for. Nothing here compiles on import.
 
 from agents.base import Family
 from agents.geschenkt import flatmc, greedy, ismcts, random_agent, sniper, tuned
-from agents.geschenkt.loop import play_block
+from agents.geschenkt.loop import play_block, play_games
 
 RANDOM = Family.of_module("random", "geschenkt", random_agent)
 GREEDY = Family.of_module("greedy", "geschenkt", greedy)
@@ -15,4 +16,4 @@ TUNED = tuple(SNIPER.tuned(name, params) for name, params in tuned.TUNED.items()
 FLATMC = Family.of_module("flatmc", "geschenkt", flatmc)
 ISMCTS = Family.of_module("ismcts", "geschenkt", ismcts)
 BUILTINS = (RANDOM, GREEDY, SNIPER, *TUNED, FLATMC, ISMCTS)
-__all__ = ["BUILTINS", "play_block"]
+__all__ = ["BUILTINS", "play_block", "play_games"]

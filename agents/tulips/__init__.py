@@ -1,4 +1,5 @@
-"""Built-in Gift of Tulips agents, one module per family, and the compiled game loop.
+"""Built-in Gift of Tulips agents, one module per family, and the compiled game loop
+(``play_games``, run by ``play_block``).
 
 ``BUILTINS`` lists the families; the registry (``agents.registry``) reads it the first time
 Gift of Tulips agents are asked for. Nothing here compiles on import.
@@ -6,7 +7,7 @@ Gift of Tulips agents are asked for. Nothing here compiles on import.
 
 from agents.base import Family
 from agents.tulips import flatmc, greedy, hoarder, ismcts, planner, random_agent, tuned
-from agents.tulips.loop import play_block
+from agents.tulips.loop import play_block, play_games
 
 RANDOM = Family.of_module("random", "tulips", random_agent)
 GREEDY = Family.of_module("greedy", "tulips", greedy)
@@ -16,4 +17,4 @@ TUNED = tuple(HOARDER.tuned(name, params) for name, params in tuned.TUNED.items(
 FLATMC = Family.of_module("flatmc", "tulips", flatmc)
 ISMCTS = Family.of_module("ismcts", "tulips", ismcts)
 BUILTINS = (RANDOM, GREEDY, PLANNER, HOARDER, *TUNED, FLATMC, ISMCTS)
-__all__ = ["BUILTINS", "play_block"]
+__all__ = ["BUILTINS", "play_block", "play_games"]

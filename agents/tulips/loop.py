@@ -27,7 +27,7 @@ from tulips_sim.state import OBS_SIZE, STATE_SIZE, TURN, deal_keyed
 
 
 @njit(cache=True)
-def _play(rules_vec, root_seed, secret, first_index, policy, entries, params, out):
+def play_games(rules_vec, root_seed, secret, first_index, policy, entries, params, out):
     """Play ``out.shape[0]`` games from ``first_index`` on; return -1, or the index (in this
     block) of a game where an agent chose an illegal action. ``out`` rows: ``result_row``."""
     n = rules_vec[R_N_PLAYERS]
@@ -64,5 +64,5 @@ def play_block(rules, agents, root_seed, first_index, n_games, first_player="rot
     seat; int64 rows ``(n_games, 5 * n_players + 2)`` as ``GAME.blocks``, first player, decisions.
     ``first_player``: ``"rotate"`` (game i starts at seat i mod n), ``"random"`` or a seat."""
     return run_block(
-        GAME, _play, rules, agents, root_seed, first_index, n_games, first_player, secret
+        GAME, play_games, rules, agents, root_seed, first_index, n_games, first_player, secret
     )

@@ -1,0 +1,40 @@
+"""The one line a first run prints while Numba compiles what it will run (``--quiet``: none).
+
+Compiled code is cached on disk (``NUMBA_CACHE_DIR``, see ``giftsim/__init__``); only a run that
+finds no cached copy of a kernel compiles it. :func:`compiling` is told, before a block of games
+starts, which kernels it needs; if any has no copy in the cache it says so on stderr, once per
+kernel and process, in the main process only (workers stay silent).
+"""
+
+import multiprocessing
+import os
+import sys
+
+QUIET = False  # set by the command line's --quiet
+_SAID: set[str] = set()
+
+
+def cached(dispatcher) -> bool:
+    """True if Numba's on-disk cache holds compiled code of ``dispatcher`` (or it is compiled
+    in this process already)."""
+    if dispatcher.signatures:
+        return True
+    try:
+        return os.path.exists(dispatcher._cache._cache_file._index_path)
+    except AttributeError:  # not a cached dispatcher: it compiles every run
+        return False
+
+
+def compiling(what: dict[str, object], seconds: float) -> None:
+    """Say once that the kernels ``what`` (label -> dispatcher) without a cached copy are being
+    compiled, and about how long it takes (``seconds``, measured on a 2-core machine)."""
+    missing = [label for label, dispatcher in what.items() if not cached(dispatcher)]
+    missing = [label for label in missing if label not in _SAID]
+    if QUIET or not missing or multiprocessing.parent_process() is not None:
+        return
+    _SAID.update(missing)
+    print(
+        f"giftsim: compiling {', '.join(missing)} (first run only; about {seconds:.0f} s, "
+        "then cached)",
+        file=sys.stderr,
+    )

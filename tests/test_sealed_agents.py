@@ -1,0 +1,184 @@
+"""Sealed agents: an agent sees a copy of its own seat's observation and nothing else, cannot
+change the game by writing into it, and cannot recover the deal from its random stream.
+
+Each test plays a user agent written as the README shows (``agents.registry.define``) that tries
+one of the attacks a new user found against the unsealed loop: writing chips into the live
+state, reading the removed cards past the observation, and inverting its stream's first word.
+"""
+
+import numpy as np
+import pytest
+
+from agents.common.block import AgentError
+from agents.registry import define, parse_list
+from experiments.batch import play
+from experiments.games import entry, play_block, play_slow
+from geschenkt_sim import engine as nt_engine
+from geschenkt_sim import state as nt_state
+from geschenkt_sim.rules import Rules as NtRules
+from giftsim.rng import agent_stream, game_key, stream_from
+from tulips_sim import engine as tu_engine
+
+_PASS_LIMIT = 5  # the plain rule both No Thanks! test agents follow: take once 5 chips lie on it
+
+
+def nt_honest(obs, params, rng):
+    seat = obs[nt_engine.O_SEAT]
+    broke = obs[nt_engine.O_CHIPS + seat] == 0
+    return 1 if broke or obs[nt_engine.O_POT] >= _PASS_LIMIT else 0
+
+
+def nt_vandal(obs, params, rng):
+    """The honest rule, then 50 chips and an empty hand written into what it was shown."""
+    seat = obs[nt_engine.O_SEAT]
+    broke = obs[nt_engine.O_CHIPS + seat] == 0
+    action = 1 if broke or obs[nt_engine.O_POT] >= _PASS_LIMIT else 0
+    for i in range(obs.shape[0]):
+        obs[i] = 0
+    obs[nt_engine.O_CHIPS + seat] = 50
+    obs[nt_engine.O_HANDS + seat] = 0
+    obs[nt_engine.O_TURN] = seat
+    return action
+
+
+def tu_honest(obs, params, rng):
+    legal = obs[tu_engine.O_LEGAL]
+    for action in range(16):
+        if (legal >> action) & 1:
+            return action
+    return 0
+
+
+def tu_vandal(obs, params, rng):
+    """The honest rule, then every slot it was shown scribbled over."""
+    legal = obs[tu_engine.O_LEGAL]
+    chosen = 0
+    for action in range(16):
+        if (legal >> action) & 1:
+            chosen = action
+            break
+    for i in range(obs.shape[0]):
+        obs[i] = 99
+    return chosen
+
+
+def nt_peek(obs, params, rng):
+    """Reads where the removed cards lay when the observation was the live state's prefix."""
+    return 1 if obs[nt_state.REMOVED] > 0 else 0
+
+
+def tu_peek(obs, params, rng):
+    """Reads a hidden slot past the observation (the deck's top, in the live state)."""
+    return 0 if obs[tu_engine.O_SIZE + 5] >= 0 else 1
+
+
+define("geschenkt", "sealed_honest", nt_honest)
+define("geschenkt", "sealed_vandal", nt_vandal)
+define("geschenkt", "sealed_peek", nt_peek)
+define("tulips", "sealed_honest", tu_honest)
+define("tulips", "sealed_vandal", tu_vandal)
+define("tulips", "sealed_peek", tu_peek)
+
+
+@pytest.mark.parametrize(
+    ("game", "others"), [("geschenkt", "greedy"), ("tulips", "greedy"), ("geschenkt", "sniper")]
+)
+def test_an_agent_that_writes_into_its_observation_changes_no_game(game, others):
+    n = 4
+    for seat in range(n):
+        vandal = [others] * n
+        vandal[seat] = "sealed_vandal"
+        honest = [others] * n
+        honest[seat] = "sealed_honest"
+        written = play(game, vandal, 300, seed=5, as_frame=False)
+        assert np.array_equal(written, play(game, honest, 300, seed=5, as_frame=False))
+        rules, parsed = entry(game).rules(n_players=n), parse_list(vandal, game)
+        fast = play_block(game, rules, parsed, 5, 0, 40)
+        for g in range(40):  # the slow path (what `giftsim record` plays) scores the same
+            played = play_slow(game, rules, parsed, 5, g)
+            assert played.scores == [int(v) for v in fast[g, :n]]
+
+
+def test_the_vandal_would_have_won_every_game_in_the_live_state():
+    """What the copy prevents: the same writes into the live state give the writer 50 chips
+    and an empty hand, so it scores far below (better than) every honest seat."""
+    rules = NtRules(n_players=3)
+    state = nt_state.new_state()
+    nt_state.deal(rules.to_array(), 5, 0, 0, state)
+    live = state[: nt_engine.OBS_SIZE]  # what the unsealed loop handed over
+    nt_vandal(live, np.zeros(8), np.zeros(1, np.uint64))
+    assert state[nt_state.CHIPS + 0] == 50
+
+
+@pytest.mark.parametrize("game", ["geschenkt", "tulips"])
+def test_reading_past_the_observation_is_an_error_not_a_look_at_hidden_cards(game):
+    with pytest.raises(AgentError, match="read outside its observation"):
+        play(game, ["sealed_peek", "greedy", "greedy"], 20, seed=1)
+
+
+def _unmix64(z: int) -> int:
+    """The inverse of SplitMix64's finaliser (``giftsim.rng.mix64``), in plain Python."""
+    mask = (1 << 64) - 1
+
+    def unxorshift(x, shift):
+        y = x
+        for _ in range(64 // shift + 1):
+            y = x ^ (y >> shift)
+        return y & mask
+
+    z = unxorshift(z, 31)
+    z = (z * pow(0x94D049BB133111EB, -1, 1 << 64)) & mask
+    z = unxorshift(z, 27)
+    z = (z * pow(0xBF58476D1CE4E5B9, -1, 1 << 64)) & mask
+    return unxorshift(z, 30)
+
+
+def _guess_next_card(first_word: int, seat: int, rules) -> int:
+    """The stream-inversion attack: undo the stream's start to get the game key, deal that
+    game, and read the card under the face-up one."""
+    golden = 0x9E3779B97F4A7C15
+    key = (_unmix64(first_word) - golden * (seat + 2)) % (1 << 64)
+    state = nt_state.new_state()
+    nt_state.deal_keyed(rules.to_array(), np.uint64(key), 0, state)
+    return int(state[nt_state.DECK + 1])
+
+
+def test_the_stream_inversion_attack_finds_the_deal_of_an_unsealed_stream():
+    """The attack works against a stream started by the game's own SplitMix steps (the old
+    agent stream, ``stream_from(key, 1 + seat)``): the test has teeth."""
+    rules, hits = NtRules(n_players=4), 0
+    for index in range(200):
+        key = np.uint64(game_key(np.uint64(7), index))
+        state = nt_state.new_state()
+        nt_state.deal_keyed(rules.to_array(), key, 0, state)
+        word = int(stream_from(key, 1 + 2))  # seat 2's stream in the unsealed loop
+        hits += _guess_next_card(word, 2, rules) == state[nt_state.DECK + 1]
+    assert hits == 200
+
+
+@pytest.mark.parametrize("secret", [0, 0x5EC2E7])
+def test_a_sealed_stream_tells_the_next_card_no_more_often_than_chance(secret):
+    rules, hits, games = NtRules(n_players=4), 0, 2000
+    for index in range(games):
+        key = np.uint64(game_key(np.uint64(7), index))
+        state = nt_state.new_state()
+        nt_state.deal_keyed(rules.to_array(), key, 0, state)
+        word = int(agent_stream(key, np.uint64(secret), 2))
+        hits += _guess_next_card(word, 2, rules) == state[nt_state.DECK + 1]
+    chance = 1 / 32  # the next card is one of 32 cards the seat has not seen
+    assert hits / games < chance + 3 * np.sqrt(chance / games)
+
+
+def test_only_the_secret_stops_a_search_over_small_seeds():
+    """With the default secret (0) an agent can try small root seeds and game indices until
+    one reproduces its stream's first word, and then deal the game; with a secret it cannot."""
+    target_key = np.uint64(game_key(np.uint64(3), 17))
+    for secret, found in ((0, True), (0x9E3779B97F4A7C15, False)):
+        word = agent_stream(target_key, np.uint64(secret), 1)
+        matches = [
+            (seed, index)
+            for seed in range(8)
+            for index in range(32)
+            if agent_stream(np.uint64(game_key(np.uint64(seed), index)), np.uint64(0), 1) == word
+        ]
+        assert (matches == [(3, 17)]) is found
