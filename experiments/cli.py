@@ -265,8 +265,9 @@ def _seats(args) -> None:
 
 
 def _execute_and_print(jobs, args) -> None:
-    sums = commands.execute(jobs, args.out, _run_options(args))
-    commands.print_tables(commands.summary_tables(sums))
+    sums, deals = commands.execute(jobs, args.out, _run_options(args))
+    print(commands.interval_note(deals))
+    commands.print_tables(commands.summary_tables(sums, deals))
     if args.out:
         print(f"\nresults in {args.out}; `giftsim report {args.out}` writes plots and summary.md")
 

@@ -9,9 +9,16 @@ from pathlib import Path
 import pandas as pd
 
 from experiments import stats
-from experiments.results import load, load_summary, long_table, summary_of
+from experiments.results import (
+    deal_sums,
+    load,
+    load_deal_sums,
+    load_summary,
+    long_table,
+    summary_of,
+)
 from experiments.runner import run
-from experiments.schedule import field_design, mirror, round_robin
+from experiments.schedule import field_design, mirror, round_robin, rows_per_deal
 
 PLOTS = {  # file name -> (plot function name, keyword arguments)
     "seat_win_share.png": ("seat_win_share", {"column": "position"}),
@@ -40,25 +47,55 @@ def design_jobs(
     raise ValueError(f"unknown design {design!r} (valid: mirror, round-robin, field)")
 
 
-def execute(jobs, out, options) -> pd.DataFrame:
-    """Run jobs (into ``out`` if given) and return their per-(job, seat, position) sums,
-    read chunk by chunk so that memory does not grow with the number of games."""
+def execute(jobs, out, options):
+    """Run jobs (into ``out`` if given) and return ``(sums, deals)``: their per-(job, seat,
+    position) sums (with ``deal_rows``, see ``schedule.rows_per_deal``) and, unless the run
+    keeps summaries only, their per-(deal, agent) sums (``results.deal_sums``), both read chunk
+    by chunk so that memory does not grow with the number of games."""
     frame, seconds, played = run(jobs, out=out, **options)
     rate = played / seconds if seconds > 0 else float("nan")
     print(f"played {played:,} games in {seconds:.1f} s ({rate:,.0f} games/s)")
+    summary_only = options.get("summary_only", False)
     if out is not None:
-        return load_summary(out)
-    return summary_of(frame, options.get("summary_only", False), jobs)
+        sums = load_summary(out)
+        deals = None if summary_only else load_deal_sums(out)
+    else:
+        sums = summary_of(frame, summary_only, jobs)
+        deals = None if summary_only else deal_sums(frame)
+    return sums.merge(rows_per_deal(jobs), on=["job", "seat"], how="left"), deals
 
 
-def summary_tables(sums: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """Tables that streamed sums support: win share and mean score by agent, turn-order
+def _mixed(table: pd.DataFrame, game=("job",)) -> bool:
+    """Whether some game seats two different agents (else a mirror study)."""
+    return bool((table.groupby(list(game)).agent.nunique() > 1).any())
+
+
+def interval_note(deals) -> str:
+    """What the intervals of ``summary_tables`` count as independent."""
+    if deals is not None:
+        return (
+            f"95% intervals with the deal as unit ({deals['deal'].nunique():,} deals; the "
+            "games of one deal, in every rotation, counted together)"
+        )
+    return (
+        "95% intervals from summaries only (no deals kept): each deal counted as one game of "
+        "its summed variance, so they are wide but never too narrow; without --summary-only "
+        "they are computed by deal"
+    )
+
+
+def summary_tables(sums: pd.DataFrame, deals=None) -> dict[str, pd.DataFrame]:
+    """Tables that streamed sums support: win share (not in mirror studies, where it is fair
+    by construction) and mean score by agent, by deal from ``deals`` when given; turn-order
     advantage (per agent when every table seats one agent) and its chi-square test."""
-    out = {
-        "win share by agent": stats.summary_win_share(sums),
-        "mean score by agent": stats.summary_mean_score(sums),
-    }
-    mixed = (sums.groupby("job").agent.nunique() > 1).any()
+    mixed = _mixed(sums)
+    out = {}
+    if mixed:
+        share = stats.deal_win_share(deals) if deals is not None else None
+        out["win share by agent"] = share if share is not None else stats.summary_win_share(sums)
+    out["mean score by agent"] = (
+        stats.deal_mean_score(deals) if deals is not None else stats.summary_mean_score(sums)
+    )
     groups = [("all seatings", sums)] if mixed else list(sums.groupby("agent"))
     for name, part in groups:
         where = "" if mixed else f" — all-{name} tables"
@@ -68,17 +105,15 @@ def summary_tables(sums: pd.DataFrame) -> dict[str, pd.DataFrame]:
     return out
 
 
-def tables(frame: pd.DataFrame, summary_only: bool) -> dict[str, pd.DataFrame]:
-    """The report's tables: every figure with its interval (head-to-head and ratings need
-    per-game rows)."""
+def tables(frame: pd.DataFrame, summary_only: bool, game=None) -> dict[str, pd.DataFrame]:
+    """The report's tables: every figure with its interval, the deal as unit (head-to-head
+    and ratings need per-game rows)."""
     if summary_only:
         return summary_tables(summary_of(frame, True))
-    long = long_table(frame)
-    out = {
-        "win share by agent": stats.win_share(long),
-        "mean score by agent": stats.mean_score(long),
-    }
-    mixed = (long.groupby(["job", "game_index"]).agent.nunique() > 1).any()
+    long = long_table(frame, game)
+    mixed = _mixed(long, ["job", "game_index"])
+    out = {"win share by agent": stats.win_share(long)} if mixed else {}
+    out["mean score by agent"] = stats.mean_score(long)
     groups = [("all seatings", long)] if mixed else list(long.groupby("agent"))
     for name, part in groups:
         where = "" if mixed else f" — all-{name} tables"
@@ -87,8 +122,11 @@ def tables(frame: pd.DataFrame, summary_only: bool) -> dict[str, pd.DataFrame]:
         )
         out[f"turn-order test{where}"] = stats.seat_test(part, "position")
     if mixed:
-        out["pairwise win rate (row beats column)"] = stats.pairwise(long)
-        out["ratings (Plackett-Luce log-strength)"] = stats.ratings(long, n_boot=100)
+        out["head to head (row agent beats opponent, ties 1/2)"] = stats.pairwise_table(long)
+        order = "whole finishing order" if "finish" in long else "winners only"
+        out[f"ratings (Plackett-Luce log-strength, {order}; bootstrap over deals)"] = stats.ratings(
+            long, n_boot=100
+        )
     return out
 
 
