@@ -126,6 +126,7 @@ def _add_tune(sub) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the deals and of CMA-ES")
     p.add_argument("--final-games", type=int, default=20000, help="fresh deals for the score")
     p.add_argument("--json", type=Path, help="also write the result to this JSON file")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=_tune)
 
 
@@ -143,6 +144,7 @@ def _tune(args) -> None:
         args.sigma,
         seed=args.seed,
         final_games=args.final_games,
+        progress=not args.quiet,
     )
     print(result.history.to_string(index=False))
     low, high = result.ci95
@@ -289,6 +291,7 @@ def _add_bench(sub) -> None:
     p = sub.add_parser("bench", help="games per second per core, and start-up times")
     p.add_argument("--games", type=int, default=200_000, help="games per measurement")
     p.add_argument("--no-startup", action="store_true", help="skip the cold/warm start-up probe")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=_bench)
 
 
@@ -334,7 +337,7 @@ def _bench(args) -> None:
         print(f"\n{game}: search agents at their defaults, one core")
         print(bench.search_speed(game).to_string())
     if not args.no_startup:
-        cold, warm = bench.startup_times()
+        cold, warm = bench.startup_times(progress=not args.quiet)
         print(f"start-up (import + one game of every mix): cold {cold:.1f} s, warm {warm:.1f} s")
 
 
