@@ -136,37 +136,102 @@ def print_tables(named: dict[str, pd.DataFrame]) -> None:
         print(table.round(4).to_string())
 
 
+WINS = {"geschenkt": "lower score wins", "tulips": "higher score wins"}
+GAME_NAMES = {"geschenkt": "No Thanks!", "tulips": "Gift of Tulips"}
+
+
 def report(folder) -> dict[str, pd.DataFrame]:
     """Tables to the terminal, PNG plots and a Markdown summary into the results folder."""
     folder = Path(folder)
     manifest, frame = load(folder)
     if frame.empty:
         raise ValueError(f"{folder} holds no results yet")
-    named = tables(frame, manifest["summary_only"])
+    named = tables(frame, manifest["summary_only"], manifest["game"])
     print_tables(named)
-    figures = [] if manifest["summary_only"] else _draw(long_table(frame), folder)
-    _markdown(folder, manifest, named, figures)
+    if manifest["summary_only"]:
+        figures, missing = _draw_sums(load_summary(folder), folder, manifest)
+    else:
+        figures, missing = _draw(long_table(frame, manifest["game"]), folder, manifest), []
+    for line in missing:
+        print(line)
+    _markdown(folder, manifest, named, figures, missing)
+    print(f"\nwrote {folder / 'summary.md'} and {len(figures)} plot(s) in {folder}/")
     return named
 
 
-def _draw(long: pd.DataFrame, folder: Path) -> list[str]:
+def describe(manifest: dict, games: int) -> str:
+    """A plot title's subject: game, design and agents, player counts and games."""
+    jobs = manifest["jobs"]
+    agents = sorted({a for job in jobs for a in job["agents"]})
+    counts = ", ".join(map(str, sorted({len(job["agents"]) for job in jobs})))
+    name = GAME_NAMES.get(manifest["game"], manifest["game"])
+    return f"{name}, {manifest['design']} of {', '.join(agents)}, {counts} players, {games:,} games"
+
+
+def _pyplot():
     import matplotlib
 
     matplotlib.use("Agg")
     from experiments import plots  # matplotlib only when drawing: faster CLI start-up
 
+    return plots
+
+
+def _draw(long: pd.DataFrame, folder: Path, manifest: dict) -> list[str]:
+    plots = _pyplot()
+    subject = describe(manifest, long.groupby(["job", "game_index"]).ngroups)
+    mixed = _mixed(long, ["job", "game_index"])
     written = []
-    mixed = (long.groupby(["job", "game_index"]).agent.nunique() > 1).any()
     for name, (function, options) in PLOTS.items():
         if name in ("win_rate_heatmap.png", "ratings.png") and not mixed:
             continue
-        figure = getattr(plots, function)(long, **options)
+        if name == "seat_win_share.png" and not mixed:  # one panel per agent
+            figure = plots.seat_panels(summary_of_long(long), "win_share")
+        else:
+            figure = getattr(plots, function)(long, **options)
+        title = figure.axes[0].get_title()
+        if name == "score_distributions.png":
+            title += f" ({WINS.get(manifest['game'], 'see the rules')})"
+        elif name == "seat_win_share.png" and not mixed:
+            title = "Win share by turn position, one panel per agent (95% Wilson intervals)"
+        figure.suptitle(f"{title}\n{subject}", fontsize=9)
         figure.savefig(folder / name, dpi=110, bbox_inches="tight")
         written.append(name)
     return written
 
 
-def _markdown(folder: Path, manifest: dict, named, figures) -> None:
+def summary_of_long(long: pd.DataFrame) -> pd.DataFrame:
+    """Per-(job, seat, position) sums of a long frame, as ``results.summary_of`` gives."""
+    sums = long.assign(games=1, win_sum=long["win"], score_sum=long["score"])
+    sums = sums.assign(score_sq=long["score"] ** 2, win_sq=long["win"] ** 2)
+    keys = ["job", "n_players", "seat", "position", "agent"]
+    columns = ["games", "win_sum", "win_sq", "score_sum", "score_sq"]
+    return sums.groupby(keys, as_index=False, sort=True)[columns].sum()
+
+
+def _draw_sums(sums: pd.DataFrame, folder: Path, manifest: dict):
+    """The plots summaries allow (turn-order win share and mean score per agent) and a line
+    for the plots that need per-game rows."""
+    plots = _pyplot()
+    games = int((sums["games"] / sums["n_players"]).sum())
+    subject = describe(manifest, games)
+    written = []
+    for value, name in (("win_share", "seat_win_share.png"), ("mean_score", "seat_score.png")):
+        figure = plots.seat_panels(sums, value)
+        label = value.replace("_", " ")
+        if value == "mean_score":
+            label += f" ({WINS.get(manifest['game'], 'see the rules')})"
+        figure.suptitle(f"{label} by turn position, one panel per agent\n{subject}", fontsize=9)
+        figure.savefig(folder / name, dpi=110, bbox_inches="tight")
+        written.append(name)
+    missing = [
+        "not drawn (they need per-game rows; run without --summary-only): head-to-head "
+        "heatmap, ratings, score distributions"
+    ]
+    return written, missing
+
+
+def _markdown(folder: Path, manifest: dict, named, figures, missing=()) -> None:
     lines = [
         f"# {manifest['game']} — {manifest['design']} (experiment {manifest['experiment']})",
         "",
@@ -175,7 +240,7 @@ def _markdown(folder: Path, manifest: dict, named, figures) -> None:
     ]
     for name, table in named.items():
         lines += ["", f"## {name}", "", table.round(4).to_markdown()]
-    lines += ["", *[f"![{f}]({f})" for f in figures]]
+    lines += ["", *[f"![{f}]({f})" for f in figures], *missing]
     (folder / "summary.md").write_text("\n".join(lines) + "\n")
 
 
