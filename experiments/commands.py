@@ -192,8 +192,10 @@ def _draw(long: pd.DataFrame, folder: Path, manifest: dict) -> list[str]:
         title = figure.axes[0].get_title()
         if name == "score_distributions.png":
             title += f" ({WINS.get(manifest['game'], 'see the rules')})"
-        elif name == "seat_win_share.png" and not mixed:
+        if name == "seat_win_share.png" and not mixed:
             title = "Win share by turn position, one panel per agent (95% Wilson intervals)"
+        else:
+            figure.axes[0].set_title("")  # the suptitle says it, with the subject
         figure.suptitle(f"{title}\n{subject}", fontsize=9)
         figure.savefig(folder / name, dpi=110, bbox_inches="tight")
         written.append(name)
