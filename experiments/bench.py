@@ -16,6 +16,7 @@ import time
 
 import numpy as np
 import pandas as pd
+from tqdm import tqdm
 
 from agents.registry import parse
 from experiments.batch import play
@@ -104,12 +105,20 @@ def probe() -> None:
                 play(game, [spec] * n, 1, as_frame=False)
 
 
-def startup_times() -> tuple[float, float]:
-    """Seconds for a cold (empty cache) and a warm (filled cache) start-up probe."""
-    with tempfile.TemporaryDirectory() as cache:
+def startup_times(progress: bool = False) -> tuple[float, float]:
+    """Seconds for a cold (empty cache) and a warm (filled cache) start-up probe; ``progress``:
+    a bar on stderr (the cold probe compiles every kernel, about a minute)."""
+    with (
+        tempfile.TemporaryDirectory() as cache,
+        tqdm(
+            total=2, unit="probe", desc="start-up probes (cold compiles)", disable=not progress
+        ) as bar,
+    ):
         env = {**os.environ, "NUMBA_CACHE_DIR": cache}
         cold = _timed_probe(env)
+        bar.update(1)
         warm = _timed_probe(env)
+        bar.update(1)
     return cold, warm
 
 

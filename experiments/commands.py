@@ -9,9 +9,16 @@ from pathlib import Path
 import pandas as pd
 
 from experiments import stats
-from experiments.results import load, load_summary, long_table, summary_of
+from experiments.results import (
+    deal_sums,
+    load,
+    load_deal_sums,
+    load_summary,
+    long_table,
+    summary_of,
+)
 from experiments.runner import run
-from experiments.schedule import field_design, mirror, round_robin
+from experiments.schedule import field_design, mirror, round_robin, rows_per_deal
 
 PLOTS = {  # file name -> (plot function name, keyword arguments)
     "seat_win_share.png": ("seat_win_share", {"column": "position"}),
@@ -40,25 +47,55 @@ def design_jobs(
     raise ValueError(f"unknown design {design!r} (valid: mirror, round-robin, field)")
 
 
-def execute(jobs, out, options) -> pd.DataFrame:
-    """Run jobs (into ``out`` if given) and return their per-(job, seat, position) sums,
-    read chunk by chunk so that memory does not grow with the number of games."""
+def execute(jobs, out, options):
+    """Run jobs (into ``out`` if given) and return ``(sums, deals)``: their per-(job, seat,
+    position) sums (with ``deal_rows``, see ``schedule.rows_per_deal``) and, unless the run
+    keeps summaries only, their per-(deal, agent) sums (``results.deal_sums``), both read chunk
+    by chunk so that memory does not grow with the number of games."""
     frame, seconds, played = run(jobs, out=out, **options)
     rate = played / seconds if seconds > 0 else float("nan")
     print(f"played {played:,} games in {seconds:.1f} s ({rate:,.0f} games/s)")
+    summary_only = options.get("summary_only", False)
     if out is not None:
-        return load_summary(out)
-    return summary_of(frame, options.get("summary_only", False), jobs)
+        sums = load_summary(out)
+        deals = None if summary_only else load_deal_sums(out)
+    else:
+        sums = summary_of(frame, summary_only, jobs)
+        deals = None if summary_only else deal_sums(frame)
+    return sums.merge(rows_per_deal(jobs), on=["job", "seat"], how="left"), deals
 
 
-def summary_tables(sums: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """Tables that streamed sums support: win share and mean score by agent, turn-order
+def _mixed(table: pd.DataFrame, game=("job",)) -> bool:
+    """Whether some game seats two different agents (else a mirror study)."""
+    return bool((table.groupby(list(game)).agent.nunique() > 1).any())
+
+
+def interval_note(deals) -> str:
+    """What the intervals of ``summary_tables`` count as independent."""
+    if deals is not None:
+        return (
+            f"95% intervals with the deal as unit ({deals['deal'].nunique():,} deals; the "
+            "games of one deal, in every rotation, counted together)"
+        )
+    return (
+        "95% intervals from summaries only (no deals kept): each deal counted as one game of "
+        "its summed variance, so they are wide but never too narrow; without --summary-only "
+        "they are computed by deal"
+    )
+
+
+def summary_tables(sums: pd.DataFrame, deals=None) -> dict[str, pd.DataFrame]:
+    """Tables that streamed sums support: win share (not in mirror studies, where it is fair
+    by construction) and mean score by agent, by deal from ``deals`` when given; turn-order
     advantage (per agent when every table seats one agent) and its chi-square test."""
-    out = {
-        "win share by agent": stats.summary_win_share(sums),
-        "mean score by agent": stats.summary_mean_score(sums),
-    }
-    mixed = (sums.groupby("job").agent.nunique() > 1).any()
+    mixed = _mixed(sums)
+    out = {}
+    if mixed:
+        share = stats.deal_win_share(deals) if deals is not None else None
+        out["win share by agent"] = share if share is not None else stats.summary_win_share(sums)
+    out["mean score by agent"] = (
+        stats.deal_mean_score(deals) if deals is not None else stats.summary_mean_score(sums)
+    )
     groups = [("all seatings", sums)] if mixed else list(sums.groupby("agent"))
     for name, part in groups:
         where = "" if mixed else f" — all-{name} tables"
@@ -68,17 +105,15 @@ def summary_tables(sums: pd.DataFrame) -> dict[str, pd.DataFrame]:
     return out
 
 
-def tables(frame: pd.DataFrame, summary_only: bool) -> dict[str, pd.DataFrame]:
-    """The report's tables: every figure with its interval (head-to-head and ratings need
-    per-game rows)."""
+def tables(frame: pd.DataFrame, summary_only: bool, game=None) -> dict[str, pd.DataFrame]:
+    """The report's tables: every figure with its interval, the deal as unit (head-to-head
+    and ratings need per-game rows)."""
     if summary_only:
         return summary_tables(summary_of(frame, True))
-    long = long_table(frame)
-    out = {
-        "win share by agent": stats.win_share(long),
-        "mean score by agent": stats.mean_score(long),
-    }
-    mixed = (long.groupby(["job", "game_index"]).agent.nunique() > 1).any()
+    long = long_table(frame, game)
+    mixed = _mixed(long, ["job", "game_index"])
+    out = {"win share by agent": stats.win_share(long)} if mixed else {}
+    out["mean score by agent"] = stats.mean_score(long)
     groups = [("all seatings", long)] if mixed else list(long.groupby("agent"))
     for name, part in groups:
         where = "" if mixed else f" — all-{name} tables"
@@ -87,8 +122,11 @@ def tables(frame: pd.DataFrame, summary_only: bool) -> dict[str, pd.DataFrame]:
         )
         out[f"turn-order test{where}"] = stats.seat_test(part, "position")
     if mixed:
-        out["pairwise win rate (row beats column)"] = stats.pairwise(long)
-        out["ratings (Plackett-Luce log-strength)"] = stats.ratings(long, n_boot=100)
+        out["head to head (row agent beats opponent, ties 1/2)"] = stats.pairwise_table(long)
+        order = "whole finishing order" if "finish" in long else "winners only"
+        out[f"ratings (Plackett-Luce log-strength, {order}; bootstrap over deals)"] = stats.ratings(
+            long, n_boot=100
+        )
     return out
 
 
@@ -98,37 +136,104 @@ def print_tables(named: dict[str, pd.DataFrame]) -> None:
         print(table.round(4).to_string())
 
 
+WINS = {"geschenkt": "lower score wins", "tulips": "higher score wins"}
+GAME_NAMES = {"geschenkt": "No Thanks!", "tulips": "Gift of Tulips"}
+
+
 def report(folder) -> dict[str, pd.DataFrame]:
     """Tables to the terminal, PNG plots and a Markdown summary into the results folder."""
     folder = Path(folder)
     manifest, frame = load(folder)
     if frame.empty:
         raise ValueError(f"{folder} holds no results yet")
-    named = tables(frame, manifest["summary_only"])
+    named = tables(frame, manifest["summary_only"], manifest["game"])
     print_tables(named)
-    figures = [] if manifest["summary_only"] else _draw(long_table(frame), folder)
-    _markdown(folder, manifest, named, figures)
+    if manifest["summary_only"]:
+        figures, missing = _draw_sums(load_summary(folder), folder, manifest)
+    else:
+        figures, missing = _draw(long_table(frame, manifest["game"]), folder, manifest), []
+    for line in missing:
+        print(line)
+    _markdown(folder, manifest, named, figures, missing)
+    print(f"\nwrote {folder / 'summary.md'} and {len(figures)} plot(s) in {folder}/")
     return named
 
 
-def _draw(long: pd.DataFrame, folder: Path) -> list[str]:
+def describe(manifest: dict, games: int) -> str:
+    """A plot title's subject: game, design and agents, player counts and games."""
+    jobs = manifest["jobs"]
+    agents = sorted({a for job in jobs for a in job["agents"]})
+    counts = ", ".join(map(str, sorted({len(job["agents"]) for job in jobs})))
+    name = GAME_NAMES.get(manifest["game"], manifest["game"])
+    return f"{name}, {manifest['design']} of {', '.join(agents)}, {counts} players, {games:,} games"
+
+
+def _pyplot():
     import matplotlib
 
     matplotlib.use("Agg")
     from experiments import plots  # matplotlib only when drawing: faster CLI start-up
 
+    return plots
+
+
+def _draw(long: pd.DataFrame, folder: Path, manifest: dict) -> list[str]:
+    plots = _pyplot()
+    subject = describe(manifest, long.groupby(["job", "game_index"]).ngroups)
+    mixed = _mixed(long, ["job", "game_index"])
     written = []
-    mixed = (long.groupby(["job", "game_index"]).agent.nunique() > 1).any()
     for name, (function, options) in PLOTS.items():
         if name in ("win_rate_heatmap.png", "ratings.png") and not mixed:
             continue
-        figure = getattr(plots, function)(long, **options)
+        if name == "seat_win_share.png" and not mixed:  # one panel per agent
+            figure = plots.seat_panels(summary_of_long(long), "win_share")
+        else:
+            figure = getattr(plots, function)(long, **options)
+        title = figure.axes[0].get_title()
+        if name == "score_distributions.png":
+            title += f" ({WINS.get(manifest['game'], 'see the rules')})"
+        if name == "seat_win_share.png" and not mixed:
+            title = "Win share by turn position, one panel per agent (95% Wilson intervals)"
+        else:
+            figure.axes[0].set_title("")  # the suptitle says it, with the subject
+        figure.suptitle(f"{title}\n{subject}", fontsize=9)
         figure.savefig(folder / name, dpi=110, bbox_inches="tight")
         written.append(name)
     return written
 
 
-def _markdown(folder: Path, manifest: dict, named, figures) -> None:
+def summary_of_long(long: pd.DataFrame) -> pd.DataFrame:
+    """Per-(job, seat, position) sums of a long frame, as ``results.summary_of`` gives."""
+    sums = long.assign(games=1, win_sum=long["win"], score_sum=long["score"])
+    sums = sums.assign(score_sq=long["score"] ** 2, win_sq=long["win"] ** 2)
+    keys = ["job", "n_players", "seat", "position", "agent"]
+    columns = ["games", "win_sum", "win_sq", "score_sum", "score_sq"]
+    return sums.groupby(keys, as_index=False, sort=True)[columns].sum()
+
+
+def _draw_sums(sums: pd.DataFrame, folder: Path, manifest: dict):
+    """The plots summaries allow (turn-order win share and mean score per agent) and a line
+    for the plots that need per-game rows."""
+    plots = _pyplot()
+    games = int((sums["games"] / sums["n_players"]).sum())
+    subject = describe(manifest, games)
+    written = []
+    for value, name in (("win_share", "seat_win_share.png"), ("mean_score", "seat_score.png")):
+        figure = plots.seat_panels(sums, value)
+        label = value.replace("_", " ")
+        if value == "mean_score":
+            label += f" ({WINS.get(manifest['game'], 'see the rules')})"
+        figure.suptitle(f"{label} by turn position, one panel per agent\n{subject}", fontsize=9)
+        figure.savefig(folder / name, dpi=110, bbox_inches="tight")
+        written.append(name)
+    missing = [
+        "not drawn (they need per-game rows; run without --summary-only): head-to-head "
+        "heatmap, ratings, score distributions"
+    ]
+    return written, missing
+
+
+def _markdown(folder: Path, manifest: dict, named, figures, missing=()) -> None:
     lines = [
         f"# {manifest['game']} — {manifest['design']} (experiment {manifest['experiment']})",
         "",
@@ -137,7 +242,7 @@ def _markdown(folder: Path, manifest: dict, named, figures) -> None:
     ]
     for name, table in named.items():
         lines += ["", f"## {name}", "", table.round(4).to_markdown()]
-    lines += ["", *[f"![{f}]({f})" for f in figures]]
+    lines += ["", *[f"![{f}]({f})" for f in figures], *missing]
     (folder / "summary.md").write_text("\n".join(lines) + "\n")
 
 

@@ -97,11 +97,17 @@ def seat_panels(sums: pd.DataFrame, value="win_share", column="position", by="ag
 
 def win_rate_heatmap_data(long: pd.DataFrame) -> dict:
     """``share``: ``stats.pairwise``; ``games``: ``stats.pairwise_counts``; ``half``: half the
-    width of each cell's 95% Wilson interval."""
+    width of each cell's 95% interval by deal (``stats.pairwise_table``)."""
     share, games = stats.pairwise(long), stats.pairwise_counts(long)
-    low, high = stats.wilson(share * games, games)
-    half = pd.DataFrame((high - low) / 2, index=share.index, columns=share.columns)
+    table = stats.pairwise_table(long)
+    half = ((table["ci_high"] - table["ci_low"]) / 2).unstack("opponent")
+    half = half.reindex(index=share.index, columns=share.columns)
     return {"share": share, "games": games, "half": half}
+
+
+def _half_text(half: float) -> str:
+    """A half width that never reads ±0.00: two decimals, or one significant digit."""
+    return f"±{half:.2f}" if half >= 0.01 else f"±{half:.1g}"
 
 
 def win_rate_heatmap(long: pd.DataFrame, ax=None):
@@ -113,7 +119,7 @@ def win_rate_heatmap(long: pd.DataFrame, ax=None):
     image = ax.imshow(share.to_numpy(float), cmap="RdBu", vmin=0, vmax=1)
     for (i, j), value in np.ndenumerate(share.to_numpy(float)):
         if not np.isnan(value):
-            text = f"{value:.2f}\n±{half.iat[i, j]:.2f}"
+            text = f"{value:.2f}\n{_half_text(half.iat[i, j])}"
             ax.text(j, i, text, ha="center", va="center", fontsize=8)
     _label_square(ax, share)
     fig.colorbar(image, ax=ax, label="head-to-head win share")
@@ -123,7 +129,7 @@ def win_rate_heatmap(long: pd.DataFrame, ax=None):
 def _label_square(ax, share: pd.DataFrame) -> None:
     ax.set_xticks(np.arange(share.shape[1]), share.columns, rotation=45, ha="right")
     ax.set_yticks(np.arange(share.shape[0]), share.index)
-    ax.set(xlabel="opponent", ylabel="agent", title="Head to head (95% half widths)")
+    ax.set(xlabel="opponent", ylabel="agent", title="Head to head (95% half widths, by deal)")
 
 
 # ---- ratings ------------------------------------------------------------------------------
@@ -144,7 +150,10 @@ def rating_chart(long: pd.DataFrame, ax=None, **kw):
     ax.set_yticks(y, data.index)
     ax.axvline(0, color="grey", lw=1)
     scale = "Elo-like" if kw.get("scale") == "elo" else "log-strength"
-    ax.set(xlabel=f"rating ({scale}, mean 0)", title="Plackett-Luce ratings (95% bootstrap)")
+    ax.set(
+        xlabel=f"rating ({scale}, mean 0)",
+        title="Plackett-Luce ratings (95%, bootstrap over deals)",
+    )
     return fig
 
 

@@ -20,10 +20,12 @@ def load(folder) -> tuple[dict, pd.DataFrame]:
     return manifest, frame.sort_values(keys, kind="stable").reset_index(drop=True)
 
 
-def long_table(frame: pd.DataFrame) -> pd.DataFrame:
+def long_table(frame: pd.DataFrame, game: str | None = None) -> pd.DataFrame:
     """One row per (game, seat): job, game_index, n_players, seat, agent, first, position
     (place in the turn order, 0 = first player), score, win, plus the game's other per-seat
-    blocks (e.g. give, keep, majority, cards for Tulips)."""
+    blocks (e.g. give, keep, majority, cards for Tulips); ``deal`` (the deal seed, shared by
+    the rotations of a seating on duplicate deals) when the rows carry it, and with ``game``
+    ``finish``, the game's own key of the finishing order (higher finishes better)."""
     seats = sorted(int(c.split("_")[1]) for c in frame.columns if c.startswith("agent_"))
     blocks = sorted({c.rsplit("_", 1)[0] for c in frame.columns if c.endswith("_0")} - {"agent"})
     parts = []
@@ -41,10 +43,63 @@ def long_table(frame: pd.DataFrame) -> pd.DataFrame:
             }
         )
         part["position"] = (s - rows.first_player.to_numpy()) % part["n_players"].to_numpy()
+        if "deal_seed" in rows:
+            part["deal"] = rows["deal_seed"].to_numpy()
         for block in blocks:
             part[block] = rows[f"{block}_{s}"].to_numpy()
         parts.append(part)
-    return pd.concat(parts, ignore_index=True)
+    long = pd.concat(parts, ignore_index=True)
+    return long if game is None else long.assign(finish=finish_key(long, game))
+
+
+def finish_key(long: pd.DataFrame, game: str) -> np.ndarray:
+    """Each row's key in its game's finishing order, higher finishing better: the game's own
+    ``finish_key`` of the row's blocks, so ties in it are ties for the win."""
+    from experiments.games import entry
+
+    ent = entry(game)
+    raw = np.column_stack([long[block].to_numpy(np.int64) for block in ent.blocks])
+    return ent.finish_key(raw).astype(float)
+
+
+def deal_sums(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per (deal, agent) sums of per-game rows (which carry ``deal_seed``): ``seats`` (rows of
+    the agent on the deal), ``win_sum``, ``fair_sum`` (sum of 1/n_players), ``score_sum``. The
+    tables of ``experiments.stats.deal_win_share`` and ``deal_mean_score`` follow from them."""
+    seats = sorted(int(c.split("_")[1]) for c in frame.columns if c.startswith("agent_"))
+    n = _n_players(frame, seats)
+    parts = [
+        pd.DataFrame(
+            {
+                "deal": frame["deal_seed"].to_numpy(),
+                "agent": frame[f"agent_{s}"].astype(str).to_numpy(),
+                "seats": 1,
+                "win_sum": frame[f"win_{s}"].to_numpy(float),
+                "fair_sum": 1 / n,
+                "score_sum": frame[f"score_{s}"].to_numpy(float),
+            }
+        )[frame[f"agent_{s}"].notna().to_numpy()]
+        for s in seats
+    ]
+    return add_deal_sums(parts)
+
+
+def add_deal_sums(parts) -> pd.DataFrame:
+    """Several ``deal_sums`` frames as one (a deal spread over chunks is summed)."""
+    frame = pd.concat(parts, ignore_index=True)
+    return frame.groupby(["deal", "agent"], as_index=False, sort=True).sum()
+
+
+def load_deal_sums(folder) -> pd.DataFrame:
+    """``deal_sums`` of a folder of per-game rows, read one chunk at a time (memory grows with
+    the deals, not with the rows)."""
+    folder = Path(folder)
+    parts = []
+    for path in sorted(folder.glob("chunk-*.parquet")):
+        parts.append(add_deal_sums([deal_sums(pd.read_parquet(path))]))
+    if not parts:
+        raise ValueError(f"{folder} holds no results yet")
+    return add_deal_sums(parts)
 
 
 def _n_players(rows: pd.DataFrame, seats: list[int]) -> np.ndarray:

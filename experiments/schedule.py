@@ -20,6 +20,8 @@ import json
 from dataclasses import asdict, dataclass, field, replace
 from itertools import combinations_with_replacement
 
+import pandas as pd
+
 from agents.registry import parse_list
 from experiments.games import entry
 from giftsim.rng import check_secret, check_seed
@@ -160,3 +162,20 @@ def experiment_id(jobs: list[Job]) -> str:
     """A short hash of the whole job list: what makes two runs the same experiment."""
     text = json.dumps([asdict(j) for j in jobs], sort_keys=True, default=str)
     return hashlib.sha1(text.encode()).hexdigest()[:16]
+
+
+def rows_per_deal(jobs: list[Job]) -> pd.DataFrame:
+    """Per (job, seat): ``deal_rows``, how many seats its agent holds over all the games of one
+    deal (jobs with the same seed and game indices play the same deals): 1 in a mirror job's
+    own deals, ``n`` for a field candidate in ``n`` rotations."""
+    deal_set = [(j.seed, j.first_index, j.n_games) for j in jobs]
+    held: dict = {}
+    for key, job in zip(deal_set, jobs, strict=True):
+        for agent in job.agents:
+            held[key, agent] = held.get((key, agent), 0) + 1
+    rows = [
+        (job.job, seat, held[key, agent])
+        for key, job in zip(deal_set, jobs, strict=True)
+        for seat, agent in enumerate(job.agents)
+    ]
+    return pd.DataFrame(rows, columns=["job", "seat", "deal_rows"])

@@ -12,23 +12,30 @@ Input everywhere is a *long* frame, one row per (game, seat):
 | score      | the game's own score (direction differs by game: use ``win``)      |
 | win        | float in [0, 1]: the seat's share of the win, ties split (sum 1)   |
 | first      | bool: this seat moved first                                        |
+| deal       | optional: the deal of the game (shared by the rotations of a       |
+|            | seating on duplicate deals); without it every game is its own deal |
+| finish     | optional: the finishing key (higher finishes better), for ratings  |
 
-Every interval is a 95% interval. These functions only compute; ``experiments.plots`` draws.
-
-Ratings are Plackett-Luce log-strengths: a seat with log-strength theta_i is chosen next among the
-seats R still in play with probability exp(theta_i) / sum_R exp(theta_j). They are centred to
-mean 0 over agents; ``scale="elo"`` multiplies by 400 / ln 10 (a gap of 400 is odds of 10:1).
+Every interval is a 95% interval, and the *deal* is its unit: in seat-rotated designs on
+duplicate deals the games of one deal are correlated (in No Thanks! the rotations of a field
+correlate by +0.16 to +0.44), so shares, mean scores and head-to-head rates get cluster-robust
+intervals (the games of a deal summed together) and ratings a bootstrap over deals. These
+functions only compute; ``experiments.plots`` draws. Ratings live in ``experiments.ratings``
+(``stats.ratings`` is the same function).
 """
 
 from itertools import permutations
-from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-GAME = ["job", "game_index"]
-COLUMNS = ("job", "game_index", "n_players", "seat", "agent", "score", "win", "first")
+from experiments.blocks import COLUMNS, EPS, GAME, Block, blocks, deal_codes, row_ids
+from experiments.blocks import require as _require
+from experiments.ratings import SCALES, ratings
+
+__all__ = ["COLUMNS", "EPS", "GAME", "SCALES", "ratings"]
+
 SEAT_TABLE = (  # the columns of summary_seat_table
     "games",
     "win_share",
@@ -40,16 +47,6 @@ SEAT_TABLE = (  # the columns of summary_seat_table
     "score_high",
 )
 Z95 = float(stats.norm.ppf(0.975))
-SCALES = {"log": 1.0, "elo": 400 / np.log(10)}
-EPS = 1e-9  # win shares closer than this are equal (a tie)
-NEWTON_TOL = 1e-10
-NEWTON_MAX = 100
-
-
-def _require(long: pd.DataFrame, columns) -> None:
-    missing = sorted(set(columns) - set(long.columns))
-    if missing:
-        raise ValueError(f"long frame lacks columns {missing}")
 
 
 def _as_list(by) -> list:
@@ -72,62 +69,131 @@ def wilson(successes, trials, z: float = Z95):
 # ---- shares and means ---------------------------------------------------------------------
 
 
-def win_share(long: pd.DataFrame, by="agent") -> pd.DataFrame:
-    """Mean win per group of rows: ``seats`` (rows), ``win_share``, a 95% normal interval on the
-    per-row win values (``ci_low``, ``ci_high``, clipped to [0, 1]) and ``fair``, the mean of
-    1/n_players over the rows: the share expected by chance."""
-    _require(long, ["win", "n_players", *_as_list(by)])
-    groups = long.assign(fair=1 / long["n_players"]).groupby(by, observed=True, sort=True)
-    table = groups.agg(
-        seats=("win", "size"), win_share=("win", "mean"), sd=("win", "std"), fair=("fair", "mean")
+def clustered_mean(frame: pd.DataFrame, value: str, count: str, by, cluster: str, t=False):
+    """The ratio mean ``sum(value) / sum(count)`` per ``by`` group with a cluster-robust 95%
+    interval: ``frame`` holds per-(group, cluster) sums or single rows; rows of one cluster are
+    summed first, and the variance is ``C / (C - 1) * sum_c (value_c - mean * count_c)^2 /
+    (sum count)^2`` over the group's C clusters (normal quantile, or Student t with C - 1
+    degrees of freedom if ``t``). When every row is its own cluster this is the usual
+    ``sd / sqrt(n)`` interval. Columns ``n`` (sum of ``count``), ``mean``, ``half`` (half width,
+    NaN for one cluster) and ``clusters``."""
+    keys = _as_list(by)
+    _require(frame, [value, count, cluster, *keys])
+    sums = frame.groupby([*keys, cluster], observed=True, sort=True)[[value, count]].sum()
+    group = sums.groupby(level=keys, observed=True, sort=True)
+    totals = group.sum()
+    table = pd.DataFrame(
+        {"n": totals[count], "mean": totals[value] / totals[count], "clusters": group.size()}
     )
-    return _normal_share_ci(table)
+    mean = table["mean"].reindex(sums.index.droplevel(cluster)).to_numpy()
+    residual = sums[value].to_numpy() - mean * sums[count].to_numpy()
+    spread = pd.Series(residual**2, index=sums.index).groupby(level=keys, sort=True).sum()
+    c = table["clusters"]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        variance = spread * c / (c - 1) / table["n"] ** 2
+        quantile = stats.t.ppf(0.975, c - 1) if t else Z95
+    table["half"] = np.where(c > 1, quantile * np.sqrt(variance), np.nan)
+    return table
+
+
+def _with_deal(long: pd.DataFrame) -> pd.DataFrame:
+    return long.assign(_deal=deal_codes(long), _one=1.0)
+
+
+def win_share(long: pd.DataFrame, by="agent") -> pd.DataFrame:
+    """Mean win per group of rows: ``seats`` (rows), ``win_share``, a 95% cluster-robust normal
+    interval with the deal as unit (``ci_low``, ``ci_high``, clipped to [0, 1]), ``fair``, the
+    mean of 1/n_players over the rows (the share expected by chance) and ``deals``."""
+    _require(long, ["win", "n_players", *_as_list(by)])
+    table = clustered_mean(_with_deal(long), "win", "_one", by, "_deal")
+    fair = (1 / long["n_players"]).groupby([long[c] for c in _as_list(by)], sort=True).mean()
+    return _share_table(table, fair.reindex(table.index))
+
+
+def deal_win_share(deals: pd.DataFrame, by="agent") -> pd.DataFrame:
+    """``win_share`` from per-(deal, agent) sums (``experiments.results.deal_sums``: columns
+    ``deal``, ``seats``, ``win_sum``, ``fair_sum`` and ``by``): same columns, same intervals."""
+    _require(deals, ["deal", "seats", "win_sum", "fair_sum", *_as_list(by)])
+    table = clustered_mean(deals, "win_sum", "seats", by, "deal")
+    fair = clustered_mean(deals, "fair_sum", "seats", by, "deal")["mean"]
+    return _share_table(table, fair)
+
+
+def deal_mean_score(deals: pd.DataFrame, by="agent") -> pd.DataFrame:
+    """``mean_score`` from per-(deal, agent) sums (``deal``, ``seats``, ``score_sum``)."""
+    _require(deals, ["deal", "seats", "score_sum", *_as_list(by)])
+    table = clustered_mean(deals, "score_sum", "seats", by, "deal", t=True)
+    return _mean_table(table)
+
+
+def _share_table(table: pd.DataFrame, fair: pd.Series) -> pd.DataFrame:
+    out = pd.DataFrame({"seats": table["n"].round().astype(int), "win_share": table["mean"]})
+    out["ci_low"] = (table["mean"] - table["half"]).clip(0, 1)
+    out["ci_high"] = (table["mean"] + table["half"]).clip(0, 1)
+    out["fair"] = fair
+    out["deals"] = table["clusters"]
+    return out
+
+
+def _mean_table(table: pd.DataFrame) -> pd.DataFrame:
+    out = pd.DataFrame({"seats": table["n"].round().astype(int), "mean": table["mean"]})
+    out["ci_low"] = table["mean"] - table["half"]
+    out["ci_high"] = table["mean"] + table["half"]
+    out["deals"] = table["clusters"]
+    return out
 
 
 def summary_win_share(sums: pd.DataFrame, by="agent") -> pd.DataFrame:
     """``win_share`` from streamed per-(job, seat) sums (``experiments.results.summary_of``:
-    columns ``games``, ``win_sum``, ``win_sq``, ``n_players`` and ``by``): same columns."""
+    columns ``games``, ``win_sum``, ``win_sq``, ``n_players`` and ``by``). Sums keep no deals, so
+    the interval is bounded from the worst case: with ``deal_rows`` in ``sums`` (the agent's
+    rows that share one deal, e.g. 4 for a field candidate in 4 rotations) a deal is counted as
+    one game of the summed variance (the per-game half width times sqrt(deal_rows)), which is
+    never too narrow; without it every game is its own deal. Same columns (``deals`` the
+    number of deals so counted)."""
     _require(sums, ["games", "win_sum", "win_sq", "n_players", *_as_list(by)])
+    rows = sums["deal_rows"] if "deal_rows" in sums else pd.Series(1, index=sums.index)
     fair = sums["games"] / sums["n_players"]
-    totals = sums.assign(fair=fair).groupby(by, observed=True, sort=True)
+    totals = sums.assign(fair=fair, deal_rows=rows).groupby(by, observed=True, sort=True)
+    rows = totals["deal_rows"].max()
     totals = totals[["games", "win_sum", "win_sq", "fair"]].sum()
     n, mean = totals["games"], totals["win_sum"] / totals["games"]
     with np.errstate(invalid="ignore", divide="ignore"):
         sd = np.sqrt(((totals["win_sq"] - n * mean**2) / (n - 1)).clip(lower=0))
-    table = pd.DataFrame({"seats": n, "win_share": mean, "sd": sd, "fair": totals["fair"] / n})
-    return _normal_share_ci(table)
+    half = Z95 * sd * np.sqrt(rows / n)
+    table = pd.DataFrame({"seats": n, "win_share": mean})
+    table["ci_low"] = (mean - half).clip(0, 1)
+    table["ci_high"] = (mean + half).clip(0, 1)
+    table["fair"] = totals["fair"] / n
+    table["deals"] = n // rows
+    return table
 
 
 def summary_mean_score(sums: pd.DataFrame, by="agent") -> pd.DataFrame:
     """``mean_score`` from streamed sums (``games``, ``score_sum``, ``score_sq``), with a
-    normal 95% interval (the sums are over many games)."""
+    normal 95% interval (the sums are over many games), widened by ``deal_rows`` as in
+    ``summary_win_share``."""
     _require(sums, ["games", "score_sum", "score_sq", *_as_list(by)])
-    totals = sums.groupby(by, observed=True, sort=True)[["games", "score_sum", "score_sq"]].sum()
+    rows = sums["deal_rows"] if "deal_rows" in sums else pd.Series(1, index=sums.index)
+    groups = sums.assign(deal_rows=rows).groupby(by, observed=True, sort=True)
+    rows = groups["deal_rows"].max()
+    totals = groups[["games", "score_sum", "score_sq"]].sum()
     n = totals["games"]
     mean = totals["score_sum"] / n
     with np.errstate(invalid="ignore", divide="ignore"):
         sd = np.sqrt(((totals["score_sq"] - n * mean**2) / (n - 1)).clip(lower=0))
-    half = Z95 * sd / np.sqrt(n)
-    return pd.DataFrame({"seats": n, "mean": mean, "ci_low": mean - half, "ci_high": mean + half})
-
-
-def _normal_share_ci(table: pd.DataFrame) -> pd.DataFrame:
-    half = Z95 * table.pop("sd") / np.sqrt(table["seats"])
-    table["ci_low"] = (table["win_share"] - half).clip(0, 1)
-    table["ci_high"] = (table["win_share"] + half).clip(0, 1)
-    return table[["seats", "win_share", "ci_low", "ci_high", "fair"]]
+    half = Z95 * sd * np.sqrt(rows / n)
+    table = pd.DataFrame({"seats": n, "mean": mean, "ci_low": mean - half, "ci_high": mean + half})
+    return table.assign(deals=n // rows)
 
 
 def mean_score(long: pd.DataFrame, by="agent") -> pd.DataFrame:
-    """Mean score per group with a 95% Student-t interval: ``seats``, ``mean``, ``ci_low``,
-    ``ci_high`` (NaN for a group of one row)."""
+    """Mean score per group with a 95% cluster-robust Student-t interval, the deal as unit:
+    ``seats``, ``mean``, ``ci_low``, ``ci_high`` (NaN for a group of one deal), ``deals``. With
+    one row per deal and group this is the usual t interval."""
     _require(long, ["score", *_as_list(by)])
-    groups = long.groupby(by, observed=True, sort=True)
-    table = groups.agg(seats=("score", "size"), mean=("score", "mean"), sd=("score", "std"))
-    half = stats.t.ppf(0.975, table["seats"] - 1) * table.pop("sd") / np.sqrt(table["seats"])
-    table["ci_low"] = table["mean"] - half
-    table["ci_high"] = table["mean"] + half
-    return table
+    table = clustered_mean(_with_deal(long), "score", "_one", by, "_deal", t=True)
+    return _mean_table(table)
 
 
 # ---- seats --------------------------------------------------------------------------------
@@ -188,7 +254,10 @@ def _seat_table(table: pd.DataFrame) -> pd.DataFrame:
 def seat_test(long: pd.DataFrame, column: str = "seat", alpha: float = 0.05) -> pd.DataFrame:
     """Per player count, the chi-square test of "no seat advantage": the per-seat win sums
     against equal expected counts. Columns ``games``, ``chi2``, ``dof``, ``p_value`` and
-    ``seat_effect`` (p < alpha)."""
+    ``seat_effect`` (p < alpha). With split ties the test is conservative: a tied game spreads
+    its one win over several seats, so the win sums vary less than the multinomial the test
+    assumes (at alpha 0.05 its size falls from 0.045 with no ties to 0.026 with 10% tied
+    games); a p-value below alpha is still valid, one above it may hide a small effect."""
     return _chisquare_table(seat_advantage(long, column), alpha)
 
 
@@ -248,13 +317,15 @@ def _chisquare_row(part: pd.DataFrame) -> dict:
 
 
 def games_needed(effect: float, n_players: int, alpha: float = 0.05, power: float = 0.8) -> int:
-    """Games needed for a two-sided one-sample test of seat 0's win share against the fair share
+    """Games needed for a two-sided one-sample test of the win share of turn position 0 (the
+    first player) against the fair share
     p0 = 1/n to detect a true share p1 = p0 + effect, by the normal approximation:
 
         N = ceil( ((z_{1-alpha/2} sqrt(p0 (1 - p0)) + z_{power} sqrt(p1 (1 - p1))) / effect)^2 )
 
-    Seat 0 is treated as winning or not once per game; split ties only lower the variance, so
-    N errs on the safe side."""
+    The first player is treated as winning or not once per game; split ties only lower the
+    variance, so N errs on the safe side. It fits mirror seat studies (independent games), not
+    field designs on duplicate deals."""
     p0 = 1 / n_players
     p1 = p0 + effect
     if n_players < 2 or effect == 0 or not 0 < p1 < 1:
@@ -266,91 +337,38 @@ def games_needed(effect: float, n_players: int, alpha: float = 0.05, power: floa
     return int(np.ceil(root**2 - 1e-9))
 
 
-# ---- games as arrays ----------------------------------------------------------------------
-
-
-class _Block(NamedTuple):
-    """All games of one player count as G x n arrays, seats in order."""
-
-    n: int
-    game: np.ndarray  # G global game ids 0..(all games - 1)
-    agent: np.ndarray  # G x n agent codes into the sorted names
-    win: np.ndarray  # G x n win shares
-
-
-def _blocks(long: pd.DataFrame):
-    """Sorted agent names and one ``_Block`` per player count; checks one row per seat."""
-    _require(long, COLUMNS)
-    names, codes = np.unique(long["agent"].astype(str).to_numpy(), return_inverse=True)
-    frame = long.assign(code=codes.reshape(-1)).sort_values(["n_players", *GAME, "seat"])
-    blocks, offset = [], 0
-    for n, part in frame.groupby("n_players", sort=True):
-        blocks.append(_block(int(n), part, offset))
-        offset += len(part) // n
-    return names, blocks
-
-
-def _block(n: int, part: pd.DataFrame, offset: int) -> _Block:
-    games = len(part) // n
-    if not _one_row_per_seat(n, part):
-        raise ValueError(f"every {n}-player game needs exactly one row per seat 0..{n - 1}")
-    return _Block(
-        n,
-        np.arange(offset, offset + games),
-        part["code"].to_numpy().reshape(games, n),
-        part["win"].to_numpy(float).reshape(games, n),
-    )
-
-
-def _one_row_per_seat(n: int, part: pd.DataFrame) -> bool:
-    """Rows sorted by game then seat must come in runs of seats 0..n-1 of one game each."""
-    games = len(part) // n
-    seats = part["seat"].to_numpy()
-    if len(part) != games * n or not (seats == np.tile(np.arange(n), games)).all():
-        return False
-    keys = part[GAME].to_numpy().reshape(games, n, 2)
-    return bool((keys == keys[:, :1]).all())
-
-
-def _row_ids(rows: np.ndarray):
-    """``(unique rows, index of each row's unique row)`` of a non-negative int matrix; a row is
-    packed into one int64 when it fits (np.unique over rows is much slower)."""
-    rows = np.asarray(rows, np.int64)
-    base = int(rows.max(initial=0)) + 1
-    if base ** rows.shape[1] >= 2**62:
-        unique, index = np.unique(rows, axis=0, return_inverse=True)
-        return unique, index.reshape(-1)
-    packed = rows @ (base ** np.arange(rows.shape[1], dtype=np.int64))
-    _, first, index = np.unique(packed, return_index=True, return_inverse=True)
-    return rows[first], index.reshape(-1)
-
-
 # ---- head to head -------------------------------------------------------------------------
 
 
 def _head_to_head(long: pd.DataFrame):
-    """K x K sums over ordered seat pairs of agents A != B at one table: ``beats`` (A's win
-    above B's: 1, equal: 1/2) and ``games``; a pair is weighted 1 / (copies of A x copies of B)
-    at its table, so each game in which both took part counts once."""
-    names, blocks = _blocks(long)
-    k = len(names)
-    beats, games = np.zeros(k * k), np.zeros(k * k)
-    for block in blocks:
-        key, outcome, weight = _pair_rows(block, k)
-        beats += np.bincount(key, weights=outcome * weight, minlength=k * k)
-        games += np.bincount(key, weights=weight, minlength=k * k)
-    return names, beats.reshape(k, k), games.reshape(k, k)
+    """Sorted agent names and the rows of every ordered seat pair of agents A != B at one
+    table: ``key`` (A * K + B), ``deal``, ``outcome`` (A's win above B's: 1, equal: 1/2) and
+    ``weight`` 1 / (copies of A x copies of B) at its table, so each game in which both took
+    part counts once."""
+    names, parts = blocks(long)
+    rows = [_pair_rows(block, len(names)) for block in parts]
+    key, deal, outcome, weight = (np.concatenate(r) for r in zip(*rows, strict=True))
+    return names, key, deal, outcome, weight
 
 
-def _pair_rows(block: _Block, k: int):
+def _pair_rows(block: Block, k: int):
     first, second = np.array(list(permutations(range(block.n), 2)), int).reshape(-1, 2).T
     a, b = block.agent[:, first], block.agent[:, second]
     copies = (block.agent[:, :, None] == block.agent[:, None, :]).sum(2)
     weight = 1 / (copies[:, first] * copies[:, second])
     diff = block.win[:, first] - block.win[:, second]
     outcome = (diff > EPS) + 0.5 * (np.abs(diff) <= EPS)
+    deal = np.broadcast_to(block.deal[:, None], a.shape)
     keep = a != b
-    return (a * k + b)[keep], outcome[keep], weight[keep]
+    return (a * k + b)[keep], deal[keep], outcome[keep], weight[keep]
+
+
+def _head_to_head_sums(long: pd.DataFrame):
+    names, key, _, outcome, weight = _head_to_head(long)
+    k = len(names)
+    beats = np.bincount(key, weights=outcome * weight, minlength=k * k)
+    games = np.bincount(key, weights=weight, minlength=k * k)
+    return names, beats.reshape(k, k), games.reshape(k, k)
 
 
 def pairwise(long: pd.DataFrame) -> pd.DataFrame:
@@ -359,17 +377,41 @@ def pairwise(long: pd.DataFrame) -> pd.DataFrame:
     counting 1/2. Where an agent holds several seats, every (A seat, B seat) pair of the game
     is compared and the game's pairs are averaged. NaN on the diagonal and for agents that never
     met; ``pairwise(long) + pairwise(long).T == 1`` where defined."""
-    names, beats, games = _head_to_head(long)
+    names, beats, games = _head_to_head_sums(long)
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.where(games > 0, beats / games, np.nan)
     return _square(share, names)
 
 
 def pairwise_counts(long: pd.DataFrame) -> pd.DataFrame:
-    """Games behind each cell of ``pairwise`` (symmetric, int). An interval for a cell:
-    ``wilson(pairwise * counts, counts)``."""
-    names, _, games = _head_to_head(long)
+    """Games behind each cell of ``pairwise`` (symmetric, int); intervals: ``pairwise_table``."""
+    names, _, games = _head_to_head_sums(long)
     return _square(np.rint(games).astype(int), names)
+
+
+def pairwise_table(long: pd.DataFrame) -> pd.DataFrame:
+    """``pairwise`` as a table, one row per (agent, opponent) that met: ``games``, ``share`` and
+    a 95% cluster-robust interval with the deal as unit (``ci_low``, ``ci_high``, clipped to
+    [0, 1]; the games of one deal are summed together), and ``deals``."""
+    names, key, deal, outcome, weight = _head_to_head(long)
+    k = len(names)
+    frame = pd.DataFrame({"key": key, "deal": deal, "beats": outcome * weight, "games": weight})
+    table = clustered_mean(frame, "beats", "games", "key", "deal")
+    keys = table.index.to_numpy()
+    index = pd.MultiIndex.from_arrays(
+        [names[keys // k], names[keys % k]], names=["agent", "opponent"]
+    )
+    out = pd.DataFrame(
+        {
+            "games": np.rint(table["n"].to_numpy()).astype(int),
+            "share": table["mean"].to_numpy(),
+            "ci_low": (table["mean"] - table["half"]).clip(0, 1).to_numpy(),
+            "ci_high": (table["mean"] + table["half"]).clip(0, 1).to_numpy(),
+            "deals": table["clusters"].to_numpy(),
+        },
+        index=index,
+    )
+    return out
 
 
 def _square(values: np.ndarray, names) -> pd.DataFrame:
@@ -380,148 +422,19 @@ def _square(values: np.ndarray, names) -> pd.DataFrame:
 def field_matrix(long: pd.DataFrame) -> pd.DataFrame:
     """Win share of each agent (rows) per opponent field (columns): the sorted agents at the
     other seats of its table, joined by "+". NaN where the agent never faced that field."""
-    names, blocks = _blocks(long)
-    rows = pd.concat([_field_rows(block, names) for block in blocks], ignore_index=True)
+    names, parts = blocks(long)
+    rows = pd.concat([_field_rows(block, names) for block in parts], ignore_index=True)
     table = rows.groupby(["agent", "field"], sort=True)["win"].mean().unstack("field")
     return table.rename_axis(columns="field")
 
 
-def _field_rows(block: _Block, names) -> pd.DataFrame:
+def _field_rows(block: Block, names) -> pd.DataFrame:
     games, n = block.agent.shape
     table = np.repeat(np.sort(block.agent, axis=1), n, axis=0)  # one copy per seat
     own = block.agent.reshape(-1)
     keep = np.ones(table.shape, bool)
     keep[np.arange(games * n), (table == own[:, None]).argmax(1)] = False  # drop own seat
     others = table[keep].reshape(games * n, n - 1)
-    fields, index = _row_ids(others)
+    fields, index = row_ids(others)
     labels = np.array(["+".join(names[f]) for f in fields], dtype=object)
     return pd.DataFrame({"agent": names[own], "field": labels[index], "win": block.win.reshape(-1)})
-
-
-# ---- Plackett-Luce ratings ----------------------------------------------------------------
-#
-# A game's finishing order sorts its seats by win, descending; seats with equal win form one
-# tied group. Each group in turn is chosen from the seats still in play R: a group of k tied
-# seats counts as k choices of weight 1/k, each of one member from all of R (the tie is split),
-# after which the whole group leaves. The last group is forced and adds nothing. With win shares
-# (1/k for k tied winners, 0 for the rest) a game's log-likelihood is therefore
-# sum_seats win_s * log P(s first among all seats): only who won carries information.
-#
-# Identical choice events (same agents in play, same chosen agent) are aggregated into
-# patterns; a bootstrap draw only reweights the patterns, so each fit costs O(patterns x agents).
-# A prior of `prior` virtual drawn games (half a win, half a loss) per agent against a fixed
-# agent of log-strength 0 keeps every estimate finite (an agent that never won would otherwise
-# go to -inf) and fixes the additive constant; it is negligible for thousands of games.
-
-
-class _Patterns(NamedTuple):
-    in_play: np.ndarray  # P x K copies of each agent among the seats still in play
-    chosen: np.ndarray  # P chosen agent code
-    event: np.ndarray  # E pattern id of each choice event
-    game: np.ndarray  # E global game id of each choice event
-    weight: np.ndarray  # E weight (1 / size of the tied group)
-
-
-def _block_events(block: _Block, k: int, width: int):
-    """Choice events of one block: game ids, sorted agents in play (padded with k to
-    ``width``), chosen agent, weight."""
-    order = np.argsort(-block.win, axis=1, kind="stable")
-    wins = np.take_along_axis(block.win, order, axis=1)
-    agents = np.take_along_axis(block.agent, order, axis=1)
-    tied = np.abs(wins[:, :, None] - wins[:, None, :]) <= EPS
-    start, size = tied.argmax(2), tied.sum(2)  # first place and size of each seat's group
-    live = wins > wins[:, -1:] + EPS  # not in the last, forced group
-    place = np.arange(block.n)
-    in_play = np.where(place >= start[:, :, None], agents[:, None, :], k)
-    pad = ((0, 0), (0, 0), (0, width - block.n))
-    in_play = np.pad(np.sort(in_play, axis=2), pad, constant_values=k)
-    g, s = np.nonzero(live)
-    return block.game[g], in_play[g, s], agents[g, s], 1.0 / size[g, s]
-
-
-def _patterns(names, blocks) -> _Patterns:
-    k, width = len(names), max(b.n for b in blocks)
-    parts = [_block_events(b, k, width) for b in blocks]
-    game, in_play, chosen, weight = (np.concatenate(p) for p in zip(*parts, strict=True))
-    keys, event = _row_ids(np.column_stack([in_play, chosen]))
-    counts = np.zeros((len(keys), k + 1))
-    np.add.at(counts, (np.arange(len(keys))[:, None], keys[:, :width]), 1)
-    return _Patterns(counts[:, :k], keys[:, width], event, game, weight)
-
-
-def _loglik(theta, in_play, chosen_wins, weight, prior) -> float:
-    top = theta.max()
-    log_sum = np.log(in_play @ np.exp(theta - top)) + top
-    virtual = prior * (0.5 * theta - np.logaddexp(0, theta))
-    return float(chosen_wins @ theta - weight @ log_sum + virtual.sum())
-
-
-def _grad_hess(theta, in_play, chosen_wins, weight, prior):
-    strength = in_play * np.exp(theta - theta.max())
-    prob = strength / strength.sum(1, keepdims=True)
-    sig = 1 / (1 + np.exp(-theta))
-    grad = chosen_wins - weight @ prob + prior * (0.5 - sig)
-    hess = (prob * weight[:, None]).T @ prob - np.diag(weight @ prob + prior * sig * (1 - sig))
-    return grad, hess
-
-
-def _fit(in_play, chosen, weight, prior) -> np.ndarray:
-    """Maximum likelihood log-strengths by damped Newton (the objective is strictly concave)."""
-    k = in_play.shape[1]
-    chosen_wins = np.bincount(chosen, weights=weight, minlength=k)
-    args = (in_play, chosen_wins, weight, prior)
-    theta, value = np.zeros(k), _loglik(np.zeros(k), *args)
-    for _ in range(NEWTON_MAX):
-        grad, hess = _grad_hess(theta, *args)
-        step = np.linalg.solve(hess, -grad)
-        theta, value, moved = _line_search(theta, step, value, args)
-        if moved < NEWTON_TOL:
-            break
-    return theta - theta.mean()
-
-
-def _line_search(theta, step, value, args):
-    for _ in range(40):
-        trial = theta + step
-        trial_value = _loglik(trial, *args)
-        if trial_value >= value - 1e-12:
-            return trial, trial_value, float(np.abs(step).max())
-        step = step / 2
-    return theta, value, 0.0
-
-
-def _pattern_weights(pat: _Patterns, game_weight: np.ndarray) -> np.ndarray:
-    weights = pat.weight * game_weight[pat.game]
-    return np.bincount(pat.event, weights=weights, minlength=len(pat.chosen))
-
-
-def ratings(
-    long: pd.DataFrame, n_boot: int = 200, seed: int = 0, scale: str = "log", prior: float = 1.0
-) -> pd.DataFrame:
-    """Plackett-Luce rating per agent from each game's finishing order by win (see the notes
-    above ``_Patterns`` for ties): ``rating`` (maximum likelihood, mean 0 over agents) and a
-    95% percentile bootstrap interval over games (``ci_low``, ``ci_high``; NaN if ``n_boot`` is
-    0) drawn with ``np.random.default_rng(seed)``. ``scale``: "log" (log-strength) or "elo"
-    (x 400 / ln 10). ``prior``: virtual drawn games per agent against a rating-0 agent (> 0)."""
-    if scale not in SCALES or prior <= 0 or n_boot < 0:
-        raise ValueError(f"need scale in {sorted(SCALES)}, prior > 0, n_boot >= 0")
-    names, blocks = _blocks(long)
-    pat = _patterns(names, blocks)
-    n_games = sum(len(b.game) for b in blocks)
-    rating = _fit(pat.in_play, pat.chosen, _pattern_weights(pat, np.ones(n_games)), prior)
-    low, high = _bootstrap(pat, n_games, n_boot, np.random.default_rng(seed), prior)
-    table = pd.DataFrame(
-        {"rating": rating, "ci_low": low, "ci_high": high}, index=pd.Index(names, name="agent")
-    )
-    return (table * SCALES[scale]).sort_values("rating", ascending=False)
-
-
-def _bootstrap(pat: _Patterns, n_games: int, n_boot: int, rng, prior):
-    k = pat.in_play.shape[1]
-    if n_boot == 0:
-        return np.full(k, np.nan), np.full(k, np.nan)
-    draws = np.empty((n_boot, k))
-    for b in range(n_boot):
-        resampled = np.bincount(rng.integers(n_games, size=n_games), minlength=n_games)
-        draws[b] = _fit(pat.in_play, pat.chosen, _pattern_weights(pat, resampled), prior)
-    return np.percentile(draws, [2.5, 97.5], axis=0)

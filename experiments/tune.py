@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import cma
 import numpy as np
 import pandas as pd
+from tqdm import tqdm
 
 from agents.registry import parse
 from experiments.batch import field as field_share
@@ -51,11 +52,13 @@ def tune(
     sigma: float = 0.3,
     seed: int = 0,
     final_games: int = 20000,
+    progress: bool = False,
 ) -> TuneResult:
     """CMA-ES over the parameters of ``family`` for ``players`` seats against ``opponent``.
 
     ``games`` deals (each played once per seat) score a candidate during the search;
-    ``final_games`` fresh deals score the best one.
+    ``final_games`` fresh deals score the best one. ``progress``: a bar of candidates scored
+    on stderr.
     """
     base = parse(family, game)
     names = list(base.params)
@@ -75,11 +78,16 @@ def tune(
         np.zeros(len(names)), sigma, _options(popsize, generations, seed)
     )
     history = []
+    bar = tqdm(total=popsize * generations, unit="candidate", disable=not progress)
     while not search.stop():
         xs = search.ask()
-        losses = [loss(x) for x in xs]
+        losses = []
+        for x in xs:
+            losses.append(loss(x))
+            bar.update(1)
         search.tell(xs, losses)
         history.append(_generation_row(len(history), agent(xs[int(np.argmin(losses))]), losses))
+    bar.close()
     history[-1]["stop"] = ", ".join(search.stop())  # why CMA-ES ended (e.g. maxiter, tolfun)
     best = agent(search.result.xbest)
     final = field_share(

@@ -29,6 +29,7 @@ GAME = Game(
     winner_mask=scoring.winner_mask,
     rewards=scoring.rewards,
     result_row=scoring.result_row,
+    finish_key=scoring.finish_key,
     make_record=record.make_record,
     replay=record.replay,
 )

@@ -74,3 +74,9 @@ def take_delta(hand, card):
     if below:
         return -(card + 1) if above else 0
     return -1 if above else card
+
+
+def finish_key(blocks: np.ndarray) -> np.ndarray:
+    """Each seat's place key in the finishing order from its result blocks (``score``), higher
+    finishing better: the negated score. Equal keys are ties (for the win too: ``winner_mask``)."""
+    return -blocks[:, 0]

@@ -20,6 +20,9 @@ first, state)``                    ``state``; all chance is dealt here
                                    the shares sum to 1
 ``result_row(state, n, out, g)``   a finished game's result row ``g``: the ``blocks`` per seat,
                                    then first seat, decisions, winners' mask
+``finish_key(blocks)``             NumPy: each row's place in the finishing order from its
+                                   blocks (one seat a row), higher better; ties as in
+                                   ``winner_mask``
 ``make_record``, ``replay``        JSON game records (Python)
 =================================  =============================================================
 
@@ -70,6 +73,7 @@ class Game:
     winner_mask: object
     rewards: object
     result_row: object
+    finish_key: object
     make_record: object
     replay: object
 

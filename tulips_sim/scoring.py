@@ -26,6 +26,7 @@ from tulips_sim.state import (
 
 SCORED_RANKS = 3  # ranks 1..3 pay majorities; 4th and unranked varieties pay nothing
 STRENGTH_SCALE = 1000  # strength: cards * 1000 + value (values stay far below 1000)
+CARDS_SCALE = 1000  # finishing key: score * 1000 + bouquet cards (a bouquet holds far fewer)
 
 
 @njit(cache=True)
@@ -158,3 +159,10 @@ def result_row(state, n, out, g):
     out[g, 5 * n] = state[FIRST]
     out[g, 5 * n + 1] = state[N_DECISIONS]
     out[g, 5 * n + 2] = winner_mask(state)
+
+
+def finish_key(blocks: np.ndarray) -> np.ndarray:
+    """Each seat's place key in the finishing order from its result blocks (``score``, ...,
+    ``cards``), higher finishing better: the score, then the bouquet cards (rules §8). Equal
+    keys are ties (for the win too: ``winner_mask``)."""
+    return blocks[:, 0] * CARDS_SCALE + blocks[:, -1]

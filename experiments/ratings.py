@@ -1,0 +1,184 @@
+"""Plackett-Luce ratings of agents from each game's finishing order, with a bootstrap over deals.
+
+A seat with log-strength theta_i is chosen next among the seats R still in play with probability
+exp(theta_i) / sum_R exp(theta_j). Ratings are centred to mean 0 over agents; ``scale="elo"``
+multiplies by 400 / ln 10 (a gap of 400 is odds of 10:1).
+
+Which order: the column ``order`` of the long frame ranks the seats of a game, higher finishing
+better. ``experiments.results.long_table(frame, game)`` writes a ``finish`` column (the game's
+own win key: lowest score in No Thanks!, highest score then most cards in Tulips), so the whole
+finishing order counts; that is the default when the column is there. With ``order="win"`` (the
+default when it is not) only the winners count: every loser ties at 0, the model reduces to the
+winner's choice from the table (Luce's top-1 model), and the rating uses less information.
+
+Ties: seats with equal keys form one tied group. Each group in turn is chosen from the seats
+still in play R: a group of k tied seats counts as k choices of weight 1/k, each of one member
+from all of R (the tie is split), after which the whole group leaves. The last group is forced
+and adds nothing.
+
+Identical choice events (same agents in play, same chosen agent) are aggregated into patterns; a
+bootstrap draw only reweights the patterns, so each fit costs O(patterns x agents), and all
+draws are fitted together by batched Newton steps. The bootstrap resamples *deals* (the
+rotations of a seating on duplicate deals share one), not single games: games of one deal are
+correlated and resampling them one by one gives intervals that are too narrow.
+
+A prior of ``prior`` virtual drawn games (half a win, half a loss) per agent against a fixed
+agent of log-strength 0 keeps every estimate finite (an agent that never won would otherwise go
+to -inf) and fixes the additive constant; it is negligible for thousands of games.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+from scipy import sparse, stats
+
+from experiments.blocks import EPS, Block, blocks, row_ids
+
+SCALES = {"log": 1.0, "elo": 400 / np.log(10)}
+Z95 = float(stats.norm.ppf(0.975))
+NEWTON_TOL = 1e-10
+NEWTON_MAX = 100
+DRAWS_AT_ONCE = 50  # bootstrap draws fitted together (memory: draws x patterns x agents)
+
+
+class _Patterns(NamedTuple):
+    in_play: np.ndarray  # P x K copies of each agent among the seats still in play
+    chosen: np.ndarray  # P chosen agent code
+    by_deal: sparse.csr_matrix  # D x P summed event weights of each deal per pattern
+
+
+def _block_events(block: Block, k: int, width: int):
+    """Choice events of one block: deal codes, sorted agents in play (padded with k to
+    ``width``), chosen agent, weight."""
+    order = np.argsort(-block.key, axis=1, kind="stable")
+    keys = np.take_along_axis(block.key, order, axis=1)
+    agents = np.take_along_axis(block.agent, order, axis=1)
+    tied = np.abs(keys[:, :, None] - keys[:, None, :]) <= EPS
+    start, size = tied.argmax(2), tied.sum(2)  # first place and size of each seat's group
+    live = keys > keys[:, -1:] + EPS  # not in the last, forced group
+    place = np.arange(block.n)
+    in_play = np.where(place >= start[:, :, None], agents[:, None, :], k)
+    pad = ((0, 0), (0, 0), (0, width - block.n))
+    in_play = np.pad(np.sort(in_play, axis=2), pad, constant_values=k)
+    g, s = np.nonzero(live)
+    return block.deal[g], in_play[g, s], agents[g, s], 1.0 / size[g, s]
+
+
+def _patterns(names, parts: list[Block]) -> _Patterns:
+    k, width = len(names), max(b.n for b in parts)
+    events = [_block_events(b, k, width) for b in parts]
+    deal, in_play, chosen, weight = (np.concatenate(e) for e in zip(*events, strict=True))
+    keys, event = row_ids(np.column_stack([in_play, chosen]))
+    counts = np.zeros((len(keys), k + 1))
+    np.add.at(counts, (np.arange(len(keys))[:, None], keys[:, :width]), 1)
+    n_deals = max(int(b.deal.max(initial=-1)) for b in parts) + 1
+    by_deal = sparse.coo_matrix((weight, (deal, event)), shape=(n_deals, len(keys))).tocsr()
+    return _Patterns(counts[:, :k], keys[:, width], by_deal)
+
+
+# ---- batched maximum likelihood: B weightings of the same patterns at once -----------------
+
+
+def _loglik(theta, in_play, chosen_wins, weight, prior) -> np.ndarray:
+    top = theta.max(1, keepdims=True)
+    log_sum = np.log(np.exp(theta - top) @ in_play.T) + top
+    virtual = prior * (0.5 * theta - np.logaddexp(0, theta))
+    return (chosen_wins * theta).sum(1) - (weight * log_sum).sum(1) + virtual.sum(1)
+
+
+def _grad_hess(theta, in_play, chosen_wins, weight, prior):
+    strength = in_play[None] * np.exp(theta - theta.max(1, keepdims=True))[:, None, :]
+    prob = strength / strength.sum(2, keepdims=True)
+    sig = 1 / (1 + np.exp(-theta))
+    expected = np.einsum("bp,bpk->bk", weight, prob)
+    grad = chosen_wins - expected + prior * (0.5 - sig)
+    hess = np.einsum("bpk,bpl->bkl", prob * weight[:, :, None], prob)
+    diagonal = expected + prior * sig * (1 - sig)
+    hess[:, np.arange(theta.shape[1]), np.arange(theta.shape[1])] -= diagonal
+    return grad, hess
+
+
+def _fit(in_play, chosen, weight, prior) -> np.ndarray:
+    """Maximum likelihood log-strengths (B x K, centred) for B pattern weightings (B x P), by
+    damped Newton steps (the objective is strictly concave)."""
+    k = in_play.shape[1]
+    chosen_wins = weight @ np.eye(k)[chosen]
+    args = (in_play, chosen_wins, weight, prior)
+    theta = np.zeros((len(weight), k))
+    value = _loglik(theta, *args)
+    for _ in range(NEWTON_MAX):
+        grad, hess = _grad_hess(theta, *args)
+        step = np.linalg.solve(hess, -grad[:, :, None])[:, :, 0]
+        theta, value, moved = _line_search(theta, step, value, args)
+        if moved.max() < NEWTON_TOL:
+            break
+    return theta - theta.mean(1, keepdims=True)
+
+
+def _line_search(theta, step, value, args):
+    """Halve each draw's step until its log-likelihood does not fall (40 halvings at most)."""
+    alpha = np.ones(len(theta))
+    pending = np.ones(len(theta), bool)
+    new_theta, new_value = theta.copy(), value.copy()
+    for _ in range(40):
+        trial = theta + alpha[:, None] * step
+        trial_value = _loglik(trial, *args)
+        accept = pending & (trial_value >= value - 1e-12)
+        new_theta[accept], new_value[accept] = trial[accept], trial_value[accept]
+        pending &= ~accept
+        if not pending.any():
+            break
+        alpha[pending] /= 2
+    moved = np.where(pending, 0.0, np.abs(alpha[:, None] * step).max(1))
+    return new_theta, new_value, moved
+
+
+# ---- the table --------------------------------------------------------------------------------
+
+
+def ratings(
+    long: pd.DataFrame,
+    n_boot: int = 200,
+    seed: int = 0,
+    scale: str = "log",
+    prior: float = 1.0,
+    order: str | None = None,
+) -> pd.DataFrame:
+    """Plackett-Luce rating per agent from each game's finishing order by the column ``order``
+    (default: ``finish`` when the frame has it, else ``win``; see the module notes):
+    ``rating`` (maximum likelihood, mean 0 over agents) and a 95% normal interval whose standard
+    error is the standard deviation of ``n_boot`` bootstrap fits over deals (``ci_low``,
+    ``ci_high``; NaN if ``n_boot`` < 2), drawn with ``np.random.default_rng(seed)``. (A
+    normal interval from the bootstrap spread, rather than its 2.5% and 97.5% percentiles,
+    needs far fewer draws to be stable.) ``scale``: "log" (log-strength) or "elo" (x 400 / ln 10).
+    ``prior``: virtual drawn games per agent against a rating-0 agent (> 0)."""
+    if scale not in SCALES or prior <= 0 or n_boot < 0:
+        raise ValueError(f"need scale in {sorted(SCALES)}, prior > 0, n_boot >= 0")
+    order = order or ("finish" if "finish" in long.columns else "win")
+    names, parts = blocks(long, order)
+    pat = _patterns(names, parts)
+    n_deals = pat.by_deal.shape[0]
+    point = _fit(pat.in_play, pat.chosen, (pat.by_deal.T @ np.ones(n_deals))[None], prior)[0]
+    half = Z95 * _bootstrap_sd(pat, n_boot, np.random.default_rng(seed), prior)
+    table = pd.DataFrame(
+        {"rating": point, "ci_low": point - half, "ci_high": point + half},
+        index=pd.Index(names, name="agent"),
+    )
+    return (table * SCALES[scale]).sort_values("rating", ascending=False)
+
+
+def _bootstrap_sd(pat: _Patterns, n_boot: int, rng, prior) -> np.ndarray:
+    """The standard deviation of the ratings over ``n_boot`` resamplings of the deals."""
+    k = pat.in_play.shape[1]
+    if n_boot < 2:
+        return np.full(k, np.nan)
+    n_deals = pat.by_deal.shape[0]
+    draws = []
+    for start in range(0, n_boot, DRAWS_AT_ONCE):
+        size = min(DRAWS_AT_ONCE, n_boot - start)
+        picks = rng.integers(n_deals, size=(size, n_deals))
+        counts = np.stack([np.bincount(p, minlength=n_deals) for p in picks])
+        weight = np.asarray((pat.by_deal.T @ counts.T).T)
+        draws.append(_fit(pat.in_play, pat.chosen, weight, prior))
+    return np.concatenate(draws).std(0, ddof=1)

@@ -1,0 +1,56 @@
+"""The ladder's verdicts: Holm over the steps of a run, exploratory seeds, edges not ties."""
+
+import numpy as np
+import pandas as pd
+
+from experiments import ladder
+
+
+def test_holm_steps_down_and_stops_at_the_first_failure():
+    p = [0.001, 0.02, 0.012, 0.0001, 0.5]
+    # sorted: 0.0001 <= .025/5, 0.001 <= .025/4, 0.012 > .025/3 -> stop
+    assert ladder.holm(p).tolist() == [True, False, False, True, False]
+    assert ladder.holm([0.03]).tolist() == [False]
+    assert ladder.holm([0.02]).tolist() == [True]
+
+
+def test_holm_controls_the_family_wise_error_under_the_null():
+    rng = np.random.default_rng(0)
+    any_false = [ladder.holm(rng.random(30)).any() for _ in range(4000)]
+    assert np.mean(any_false) <= 0.025 + 0.006
+
+
+def steps_table(p_values):
+    n = len(p_values)
+    return pd.DataFrame(
+        {
+            "game": "tulips",
+            "players": 6,
+            "upper": [f"u{i}" for i in range(n)],
+            "lower": [f"l{i}" for i in range(n)],
+            "win_share": 0.2,
+            "ci_low": 0.17,
+            "ci_high": 0.23,
+            "fair": 1 / 6,
+            "games": 600,
+            "p_value": p_values,
+        }
+    )
+
+
+def test_a_step_is_shown_only_after_holm_on_a_fresh_seed():
+    table = ladder.judge(steps_table([1e-6, 0.017, 0.02]), seed=ladder.FRESH_SEED)
+    assert table["shown"].tolist() == [True, False, False]  # 0.017 > 0.025 / 2: stop
+    text = ladder.markdown(table, ["ladder"], ladder.FRESH_SEED)
+    rows = [line for line in text.splitlines() if line.startswith("| `")]
+    assert len(rows) == 3 and not any("tie" in row for row in rows)
+    assert "edge in [+0.003, +0.063]" in text
+    used = ladder.judge(steps_table([1e-6, 1e-6]), seed=0)
+    assert not used["shown"].any() and used["holm"].all()
+    assert "Exploratory" in ladder.markdown(used, ["ladder"], 0)
+
+
+def test_a_small_real_ladder_gives_p_values_and_verdicts():
+    table = ladder.ladder(["geschenkt"], n_games=60, search_games=0, seed=ladder.FRESH_SEED)
+    assert len(table) == 9 and table["p_value"].between(0, 1).all()
+    assert table.loc[table["upper"] == "greedy", "shown"].all()  # greedy crushes random
