@@ -5,8 +5,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.geschenkt.loop import _play
-from agents.registry import define, families, parse
+from agents.common.block import IllegalActionError
+from agents.geschenkt.loop import play_games
+from agents.registry import builtins, define, parse
 from experiments.batch import by_agent, play
 from geschenkt_sim import engine
 from geschenkt_sim.engine import OBS_SIZE, observe
@@ -14,7 +15,7 @@ from geschenkt_sim.rules import MAX_PLAYERS, TAKE
 from geschenkt_sim.state import DECK, N_CARDS, POS, REMOVED, cards_of, deal, new_state
 from tests.strategies import assert_same_decisions, quick, random_walk
 
-BUILTINS = families("geschenkt")
+BUILTINS = builtins("geschenkt")
 
 
 def hide_differently(state, seed):
@@ -100,11 +101,11 @@ def always_take(obs, params, rng):
 def test_user_agent_runs_in_the_compiled_loop_without_recompiling():
     family = define("geschenkt", "taker", always_take, {"unused": 1.0})
     play("geschenkt", ["greedy"] * 4, 10)
-    compiled = len(_play.signatures)
+    compiled = len(play_games.signatures)
     frame = play("geschenkt", ["taker", "greedy", "sniper", "random"], 500, seed=2)
     for mix in (["taker"] * 3, ["random", "taker", "greedy", "sniper", "taker", "greedy"]):
         play("geschenkt", mix, 50)
-    assert len(_play.signatures) == compiled == 1
+    assert len(play_games.signatures) == compiled == 1
     assert family.summary == "Always takes the card."
     # A seat that always takes never passes: it ends with its 11 chips plus nothing.
     assert (frame.n_decisions >= 24).all()
@@ -116,7 +117,7 @@ def test_user_agent_with_illegal_moves_is_reported():
         return 7
 
     define("geschenkt", "confused", confused)
-    with pytest.raises(RuntimeError, match="illegal action in game 0"):
+    with pytest.raises(IllegalActionError, match="illegal action in game 0"):
         play("geschenkt", ["confused"] * 3, 5)
 
 

@@ -5,12 +5,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.registry import families, parse_list
+from agents.registry import builtins, parse_list
 from experiments.games import play_slow
 from geschenkt_sim.state import CHIPS, HANDS, N_CARDS, POT
 from tests.strategies import geschenkt_rules
 
-SPECS = [f.name for f in families("geschenkt")]
+SPECS = [f.name for f in builtins("geschenkt")]
 
 
 @settings(max_examples=40, deadline=None)

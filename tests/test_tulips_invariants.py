@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.registry import families, parse_list
+from agents.registry import builtins, parse_list
 from experiments.batch import field, play
 from experiments.games import play_slow
 from giftsim.rng import next_below
@@ -33,7 +33,7 @@ from tulips_sim.state import (
     new_state,
 )
 
-SPECS = [quick(f).spec for f in families("tulips")]
+SPECS = [quick(f).spec for f in builtins("tulips")]
 
 
 def places(state, n):
@@ -140,7 +140,7 @@ def test_no_builtin_agent_sees_what_its_seat_may_not_know(n, seed, steps):
     observe(state, seat, a)
     observe(other, seat, b)
     assert np.array_equal(a, b)
-    assert_same_decisions(families("tulips"), a, b)
+    assert_same_decisions(builtins("tulips"), a, b)
 
 
 @pytest.mark.parametrize("spec", SPECS)

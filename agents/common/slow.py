@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.base import Agent
-from agents.common.block import IllegalActionError
+from agents.common.block import AgentError, IllegalActionError
 from giftsim.contract import first_policy, first_seat
 from giftsim.game import Game
 from giftsim.rng import agent_stream, check_secret, check_seed, game_key
@@ -73,6 +73,9 @@ def _ask(game: Game, players, state, rngs, legal) -> int:
     obs = np.zeros(game.obs_size, np.int64)
     game.observe(state, seat, obs)
     player = players[seat]
-    if isinstance(player, Agent):
+    if not isinstance(player, Agent):
+        return int(player(obs, legal))
+    try:
         return int(player.family.decide(obs, player.param_row(), rngs[seat]))
-    return int(player(obs, legal))
+    except IndexError:  # a bounds-checked user agent read past its observation
+        raise AgentError(f"an agent ({player.spec}) read outside its observation") from None

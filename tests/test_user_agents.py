@@ -1,0 +1,160 @@
+"""User agents everywhere: defined in a file, a module or a test (as in a notebook), compiled or
+plain Python, they play in every backend and on the command line, and give the same games."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.registry import define, load_module, parse
+from experiments.runner import run
+from experiments.schedule import field_design
+
+AGENTS_FILE = '''
+"""Two user agents of the same rule: one compiled, one plain Python."""
+from agents.registry import define
+from geschenkt_sim.engine import O_CHIPS, O_POT, O_SEAT
+
+
+def run_taker(obs, params, rng):
+    """Take once the pot reaches ``pot``; take when out of chips."""
+    seat = obs[O_SEAT]
+    return 1 if obs[O_CHIPS + seat] == 0 or obs[O_POT] >= params[0] else 0
+
+
+def py_rule(obs, params, rng):
+    seat = int(obs[O_SEAT])
+    return 1 if obs[O_CHIPS + seat] == 0 or obs[O_POT] >= params[0] else 0
+
+
+define("geschenkt", "file_taker", run_taker, {"pot": 4})
+define("geschenkt", "file_py_taker", py_rule, {"pot": 4}, compiled=False)
+'''
+
+
+@pytest.fixture(scope="module")
+def agents_file(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("user") / "my_agents.py"
+    path.write_text(AGENTS_FILE)
+    names = {f.name for f in load_module(str(path))}
+    assert names == {"file_taker", "file_py_taker"}
+    return path
+
+
+def _rows(candidate, backend, **options):
+    jobs = field_design("geschenkt", candidate, "greedy", 3, 60, seed=4)
+    frame, _, played = run(jobs, backend=backend, chunk_size=25, progress=False, **options)
+    assert played == 180
+    return frame.drop(columns=[c for c in frame.columns if c.startswith("agent_")])
+
+
+@pytest.mark.parametrize("candidate", ["file_taker", "file_py_taker:pot=6"])
+def test_a_file_agent_plays_alike_in_the_serial_and_process_backends(agents_file, candidate):
+    serial = _rows(candidate, "serial")
+    processes = _rows(candidate, "processes", workers=2)
+    assert serial.equals(processes)
+
+
+def test_a_plain_python_agent_plays_the_same_games_as_its_compiled_twin(agents_file):
+    compiled = _rows("file_taker", "serial")
+    plain = _rows("file_py_taker", "serial")
+    assert compiled.equals(plain)
+
+
+def test_a_file_agent_plays_on_a_dask_cluster(agents_file):
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True) as cluster:
+        remote = _rows("file_taker", "dask", scheduler=cluster.scheduler_address, workers=1)
+    assert remote.equals(_rows("file_taker", "serial"))
+
+
+def notebook_rule(obs, params, rng):
+    return 1 if obs[3] >= 3 or obs[14 + obs[11]] == 0 else 0
+
+
+define("geschenkt", "notebook_taker", notebook_rule)
+
+
+def test_an_agent_defined_in_a_notebook_plays_in_worker_processes():
+    assert _rows("notebook_taker", "processes", workers=2).equals(_rows("notebook_taker", "serial"))
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "tournament geschenkt --agents file_taker,greedy --players 3",
+        "tournament geschenkt --design field --candidate file_py_taker --baseline greedy "
+        "--players 3",
+        "seats geschenkt --agents file_taker --players 3",
+    ],
+)
+def test_the_command_line_loads_an_agents_module(agents_file, command, tmp_path):
+    argv = [*command.split(), "--agents-module", str(agents_file), "--games", "20", "--quiet"]
+    done = subprocess.run(
+        [sys.executable, "-m", "experiments.cli", *argv, "--workers", "2"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "file_" in done.stdout
+
+
+def test_a_record_of_a_file_agent_replays(agents_file, tmp_path):
+    record = tmp_path / "g.json"
+    base = [sys.executable, "-m", "experiments.cli"]
+    command = "record geschenkt --players 3 --agents file_taker,greedy,file_py_taker --secret 7"
+    made = subprocess.run(
+        [*base, *command.split(), "--out", str(record), "--agents-module", str(agents_file)],
+        capture_output=True,
+        text=True,
+    )
+    assert made.returncode == 0, made.stderr
+    checked = subprocess.run([*base, "replay", str(record)], capture_output=True, text=True)
+    assert checked.returncode == 0 and "record OK" in checked.stdout
+
+
+def test_an_unknown_agents_module_is_one_line(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "experiments.cli", "agents", "--agents-module", "no/such.py"],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip().count("\n") == 0 and "no such file" in done.stderr
+
+
+def test_define_reports_numbas_own_explanation():
+    table = {3: 1}
+
+    def reads_a_dict(obs, params, rng):
+        return table[obs[2]]
+
+    with pytest.raises(ValueError, match="Untyped global name 'table'"):
+        define("geschenkt", "reads_a_dict", reads_a_dict)
+
+
+@pytest.mark.parametrize(
+    ("spec", "valid"),
+    [
+        ("random:p=2", "[0, 1]"),
+        ("greedy:T=nan", "any finite number"),
+        ("flatmc:iters=-5", "a whole number in [1, 10000000]"),
+        ("flatmc:iters=2.5", "a whole number in [1, 10000000]"),
+        ("flatmc:policy=9", "one of 0, 1, 2, 3, 4"),
+        ("sniper:reserve=inf", "any finite number"),
+    ],
+)
+def test_agent_parameters_outside_their_range_are_refused(spec, valid):
+    with pytest.raises(ValueError, match="out of range") as error:
+        parse(spec, "geschenkt")
+    assert valid in str(error.value)
+
+
+def test_planner_race_must_be_finite():
+    for value in ("nan", "inf", "-inf"):
+        with pytest.raises(ValueError, match="any finite number"):
+            parse(f"planner:race={value}", "tulips")
+    assert np.isfinite(parse("planner:race=0.9", "tulips").params["race"])
