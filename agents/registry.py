@@ -6,6 +6,7 @@ script.
 """
 
 import importlib
+import math
 
 import numpy as np
 from numba import njit
@@ -100,9 +101,12 @@ def _entry(decide, obs_size: int):
 
 def _number(text: str, key: str, spec: str) -> float:
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
         raise ValueError(f"parameter {key!r} in {spec!r} must be a number, got {text!r}") from None
+    if not math.isfinite(value):  # nan and inf reach no decision rule sensibly
+        raise ValueError(f"parameter {key!r} in {spec!r} must be a finite number, got {text!r}")
+    return value
 
 
 def _load(game: str):

@@ -5,9 +5,11 @@ Every error is one line on stderr and exit status 2.
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
+from agents.common.block import IllegalActionError
 from agents.registry import parse_list
 from experiments import bench, commands
 from experiments.games import GAMES, entry
@@ -24,14 +26,35 @@ def main(argv=None) -> int:
     try:
         return args.run(args) or 0
     except (CliError, ValueError, OSError) as error:
-        print(f"giftsim {args.command}: error: {error}", file=sys.stderr)
-        return 2
+        return _fail(args, error)
+    except IllegalActionError as error:  # an agent's parameters or code, chosen by the user
+        return _fail(args, f"{error}; check the agents' parameters")
     except KeyboardInterrupt:
         print(
             f"giftsim {args.command}: interrupted (an --out run continues with --resume)",
             file=sys.stderr,
         )
         return 130
+    except Exception as error:  # a bug: still one line, the traceback on request
+        if os.environ.get("GIFTSIM_TRACEBACK"):
+            raise
+        print(
+            f"giftsim {args.command}: internal error: {type(error).__name__}: {_first(error)} "
+            "(GIFTSIM_TRACEBACK=1 shows where)",
+            file=sys.stderr,
+        )
+        return 1
+
+
+def _fail(args, error) -> int:
+    """Print a user error as one line; exit status 2."""
+    print(f"giftsim {args.command}: error: {_first(error)}", file=sys.stderr)
+    return 2
+
+
+def _first(error) -> str:
+    lines = str(error).strip().splitlines()
+    return lines[0] if lines else repr(error)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -309,7 +332,9 @@ def _add_demo(sub) -> None:
         help="fraction of the full size (2.1M No Thanks! and 0.55M Tulips games)",
     )
     p.add_argument("--seed", type=int, default=2026, help="root seed")
-    p.add_argument("--out", default="results/demo", help="folder for results and plots")
+    p.add_argument(
+        "--out", type=Path, help="folder for results and plots (default: results/demo-SCALE-SEED)"
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(run=_demo)
 
@@ -355,6 +380,8 @@ def _replay(args) -> None:
         record = json.loads(raw)
     except json.JSONDecodeError as error:
         raise CliError(f"{args.file} is not JSON: {error}") from None
+    except RecursionError:
+        raise CliError(f"{args.file} is not a record: its JSON nests too deeply") from None
     game = record.get("game") if isinstance(record, dict) else None
     if game not in GAMES:
         raise CliError(f"record 'game' must be one of {', '.join(GAMES)}, got {game!r}")
@@ -370,7 +397,8 @@ def _read(path: Path) -> str:
 
 
 def _demo(args) -> None:
-    commands.demo(Path(args.out), args.scale, args.seed, progress=not args.quiet)
+    out = args.out or Path(f"results/demo-{args.scale:g}-{args.seed}")
+    commands.demo(out, args.scale, args.seed, progress=not args.quiet)
 
 
 if __name__ == "__main__":

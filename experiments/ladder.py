@@ -61,7 +61,16 @@ def _step(game, n, lower, upper, deals, seed):
 
 def ladder(games=("geschenkt", "tulips"), n_games=20000, search_games=100, seed=0, workers=1):
     """Every step of every game's ladder as one table (rows in ladder order)."""
+    for flag, value, least in (
+        ("--games", n_games, 0),
+        ("--search-games", search_games, 0),
+        ("--workers", workers, 1),
+    ):
+        if value < least:
+            raise ValueError(f"{flag} must be at least {least}, got {value}")
     todo = [s for g in games for s in steps(g, PLAYERS[g], n_games, search_games)]
+    if not todo:
+        raise ValueError("--games and --search-games are both 0: the ladder has no step to play")
     slow_first = sorted(range(len(todo)), key=lambda i: -_cost(todo[i]))
     rows = Parallel(n_jobs=workers)(delayed(_step)(*todo[i], seed) for i in slow_first)
     by_index = dict(zip(slow_first, rows, strict=True))
