@@ -9,10 +9,29 @@ import os
 import sys
 from pathlib import Path
 
+import giftsim
 from agents.common.block import IllegalActionError
 from agents.registry import parse_list
 from experiments import bench, commands
 from experiments.games import GAMES, entry
+
+DESCRIPTION = "giftsim: tournaments, seat studies, reports, records and benchmarks of No Thanks!"
+DESCRIPTION += " and Gift of Tulips. Every error is one line and exit status 2."
+
+# One example per command, shown by its --help (tests/test_readme.py checks each parses).
+EXAMPLES = {
+    "bench": "giftsim bench --games 20000",
+    "record": "giftsim record tulips --agents hoarder,planner,greedy,random --out t.json",
+    "replay": "giftsim replay t.json",
+    "demo": "giftsim demo --scale 0.01",
+    "tournament": "giftsim tournament tulips --design round-robin --agents random,greedy,hoarder "
+    "--players 4 --games 2000 --out runs/rr",
+    "seats": "giftsim seats geschenkt --agents greedy,sniper --players 3,4,5 --out runs/seats",
+    "report": "giftsim report runs/rr",
+    "tune": "giftsim tune geschenkt --family sniper --players 4 --field sniper --games 2000",
+    "ladder": "giftsim ladder --game geschenkt --games 2000 --search-games 0",
+    "play": "giftsim play geschenkt --players 4 --seat 1 --vs ismcts,greedy,tuned4p",
+}
 
 
 class CliError(Exception):
@@ -57,6 +76,28 @@ def _first(error) -> str:
     return lines[0] if lines else repr(error)
 
 
+class _Help(argparse.RawDescriptionHelpFormatter):
+    """Help that shows each option's default (unless it has none or says it itself) and
+    keeps the example's line breaks."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        none = action.default is None or action.default is False  # 0 is a default to show
+        silent = none or action.default == argparse.SUPPRESS or "default" in text
+        return text if silent or not action.option_strings else f"{text} (default: %(default)s)"
+
+
+def _command(sub, name: str, summary: str):
+    """A subcommand with its one-line summary and its example."""
+    return sub.add_parser(
+        name,
+        help=summary,
+        description=summary,
+        epilog=f"example:\n  {EXAMPLES[name]}",
+        formatter_class=_Help,
+    )
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line (with a hint to --help) and exit status 2."""
 
@@ -65,7 +106,12 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="giftsim", description=__doc__.splitlines()[0])
+    parser = _Parser(
+        prog="giftsim",
+        description=DESCRIPTION,
+        epilog="`giftsim COMMAND --help` shows a command's options, their defaults and an example",
+    )
+    parser.add_argument("--version", action="version", version=f"giftsim {giftsim.__version__}")
     sub = parser.add_subparsers(
         dest="command", required=True, metavar="COMMAND", parser_class=_Parser
     )
@@ -83,7 +129,13 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _add_run_options(p) -> None:
-    p.add_argument("--games", type=int, default=10_000, help="games per seating")
+    p.add_argument(
+        "--games",
+        type=int,
+        default=10_000,
+        help="games per seating (a design has many seatings: a round-robin of 4 agents at 4 "
+        "players has 124, so --games 1000 plays 124,000 games)",
+    )
     p.add_argument("--seed", type=int, default=0, help="root seed of every deal")
     p.add_argument("--out", type=Path, help="results folder (manifest + parquet chunks)")
     p.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
@@ -96,7 +148,7 @@ def _add_run_options(p) -> None:
         "--backend",
         choices=("serial", "processes", "dask"),
         default="processes",
-        help="where games run (default: local processes)",
+        help="where games run",
     )
     p.add_argument("--workers", type=int, help="worker processes (default: all cores)")
     p.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://HOST:8786")
@@ -105,7 +157,7 @@ def _add_run_options(p) -> None:
 
 
 def _add_tournament(sub) -> None:
-    p = sub.add_parser("tournament", help="run a tournament design and print its tables")
+    p = _command(sub, "tournament", "run a tournament design and print its tables")
     p.add_argument("game", choices=sorted(GAMES), help="which game")
     p.add_argument(
         "--design",
@@ -128,7 +180,7 @@ def _add_tournament(sub) -> None:
 
 
 def _add_seats(sub) -> None:
-    p = sub.add_parser("seats", help="seat advantage of agents across player counts")
+    p = _command(sub, "seats", "seat advantage of agents across player counts")
     p.add_argument("game", choices=sorted(GAMES), help="which game")
     p.add_argument("--agents", default="greedy", help="comma-separated agent specs")
     p.add_argument("--players", help="player counts, comma-separated (default: all official)")
@@ -137,7 +189,7 @@ def _add_seats(sub) -> None:
 
 
 def _add_tune(sub) -> None:
-    p = sub.add_parser("tune", help="tune an agent family's parameters by CMA-ES against a field")
+    p = _command(sub, "tune", "tune an agent family's parameters by CMA-ES against a field")
     p.add_argument("game", choices=sorted(GAMES), help="which game")
     p.add_argument("--family", required=True, help="agent family to tune, e.g. sniper")
     p.add_argument("--players", type=int, required=True, help="player count")
@@ -175,17 +227,19 @@ def _tune(args) -> None:
         f"{args.players - 1} x {args.field}"
     )
     if args.json:
-        args.json.write_text(json.dumps(tune.as_record(result, args.argv), indent=2) + "\n")
+        _write_text(args.json, json.dumps(tune.as_record(result, args.argv), indent=2) + "\n")
 
 
 def _add_ladder(sub) -> None:
-    p = sub.add_parser("ladder", help="strength ladder of the built-ins, written as markdown")
+    p = _command(sub, "ladder", "strength ladder of the built-ins, written as markdown")
     p.add_argument("--game", choices=sorted(GAMES), help="one game (default: both)")
     p.add_argument("--games", type=int, default=20000, help="deals per heuristic step")
     p.add_argument("--search-games", type=int, default=100, help="deals per search step")
     p.add_argument("--seed", type=int, default=0, help="root seed of the deals")
     p.add_argument("--workers", type=int, default=1, help="steps run in parallel")
-    p.add_argument("--out", type=Path, default=Path("docs/ladder.md"), help="markdown file")
+    p.add_argument(
+        "--out", type=Path, help="also write the markdown to this file (e.g. docs/ladder.md)"
+    )
     p.set_defaults(run=_ladder)
 
 
@@ -195,18 +249,20 @@ def _ladder(args) -> None:
     games = [args.game] if args.game else list(ladder.RUNGS)
     table = ladder.ladder(games, args.games, args.search_games, args.seed, args.workers)
     text = ladder.markdown(table, args.argv)
-    args.out.write_text(text + "\n")
     print(text)
+    if args.out:
+        _write_text(args.out, text + "\n")
+        print(f"\nwritten to {args.out}")
 
 
 def _add_report(sub) -> None:
-    p = sub.add_parser("report", help="tables, PNG plots and summary.md for a results folder")
+    p = _command(sub, "report", "tables, PNG plots and summary.md for a results folder")
     p.add_argument("folder", type=Path, help="a folder written by tournament or seats --out")
     p.set_defaults(run=_report)
 
 
 def _add_play(sub) -> None:
-    p = sub.add_parser("play", help="play a game at the terminal against the bots")
+    p = _command(sub, "play", "play a game at the terminal against the bots")
     p.add_argument("game", choices=sorted(GAMES), help="which game")
     p.add_argument("--players", type=int, default=4, help="number of players, you included")
     p.add_argument("--seat", type=int, default=0, help="your seat, 0-based (default 0)")
@@ -294,19 +350,25 @@ def _execute_and_print(jobs, args) -> None:
         print(f"\nresults in {args.out}; `giftsim report {args.out}` writes plots and summary.md")
 
 
+def _write_text(path: Path, text: str) -> None:
+    """Write a file, creating its folder."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
 def _report(args) -> None:
     commands.report(args.folder)
 
 
 def _add_bench(sub) -> None:
-    p = sub.add_parser("bench", help="games per second per core, and start-up times")
+    p = _command(sub, "bench", "games per second per core, and start-up times")
     p.add_argument("--games", type=int, default=200_000, help="games per measurement")
     p.add_argument("--no-startup", action="store_true", help="skip the cold/warm start-up probe")
     p.set_defaults(run=_bench)
 
 
 def _add_record(sub) -> None:
-    p = sub.add_parser("record", help="play one game and write it as a JSON record")
+    p = _command(sub, "record", "play one game and write it as a JSON record")
     p.add_argument("game", choices=sorted(GAMES), help="which game")
     p.add_argument("--players", type=int, default=4, help="number of players")
     p.add_argument("--agents", help="comma-separated agent specs, one per seat (default greedy)")
@@ -318,13 +380,13 @@ def _add_record(sub) -> None:
 
 
 def _add_replay(sub) -> None:
-    p = sub.add_parser("replay", help="check a JSON record rule by rule and print it")
+    p = _command(sub, "replay", "check a JSON record rule by rule and print it")
     p.add_argument("file", type=Path, help="record file ('-' for stdin)")
     p.set_defaults(run=_replay)
 
 
 def _add_demo(sub) -> None:
-    p = sub.add_parser("demo", help="the main job on built-in defaults")
+    p = _command(sub, "demo", "the main job on built-in defaults")
     p.add_argument(
         "--scale",
         type=float,
@@ -385,6 +447,8 @@ def _replay(args) -> None:
     game = record.get("game") if isinstance(record, dict) else None
     if game not in GAMES:
         raise CliError(f"record 'game' must be one of {', '.join(GAMES)}, got {game!r}")
+    if record.get("unfinished"):
+        raise CliError(f"{args.file} is a game quit part-way; replay checks finished games only")
     for line in entry(game).replay(record):
         print(line)
     print("record OK: every action legal, scores and winners confirmed")

@@ -48,6 +48,13 @@ def kernels_of(state, engine, scores) -> Kernels:
     )
 
 
+class Stopped(Exception):
+    """Raised by a Python player to end the game early; ``play_slow`` then sets ``played``
+    to the game so far (its final state is where it stopped, its scores empty)."""
+
+    played: "PlayedGame | None" = None
+
+
 @dataclass
 class PlayedGame:
     """A finished game: its start state, the actions in order, and the final state."""
@@ -74,7 +81,11 @@ def play_slow(
     actions = []
     while not kernels.is_over(state):
         legal = [int(a) for a in kernels.legal_actions(state)]
-        action = legal[0] if len(legal) == 1 else _ask(kernels, players, state, rngs, legal)
+        try:
+            action = legal[0] if len(legal) == 1 else _ask(kernels, players, state, rngs, legal)
+        except Stopped as stop:
+            stop.played = PlayedGame(start, actions, state, [])
+            raise
         if action not in legal:
             raise ValueError(f"seat {state[kernels.turn_slot]} chose illegal action {action!r}")
         actions.append(action)

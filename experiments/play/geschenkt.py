@@ -72,6 +72,11 @@ def _own_score(obs) -> str:
     return f"your score now: {points} card points - {chips} chips = {points - chips}"
 
 
+def key(action: int) -> str:
+    """The letter that answers with ``action``: t(ake) or p(ass)."""
+    return "t" if action == TAKE else "p"
+
+
 def choice(obs, action: int, seats: Seats) -> str:
     if action == PASS:
         return "pass (pay 1 chip)"

@@ -10,7 +10,7 @@ from agents.base import Agent
 from agents.registry import parse_list
 from experiments.games import entry
 from experiments.play import geschenkt, tulips
-from experiments.play.screen import HUMAN, Console, Seats, rule
+from experiments.play.screen import HUMAN, Console, Quit, Seats, count, rule
 from giftsim.rng import check_seed
 
 TEXTS = {"geschenkt": geschenkt, "tulips": tulips}  # game -> its terminal text module
@@ -68,7 +68,8 @@ class Human:
         self.console.show([rule(self.text.heading(obs)), *self.log.flush()])
         self.console.show(self.text.view(obs, self.seats))
         labels = [self.text.choice(obs, a, self.seats) for a in legal]
-        action = legal[self.console.choose(labels)]
+        keys = [self.text.key(a) for a in legal]
+        action = legal[self.console.choose(labels, keys)]
         self.log.decided(obs, action)
         return action
 
@@ -99,7 +100,10 @@ def run(
     console.show(_welcome(text, seats, seed))
     result = _play(text, ent, rules, seats, bots, seed, console)
     path.write_text(json.dumps(result, indent=1) + "\n")
-    console.show([f"record saved to {path} (check it with: giftsim replay {path})"])
+    if result.get("unfinished"):
+        console.show([f"the game so far saved to {path} (unfinished, so replay will not check it)"])
+    else:
+        console.show([f"record saved to {path} (check it with: giftsim replay {path})"])
     return path
 
 
@@ -108,14 +112,26 @@ def _play(text, ent, rules, seats: Seats, bots, seed: int, console: Console) -> 
     log = MoveLog(text, seats)
     table = [log.watch(b) for b in bots]
     table.insert(seats.human, Human(text, console, log, seats))
-    played = ent.play_slow(rules, table, seed, 0, "random")
     meta = {"agents": list(seats.specs), "seed": seed, "game_index": 0}
+    try:
+        played = ent.play_slow(rules, table, seed, 0, "random")
+    except Quit as stop:
+        console.show([rule("you quit"), f"stopped after {count(len(stop.played.actions), 'move')}"])
+        return _unfinished(ent.make_record(rules, stop.played.start, stop.played.actions, meta))
     result = ent.make_record(rules, played.start, played.actions, meta)
     final = text.public_obs(played.final, seats.human)
     log.catch_up(final)
     console.show([rule("game over"), *log.flush(), *text.final(final, result, seats)])
     console.show(_winners(result, seats))
     return result
+
+
+RESULTS = ("scores", "winners", "breakdown", "reveal")  # a record's keys of a finished game
+
+
+def _unfinished(record: dict) -> dict:
+    """The record of a game stopped part-way: its moves so far, no results."""
+    return {**{k: v for k, v in record.items() if k not in RESULTS}, "unfinished": True}
 
 
 def _seating(game: str, players: int, seat: int, vs) -> tuple[Seats, list[Agent]]:
