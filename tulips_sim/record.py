@@ -93,6 +93,14 @@ def make_record(rules: Rules, start: np.ndarray, actions, meta: dict) -> dict:
     }
 
 
+def unfinished_record(rules: Rules, start: np.ndarray, actions, meta: dict) -> dict:
+    """The record of a game stopped part-way (``giftsim play``'s quit): its moves so far."""
+    record = make_record(rules, start, actions, meta)
+    for key in ("reveal", "scores", "breakdown", "winners"):  # results of a finished game
+        del record[key]
+    return {**record, "unfinished": True}
+
+
 def _log(state, action, setup, turns) -> None:
     """Append the record entry of ``action`` about to be applied to ``state``."""
     seat = int(state[TURN])

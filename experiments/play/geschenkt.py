@@ -17,6 +17,7 @@ from geschenkt_sim.engine import (
     OBS_SIZE,
     observe,
 )
+from geschenkt_sim.record import unfinished_record as unfinished_record  # for a game quit part-way
 from geschenkt_sim.rules import PASS, TAKE, Rules
 from geschenkt_sim.scoring import card_points, take_delta
 from geschenkt_sim.state import cards_of

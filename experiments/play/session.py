@@ -117,21 +117,13 @@ def _play(text, ent, rules, seats: Seats, bots, seed: int, console: Console) -> 
         played = ent.play_slow(rules, table, seed, 0, "random")
     except Quit as stop:
         console.show([rule("you quit"), f"stopped after {count(len(stop.played.actions), 'move')}"])
-        return _unfinished(ent.make_record(rules, stop.played.start, stop.played.actions, meta))
+        return text.unfinished_record(rules, stop.played.start, stop.played.actions, meta)
     result = ent.make_record(rules, played.start, played.actions, meta)
     final = text.public_obs(played.final, seats.human)
     log.catch_up(final)
     console.show([rule("game over"), *log.flush(), *text.final(final, result, seats)])
     console.show(_winners(result, seats))
     return result
-
-
-RESULTS = ("scores", "winners", "breakdown", "reveal")  # a record's keys of a finished game
-
-
-def _unfinished(record: dict) -> dict:
-    """The record of a game stopped part-way: its moves so far, no results."""
-    return {**{k: v for k, v in record.items() if k not in RESULTS}, "unfinished": True}
 
 
 def _seating(game: str, players: int, seat: int, vs) -> tuple[Seats, list[Agent]]:

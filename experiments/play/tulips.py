@@ -30,6 +30,7 @@ from tulips_sim.engine import (
     O_USED_KIND,
     observe,
 )
+from tulips_sim.record import unfinished_record as unfinished_record  # for a game quit part-way
 from tulips_sim.rules import (
     FESTIVAL,
     GIVE,
