@@ -212,6 +212,7 @@ def numba_reason(error: Exception) -> str:
 
 def _number(text: str, key: str, spec: str) -> float:
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
         raise ValueError(f"parameter {key!r} in {spec!r} must be a number, got {text!r}") from None
+    return value

@@ -6,12 +6,32 @@ run: ``--help``, argument errors and ``giftsim agents`` compile nothing.
 
 import argparse
 import json
+import os
 import secrets
 import sys
 from pathlib import Path
 
+import giftsim
 from giftsim import notice
 from giftsim.game import GAMES
+
+DESCRIPTION = "giftsim: tournaments, seat studies, reports, records and benchmarks of No Thanks!"
+DESCRIPTION += " and Gift of Tulips. Every error is one line and exit status 2."
+
+# One example per command, shown by its --help (tests/test_readme.py checks each parses).
+EXAMPLES = {
+    "bench": "giftsim bench --games 20000",
+    "record": "giftsim record tulips --agents hoarder,planner,greedy,random --out t.json",
+    "replay": "giftsim replay t.json",
+    "demo": "giftsim demo --scale 0.01",
+    "tournament": "giftsim tournament tulips --design round-robin --agents random,greedy,hoarder "
+    "--players 4 --games 2000 --out runs/rr",
+    "seats": "giftsim seats geschenkt --agents greedy,sniper --players 3,4,5 --out runs/seats",
+    "report": "giftsim report runs/rr",
+    "tune": "giftsim tune geschenkt --family sniper --players 4 --field sniper --games 2000",
+    "ladder": "giftsim ladder --game geschenkt --games 2000 --search-games 0",
+    "play": "giftsim play geschenkt --players 4 --seat 1 --vs ismcts,greedy,tuned4p",
+}
 
 
 class CliError(Exception):
@@ -27,8 +47,7 @@ def main(argv=None) -> int:
         _load_agent_modules(args)
         return args.run(args) or 0
     except (CliError, ValueError, OSError) as error:
-        print(f"giftsim {args.command}: error: {error}", file=sys.stderr)
-        return 2
+        return _fail(args, error)
     except BrokenPipeError:  # the reader of our output went away (e.g. `| head`)
         sys.stderr.close()
         return 0
@@ -38,6 +57,48 @@ def main(argv=None) -> int:
             file=sys.stderr,
         )
         return 130
+    except Exception as error:  # a bug: still one line, the traceback on request
+        if os.environ.get("GIFTSIM_TRACEBACK"):
+            raise
+        print(
+            f"giftsim {args.command}: internal error: {type(error).__name__}: {_first(error)} "
+            "(GIFTSIM_TRACEBACK=1 shows where)",
+            file=sys.stderr,
+        )
+        return 1
+
+
+def _fail(args, error) -> int:
+    """Print a user error as one line; exit status 2."""
+    print(f"giftsim {args.command}: error: {_first(error)}", file=sys.stderr)
+    return 2
+
+
+def _first(error) -> str:
+    lines = str(error).strip().splitlines()
+    return lines[0] if lines else repr(error)
+
+
+class _Help(argparse.RawDescriptionHelpFormatter):
+    """Help that shows each option's default (unless it has none or says it itself) and
+    keeps the example's line breaks."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        none = action.default is None or action.default is False  # 0 is a default to show
+        silent = none or action.default == argparse.SUPPRESS or "default" in text
+        return text if silent or not action.option_strings else f"{text} (default: %(default)s)"
+
+
+def _command(sub, name: str, summary: str):
+    """A subcommand with its one-line summary and its example."""
+    return sub.add_parser(
+        name,
+        help=summary,
+        description=summary,
+        epilog=f"example:\n  {EXAMPLES[name]}",
+        formatter_class=_Help,
+    )
 
 
 class _Parser(argparse.ArgumentParser):
@@ -48,7 +109,12 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="giftsim", description=__doc__.splitlines()[0])
+    parser = _Parser(
+        prog="giftsim",
+        description=DESCRIPTION,
+        epilog="`giftsim COMMAND --help` shows a command's options, their defaults and an example",
+    )
+    parser.add_argument("--version", action="version", version=f"giftsim {giftsim.__version__}")
     sub = parser.add_subparsers(
         dest="command", required=True, metavar="COMMAND", parser_class=_Parser
     )
@@ -130,7 +196,13 @@ def _agents(args) -> None:
 
 
 def _add_run_options(p) -> None:
-    p.add_argument("--games", type=int, default=10_000, help="games per seating")
+    p.add_argument(
+        "--games",
+        type=int,
+        default=10_000,
+        help="games per seating (a design has many seatings: a round-robin of 4 agents at 4 "
+        "players has 124, so --games 1000 plays 124,000 games)",
+    )
     p.add_argument("--seed", type=int, default=0, help="root seed of every deal")
     p.add_argument("--out", type=Path, help="results folder (manifest + parquet chunks)")
     p.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
@@ -143,7 +215,7 @@ def _add_run_options(p) -> None:
         "--backend",
         choices=("serial", "processes", "dask"),
         default="processes",
-        help="where games run (default: local processes)",
+        help="where games run",
     )
     p.add_argument("--workers", type=int, help="worker processes (default: all cores)")
     p.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://HOST:8786")
@@ -152,7 +224,7 @@ def _add_run_options(p) -> None:
 
 
 def _add_tournament(sub) -> None:
-    p = sub.add_parser("tournament", help="run a tournament design and print its tables")
+    p = _command(sub, "tournament", "run a tournament design and print its tables")
     p.add_argument("game", choices=sorted(GAMES), help="which game")
     p.add_argument(
         "--design",
@@ -176,7 +248,7 @@ def _add_tournament(sub) -> None:
 
 
 def _add_seats(sub) -> None:
-    p = sub.add_parser("seats", help="seat advantage of agents across player counts")
+    p = _command(sub, "seats", "seat advantage of agents across player counts")
     p.add_argument("game", choices=sorted(GAMES), help="which game")
     p.add_argument("--agents", default="greedy", help="comma-separated agent specs")
     _add_agent_options(p)
@@ -186,7 +258,7 @@ def _add_seats(sub) -> None:
 
 
 def _add_tune(sub) -> None:
-    p = sub.add_parser("tune", help="tune an agent family's parameters by CMA-ES against a field")
+    p = _command(sub, "tune", "tune an agent family's parameters by CMA-ES against a field")
     p.add_argument("game", choices=sorted(GAMES), help="which game")
     p.add_argument("--family", required=True, help="agent family to tune, e.g. sniper")
     p.add_argument("--players", type=int, required=True, help="player count")
@@ -227,11 +299,11 @@ def _tune(args) -> None:
         f"{args.players - 1} x {args.field}"
     )
     if args.json:
-        args.json.write_text(json.dumps(tune.as_record(result, args.argv), indent=2) + "\n")
+        _write_text(args.json, json.dumps(tune.as_record(result, args.argv), indent=2) + "\n")
 
 
 def _add_ladder(sub) -> None:
-    p = sub.add_parser("ladder", help="strength ladder of the built-ins, written as markdown")
+    p = _command(sub, "ladder", "strength ladder of the built-ins, written as markdown")
     p.add_argument("--game", choices=sorted(GAMES), help="one game (default: both)")
     p.add_argument("--games", type=int, default=20000, help="deals per heuristic step")
     p.add_argument("--search-games", type=int, default=100, help="deals per search step")
@@ -243,7 +315,9 @@ def _add_ladder(sub) -> None:
         "and 11 chose parameters and give an exploratory ladder)",
     )
     p.add_argument("--workers", type=int, default=1, help="steps run in parallel")
-    p.add_argument("--out", type=Path, default=Path("docs/ladder.md"), help="markdown file")
+    p.add_argument(
+        "--out", type=Path, help="also write the markdown to this file (e.g. docs/ladder.md)"
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=_ladder)
 
@@ -256,18 +330,20 @@ def _ladder(args) -> None:
         games, args.games, args.search_games, args.seed, args.workers, progress=not args.quiet
     )
     text = ladder.markdown(table, args.argv, args.seed)
-    args.out.write_text(text + "\n")
     print(text)
+    if args.out:
+        _write_text(args.out, text + "\n")
+        print(f"\nwritten to {args.out}")
 
 
 def _add_report(sub) -> None:
-    p = sub.add_parser("report", help="tables, PNG plots and summary.md for a results folder")
+    p = _command(sub, "report", "tables, PNG plots and summary.md for a results folder")
     p.add_argument("folder", type=Path, help="a folder written by tournament or seats --out")
     p.set_defaults(run=_report)
 
 
 def _add_play(sub) -> None:
-    p = sub.add_parser("play", help="play a game at the terminal against the bots")
+    p = _command(sub, "play", "play a game at the terminal against the bots")
     p.add_argument("game", choices=sorted(GAMES), help="which game")
     p.add_argument("--players", type=int, default=4, help="number of players, you included")
     p.add_argument("--seat", type=int, default=0, help="your seat, 0-based (default 0)")
@@ -369,6 +445,12 @@ def _execute_and_print(jobs, args) -> None:
         print(f"\nresults in {args.out}; `giftsim report {args.out}` writes plots and summary.md")
 
 
+def _write_text(path: Path, text: str) -> None:
+    """Write a file, creating its folder."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
 def _report(args) -> None:
     from experiments import commands
 
@@ -376,7 +458,7 @@ def _report(args) -> None:
 
 
 def _add_bench(sub) -> None:
-    p = sub.add_parser("bench", help="games per second per core, and start-up times")
+    p = _command(sub, "bench", "games per second per core, and start-up times")
     p.add_argument("--games", type=int, default=200_000, help="games per measurement")
     p.add_argument("--no-startup", action="store_true", help="skip the cold/warm start-up probe")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -384,7 +466,7 @@ def _add_bench(sub) -> None:
 
 
 def _add_record(sub) -> None:
-    p = sub.add_parser("record", help="play one game and write it as a JSON record")
+    p = _command(sub, "record", "play one game and write it as a JSON record")
     p.add_argument("game", choices=sorted(GAMES), help="which game")
     p.add_argument("--players", type=int, default=4, help="number of players")
     p.add_argument("--agents", help="comma-separated agent specs, one per seat (default greedy)")
@@ -397,13 +479,13 @@ def _add_record(sub) -> None:
 
 
 def _add_replay(sub) -> None:
-    p = sub.add_parser("replay", help="check a JSON record rule by rule and print it")
+    p = _command(sub, "replay", "check a JSON record rule by rule and print it")
     p.add_argument("file", type=Path, help="record file ('-' for stdin)")
     p.set_defaults(run=_replay)
 
 
 def _add_demo(sub) -> None:
-    p = sub.add_parser("demo", help="the main job on built-in defaults")
+    p = _command(sub, "demo", "the main job on built-in defaults")
     p.add_argument(
         "--scale",
         type=float,
@@ -411,7 +493,9 @@ def _add_demo(sub) -> None:
         help="fraction of the full size (2.1M No Thanks! and 0.55M Tulips games)",
     )
     p.add_argument("--seed", type=int, default=2026, help="root seed")
-    p.add_argument("--out", default="results/demo", help="folder for results and plots")
+    p.add_argument(
+        "--out", type=Path, help="folder for results and plots (default: results/demo-SCALE-SEED)"
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(run=_demo)
 
@@ -465,11 +549,15 @@ def _replay(args) -> None:
         record = json.loads(raw)
     except json.JSONDecodeError as error:
         raise CliError(f"{args.file} is not JSON: {error}") from None
+    except RecursionError:
+        raise CliError(f"{args.file} is not a record: its JSON nests too deeply") from None
     game = record.get("game") if isinstance(record, dict) else None
     if game not in GAMES:
         raise CliError(f"record 'game' must be one of {', '.join(GAMES)}, got {game!r}")
     from experiments.games import entry
 
+    if record.get("unfinished"):
+        raise CliError(f"{args.file} is a game quit part-way; replay checks finished games only")
     for line in entry(game).replay(record):
         print(line)
     print("record OK: every action legal, scores and winners confirmed")
@@ -484,7 +572,8 @@ def _read(path: Path) -> str:
 def _demo(args) -> None:
     from experiments import commands
 
-    commands.demo(Path(args.out), args.scale, args.seed, progress=not args.quiet)
+    out = args.out or Path(f"results/demo-{args.scale:g}-{args.seed}")
+    commands.demo(out, args.scale, args.seed, progress=not args.quiet)
 
 
 if __name__ == "__main__":

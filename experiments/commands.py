@@ -4,10 +4,12 @@ Tables are computed by ``experiments.stats`` and drawn by ``experiments.plots``;
 only wires them to folders and the terminal.
 """
 
+import math
 from pathlib import Path
 
 import pandas as pd
 
+from experiments import manifest as manifest_io
 from experiments import stats
 from experiments.results import (
     deal_sums,
@@ -53,8 +55,11 @@ def execute(jobs, out, options):
     keeps summaries only, their per-(deal, agent) sums (``results.deal_sums``), both read chunk
     by chunk so that memory does not grow with the number of games."""
     frame, seconds, played = run(jobs, out=out, **options)
-    rate = played / seconds if seconds > 0 else float("nan")
-    print(f"played {played:,} games in {seconds:.1f} s ({rate:,.0f} games/s)")
+    if played == 0 and out is not None:
+        print(f"every game is already in {out}; nothing left to play")
+    else:
+        rate = played / seconds if seconds > 0 else float("nan")
+        print(f"played {played:,} games in {seconds:.1f} s ({rate:,.0f} games/s)")
     summary_only = options.get("summary_only", False)
     if out is not None:
         sums = load_summary(out)
@@ -247,6 +252,7 @@ def _markdown(folder: Path, manifest: dict, named, figures, missing=()) -> None:
 
 
 # The demo: for each game a seat-advantage study and a round-robin of the built-in agents.
+DEMO_CHUNK = 50_000  # games per chunk file of a demo study
 DEMO = {
     "geschenkt": {
         "seats": (["random", "greedy", "sniper"], [3, 4, 5], 100_000),
@@ -260,17 +266,25 @@ DEMO = {
 
 
 def demo(folder: Path, scale: float, seed: int, progress: bool = True) -> None:
-    """Run every study of ``DEMO`` at ``scale``, print its tables, write plots per study."""
-    import shutil
+    """Run every study of ``DEMO`` at ``scale`` into ``folder/GAME-STUDY``, print its tables,
+    write plots per study. A study already in its folder is resumed (nothing is played
+    again); a folder of any other experiment is refused before anything is played."""
+    if not (math.isfinite(scale) and scale > 0):
+        raise ValueError(f"--scale must be a positive fraction of the full size, got {scale}")
+    plan = list(_demo_plan(Path(folder), scale, seed))
+    for _, _, jobs, out in plan:
+        manifest_io.check(out, jobs, DEMO_CHUNK, False, resume=True)
+    for title, agents, jobs, out in plan:
+        print(f"\n##### {title} of {', '.join(agents)} ({len(jobs)} seatings)")
+        execute(jobs, out, {"progress": progress, "resume": True, "chunk_size": DEMO_CHUNK})
+        report(out)
+    print(f"\nplots and summary.md per study in {folder}/")
 
+
+def _demo_plan(folder: Path, scale: float, seed: int):
+    """``(title, agents, jobs, folder)`` of every demo study."""
     for game, studies in DEMO.items():
         for study, (agents, players, games) in studies.items():
             design = "mirror" if study == "seats" else study
             jobs = design_jobs(game, design, agents, players, max(int(games * scale), 10), seed)
-            out = folder / f"{game}-{study}"
-            if out.exists():
-                shutil.rmtree(out)  # the demo's own folder: start afresh
-            print(f"\n##### {game}: {study} of {', '.join(agents)} ({len(jobs)} seatings)")
-            execute(jobs, out, {"progress": progress})
-            report(out)
-    print(f"\nplots and summary.md per study in {folder}/")
+            yield f"{game}: {study}", agents, jobs, folder / f"{game}-{study}"

@@ -114,7 +114,16 @@ def ladder(
 ):
     """Every step of every game's ladder as one table (rows in ladder order), judged by
     ``judge``; ``progress``: a bar of steps done on stderr."""
+    for flag, value, least in (
+        ("--games", n_games, 0),
+        ("--search-games", search_games, 0),
+        ("--workers", workers, 1),
+    ):
+        if value < least:
+            raise ValueError(f"{flag} must be at least {least}, got {value}")
     todo = [s for g in games for s in steps(g, PLAYERS[g], n_games, search_games)]
+    if not todo:
+        raise ValueError("--games and --search-games are both 0: the ladder has no step to play")
     slow_first = sorted(range(len(todo)), key=lambda i: -_cost(todo[i]))
     tasks = (delayed(_step)(*todo[i], seed) for i in slow_first)
     results = Parallel(n_jobs=workers, return_as="generator")(tasks)

@@ -22,6 +22,9 @@ import giftsim
 from experiments.schedule import Job, experiment_id
 
 MANIFEST = "manifest.json"
+TEMPORARY = f".{MANIFEST}.tmp"  # written first, then renamed to MANIFEST
+# What reading a folder needs from its manifest (``report``, ``load``, ``load_summary``).
+REQUIRED = ("experiment", "game", "design", "seed", "summary_only", "jobs", "versions")
 
 
 def prepare(
@@ -33,6 +36,19 @@ def prepare(
     meta: dict | None,
 ) -> str:
     """Create ``folder`` with a manifest, or check it belongs to this experiment (resume)."""
+    ident = check(folder, jobs, chunk_size, summary_only, resume)
+    path = folder / MANIFEST
+    if not path.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        _write(path, ident, jobs, chunk_size, summary_only, meta or {})
+    for stale in folder.glob(".chunk-*.tmp"):  # left by a killed run
+        stale.unlink()
+    return str(folder)
+
+
+def check(folder: Path, jobs: list[Job], chunk_size: int, summary_only: bool, resume: bool) -> str:
+    """The experiment id of ``jobs``; raises ValueError unless ``folder`` is new, empty, or
+    holds this experiment and ``resume`` is set. Writes nothing."""
     if not jobs:
         raise ValueError("the design has no seatings to play")
     rules = json.dumps([j.make_rules().as_dict() for j in jobs], sort_keys=True, default=str)
@@ -42,21 +58,29 @@ def prepare(
     path = folder / MANIFEST
     if path.exists():
         _check_same(folder, path, ident, resume)
-    else:
-        folder.mkdir(parents=True, exist_ok=True)
-        if any(folder.iterdir()):
-            raise ValueError(f"{folder} is not empty and has no {MANIFEST}; choose a new --out")
-        _write(path, ident, jobs, chunk_size, summary_only, meta or {})
-    for stale in folder.glob(".chunk-*.tmp"):  # left by a killed run
-        stale.unlink()
-    return str(folder)
+    elif folder.exists():
+        _check_empty(folder)
+    return ident
+
+
+def _check_empty(folder: Path) -> None:
+    """A folder without a manifest may hold only a manifest's temporary file (a run killed
+    before its rename), which is removed."""
+    if not folder.is_dir():
+        raise ValueError(f"{folder} is a file, not a results folder; choose a new --out")
+    temporary = folder / TEMPORARY
+    if any(p != temporary for p in folder.iterdir()):
+        raise ValueError(f"{folder} is not empty and has no {MANIFEST}; choose a new --out")
+    temporary.unlink(missing_ok=True)
 
 
 def _check_same(folder: Path, path: Path, ident: str, resume: bool) -> None:
     try:
         old = json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError) as error:
+    except (OSError, ValueError, RecursionError) as error:
         raise ValueError(f"{path} is not a readable manifest: {error}") from None
+    if not isinstance(old, dict):
+        raise ValueError(f"{path} is not a giftsim manifest (not a JSON object)")
     if old.get("experiment") != ident:
         raise ValueError(
             f"{folder} holds another experiment ({old.get('design', '?')}, id "
@@ -83,7 +107,7 @@ def _write(path: Path, ident, jobs, chunk_size, summary_only, meta) -> None:
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         **meta,
     }
-    temporary = path.with_name(f".{path.name}.tmp")
+    temporary = path.with_name(TEMPORARY)
     temporary.write_text(json.dumps(manifest, indent=1, default=str))
     os.replace(temporary, path)  # a killed run never leaves half a manifest
 
@@ -101,10 +125,15 @@ def read(folder: Path) -> dict:
         raise ValueError(f"{folder} has no {MANIFEST}: not a giftsim results folder")
     try:
         manifest = json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError) as error:
+    except (OSError, ValueError, RecursionError) as error:
         raise ValueError(f"{path} is not a readable manifest: {error}") from None
-    if not isinstance(manifest, dict) or "summary_only" not in manifest:
-        raise ValueError(f"{path} is not a giftsim manifest")
+    if not isinstance(manifest, dict):
+        raise ValueError(f"{path} is not a giftsim manifest (not a JSON object)")
+    missing = [key for key in REQUIRED if key not in manifest]
+    if missing:
+        raise ValueError(f"{path} is not a giftsim manifest: it lacks {', '.join(missing)}")
+    if not isinstance(manifest["jobs"], list) or not isinstance(manifest["versions"], dict):
+        raise ValueError(f"{path} is not a giftsim manifest: bad 'jobs' or 'versions'")
     return manifest
 
 

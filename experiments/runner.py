@@ -8,7 +8,9 @@ chunk size. With an output folder each worker writes its chunk as a parquet file
 aggregates instead of per-game rows, so memory and disk do not grow with the number of games.
 """
 
+import ctypes
 import os
+import signal
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -106,8 +108,13 @@ def summary(frame: pd.DataFrame, job: Job) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
-def play_chunk(chunk: Chunk, folder: str | None, summary_only: bool):
-    """Play a chunk; write it to ``folder`` (atomically) or return it. Returns games played."""
+def play_chunk(chunk: Chunk, folder: str | None, summary_only: bool, owner: int | None = None):
+    """Play a chunk; write it to ``folder`` (atomically) or return it. Returns games played.
+
+    ``owner`` is the pid of the run's process when the chunk runs in a local worker: the
+    worker then ends as soon as that process does (killed or not), and never writes a chunk
+    for a run that is gone."""
+    _follow(owner)
     frame = rows(chunk)
     if summary_only:
         frame = summary(frame, chunk.job)
@@ -116,8 +123,37 @@ def play_chunk(chunk: Chunk, folder: str | None, summary_only: bool):
     path = Path(folder) / chunk.name
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     _write(frame, temporary)
+    if _orphaned(owner):
+        temporary.unlink(missing_ok=True)
+        os._exit(1)
     os.replace(temporary, path)
     return chunk.size, None
+
+
+_PR_SET_PDEATHSIG = 1  # Linux prctl option: a signal for this process when its parent dies
+_bound_to_parent = False
+
+
+def _follow(owner: int | None) -> None:
+    """In a local worker of ``owner``: exit if it is gone, and have the kernel kill this
+    process when it goes (Linux; elsewhere the check before each write remains)."""
+    global _bound_to_parent
+    if owner is None or owner == os.getpid():
+        return
+    if not _bound_to_parent:
+        _bound_to_parent = True
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+    if _orphaned(owner):  # it died before the binding above
+        os._exit(1)
+
+
+def _orphaned(owner: int | None) -> bool:
+    """True in a worker whose run's process has ended (the worker was handed to another)."""
+    return owner is not None and owner != os.getpid() and os.getppid() != owner
 
 
 def _write(frame: pd.DataFrame, path: Path) -> None:
@@ -128,9 +164,10 @@ def _write(frame: pd.DataFrame, path: Path) -> None:
     pq.write_table(table, path, write_statistics=False, use_dictionary=names or False)
 
 
-def warm_up(chunks: list[Chunk]) -> None:
+def warm_up(chunks: list[Chunk], owner: int | None = None) -> None:
     """Compile (or load from the Numba cache) every loop and agent the chunks need, by playing
-    one game of each seating."""
+    one game of each seating (``owner``: as for :func:`play_chunk`)."""
+    _follow(owner)
     for chunk in _first_of_each_seating(chunks):
         rows(Chunk(chunk.job, 0, 1, chunk.agents))
 
@@ -197,7 +234,8 @@ def _dispatch(todo, folder, summary_only, backend, workers, scheduler, progress)
 
 
 def _results(todo, folder, summary_only, backend, workers, scheduler):
-    tasks = (delayed(play_chunk)(c, folder, summary_only) for c in todo)
+    owner = os.getpid() if backend == "processes" else None  # local workers follow this one
+    tasks = (delayed(play_chunk)(c, folder, summary_only, owner) for c in todo)
     if backend == "serial":
         yield from (play_chunk(c, folder, summary_only) for c in todo)
     elif backend == "processes":
@@ -218,8 +256,8 @@ def start_workers(chunks: list[Chunk], backend: str, workers) -> None:
     if count == 1:
         warm_up(chunks)
         return
-    firsts = _first_of_each_seating(chunks)
-    Parallel(n_jobs=count)(delayed(warm_up)(firsts) for _ in range(count))
+    firsts, owner = _first_of_each_seating(chunks), os.getpid()
+    Parallel(n_jobs=count)(delayed(warm_up)(firsts, owner) for _ in range(count))
 
 
 def _on_dask(tasks, scheduler, workers):

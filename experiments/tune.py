@@ -60,6 +60,9 @@ def tune(
     ``final_games`` fresh deals score the best one. ``progress``: a bar of candidates scored
     on stderr.
     """
+    _check_sizes(games=games, generations=generations, popsize=popsize, final_games=final_games)
+    if not np.isfinite(sigma) or sigma <= 0:
+        raise ValueError(f"sigma must be a positive number, got {sigma}")
     base = parse(family, game)
     names = list(base.params)
     if len(names) < 2:
@@ -104,6 +107,15 @@ def tune(
         int(final["games"]),
         pd.DataFrame(history),
     )
+
+
+def _check_sizes(**sizes: int) -> None:
+    """Every count at least its minimum (CMA-ES needs two candidates to rank)."""
+    for name, value in sizes.items():
+        least = 2 if name == "popsize" else 1
+        if value < least:
+            flag = name.replace("_", "-")
+            raise ValueError(f"--{flag} must be at least {least}, got {value}")
 
 
 def _options(popsize: int, generations: int, seed: int) -> dict:

@@ -34,15 +34,26 @@ def make_record(rules: Rules, start: np.ndarray, actions, meta: dict) -> dict:
     final = _replay_states(rules, start, actions)[-1]
     final_scores = _scores(rules, final)
     return {
+        **_moves(rules, start, actions),
+        "scores": final_scores,
+        "winners": seats_of(winner_mask(final)),
+        **meta,
+    }
+
+
+def unfinished_record(rules: Rules, start: np.ndarray, actions, meta: dict) -> dict:
+    """The record of a game stopped part-way (``giftsim play``'s quit): its moves so far."""
+    return {**_moves(rules, start, actions), **meta, "unfinished": True}
+
+
+def _moves(rules: Rules, start: np.ndarray, actions) -> dict:
+    return {
         "game": "geschenkt",
         "rules": rules.as_dict(),
         "deck": deck_of(start),
         "removed": cards_of(start[REMOVED]),
         "first_player": int(start[FIRST]),
         "actions": [ACTION_NAMES[a] for a in actions],
-        "scores": final_scores,
-        "winners": seats_of(winner_mask(final)),
-        **meta,
     }
 
 

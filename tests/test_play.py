@@ -3,6 +3,7 @@
 import io
 import json
 import re
+import subprocess
 import sys
 
 import numpy as np
@@ -191,3 +192,69 @@ def test_bad_arguments_give_one_line_and_status_2(monkeypatch, capsys, args, mes
     assert code == 2 and out == ""
     assert err.startswith("giftsim play: error: ") and err.count("\n") == 1
     assert message in err
+
+
+@pytest.mark.parametrize(
+    ("args", "letter"),
+    [(NO_THANKS, "p"), (TULIPS, None)],
+    ids=["geschenkt", "tulips"],
+)
+def test_letters_answer_like_numbers_and_question_mark_helps(
+    monkeypatch, capsys, tmp_path, args, letter
+):
+    args = (*args, "--seed", "11")
+    _, clean = played(monkeypatch, capsys, tmp_path, args)
+    # Tulips: "a" chooses the first setup option, "k" keeps and "f" adds to the festival,
+    # which is what answering 0 does (keep first; after keeping, the festival is option 0)
+    answers = "?\n" + ("p\n" * 2000 if letter else "a\n" + "k\nf\n" * 1000)
+    by_letter, record = played(monkeypatch, capsys, tmp_path, args, stdin=answers)
+    assert record == clean
+    assert "?: this help;  q: quit now" in by_letter and HINT not in by_letter
+    assert ("[0|p] pass" if letter else "[0|k] keep") in by_letter
+
+
+def test_q_quits_and_saves_the_game_so_far(monkeypatch, capsys, tmp_path):
+    path = tmp_path / "game.json"
+    code, out, err = play(
+        monkeypatch, capsys, *TULIPS, "--seed", "5", "--record", str(path), stdin="0\ng2\nq\n"
+    )
+    assert code == 0, err
+    record = json.loads(path.read_text())
+    assert record["unfinished"] and "scores" not in record and "winners" not in record
+    assert record["setup"][0]["bouquet"] is not None
+    mine = [a for t in record["turns"] if t["player"] == 0 for a in t["actions"]]
+    assert [a["action"] for a in mine] == ["give"] and mine[0]["to"] == 2
+    assert "the game so far saved to" in out
+    assert main(["replay", str(path)]) == 2
+    assert "quit part-way" in capsys.readouterr().err
+
+
+def test_the_tulips_screen_says_who_starts_and_how_many_secret_cards_count(
+    monkeypatch, capsys, tmp_path
+):
+    out, record = played(monkeypatch, capsys, tmp_path, (*TULIPS, "--seed", "5"))
+    first = record["first_player"]
+    name = "you" if first == 0 else f"seat {first} ({record['agents'][first]})"
+    before = screen_before_the_end(out)
+    assert f"first player: {name}; then in seat order" in before
+    assert "at the end only 5 of them, at random, or all if fewer, are turned up" in before
+    assert len(record["reveal"]) == 5
+
+
+def test_the_tulips_replay_names_the_cards(tmp_path):
+    record = json.loads(
+        subprocess.run(
+            [sys.executable, "-m", "experiments.cli", "record", "tulips", "--seed", "7"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
+    lines = entry("tulips").replay(record)
+    move = record["turns"][0]["actions"][0]
+    variety, value = move["card"]
+    assert f"seat {record['turns'][0]['player']} " in lines[4] and f"{variety} {value}" in lines[4]
+    setup = record["setup"][0]
+    assert f"puts {' '.join(map(str, setup['bouquet']))} in its bouquet" in lines[0]
+    turned = ", ".join(f"{v} {n}" for v, n in record["reveal"])
+    assert f"secret festival turned up: {turned}" in lines

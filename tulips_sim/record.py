@@ -94,6 +94,14 @@ def make_record(rules: Rules, start: np.ndarray, actions, meta: dict) -> dict:
     }
 
 
+def unfinished_record(rules: Rules, start: np.ndarray, actions, meta: dict) -> dict:
+    """The record of a game stopped part-way (``giftsim play``'s quit): its moves so far."""
+    record = make_record(rules, start, actions, meta)
+    for key in ("reveal", "scores", "breakdown", "winners"):  # results of a finished game
+        del record[key]
+    return {**record, "unfinished": True}
+
+
 def _log(state, action, setup, turns) -> None:
     """Append the record entry of ``action`` about to be applied to ``state``."""
     seat = int(state[TURN])
@@ -150,6 +158,8 @@ def replay(record: dict) -> list[str]:
     if not is_over(state):
         raise RecordError("turns: the game is not over after the recorded turns")
     _apply_reveal(rules, state, record["reveal"])
+    turned = ", ".join(f"{v} {n}" for v, n in record["reveal"]) or "none"
+    lines.append(f"secret festival turned up: {turned}")
     results = _results(state, rules.n_players)
     for key in ("scores", "breakdown", "winners"):
         expect(key, record[key], results[key])
@@ -303,11 +313,12 @@ def _step(state, where: str, action: int, points, player: int, index: int) -> st
     if not is_legal(state, action):
         raise RecordError(f"{where}: {action_text(action)} is not legal for seat {seat} now")
     before = int(state[GIVE_POINTS + seat] + state[KEEP_POINTS + seat])
+    move = move_text(state, action)
     apply_action(state, action)
     scored = int(state[GIVE_POINTS + seat] + state[KEEP_POINTS + seat]) - before
     if points is not None and points != scored:
         raise RecordError(f"{where}.points: the record says {points}, the rules give {scored}")
-    return f"{where}: seat {seat} {action_text(action)} (+{scored})"
+    return f"{where}: seat {seat} {move}" + ("" if action >= SETUP_FIRST else f" (+{scored})")
 
 
 def _apply_reveal(rules, state, reveal) -> None:
@@ -323,6 +334,30 @@ def _apply_reveal(rules, state, reveal) -> None:
         pile.remove(card)
         add_faceup(state, variety_of(card), value_of(card))
     majority_points(state)
+
+
+def move_text(state, action: int) -> str:
+    """A legal ``action`` about to be applied to ``state``, with its cards: ``gives blue 2 to
+    seat 1``, ``puts pink 3 in its bouquet, orange 4 face down``."""
+    seat = int(state[TURN])
+    if action >= SETUP_FIRST:
+        pair = DEALT + 2 * seat
+        pick = action - SETUP_FIRST
+        bouquet, secret = _words(state[pair + pick]), _words(state[pair + 1 - pick])
+        return f"puts {bouquet} in its bouquet, {secret} face down in the secret festival"
+    card = _words(state[DRAWN])
+    if action >= GIVE:
+        return f"gives {card} to seat {action - GIVE}"
+    return {
+        KEEP: f"keeps {card}",
+        FESTIVAL: f"adds {card} to the festival",
+        SECRET: f"adds {card} to the secret festival",
+    }[action]
+
+
+def _words(card) -> str:
+    variety, value = card_json(int(card))
+    return f"{variety} {value}"
 
 
 def action_text(action: int) -> str:

@@ -18,6 +18,13 @@ from giftsim.game import Game
 from giftsim.rng import agent_stream, check_secret, check_seed, game_key
 
 
+class Stopped(Exception):
+    """Raised by a Python player to end the game early; ``play_slow`` then sets ``played``
+    to the game so far (its final state is where it stopped, its scores empty)."""
+
+    played: "PlayedGame | None" = None
+
+
 @dataclass
 class PlayedGame:
     """A finished game: its start state, the actions in order, and the final state."""
@@ -45,7 +52,11 @@ def play_slow(
     actions = []
     while not game.is_over(state):
         legal = game.legal_actions(state)
-        action = legal[0] if len(legal) == 1 else _ask(game, players, state, rngs, legal)
+        try:
+            action = legal[0] if len(legal) == 1 else _ask(game, players, state, rngs, legal)
+        except Stopped as stop:
+            stop.played = PlayedGame(start, actions, state, [])
+            raise
         if action not in legal:
             seat = state[game.turn_slot]
             raise IllegalActionError(f"seat {seat} chose illegal action {action!r}")

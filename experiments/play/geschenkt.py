@@ -17,6 +17,7 @@ from geschenkt_sim.engine import (
     OBS_SIZE,
     observe,
 )
+from geschenkt_sim.record import unfinished_record as unfinished_record  # for a game quit part-way
 from geschenkt_sim.rules import PASS, TAKE, Rules
 from geschenkt_sim.scoring import card_points, take_delta
 from geschenkt_sim.state import cards_of
@@ -70,6 +71,11 @@ def _own_score(obs) -> str:
     seat = obs[O_SEAT]
     points, chips = int(card_points(obs[O_HANDS + seat])), int(obs[O_CHIPS + seat])
     return f"your score now: {points} card points - {chips} chips = {points - chips}"
+
+
+def key(action: int) -> str:
+    """The letter that answers with ``action``: t(ake) or p(ass)."""
+    return "t" if action == TAKE else "p"
 
 
 def choice(obs, action: int, seats: Seats) -> str:

@@ -2,11 +2,20 @@
 
 from dataclasses import dataclass
 
+from agents.common.slow import Stopped
+
 HUMAN = "human"  # the spec recorded for the person's seat
 
 
 class InputEnded(EOFError):
     """Standard input ended before the game did."""
+
+
+class Quit(Stopped):
+    """The person answered ``q``: the game ends here and the record so far is saved."""
+
+
+QUIT, HELP = "q", "?"
 
 
 @dataclass(frozen=True)
@@ -36,15 +45,23 @@ class Console:
         for line in lines:
             print(line, file=self.stdout)
 
-    def choose(self, labels: list[str]) -> int:
-        """The index of the label the person picks; asks again until the answer is one."""
-        self.show(menu(labels))
+    def choose(self, labels: list[str], keys: list[str]) -> int:
+        """The index of the choice the person picks, by number or by its letter key; ``?``
+        explains the answers, ``q`` quits. Asks again until the answer is one of them."""
+        self.show(menu(labels, keys))
         last = len(labels) - 1
         while True:
-            answer = self._ask(f"your choice [0-{last}]: ")
+            answer = self._ask(f"your choice [0-{last} or {'/'.join(keys)}; ? help, q quit]: ")
             if answer.isascii() and answer.isdigit() and int(answer) <= last:
                 return int(answer)
-            self.show([f"  please enter one of the numbers 0..{last} in brackets"])
+            if answer.lower() in keys:
+                return keys.index(answer.lower())
+            if answer == QUIT:
+                raise Quit()
+            if answer == HELP:
+                self.show(_help(labels, keys))
+                continue
+            self.show([f"  please enter one of the numbers 0..{last} or letters in brackets"])
 
     def _ask(self, prompt: str) -> str:
         self.stdout.write(prompt)
@@ -56,11 +73,24 @@ class Console:
         return line.strip()
 
 
-def menu(labels: list[str]) -> list[str]:
-    """Numbered choices, on one line when they fit."""
-    items = [f"[{i}] {label}" for i, label in enumerate(labels)]
+def menu(labels: list[str], keys: list[str]) -> list[str]:
+    """Numbered choices with their letter keys, on one line when they fit."""
+    items = [
+        f"[{i}|{key}] {label}" for i, (key, label) in enumerate(zip(keys, labels, strict=True))
+    ]
     one_line = "  ".join(items)
     return [one_line] if len(one_line) <= 96 else items
+
+
+def _help(labels: list[str], keys: list[str]) -> list[str]:
+    return [
+        "  answer with a choice's number or its letters:",
+        *(
+            f"    {i} or {key}: {label}"
+            for i, (key, label) in enumerate(zip(keys, labels, strict=True))
+        ),
+        f"    {HELP}: this help;  {QUIT}: quit now (the game so far is saved as a record)",
+    ]
 
 
 def count(n, noun: str) -> str:

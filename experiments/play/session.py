@@ -10,7 +10,7 @@ from pathlib import Path
 from agents.base import Agent
 from agents.registry import parse_list
 from experiments.games import entry, play_slow
-from experiments.play.screen import HUMAN, Console, Seats, rule
+from experiments.play.screen import HUMAN, Console, Quit, Seats, count, rule
 from giftsim.rng import check_seed
 
 
@@ -75,7 +75,8 @@ class Human:
         self.console.show([rule(self.text.heading(obs)), *self.log.flush()])
         self.console.show(self.text.view(obs, self.seats))
         labels = [self.text.choice(obs, a, self.seats) for a in legal]
-        action = legal[self.console.choose(labels)]
+        keys = [self.text.key(a) for a in legal]
+        action = legal[self.console.choose(labels, keys)]
         self.log.decided(obs, action)
         return action
 
@@ -106,7 +107,10 @@ def run(
     console.show(_welcome(text, seats, seed))
     result = _play(text, ent, rules, seats, bots, seed, console)
     path.write_text(json.dumps(result, indent=1) + "\n")
-    console.show([f"record saved to {path} (check it with: giftsim replay {path})"])
+    if result.get("unfinished"):
+        console.show([f"the game so far saved to {path} (unfinished, so replay will not check it)"])
+    else:
+        console.show([f"record saved to {path} (check it with: giftsim replay {path})"])
     return path
 
 
@@ -117,6 +121,11 @@ def _play(text, ent, rules, seats: Seats, bots, seed: int, console: Console) -> 
     table.insert(seats.human, Human(text, console, log, seats))
     played = play_slow(ent.name, rules, table, seed, 0, "random")
     meta = {"agents": list(seats.specs), "seed": seed, "game_index": 0}
+    try:
+        played = ent.play_slow(rules, table, seed, 0, "random")
+    except Quit as stop:
+        console.show([rule("you quit"), f"stopped after {count(len(stop.played.actions), 'move')}"])
+        return text.unfinished_record(rules, stop.played.start, stop.played.actions, meta)
     result = ent.make_record(rules, played.start, played.actions, meta)
     final = text.public_obs(played.final, seats.human)
     log.catch_up(final)

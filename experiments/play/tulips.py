@@ -14,10 +14,12 @@ from tulips_sim.engine import (
     O_BQ_COUNT,
     O_DECK_LEFT,
     O_DRAWN,
+    O_FIRST,
     O_GIVE_POINTS,
     O_HAND,
     O_KEEP_POINTS,
     O_N_PLAYERS,
+    O_N_REVEALED,
     O_ORDER,
     O_OWN_SECRET,
     O_PHASE,
@@ -28,6 +30,7 @@ from tulips_sim.engine import (
     O_USED_KIND,
     observe,
 )
+from tulips_sim.record import unfinished_record as unfinished_record  # for a game quit part-way
 from tulips_sim.rules import (
     FESTIVAL,
     GIVE,
@@ -86,10 +89,14 @@ def heading(obs) -> str:
 def view(obs, seats: Seats) -> list[str]:
     """Festival, deck, own secret cards, every bouquet and its points, the card in hand."""
     secret = cards_text(obs[O_OWN_SECRET : O_OWN_SECRET + N_TYPES])
+    size = int(obs[O_SECRET_SIZE])
     return [
         festival_text(obs),
         f"deck: {count(obs[O_DECK_LEFT], 'card')} left; "
-        f"secret festival: {count(obs[O_SECRET_SIZE], 'card')}, yours: {secret}",
+        f"secret festival: {count(size, 'card')}, yours: {secret}",
+        f"  (at the end only {obs[O_N_REVEALED]} of them, at random, or all if fewer, are turned"
+        " up into the festival; the others never count)",
+        f"first player: {seats.name(int(obs[O_FIRST]))}; then in seat order",
         *[_row(obs, p, seats) for p in range(obs[O_N_PLAYERS])],
         _holding(obs),
     ]
@@ -120,6 +127,14 @@ def _holding(obs) -> str:
     used = USED.get(int(obs[O_USED_KIND]))
     when = f"second card, you {used} the first" if used else "first card of your turn"
     return f"you drew {card_text(obs[O_DRAWN])} ({when})"
+
+
+def key(action: int) -> str:
+    """The letters that answer with ``action``: k(eep), f(estival), s(ecret), g2 (give to
+    seat 2), and at setup a or b (the first or second dealt card to the bouquet)."""
+    if action >= SETUP_FIRST:
+        return "ab"[action - SETUP_FIRST]
+    return {KEEP: "k", FESTIVAL: "f", SECRET: "s"}.get(action, f"g{action - GIVE}")
 
 
 def choice(obs, action: int, seats: Seats) -> str:

@@ -1,0 +1,138 @@
+"""The command line never shows a traceback and never loses work: bad input is one line with
+exit status 2; a killed run leaves no worker writing and a folder that resumes."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import psutil
+import pytest
+
+from agents.registry import define
+from experiments.cli import main
+from experiments.manifest import MANIFEST, TEMPORARY
+from experiments.results import load
+from geschenkt_sim.rules import TAKE
+
+TUNE = ["tune", "geschenkt", "--family", "sniper", "--players", "4", "--field", "greedy"]
+QUICK = ["--backend", "serial", "--quiet", "--games", "10"]
+
+ONE_LINE_ERRORS = [
+    (
+        ["tournament", "tulips", "--agents", "planner:race=nan,greedy", *QUICK],
+        "agent 'planner': parameter race=nan is out of range (valid: any finite number)",
+    ),
+    (
+        ["tournament", "tulips", "--agents", "planner:race=inf,greedy", *QUICK],
+        "parameter race=inf is out of range (valid: any finite number)",
+    ),
+    ([*TUNE, "--games", "0"], "--games must be at least 1, got 0"),
+    ([*TUNE, "--popsize", "0"], "--popsize must be at least 2, got 0"),
+    ([*TUNE, "--final-games", "0"], "--final-games must be at least 1, got 0"),
+    ([*TUNE, "--sigma", "nan"], "sigma must be a positive number"),
+    (["ladder", "--games", "0", "--search-games", "0"], "the ladder has no step to play"),
+    (["ladder", "--games", "-5"], "--games must be at least 0, got -5"),
+    (["demo", "--scale", "-1"], "--scale must be a positive fraction of the full size, got -1"),
+    (["demo", "--scale", "nan"], "--scale must be a positive fraction"),
+]
+
+
+def one_line_error(capsys, args) -> str:
+    """Run ``giftsim ARGS`` in this process; it must fail with one line and status 2."""
+    code = main(args)
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    return err
+
+
+@pytest.mark.parametrize(("args", "message"), ONE_LINE_ERRORS)
+def test_bad_sizes_and_parameters_are_one_line(capsys, tmp_path, monkeypatch, args, message):
+    monkeypatch.chdir(tmp_path)  # nothing may be written, not even by ladder or demo
+    assert message in one_line_error(capsys, args)
+    assert not list(tmp_path.iterdir())
+
+
+def test_an_agent_that_breaks_the_rules_is_one_line(capsys):
+    def cheater(obs, params, rng):
+        """Answers 7, which is no action at all."""
+        return TAKE + 6
+
+    define("geschenkt", "cheater_for_cli_test", cheater)
+    err = one_line_error(
+        capsys, ["tournament", "geschenkt", "--agents", "cheater_for_cli_test,greedy", *QUICK]
+    )
+    assert "an agent chose an illegal action in game 0; check the agents' parameters" in err
+
+
+def test_replay_of_deeply_nested_json_is_one_line(capsys, tmp_path):
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 100_000)
+    assert "its JSON nests too deeply" in one_line_error(capsys, ["replay", str(path)])
+
+
+def test_resume_into_a_folder_whose_manifest_is_not_an_object(capsys, tmp_path):
+    (tmp_path / MANIFEST).write_text("[1,2]")
+    args = ["seats", "geschenkt", "--players", "3", *QUICK, "--out", str(tmp_path), "--resume"]
+    assert "is not a giftsim manifest (not a JSON object)" in one_line_error(capsys, args)
+    assert "not a JSON object" in one_line_error(capsys, ["report", str(tmp_path)])
+
+
+def test_report_of_a_manifest_without_its_keys(capsys, tmp_path):
+    (tmp_path / MANIFEST).write_text(json.dumps({"summary_only": False, "game": "tulips"}))
+    err = one_line_error(capsys, ["report", str(tmp_path)])
+    assert "it lacks experiment, design, seed, jobs, versions" in err
+
+
+def seats_into(capsys, folder, *extra) -> int:
+    code = main(["seats", "geschenkt", "--players", "3", *QUICK, "--out", str(folder), *extra])
+    capsys.readouterr()
+    return code
+
+
+def test_a_kill_before_the_manifest_rename_leaves_a_folder_that_resumes(capsys, tmp_path):
+    folder = tmp_path / "r"
+    folder.mkdir()
+    (folder / TEMPORARY).write_text('{"experiment": "half')  # killed mid-write, not renamed
+    assert seats_into(capsys, folder, "--resume") == 0
+    assert (folder / MANIFEST).exists() and not (folder / TEMPORARY).exists()
+    _, frame = load(folder)
+    assert len(frame) == 10
+
+
+def test_demo_never_touches_another_experiments_folder(capsys, tmp_path):
+    other = tmp_path / "geschenkt-seats"  # the name of a demo study
+    assert seats_into(capsys, other) == 0
+    before = {p.name: p.stat().st_mtime_ns for p in other.iterdir()}
+    err = one_line_error(capsys, ["demo", "--scale", "0.0001", "--out", str(tmp_path)])
+    assert f"{other} holds another experiment" in err
+    assert {p.name: p.stat().st_mtime_ns for p in other.iterdir()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["geschenkt-seats"]  # nothing played
+
+
+def test_killing_the_main_process_stops_its_workers(tmp_path):
+    out = tmp_path / "killed"
+    command = [
+        sys.executable,
+        "-m",
+        "experiments.cli",
+        *("tournament", "geschenkt", "--design", "mirror", "--agents", "sniper"),
+        *("--players", "4", "--games", "3000000", "--chunk-size", "20000"),
+        *("--workers", "2", "--quiet", "--out", str(out)),
+    ]
+    main_process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    while len(list(out.glob("chunk-*.parquet"))) < 2 and time.time() < deadline:
+        time.sleep(0.05)
+    children = psutil.Process(main_process.pid).children()
+    workers = [p for p in children if any("LokyProcess" in a for a in p.cmdline())]
+    os.kill(main_process.pid, signal.SIGKILL)  # the main process only
+    main_process.wait()
+    written = sorted(p.name for p in out.iterdir())
+    time.sleep(3)  # before the fix the workers went on writing a chunk every ~0.5 s
+    assert len(workers) == 2
+    assert not any(w.is_running() and w.status() != psutil.STATUS_ZOMBIE for w in workers)
+    assert sorted(p.name for p in out.iterdir()) == written

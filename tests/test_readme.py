@@ -1,0 +1,106 @@
+"""The README runs: every ``giftsim`` command in its code blocks exits with status 0.
+
+The commands run in this process, in order (``replay g.json`` reads what ``record`` wrote), in
+an empty folder, at small sizes. The size reduction is explicit: ``SMALL`` replaces the value
+of each size option a command gives, and ``ADDED`` appends options to commands whose size is
+their default. Nothing else in a command is changed.
+"""
+
+import io
+import re
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+
+from experiments.cli import EXAMPLES, _parser, main
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+SMALL = {  # size option -> the value the test runs it with
+    "--games": "20",
+    "--search-games": "0",  # the ladder without its (slow) search rungs
+    "--final-games": "40",
+    "--generations": "1",
+    "--popsize": "2",
+    "--scale": "0.0001",
+}
+ADDED = {  # command -> options (with their value, or None for a flag) added when absent
+    "bench": {"--games": "20", "--no-startup": None},
+    "demo": {"--scale": "0.0001"},
+}
+PLAY_ANSWERS = "q\n"  # play: quit at the first question (the record so far is saved)
+
+
+def readme_commands(text: str) -> list[str]:
+    """Every ``giftsim`` command in the README's shell code blocks, continuation lines joined
+    and comments dropped."""
+    blocks = re.findall(r"^```[ \t]*(\w*)\n(.*?)^```", text, re.MULTILINE | re.DOTALL)
+    commands = []
+    for language, body in blocks:
+        if language not in ("", "sh", "bash", "shell"):
+            continue
+        joined = re.sub(r"\\\n\s*", " ", body)
+        for line in joined.splitlines():
+            words = shlex.split(line, comments=True)
+            if words[:1] == ["giftsim"]:
+                commands.append(words[1:])
+    return commands
+
+
+def shrunk(args: list[str]) -> list[str]:
+    out = list(args)
+    for i, word in enumerate(out[:-1]):
+        if word in SMALL:
+            out[i + 1] = SMALL[word]
+    for option, value in ADDED.get(out[0], {}).items():
+        if option not in out:
+            out += [option] if value is None else [option, value]
+    return out
+
+
+def test_the_readme_has_the_commands_a_user_starts_with():
+    names = {args[0] for args in readme_commands(README.read_text())}
+    assert names >= {"record", "replay", "bench", "demo", "tournament", "seats", "report"}
+    assert names >= {"tune", "ladder", "play"}
+
+
+def test_every_readme_command_runs(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    for args in readme_commands(README.read_text()):
+        monkeypatch.setattr(sys, "stdin", io.StringIO(PLAY_ANSWERS))
+        small = shrunk(args)
+        code = main(small)
+        err = capsys.readouterr().err
+        assert code == 0, f"giftsim {' '.join(small)} exited with {code}: {err}"
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_every_help_example_parses(name):
+    words = shlex.split(EXAMPLES[name])
+    assert words[:2] == ["giftsim", name]
+    assert _parser().parse_args(words[1:]).command == name
+
+
+def test_help_shows_defaults_and_an_example(capsys):
+    with pytest.raises(SystemExit):
+        main(["tournament", "--help"])
+    out = capsys.readouterr().out
+    assert "(default: 10000)" in out and "games per seating" in out
+    assert "example:\n  giftsim tournament tulips" in out
+    with pytest.raises(SystemExit):
+        main(["--version"])
+    assert re.fullmatch(r"giftsim \d+\.\d+\.\d+\n", capsys.readouterr().out)
+
+
+def test_ladder_writes_no_file_unless_asked(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["ladder", "--game", "geschenkt", "--games", "10", "--search-games", "0"]) == 0
+    assert "## geschenkt, 4 players" in capsys.readouterr().out
+    assert not list(tmp_path.iterdir())
+
+
+def test_runs_folder_is_ignored_by_git():
+    ignored = (README.parent / ".gitignore").read_text().splitlines()
+    assert "runs/" in ignored
