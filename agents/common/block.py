@@ -45,13 +45,16 @@ def run_block(
     policy = first_policy(first_player, n)
     out = np.zeros((n_games, game.row_width(n)), np.int64)
     seed, key = np.uint64(root_seed), np.uint64(secret)
+    names = ", ".join(dict.fromkeys(a.spec for a in agents))
     try:
         bad = kernel(rules.to_array(), seed, key, first_index, policy, entries, params, out)
     except IndexError:  # only user agents are bounds-checked: the engine's reads are in range
-        names = ", ".join(dict.fromkeys(a.spec for a in agents))
         raise AgentError(f"an agent ({names}) read outside its observation") from None
     if bad >= 0:
-        raise IllegalActionError(f"an agent chose an illegal action in game {first_index + bad}")
+        raise IllegalActionError(
+            f"an agent ({names}) chose an illegal action in game {first_index + bad}; "
+            "check the agents' code and parameters"
+        )
     return out
 
 

@@ -119,10 +119,9 @@ def _play(text, ent, rules, seats: Seats, bots, seed: int, console: Console) -> 
     log = MoveLog(text, seats)
     table = [log.watch(b) for b in bots]
     table.insert(seats.human, Human(text, console, log, seats))
-    played = play_slow(ent.name, rules, table, seed, 0, "random")
     meta = {"agents": list(seats.specs), "seed": seed, "game_index": 0}
     try:
-        played = ent.play_slow(rules, table, seed, 0, "random")
+        played = play_slow(ent.name, rules, table, seed, 0, "random")
     except Quit as stop:
         console.show([rule("you quit"), f"stopped after {count(len(stop.played.actions), 'move')}"])
         return text.unfinished_record(rules, stop.played.start, stop.played.actions, meta)
