@@ -61,7 +61,8 @@ def win_shares(keys: np.ndarray) -> np.ndarray:
 
 def to_frame(ent, raw: np.ndarray, agent_list, first_index: int) -> pd.DataFrame:
     """Tidy per-game rows from the raw array of a batch: per seat s ``score_s`` (and the
-    game's other blocks, e.g. ``give_s``), ``win_s`` and ``agent_s``."""
+    game's other blocks, e.g. ``give_s``; ``round1_s`` .. for matches of several rounds),
+    ``win_s`` and ``agent_s``."""
     n = len(agent_list)
     shares = win_shares(ent.win_key(raw, n))
     tail = len(ent.blocks) * n
@@ -71,9 +72,12 @@ def to_frame(ent, raw: np.ndarray, agent_list, first_index: int) -> pd.DataFrame
         "n_decisions": raw[:, tail + 1].astype(np.int32),
     }
     same = np.zeros(len(raw), np.int8)
+    rounds = (raw.shape[1] - tail - 2) // n  # matches of several rounds: scores per round
     for s in range(n):
         for b, block in enumerate(ent.blocks):
             columns[f"{block}_{s}"] = raw[:, b * n + s].astype(np.int32)
+        for r in range(rounds):
+            columns[f"round{r + 1}_{s}"] = raw[:, tail + 2 + r * n + s].astype(np.int32)
         columns[f"win_{s}"] = shares[:, s]
         columns[f"agent_{s}"] = pd.Categorical.from_codes(same, categories=[agent_list[s].spec])
     return pd.DataFrame(columns)

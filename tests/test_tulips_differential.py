@@ -31,13 +31,15 @@ from tulips_sim.scoring import final_scores, reveal_positions
 from tulips_sim.state import (
     DEALT,
     DECK,
-    DECK_N,
     FIRST,
     MAJORITY_PTS,
     N_REVEALED,
     OBS_SIZE,
+    REMOVED,
     REVEAL_KEY,
     SECRET_SIZE,
+    SEED_DRAWS,
+    SEED_N,
     START,
     TOP,
     card_of,
@@ -81,26 +83,36 @@ def engine_view(state, seat, n):
     }
 
 
-def reference_for(rules, start_state, final_state):
-    """The reference game of the engine's deal, with reveal keys that make it turn up the
-    positions the engine turned up."""
+def deal_of(rules, start_state, final_state, keys=None) -> reference.Deal:
+    """The engine's deal as the twin takes it: removed cards, seeding draws, dealt pairs, the
+    whole draw pile (cards the game end leaves undrawn included), first player, reveal keys
+    that make the twin turn up the positions the engine turned up."""
     n = rules.n_players
     s = start_state
-    positions = reveal_positions(
-        final_state[REVEAL_KEY], final_state[SECRET_SIZE], final_state[N_REVEALED]
+    if keys is None:
+        positions = reveal_positions(
+            final_state[REVEAL_KEY], final_state[SECRET_SIZE], final_state[N_REVEALED]
+        )
+        size = int(final_state[SECRET_SIZE])
+        keys = [len(positions) + p for p in range(size)]
+        for rank, p in enumerate(positions):
+            keys[p] = rank
+    removed = [card_of(t) for t in range(N_TYPES) for _ in range(s[REMOVED + t])]
+    start = (card_of(s[START]), card_of(s[START + 1]))
+    return reference.Deal(
+        removed=removed,
+        seeding=[card_of(c) for c in s[SEED_DRAWS : SEED_DRAWS + s[SEED_N]]],
+        dealt=[(card_of(s[DEALT + 2 * p]), card_of(s[DEALT + 2 * p + 1])) for p in range(n)],
+        deck=[card_of(c) for c in s[DECK + s[TOP] : DECK + rules.deck_size]],
+        first_player=int(s[FIRST]),
+        reveal_keys=keys,
+        start_order=start if rules.seeding_tie == "random" else None,
     )
-    size = int(final_state[SECRET_SIZE])
-    keys = [len(positions) + p for p in range(size)]
-    for rank, p in enumerate(positions):
-        keys[p] = rank
-    return reference.ReferenceGame(
-        rules,
-        (card_of(s[START]), card_of(s[START + 1])),
-        [(card_of(s[DEALT + 2 * p]), card_of(s[DEALT + 2 * p + 1])) for p in range(n)],
-        [card_of(c) for c in s[DECK + s[TOP] : DECK + s[DECK_N]]],
-        int(s[FIRST]),
-        keys,
-    )
+
+
+def reference_for(rules, start_state, final_state):
+    """The reference game of the engine's deal (see :func:`deal_of`)."""
+    return reference.ReferenceGame(rules, deal_of(rules, start_state, final_state))
 
 
 @settings(max_examples=120, deadline=None)
@@ -123,6 +135,7 @@ def test_engine_matches_reference_at_every_step(rules, seed, data):
         apply_action(state, action)
     assert is_over(state)
     ref = reference_for(rules, start, state)
+    assert ref.festival_start == (card_of(start[START]), card_of(start[START + 1]))
     for step, action in enumerate([*actions, None]):
         assert ref.legal_actions() == legals[step], f"legal actions at step {step}"
         for seat in range(n):
