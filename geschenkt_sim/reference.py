@@ -1,6 +1,6 @@
 """Plain-Python reference implementation ("slow twin") of No Thanks! for differential testing.
 
-Written from the rules of record (``shared/rules/no_thanks.md``) alone, independently of the
+Written from the rules of record (``docs/rules/no_thanks.md``) alone, independently of the
 compiled engine: it imports only :class:`~geschenkt_sim.rules.Rules` and the action constants.
 Clarity over speed; no numpy.
 

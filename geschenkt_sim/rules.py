@@ -1,4 +1,4 @@
-"""Rules of No Thanks! (Geschenkt ... ist noch zu teuer!) from ``shared/rules/no_thanks.md``.
+"""Rules of No Thanks! (Geschenkt ... ist noch zu teuer!) from ``docs/rules/no_thanks.md``.
 
 Rules card
 ----------

@@ -1,4 +1,4 @@
-"""Rules of Gift of Tulips, as ``../shared/rules/gift_of_tulips.md`` states them.
+"""Rules of Gift of Tulips, as ``docs/rules/gift_of_tulips.md`` states them.
 
 Rules card
 ----------
