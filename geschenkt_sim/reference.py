@@ -158,3 +158,10 @@ class ReferenceGame:
     def winners(self) -> list[int]:
         """All seats with the lowest score."""
         return winners(self.scores())
+
+
+def match_scores(round_scores) -> list[int]:
+    """Scores of a match of several rounds (the rulebook's longer game): each seat's round
+    scores added up; the lowest total wins (:func:`winners`)."""
+    rounds = [list(scores) for scores in round_scores]
+    return [sum(scores[seat] for scores in rounds) for seat in range(len(rounds[0]))]
