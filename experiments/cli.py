@@ -76,11 +76,13 @@ def _rules(args, n_players: int):
 
 
 def _rule_options(args, players) -> dict:
-    """The ``--rule`` option values, checked at every player count of the run."""
-    cls = entry(args.game).rules_cls
-    options = cls.options_from_pairs(args.rule)
+    """The ``--rule`` option values, checked at every player count of the run that the game
+    accepts (the design names a count it does not)."""
+    ent = entry(args.game)
+    options = ent.rules_cls.options_from_pairs(args.rule)
     for n in players:
-        cls(n_players=n, **options)
+        if n in ent.players:
+            ent.rules_cls(n_players=n, **options)
     return options
 
 
