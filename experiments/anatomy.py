@@ -72,7 +72,7 @@ def _play_prices(rules_vec, root_seed, secret, first_index, policy, entries, par
             if action == TAKE:
                 _record_take(state, takes, g)
             apply_action(state, action)
-        result_row(state, n, out, g)
+        result_row(state, n, 1, 0, out, g)
     return -1
 
 
@@ -111,6 +111,8 @@ def card_prices(
     ent = entry("geschenkt")
     agent_list = parse_list(agents, "geschenkt")
     rules = rules if rules is not None else ent.rules(n_players=len(agent_list))
+    if rules.rounds != 1:
+        raise ValueError("card prices are taken from single games (rounds=1)")
     check_seed(seed, first_index + max(n_games - 1, 0))
     parts = []
     for start in range(0, n_games, BLOCK):

@@ -48,7 +48,7 @@ def play(
                 play_block(game, rules, agent_list, seed, first_index + start, size, first_player)
             )
             bar.update(size)
-    width = ent.row_width(rules.n_players)
+    width = ent.row_width(rules)
     raw = np.concatenate(blocks) if blocks else np.zeros((0, width), np.int64)
     return to_frame(ent, raw, agent_list, first_index) if as_frame else raw
 
@@ -62,7 +62,8 @@ def win_shares(winners: np.ndarray, n_players: int) -> np.ndarray:
 
 def to_frame(ent, raw: np.ndarray, agent_list, first_index: int) -> pd.DataFrame:
     """Tidy per-game rows from the raw array of a batch: per seat s ``score_s`` (and the
-    game's other blocks, e.g. ``give_s``), ``win_s`` and ``agent_s``."""
+    game's other blocks, e.g. ``give_s``; ``round1_s`` .. for matches of several rounds),
+    ``win_s`` and ``agent_s``."""
     n = len(agent_list)
     tail = len(ent.blocks) * n
     shares = win_shares(raw[:, tail + TAIL.index("winners")], n)
@@ -72,9 +73,13 @@ def to_frame(ent, raw: np.ndarray, agent_list, first_index: int) -> pd.DataFrame
         "n_decisions": raw[:, tail + TAIL.index("n_decisions")].astype(np.int32),
     }
     same = np.zeros(len(raw), np.int8)
+    after = tail + len(TAIL)  # matches of several rounds: each round's scores from here on
+    rounds = (raw.shape[1] - after) // n
     for s in range(n):
         for b, block in enumerate(ent.blocks):
             columns[f"{block}_{s}"] = raw[:, b * n + s].astype(np.int32)
+        for r in range(rounds):
+            columns[f"round{r + 1}_{s}"] = raw[:, after + r * n + s].astype(np.int32)
         columns[f"win_{s}"] = shares[:, s]
         columns[f"agent_{s}"] = pd.Categorical.from_codes(same, categories=[agent_list[s].spec])
     return pd.DataFrame(columns)

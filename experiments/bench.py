@@ -33,23 +33,31 @@ SEARCH = {"geschenkt": (3, "greedy"), "tulips": (4, "hoarder")}
 SEARCHERS = ("flatmc", "ismcts")
 
 
-def rate(game: str, spec: str, n_players: int, n_games: int, repeats: int = 3) -> float:
+def rate(
+    game: str, spec: str, n_players: int, n_games: int, repeats: int = 3, options=None
+) -> float:
     """Games per second of an all-``spec`` table of ``n_players``: the best of ``repeats``
-    timed runs after a warm-up (the usual way to read throughput on a shared machine)."""
+    timed runs after a warm-up (the usual way to read throughput on a shared machine).
+    ``options``: rule options besides ``n_players`` (default: the rules of record)."""
     agents = [spec] * n_players
-    play(game, agents, 1, as_frame=False)
+    rules = entry(game).rules(n_players=n_players, **(options or {}))
+    play(game, agents, 1, rules=rules, as_frame=False)
     best = float("inf")
     for _ in range(repeats):
         start = time.perf_counter()
-        play(game, agents, n_games, seed=1, as_frame=False)
+        play(game, agents, n_games, rules=rules, seed=1, as_frame=False)
         best = min(best, time.perf_counter() - start)
     return n_games / best
 
 
-def rates(game: str, n_games: int) -> pd.DataFrame:
-    """Games/s per core for each mix (rows) and player count (columns)."""
+def rates(game: str, n_games: int, options=None) -> pd.DataFrame:
+    """Games/s per core for each mix (rows) and player count (columns), under the rule
+    ``options`` (default: the rules of record)."""
     table = {
-        f"all-{spec}": {n: rate(game, spec, n, n_games // SLOW.get(spec, 1)) for n in PLAYERS[game]}
+        f"all-{spec}": {
+            n: rate(game, spec, n, n_games // SLOW.get(spec, 1), options=options)
+            for n in PLAYERS[game]
+        }
         for spec in MIXES[game]
     }
     return pd.DataFrame(table).T.rename_axis("mix").rename(columns=lambda n: f"{n}p")

@@ -195,7 +195,42 @@ def _agents(args) -> None:
                 print(f"      {key} = {default:g}  ({family.ranges[key]})")
 
 
+def _add_rule_option(p) -> None:
+    p.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a rule variant, repeatable (e.g. --rule variant=tactical --rule rounds=4); "
+        "an unknown key lists the valid ones; see docs/rules/",
+    )
+
+
+def _entry(game: str):
+    """The game's ``Game`` record (imports the game, compiles nothing)."""
+    from giftsim.game import load_game
+
+    return load_game(game)
+
+
+def _rules(args, n_players: int):
+    """The game's ``Rules`` for ``n_players`` with the ``--rule`` options."""
+    return _entry(args.game).rules.from_pairs(args.rule, n_players)
+
+
+def _rule_options(args, players) -> dict:
+    """The ``--rule`` option values, checked at every player count of the run that the game
+    accepts (the design names a count it does not)."""
+    ent = _entry(args.game)
+    options = ent.rules.options_from_pairs(args.rule)
+    for n in players:
+        if n in ent.players:
+            ent.rules(n_players=n, **options)
+    return options
+
+
 def _add_run_options(p) -> None:
+    _add_rule_option(p)
     p.add_argument(
         "--games",
         type=int,
@@ -354,7 +389,7 @@ def _add_play(sub) -> None:
     p.add_argument(
         "--record", type=Path, help="where to save the game (default giftsim-play-GAME-SEED.json)"
     )
-    p.add_argument("--hide-chips", action="store_true", help="No Thanks!: hide others' chips")
+    _add_rule_option(p)
     _add_agent_options(p, secret=False)
     p.set_defaults(run=_play)
 
@@ -363,9 +398,7 @@ def _play(args) -> int:
     from experiments import play  # only this command needs the terminal game
 
     try:
-        play.run(
-            args.game, args.players, args.seat, args.vs, args.seed, args.record, args.hide_chips
-        )
+        play.run(args.game, args.players, args.seat, args.vs, args.seed, args.record, args.rule)
     except play.InputEnded as error:
         raise CliError(str(error)) from None
     except KeyboardInterrupt:
@@ -403,16 +436,18 @@ def _players(text, game) -> list[int]:
 def _tournament(args) -> None:
     from experiments import commands
 
+    players = _players(args.players, args.game)
     jobs = commands.design_jobs(
         args.game,
         args.design,
         args.agents.split(","),
-        _players(args.players, args.game),
+        players,
         args.games,
         args.seed,
         not args.no_duplicate,
         args.candidate,
         args.baseline,
+        rules=_rule_options(args, players),
     )
     _execute_and_print(jobs, args)
 
@@ -420,13 +455,15 @@ def _tournament(args) -> None:
 def _seats(args) -> None:
     from experiments import commands
 
+    players = _players(args.players, args.game)
     jobs = commands.design_jobs(
         args.game,
         "mirror",
         args.agents.split(","),
-        _players(args.players, args.game),
+        players,
         args.games,
         args.seed,
+        rules=_rule_options(args, players),
     )
     _execute_and_print(jobs, args)
 
@@ -462,7 +499,42 @@ def _add_bench(sub) -> None:
     p.add_argument("--games", type=int, default=200_000, help="games per measurement")
     p.add_argument("--no-startup", action="store_true", help="skip the cold/warm start-up probe")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="GAME:KEY=VALUE",
+        help="a rule variant for one game's mixes, repeatable (e.g. tulips:game_end=deck_out)",
+    )
     p.set_defaults(run=_bench)
+
+
+def _bench_rules(pairs) -> dict:
+    """``--rule GAME:KEY=VALUE`` options of bench, per game, checked at its player counts."""
+    from experiments import bench
+
+    by_game = {game: [] for game in bench.MIXES}
+    for pair in pairs:
+        game, sep, rest = pair.partition(":")
+        if not sep or game not in by_game:
+            raise CliError(
+                f"bench --rule takes GAME:KEY=VALUE with GAME one of {', '.join(by_game)}, "
+                f"got {pair!r}"
+            )
+        by_game[game].append(rest)
+    options = {}
+    for game, game_pairs in by_game.items():
+        cls = _entry(game).rules
+        options[game] = cls.options_from_pairs(game_pairs)
+        for n in bench.PLAYERS[game]:
+            cls(n_players=n, **options[game])
+    return options
+
+
+def _as_pairs(options: dict) -> list[str]:
+    from giftsim.rule_options import as_pairs
+
+    return as_pairs(options)
 
 
 def _add_record(sub) -> None:
@@ -475,6 +547,7 @@ def _add_record(sub) -> None:
     p.add_argument("--game-index", type=int, default=0, help="index of the game under the seed")
     p.add_argument("--first-player", default="rotate", help="'rotate', 'random' or a seat")
     p.add_argument("--out", type=Path, help="write to this file instead of stdout")
+    _add_rule_option(p)
     p.set_defaults(run=_record)
 
 
@@ -505,9 +578,11 @@ def _bench(args) -> None:
 
     if args.games < 1:
         raise CliError(f"--games must be at least 1, got {args.games}")
+    options = _bench_rules(args.rule)
     for game in bench.MIXES:
-        print(f"{game}: games/s on one core ({args.games:,} games each)")
-        print(bench.rates(game, args.games).round(0).astype(int).to_string())
+        where = f", rules {' '.join(_as_pairs(options[game]))}" if options[game] else ""
+        print(f"{game}: games/s on one core ({args.games:,} games each{where})")
+        print(bench.rates(game, args.games, options[game]).round(0).astype(int).to_string())
     for game in bench.MIXES:
         print(f"\n{game}: search agents at their defaults, one core")
         print(bench.search_speed(game).to_string())
@@ -521,18 +596,31 @@ def _record(args) -> None:
     from experiments.games import entry, play_slow
 
     ent = entry(args.game)
-    rules = ent.rules(n_players=args.players)
+    rules = _rules(args, args.players)
     specs = args.agents or ",".join(["greedy"] * args.players)
     agents = parse_list(specs, args.game)
     if len(agents) != args.players:
         raise CliError(f"--agents names {len(agents)} agents for {args.players} players")
     first = _first_player(args.first_player)
-    secret = _secret(args)
-    played = play_slow(args.game, rules, agents, args.seed, args.game_index, first, secret)
     meta = {"agents": [a.spec for a in agents], "seed": args.seed, "game_index": args.game_index}
+    secret = _secret(args)
     if secret:
         meta["secret"] = secret
-    text = json.dumps(ent.make_record(rules, played.start, played.actions, meta), indent=1)
+    rounds = getattr(rules, "rounds", 1)
+    if rounds > 1:  # a No Thanks! match: rounds m * R .. m * R + R - 1 (as the fast loop)
+        from geschenkt_sim.record import make_match_record
+
+        games = [
+            play_slow(
+                args.game, rules, agents, args.seed, args.game_index * rounds + r, first, secret
+            )
+            for r in range(rounds)
+        ]
+        record = make_match_record(rules, [(g.start, g.actions) for g in games], meta)
+    else:
+        played = play_slow(args.game, rules, agents, args.seed, args.game_index, first, secret)
+        record = ent.make_record(rules, played.start, played.actions, meta)
+    text = json.dumps(record, indent=1)
     if args.out:
         args.out.write_text(text + "\n")
     else:

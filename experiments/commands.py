@@ -31,20 +31,30 @@ PLOTS = {  # file name -> (plot function name, keyword arguments)
 
 
 def design_jobs(
-    game, design, agents, players, n_games, seed, duplicate=True, candidate=None, baseline=None
+    game,
+    design,
+    agents,
+    players,
+    n_games,
+    seed,
+    duplicate=True,
+    candidate=None,
+    baseline=None,
+    rules=None,
 ):
-    """The jobs of a design (see ``experiments.schedule``)."""
+    """The jobs of a design (see ``experiments.schedule``); ``rules``: options of the game's
+    ``Rules`` besides ``n_players`` (every job carries them, and so the manifest)."""
     if design == "mirror":
-        return mirror(game, agents, players, n_games, seed)
+        return mirror(game, agents, players, n_games, seed, rules)
     if len(players) != 1:
         raise ValueError(f"the {design} design takes one player count, got {players}")
     if design == "round-robin":
-        return round_robin(game, agents, players[0], n_games, seed, duplicate=duplicate)
+        return round_robin(game, agents, players[0], n_games, seed, rules, duplicate=duplicate)
     if design == "field":
         if not candidate or not baseline:
             raise ValueError("the field design needs --candidate and --baseline")
         return field_design(
-            game, candidate, baseline, players[0], n_games, seed, duplicate=duplicate
+            game, candidate, baseline, players[0], n_games, seed, rules, duplicate=duplicate
         )
     raise ValueError(f"unknown design {design!r} (valid: mirror, round-robin, field)")
 

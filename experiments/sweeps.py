@@ -138,15 +138,17 @@ def field_sweep(game: str, candidates, baseline: str, variants, n_games: int, n_
 
 
 def tulips_turns(table: pd.DataFrame) -> pd.DataFrame:
-    """A Tulips sweep table with ``turns`` (turns in a game; a last odd card makes a half
-    turn) and ``equal_turns`` (every player gets as many full turns) for each row's
-    ``n_players`` and ``n_removed`` (absent, None or NaN: the table of record)."""
+    """A Tulips sweep table with ``turns`` (turns in a game; under ``game_end="deck_out"`` a
+    last odd card makes a half turn) and ``equal_turns`` (every player gets as many full
+    turns) for each row's ``n_players``, ``n_removed`` (absent, None or NaN: the table of
+    record) and ``game_end`` (absent: the default, ``equal_turns``)."""
     removed = table["n_removed"] if "n_removed" in table else [None] * len(table)
+    ends = table["game_end"] if "game_end" in table else ["equal_turns"] * len(table)
     rules = [
-        TulipsRules(n_players=int(n), n_removed=None if pd.isna(r) else int(r))
-        for n, r in zip(table["n_players"], removed, strict=True)
+        TulipsRules(n_players=int(n), n_removed=None if pd.isna(r) else int(r), game_end=end)
+        for n, r, end in zip(table["n_players"], removed, ends, strict=True)
     ]
-    equal = [r.turn_cards % 2 == 0 and r.max_turns % r.n_players == 0 for r in rules]
+    equal = [r.equal_turns for r in rules]
     return table.assign(turns=[r.max_turns for r in rules], equal_turns=equal)
 
 

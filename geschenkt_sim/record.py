@@ -5,13 +5,19 @@ Record keys: ``game`` ("geschenkt"), ``rules`` (``n_players``, ``chips_per_playe
 order), ``removed``, ``first_player`` (0-based seat), ``actions`` ("take"/"pass" in order of
 play), ``scores`` (final score per seat), ``winners`` (seats with the lowest score), ``agents``,
 ``seed``, ``game_index``.
+
+A match of several rounds (``rules.rounds > 1``) is recorded as ``game``, ``rules``, ``rounds``
+(one record of the above kind per round, each under the same rules with ``rounds`` 1),
+``scores`` (the totals), ``winners`` (lowest total), ``agents``, ``seed``, ``game_index``.
 """
+
+from dataclasses import replace
 
 import numpy as np
 
 from geschenkt_sim.engine import apply_action, is_legal, is_over
 from geschenkt_sim.rules import ACTION_NAMES, TAKE, Rules
-from geschenkt_sim.scoring import scores, winner_mask
+from geschenkt_sim.scoring import lowest_mask, scores, winner_mask
 from geschenkt_sim.state import (
     CARD,
     CHIPS,
@@ -27,6 +33,7 @@ from geschenkt_sim.state import (
 from giftsim.records import RecordError, check_header, expect, seats_of
 
 REQUIRED = ("game", "rules", "deck", "removed", "first_player", "actions", "scores", "winners")
+REQUIRED_MATCH = ("game", "rules", "rounds", "scores", "winners")
 
 
 def make_record(rules: Rules, start: np.ndarray, actions, meta: dict) -> dict:
@@ -49,11 +56,26 @@ def unfinished_record(rules: Rules, start: np.ndarray, actions, meta: dict) -> d
 def _moves(rules: Rules, start: np.ndarray, actions) -> dict:
     return {
         "game": "geschenkt",
-        "rules": rules.as_dict(),
+        "rules": replace(rules, rounds=1).as_dict(),
         "deck": deck_of(start),
         "removed": cards_of(start[REMOVED]),
         "first_player": int(start[FIRST]),
         "actions": [ACTION_NAMES[a] for a in actions],
+    }
+
+
+def make_match_record(rules: Rules, rounds, meta: dict) -> dict:
+    """The record of a match from ``(start state, actions)`` per round: every round's record
+    and the total scores (lowest total wins)."""
+    records = [make_record(rules, start, actions, {}) for start, actions in rounds]
+    totals = [sum(r["scores"][p] for r in records) for p in range(rules.n_players)]
+    return {
+        "game": "geschenkt",
+        "rules": rules.as_dict(),
+        "rounds": records,
+        "scores": totals,
+        "winners": seats_of(lowest_mask(np.array(totals, np.int64))),
+        **meta,
     }
 
 
@@ -62,6 +84,8 @@ def replay(record: dict) -> list[str]:
 
     Raises :class:`RecordError` naming the first entry that is wrong.
     """
+    if isinstance(record, dict) and "rounds" in record:
+        return _replay_match(record)
     rules, start, actions = _parse(record)
     states = _replay_states(rules, start, actions)
     final_scores = _scores(rules, states[-1])
@@ -69,6 +93,29 @@ def replay(record: dict) -> list[str]:
     winners = seats_of(winner_mask(states[-1]))
     expect("winners", record["winners"], winners)
     return _describe(states, actions, final_scores, winners)
+
+
+def _replay_match(record: dict) -> list[str]:
+    """Replay every round of a match record and check its totals and winners."""
+    check_header(record, "geschenkt", REQUIRED_MATCH)
+    rules = _rules(record["rules"])
+    rounds = record["rounds"]
+    if not isinstance(rounds, list) or len(rounds) != rules.rounds:
+        raise RecordError(f"rounds: expected a list of {rules.rounds} round records")
+    lines, totals = [], [0] * rules.n_players
+    for r, game in enumerate(rounds):
+        if not isinstance(game, dict) or game.get("rules") != replace(rules, rounds=1).as_dict():
+            raise RecordError(f"rounds[{r}].rules: expected the match's rules with rounds 1")
+        try:
+            lines += [f"round {r + 1}: {line}" for line in replay(game)]
+        except RecordError as error:
+            raise RecordError(f"rounds[{r}].{error}") from None
+        totals = [t + s for t, s in zip(totals, game["scores"], strict=True)]
+    expect("scores", record["scores"], totals)
+    winners = seats_of(lowest_mask(np.array(totals, np.int64)))
+    expect("winners", record["winners"], winners)
+    lines.append(f"match scores: {totals}  winners: {winners}")
+    return lines
 
 
 def _parse(record: dict):

@@ -1,6 +1,6 @@
 """Plain-Python reference implementation ("slow twin") of No Thanks! for differential testing.
 
-Written from the rules of record (``shared/rules/no_thanks.md``) alone, independently of the
+Written from the rules of record (``docs/rules/no_thanks.md``) alone, independently of the
 compiled engine: it imports only :class:`~geschenkt_sim.rules.Rules` and the action constants.
 Clarity over speed; no numpy.
 
@@ -158,3 +158,10 @@ class ReferenceGame:
     def winners(self) -> list[int]:
         """All seats with the lowest score."""
         return winners(self.scores())
+
+
+def match_scores(round_scores) -> list[int]:
+    """Scores of a match of several rounds (the rulebook's longer game): each seat's round
+    scores added up; the lowest total wins (:func:`winners`)."""
+    rounds = [list(scores) for scores in round_scores]
+    return [sum(scores[seat] for scores in rounds) for seat in range(len(rounds[0]))]

@@ -1,4 +1,4 @@
-"""Rules of No Thanks! (Geschenkt ... ist noch zu teuer!) from ``shared/rules/no_thanks.md``.
+"""Rules of No Thanks! (Geschenkt ... ist noch zu teuer!) from ``docs/rules/no_thanks.md``.
 
 Rules card
 ----------
@@ -17,8 +17,13 @@ Project defaults where no rulebook decides, each an option of :class:`Rules`
 * ``first_player``: ``"random"`` (default) or a fixed seat; tournaments rotate it.
 * ``chips_visible``: opponents' chip counts are visible (default ``True``, since they follow
   from the public history); ``False`` hides them from agents.
-* ``variant="tactical"``: Board Game Arena's variant, 10 chips each and cards 10, 20 and 30
-  always among the removed cards.
+* ``variant="tactical"``: Board Game Arena's variant, "10 chips instead of 11" and cards 10,
+  20 and 30 always among the removed cards. ``tactical_chips="one_fewer"`` (default) reads the
+  chips as one fewer than the standard count (10/10/10/8/6 for 3..7 players, 10 for 2);
+  ``"ten"`` gives 10 at every count.
+* ``rounds``: the rulebook's longer game, several rounds with cumulative scores (default 1).
+  A match of ``R`` rounds is the games ``m * R .. m * R + R - 1`` of its seed, their scores
+  added up; the lowest total wins the match.
 * ``chips_per_player``, ``n_removed``, ``lowest_card`` and ``highest_card`` are free
   parameters for balance sweeps.
 
@@ -32,6 +37,8 @@ record is at most ``MAX_DECISIONS`` (each card can collect every chip in play at
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from giftsim import rule_options as opt
 
 PASS = 0
 TAKE = 1
@@ -52,6 +59,8 @@ MAX_DECISIONS = N_PLAYED * (BOX_CHIPS + 1)  # bound on any game under the rules 
 
 VARIANTS = ("standard", "tactical")
 TACTICAL_CHIPS = 10
+TACTICAL_CHIP_RULES = ("one_fewer", "ten")
+MAX_ROUNDS = 20
 TACTICAL_REMOVED = (10, 20, 30)
 
 # Rules as an int64 vector for compiled code: slot -> meaning.
@@ -63,9 +72,23 @@ R_HIGHEST = 4  # highest card number
 R_FIRST_PLAYER = 5  # fixed first seat, or -1 for random
 R_CHIPS_VISIBLE = 6  # 1 if agents see opponents' chips
 R_FORCED_MASK = 7  # bit mask of cards that are always removed
-RULES_SIZE = 8
+R_ROUNDS = 8  # rounds of a match (1: a single game)
+RULES_SIZE = 9
 
 RANDOM_FIRST = -1
+
+# ``--rule`` keys (every field but n_players) and what each takes.
+OPTIONS = {
+    "chips_per_player": opt.INT_OR_DEFAULT,
+    "n_removed": opt.INT,
+    "lowest_card": opt.INT,
+    "highest_card": opt.INT,
+    "first_player": opt.SEAT,
+    "chips_visible": opt.BOOL,
+    "variant": VARIANTS,
+    "tactical_chips": TACTICAL_CHIP_RULES,
+    "rounds": opt.INT,
+}
 
 
 def default_chips(n_players: int) -> int:
@@ -84,7 +107,7 @@ def _check_range(name: str, value: int, low: int, high: int, note: str = "") -> 
 class Rules:
     """One configuration of No Thanks!; every field is validated on construction.
 
-    ``chips_per_player=None`` takes the rules-of-record table (or 10 in the tactical variant).
+    ``chips_per_player=None`` takes the rules-of-record table (or the tactical variant's).
     """
 
     n_players: int = 4
@@ -95,12 +118,30 @@ class Rules:
     first_player: int | str = "random"
     chips_visible: bool = True
     variant: str = "standard"
+    tactical_chips: str = "one_fewer"
+    rounds: int = 1
     chips: int = field(init=False, repr=False)
+
+    @classmethod
+    def from_pairs(cls, pairs, n_players: int = 4) -> "Rules":
+        """Rules from ``--rule`` strings such as ``["variant=tactical", "rounds=4"]``."""
+        return cls(n_players=n_players, **cls.options_from_pairs(pairs))
+
+    @staticmethod
+    def options_from_pairs(pairs) -> dict:
+        """The option values of ``--rule`` strings (checked by building the rules later)."""
+        return opt.parse_pairs(pairs, OPTIONS, "geschenkt")
 
     def __post_init__(self) -> None:
         _check_range("n_players", self.n_players, MIN_PLAYERS, MAX_PLAYERS, " (2 is a variant)")
         if self.variant not in VARIANTS:
             raise ValueError(f"variant must be one of {', '.join(VARIANTS)}, got {self.variant!r}")
+        if self.tactical_chips not in TACTICAL_CHIP_RULES:
+            raise ValueError(
+                f"tactical_chips must be one of {', '.join(TACTICAL_CHIP_RULES)}, "
+                f"got {self.tactical_chips!r}"
+            )
+        _check_range("rounds", self.rounds, 1, MAX_ROUNDS)
         _check_range("lowest_card", self.lowest_card, 1, MAX_CARD)
         _check_range("highest_card", self.highest_card, self.lowest_card, MAX_CARD)
         n_range = self.highest_card - self.lowest_card + 1
@@ -122,7 +163,11 @@ class Rules:
     def _resolve_chips(self) -> int:
         if self.chips_per_player is not None:
             return self.chips_per_player
-        return TACTICAL_CHIPS if self.variant == "tactical" else default_chips(self.n_players)
+        if self.variant != "tactical":
+            return default_chips(self.n_players)
+        if self.tactical_chips == "ten":
+            return TACTICAL_CHIPS
+        return default_chips(self.n_players) - 1  # "10 chips instead of 11"
 
     @property
     def forced_removed(self) -> tuple[int, ...]:
@@ -155,6 +200,7 @@ class Rules:
         vec[R_FIRST_PLAYER] = RANDOM_FIRST if self.first_player == "random" else self.first_player
         vec[R_CHIPS_VISIBLE] = int(self.chips_visible)
         vec[R_FORCED_MASK] = sum(1 << c for c in self.forced_removed)
+        vec[R_ROUNDS] = self.rounds
         return vec
 
     def as_dict(self) -> dict:
@@ -168,4 +214,6 @@ class Rules:
             "first_player": self.first_player,
             "chips_visible": self.chips_visible,
             "variant": self.variant,
+            "tactical_chips": self.tactical_chips,
+            "rounds": self.rounds,
         }

@@ -37,15 +37,31 @@ def scores(state, out):
 
 
 @njit(cache=True)
+def _keep_lowest(best, mask, seat, score):
+    """Fold one seat's score into ``(best, winners' mask)``: the lowest score wins, tied lowest
+    scorers all win (the one statement of the win rule)."""
+    if score < best:
+        return score, np.int64(1) << seat
+    if score == best:
+        return best, mask | (np.int64(1) << seat)
+    return best, mask
+
+
+@njit(cache=True)
 def winner_mask(state):
-    """Bit mask of the winning seats: the lowest score wins, tied lowest scorers all win."""
+    """Bit mask of the seats that win a finished game."""
     best, mask = np.int64(1) << 40, np.int64(0)
     for p in range(state[N_PLAYERS]):
-        score = score_hand(state[HANDS + p], state[CHIPS + p])
-        if score < best:
-            best, mask = score, np.int64(1) << p
-        elif score == best:
-            mask |= np.int64(1) << p
+        best, mask = _keep_lowest(best, mask, p, score_hand(state[HANDS + p], state[CHIPS + p]))
+    return mask
+
+
+@njit(cache=True)
+def lowest_mask(totals):
+    """Bit mask of the seats that win on ``totals`` (a match's summed scores)."""
+    best, mask = np.int64(1) << 40, np.int64(0)
+    for p in range(totals.shape[0]):
+        best, mask = _keep_lowest(best, mask, p, totals[p])
     return mask
 
 
@@ -56,24 +72,24 @@ def rewards(state, out):
 
 
 @njit(cache=True)
-def result_row(state, n, out, g):
-    """Row ``g`` of a block's results: the scores per seat, the first seat, the decisions, the
-    winners' bit mask."""
+def result_row(state, n, rounds, r, out, g):
+    """Add round ``r`` of ``rounds`` (a finished game) to row ``g``: the total scores per seat,
+    the first seat of round 0, the decisions, the winners' mask on the totals, then (``rounds >
+    1``) each round's scores per seat. A single game (``rounds`` 1) is the game's own row."""
+    if r == 0:
+        for column in range(n + 2):  # indexed in place: a row view per game costs more
+            out[g, column] = 0
+        out[g, n] = state[FIRST]
     for p in range(n):
-        out[g, p] = score_hand(state[HANDS + p], state[CHIPS + p])
-    out[g, n] = state[FIRST]
-    out[g, n + 1] = state[N_DECISIONS]
-    out[g, n + 2] = winner_mask(state)
-
-
-@njit(cache=True)
-def take_delta(hand, card):
-    """Change of a hand's card points if ``card`` joins it (O(1), no rescoring)."""
-    below = (hand >> (card - 1)) & 1
-    above = (hand >> (card + 1)) & 1
-    if below:
-        return -(card + 1) if above else 0
-    return -1 if above else card
+        score = score_hand(state[HANDS + p], state[CHIPS + p])
+        out[g, p] += score
+        if rounds > 1:
+            out[g, n + 3 + r * n + p] = score
+    out[g, n + 1] += state[N_DECISIONS]
+    best, mask = np.int64(1) << 40, np.int64(0)
+    for p in range(n):
+        best, mask = _keep_lowest(best, mask, p, out[g, p])
+    out[g, n + 2] = mask
 
 
 def finish_key(blocks: np.ndarray) -> np.ndarray:

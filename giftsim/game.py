@@ -18,8 +18,10 @@ first, state)``                    ``state``; all chance is dealt here
 ``winner_mask(state)``             bit mask of the seats that win a finished game
 ``rewards(state, out)``            each seat's share of the win into ``out[:n]``: ties split,
                                    the shares sum to 1
-``result_row(state, n, out, g)``   a finished game's result row ``g``: the ``blocks`` per seat,
-                                   then first seat, decisions, winners' mask
+``result_row(state, n, R, r,       add round ``r`` of a match of ``R`` (a finished game; ``R`` is 1
+out, g)``                          for a single game) to result row ``g``: the ``blocks`` per
+                                   seat, then first seat, decisions, winners' mask (``TAIL``),
+                                   then with ``R > 1`` each round's scores
 ``finish_key(blocks)``             NumPy: each row's place in the finishing order from its
                                    blocks (one seat a row), higher better; ties as in
                                    ``winner_mask``
@@ -77,9 +79,11 @@ class Game:
     make_record: object
     replay: object
 
-    def row_width(self, n_players: int) -> int:
-        """Columns of a result row: the blocks per seat, then first seat, decisions, winners."""
-        return len(self.blocks) * n_players + len(TAIL)
+    def row_width(self, rules) -> int:
+        """Columns of a result row: the blocks per seat, first seat, decisions, winners, and in
+        a match of several rounds (``rules.rounds``, No Thanks!) each round's scores."""
+        n, rounds = rules.n_players, rounds_of(rules)
+        return len(self.blocks) * n + len(TAIL) + (rounds * n if rounds > 1 else 0)
 
     def legal_actions(self, state: np.ndarray) -> list[int]:
         """The legal action ids, ascending (from :attr:`legal_mask`)."""
@@ -90,6 +94,11 @@ class Game:
         """Seats that win a finished game (from :attr:`winner_mask`)."""
         mask = int(self.winner_mask(state))
         return [s for s in range(self.max_players) if (mask >> s) & 1]
+
+
+def rounds_of(rules) -> int:
+    """Rounds of a match under ``rules`` (1: single games; only No Thanks! has matches)."""
+    return getattr(rules, "rounds", 1)
 
 
 def register_game(name: str, package: str) -> None:

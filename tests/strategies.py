@@ -36,23 +36,52 @@ def geschenkt_deals(draw):
 
 
 @st.composite
+def _table(draw, shape, high):
+    """A table of non-negative integers of ``shape`` (one or two dimensions)."""
+    if len(shape) == 1:
+        return tuple(draw(st.integers(0, high)) for _ in range(shape[0]))
+    return tuple(draw(_table((shape[1],), high)) for _ in range(shape[0]))
+
+
+@st.composite
+def tulips_make_up(draw):
+    """``base_copies`` and ``extra_copies``: of record (None), per value or per variety."""
+    kind = draw(st.sampled_from(["record", "per value", "per variety"]))
+    if kind == "record":
+        return None, None
+    shape = (3,) if kind == "per value" else (4, 3)
+    return draw(_table(shape, 8)), draw(_table(shape, 3))
+
+
+@st.composite
 def tulips_rules(draw):
-    """Any valid Tulips rules: 2..6 players and every option of rules file §10."""
-    from tulips_sim.rules import REMOVED_BY_PLAYERS
+    """Any valid Tulips rules: 2..6 players, every option of rules file §10, point tables,
+    deck make-ups, removal counts and a fixed first player drawn too (a drawn make-up or
+    removal count that cannot seed and deal falls back to the tables of record)."""
+    from tulips_sim.rules import GAME_ENDS, REMOVED_BY_PLAYERS, SETUPS
     from tulips_sim.rules import Rules as TulipsRules
 
     n = draw(st.integers(2, 6))
-    standard = draw(st.booleans())
-    n_removed = None if standard else draw(st.integers(0, REMOVED_BY_PLAYERS[n] + 3))
-    return TulipsRules(
-        n_players=n,
-        n_removed=n_removed,
-        n_revealed=draw(st.sampled_from([5, 0, 2, 40])),
-        majority_ties=draw(st.sampled_from(["dense", "competition"])),
-        setup_scores=draw(st.booleans()),
-        zero_cards_majority=draw(st.booleans()),
-        seeding_tie=draw(st.sampled_from(["first_drawn", "random"])),
-    )
+    base, extra = draw(tulips_make_up())
+    options = {
+        "n_players": n,
+        "n_revealed": draw(st.sampled_from([5, 0, 2, 40])),
+        "majority_ties": draw(st.sampled_from(["dense", "competition"])),
+        "setup_scores": draw(st.booleans()),
+        "zero_cards_majority": draw(st.booleans()),
+        "seeding_tie": draw(st.sampled_from(["first_drawn", "random"])),
+        "first_player": draw(st.one_of(st.just("random"), st.integers(0, n - 1))),
+        "setup": draw(st.sampled_from(SETUPS)),
+        "game_end": draw(st.sampled_from(GAME_ENDS)),
+        "giving_bonus": draw(st.one_of(st.none(), _table((4,), 5))),
+        "keeping_points": draw(st.one_of(st.none(), _table((4,), 5))),
+        "majority_points": draw(st.one_of(st.none(), _table((4, 3), 20))),
+    }
+    n_removed = draw(st.one_of(st.none(), st.integers(0, REMOVED_BY_PLAYERS[n] + 3)))
+    try:
+        return TulipsRules(**options, base_copies=base, extra_copies=extra, n_removed=n_removed)
+    except ValueError:
+        return TulipsRules(**options)
 
 
 def random_walk(state, engine, steps, seed) -> bool:

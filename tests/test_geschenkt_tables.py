@@ -1,4 +1,4 @@
-"""Known answers from shared/rules/no_thanks.md, as tables."""
+"""Known answers from docs/rules/no_thanks.md, as tables."""
 
 import numpy as np
 import pytest

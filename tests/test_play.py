@@ -119,7 +119,7 @@ def seat_rows(out: str) -> list[tuple[int, str, str]]:
 
 @pytest.mark.parametrize("hidden", [True, False])
 def test_opponents_chips_show_only_when_the_rules_show_them(monkeypatch, capsys, tmp_path, hidden):
-    flags = ("--hide-chips",) if hidden else ()
+    flags = ("--rule", "chips_visible=false") if hidden else ()
     out, record = played(monkeypatch, capsys, tmp_path, (*NO_THANKS, "--seed", "4", *flags))
     assert record["rules"]["chips_visible"] is not hidden
     rows = seat_rows(out)
@@ -183,7 +183,9 @@ def test_a_bots_move_names_its_card_only_when_it_goes_face_up():
         (("geschenkt", "--vs", "greedy,bogus,sniper"), "unknown agent 'bogus' for geschenkt"),
         (("tulips", "--vs", "greedy,planner:x=1,random"), "has no parameter 'x'"),
         (("tulips", "--seat", "4"), "--seat must be a seat 0..3, got 4"),
-        (("tulips", "--hide-chips"), "--hide-chips is a No Thanks! option"),
+        (("tulips", "--rule", "chips_visible=false"), "unknown rule 'chips_visible' for tulips"),
+        (("geschenkt", "--rule", "rounds=3"), "play plays one game"),
+        (("geschenkt", "--rule", "variant=fast"), "variant must be one of standard, tactical"),
         (("geschenkt", "--record", "no/such/folder/g.json"), "--record: no folder no/such"),
     ],
 )

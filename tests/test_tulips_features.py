@@ -57,7 +57,8 @@ SCORES = [(10, 2), (5, 0), (15, 1), (0, 0)]
 def observation(stacks=STACKS, bouquets=BOUQUETS, scores=SCORES, n_players=4, **private):
     """A 4-player observation holding only the given festival, bouquets (``(seat, card,
     copies)``) and scores (``(giving, keeping)`` per seat); ``private`` sets ``face_up``,
-    ``own_secret`` (card counts), ``drawn`` and ``copies`` (per value 2, 3, 4)."""
+    ``own_secret`` (card counts), ``drawn`` and ``copies`` (per value 2, 3, 4, every variety
+    alike)."""
     state = new_state()
     deal(Rules(n_players=n_players).to_array(), 0, 0, 0, state)
     state[ORDER : ORDER + 4], state[TOTALS : TOTALS + 4], state[RANK : RANK + 4] = -1, 0, 4
@@ -73,7 +74,7 @@ def observation(stacks=STACKS, bouquets=BOUQUETS, scores=SCORES, n_players=4, **
     state[FACE_UP : FACE_UP + 12] = private.get("face_up", [0] * 12)
     state[OWN_SECRET : OWN_SECRET + 12] = private.get("own_secret", [0] * 12)
     state[DRAWN] = private.get("drawn", -1)
-    state[COPIES : COPIES + 3] = private.get("copies", (6, 6, 6))
+    state[COPIES : COPIES + 12] = np.tile(private.get("copies", (6, 6, 6)), 4)
     return state[:O_SIZE].copy()
 
 

@@ -27,6 +27,7 @@ from tulips_sim.state import (
     SECRET_SIZE,
     SECRETS,
     SETUP,
+    SETUP_OPEN,
     TOP,
     TURN,
     deal,
@@ -36,12 +37,13 @@ from tulips_sim.state import (
 SPECS = [quick(f).spec for f in builtins("tulips")]
 
 
-def places(state, n):
-    """Card counts per type in every place a card can be."""
+def places(state, n, deck_size):
+    """Card counts per type in every place a card can be (the draw pile with the cards the
+    game end leaves undrawn)."""
     counts = np.zeros(N_TYPES, np.int64)
     counts += state[REMOVED : REMOVED + N_TYPES]
     counts += state[FACE_UP : FACE_UP + N_TYPES]
-    for c in state[DECK + state[TOP] : DECK + state[DECK_N]]:
+    for c in state[DECK + state[TOP] : DECK + deck_size]:
         counts[c] += 1
     if state[DRAWN] >= 0:
         counts[state[DRAWN]] += 1
@@ -56,7 +58,7 @@ def places(state, n):
             if state[PENDING + p] < 0:  # still holding its dealt pair
                 counts[state[DEALT + 2 * p]] += 1
                 counts[state[DEALT + 2 * p + 1]] += 1
-            else:
+            elif not state[SETUP_OPEN]:  # in_turn: the chosen card is in the bouquet
                 counts[state[PENDING + p]] += 1
     return counts
 
@@ -68,11 +70,11 @@ def test_every_card_is_in_exactly_one_place_at_all_times(rules, seed):
     state = new_state()
     deal(rules.to_array(), seed, 0, -1, state)
     begin(state)
-    expected = [rules.copies[t % 3] for t in range(N_TYPES)]
+    expected = list(rules.copies_by_type)
     rng = np.array([seed], np.uint64)
     revealed_once = False
     while True:
-        counts = places(state, n)
+        counts = places(state, n, rules.deck_size)
         if is_over(state):  # revealed secret cards are counted face up and in the pile
             counts -= _revealed_counts(state)
             revealed_once = True

@@ -1,4 +1,4 @@
-"""Known answers from shared/rules/gift_of_tulips.md, as tables, for engine and reference."""
+"""Known answers from docs/rules/gift_of_tulips.md, as tables, for engine and reference."""
 
 import pytest
 

@@ -66,6 +66,7 @@ from tulips_sim.state import (
     SECRET_SIZE,
     SECRETS,
     SETUP,
+    SETUP_OPEN,
     SETUP_SCORES,
     TOP,
     TOTALS,
@@ -88,6 +89,7 @@ O_N_DECISIONS = N_DECISIONS
 O_LEGAL = LEGAL
 O_N_REMOVED = N_REMOVED
 O_COPIES = COPIES
+O_SETUP_OPEN = SETUP_OPEN
 O_N_REVEALED = N_REVEALED
 O_ORDER = ORDER
 O_TOTALS = TOTALS
@@ -198,24 +200,34 @@ def apply_action(state, action):
 
 @njit(cache=True)
 def _setup_choice(state, action):
-    """Record a seat's setup choice; its secret card goes in now, bouquets after the last."""
+    """Record a seat's setup choice; its secret card goes in now, its bouquet card now (rules
+    ``setup="in_turn"``) or with everyone's after the last choice (``"simultaneous"``)."""
     seat = state[TURN]
     pick = 0 if action == SETUP_FIRST else 1
     state[PENDING + seat] = state[DEALT + 2 * seat + pick]
     _to_secret(state, seat, state[DEALT + 2 * seat + 1 - pick])
+    if state[SETUP_OPEN]:
+        _setup_bouquet(state, seat)
     if seat + 1 < state[N_PLAYERS]:
         state[TURN] = seat + 1
         show_private(state, seat + 1)
         return
-    for s in range(state[N_PLAYERS]):
-        card = state[PENDING + s]
-        if state[SETUP_SCORES]:
-            state[KEEP_POINTS + s] += state[KEEP_PTS + state[RANK + variety_of(card)] - 1]
-        _to_bouquet(state, s, card)
+    if not state[SETUP_OPEN]:
+        for s in range(state[N_PLAYERS]):
+            _setup_bouquet(state, s)
     state[HAND] = -1
     state[HAND + 1] = -1
     state[TURN] = state[FIRST]
     _start_turn(state)
+
+
+@njit(cache=True)
+def _setup_bouquet(state, seat):
+    """Lay ``seat``'s chosen setup card face up in its bouquet (scoring it if the rules say)."""
+    card = state[PENDING + seat]
+    if state[SETUP_SCORES]:
+        state[KEEP_POINTS + seat] += state[KEEP_PTS + state[RANK + variety_of(card)] - 1]
+    _to_bouquet(state, seat, card)
 
 
 @njit(cache=True)

@@ -2,7 +2,9 @@
 
 A card is written ``[variety, value]`` with variety one of "purple", "blue", "pink", "orange".
 Record keys: ``game`` ("tulips"), ``rules`` (``n_players``, ``n_removed`` and the other
-:class:`Rules` fields), ``removed``, ``festival_start`` (1st place first), ``setup`` (per seat
+:class:`Rules` fields), ``removed``, ``seeding`` (the cards drawn to seed the festival, in order:
+the first, any of its variety that went back, the second), ``festival_start`` (1st place
+first), ``unused`` (cards the game end left in the deck, rules ``game_end``), ``setup`` (per seat
 ``{"bouquet": card, "secret": card}``), ``first_player``, ``turns`` (``{"player": seat,
 "actions": [...]}``, each action ``{"card", "action": keep|give|festival|secret, "to" (give
 only), "points"}``), ``reveal`` (secret cards turned up at the end, in order), ``scores``,
@@ -16,18 +18,22 @@ from giftsim.records import RecordError, check_header, expect, seats_of
 from tulips_sim.engine import add_faceup, apply_action, begin, is_legal, is_over
 from tulips_sim.rules import (
     FESTIVAL,
+    GAME_ENDS,
     GIVE,
     KEEP,
-    MIN_VALUE,
+    MAX_SEED_DRAWS,
     N_TYPES,
     SECRET,
     SETUP_FIRST,
     VARIETIES,
     Rules,
+    unused_cards,
 )
 from tulips_sim.scoring import final_scores, majority_points, winner_mask
 from tulips_sim.state import (
     DEALT,
+    DECK,
+    DECK_N,
     DRAWN,
     FIRST,
     GIVE_POINTS,
@@ -40,6 +46,8 @@ from tulips_sim.state import (
     REVEALED,
     SECOND_DRAW,
     SECRET_SIZE,
+    SEED_DRAWS,
+    SEED_N,
     START,
     TURN,
     card_of,
@@ -84,7 +92,9 @@ def make_record(rules: Rules, start: np.ndarray, actions, meta: dict) -> dict:
         "game": "tulips",
         "rules": rules.as_dict(),
         "removed": [card_json(t) for t in range(N_TYPES) for _ in range(start[REMOVED + t])],
+        "seeding": [card_json(start[SEED_DRAWS + i]) for i in range(start[SEED_N])],
         "festival_start": [card_json(start[START]), card_json(start[START + 1])],
+        "unused": [card_json(c) for c in start[DECK + start[DECK_N] : DECK + rules.deck_size]],
         "setup": setup,
         "first_player": int(start[FIRST]),
         "turns": turns,
@@ -256,14 +266,25 @@ def _action_id(entry, where: str, n: int) -> int:
 
 
 def _start_state(rules, record, setup, turn_cards) -> np.ndarray:
-    for key in ("festival_start", "removed", "reveal"):
-        if not isinstance(record[key], list):
+    for key in ("festival_start", "removed", "reveal", "seeding", "unused"):
+        if not isinstance(record.get(key, []), list):
             raise RecordError(f"{key}: expected a list of cards")
     start = [_card(c, f"festival_start[{i}]") for i, c in enumerate(record["festival_start"])]
+    seeding = [_card(c, f"seeding[{i}]") for i, c in enumerate(record.get("seeding", []))]
+    unused = [_card(c, f"unused[{i}]") for i, c in enumerate(record.get("unused", []))]
     removed = np.zeros(N_TYPES, np.int64)
     for i, c in enumerate(record["removed"]):
         removed[_card(c, f"removed[{i}]")] += 1
-    _check_composition(rules, removed, start, setup, turn_cards)
+    _check_composition(rules, removed, start, setup, turn_cards + unused)
+    if seeding:
+        _check_seeding(rules, seeding, start)
+    pile = turn_cards + unused
+    expected = unused_cards(len(pile), rules.n_players, GAME_ENDS.index(rules.game_end))
+    if len(unused) != expected:
+        raise RecordError(
+            f"unused: game_end={rules.game_end} leaves {expected} of these {len(pile)} cards "
+            f"undrawn, the record {len(unused)}"
+        )
     first = record["first_player"]
     if not _is_int(first) or not 0 <= first < rules.n_players:
         raise RecordError(f"first_player: expected a seat 0..{rules.n_players - 1}, got {first!r}")
@@ -273,26 +294,48 @@ def _start_state(rules, record, setup, turn_cards) -> np.ndarray:
         rules.to_array(),
         np.array(start, np.int64),
         dealt,
-        np.array(turn_cards, np.int64),
+        np.array(pile, np.int64),
         removed,
         first,
         0,
         state,
     )
+    if seeding:
+        state[SEED_N] = len(seeding)
+        state[SEED_DRAWS : SEED_DRAWS + len(seeding)] = seeding
     state[N_REVEALED] = 0  # the replay turns up the recorded cards itself
     begin(state)
     return state
 
 
-def _check_composition(rules, removed, start, setup, turn_cards) -> None:
+def _check_seeding(rules, seeding, start) -> None:
+    """The seeding draws (rules §3.5): a first card, any number of its variety (they went
+    back), then a card of another variety; the higher value goes 1st, on equal values the
+    first drawn (unless ``seeding_tie="random"``)."""
+    first, last = seeding[0], seeding[-1]
+    if len(seeding) > MAX_SEED_DRAWS or len(seeding) < 2:
+        raise RecordError(f"seeding: expected 2..{MAX_SEED_DRAWS} cards")
+    if any(variety_of(c) != variety_of(first) for c in seeding[:-1]):
+        raise RecordError("seeding: every card before the last is of the first card's variety")
+    if variety_of(last) == variety_of(first):
+        raise RecordError("seeding: the last card is of another variety than the first")
+    if sorted(start) != sorted([first, last]):
+        raise RecordError("festival_start: the first and the last seeding cards")
+    if value_of(first) != value_of(last) or rules.seeding_tie == "random":
+        return
+    if start != [first, last]:
+        raise RecordError("festival_start: on equal values the first-drawn card goes 1st")
+
+
+def _check_composition(rules, removed, start, setup, pile) -> None:
     counts = removed.copy()
-    for card in [*start, *[c for pair in setup for c in pair], *turn_cards]:
+    for card in [*start, *[c for pair in setup for c in pair], *pile]:
         counts[card] += 1
-    expected = [rules.copies[value_of(t) - MIN_VALUE] for t in range(N_TYPES)]
+    expected = list(rules.copies_by_type)
     if list(counts) != expected:
         raise RecordError(
-            "removed, festival_start, setup, turns: the cards do not make up the "
-            f"deck of these rules ({sum(expected)} cards, {expected[0]} of each)"
+            "removed, festival_start, setup, turns, unused: the cards do not make up the "
+            f"deck of these rules ({sum(expected)} cards, by type {expected})"
         )
     if len(start) != 2 or variety_of(start[0]) == variety_of(start[1]):
         raise RecordError("festival_start: two cards of different varieties")

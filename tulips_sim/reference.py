@@ -1,30 +1,35 @@
 """Plain-Python reference implementation ("slow twin") of Gift of Tulips.
 
-Written from ``shared/rules/gift_of_tulips.md`` alone, independently of the compiled engine, so
-that the two can be tested against each other. Clarity over speed: plain lists and tuples.
+Written from the rules of record (``docs/rules/gift_of_tulips.md``) alone, independently of the
+compiled engine, so that the two can be tested against each other. Clarity over speed: plain
+lists and tuples.
+
+A twin that cannot share a bug with the engine: it takes from :mod:`tulips_sim.rules` only the
+action ids and the option values a user set on a ``Rules`` object (its raw fields). Every table
+of record (deck make-up, removal counts, giving, keeping and majority points, majorities paid)
+is typed again below, and every default (``None`` field) is resolved here, not by ``Rules``.
+It deals for itself from the recorded draws: the removed cards, the seeding draws (it applies
+the seeding rule of §3.5 to them), the dealt pairs and the draw pile.
 
 Conventions
 -----------
-* A card is a tuple ``(variety, value)``: variety 0..3 in the order of ``VARIETIES``, value 2..4.
+* A card is a tuple ``(variety, value)``: variety 0..3 (purple, blue, pink, orange), value 2..4.
 * Action ids are those of :mod:`tulips_sim.rules` (``KEEP``, ``FESTIVAL``, ``SECRET``,
   ``GIVE + seat``, ``SETUP_FIRST``, ``SETUP_SECOND``).
 * Rank of a variety: 1..k by its position in the festival order, 4 if it is not in the festival.
 * Counts tables (bouquets, own secret cards) are 4x3 nested lists: ``counts[variety][value - 2]``.
 
-Randomness is left to the caller: the seeded festival, the dealt pairs, the deck order, the first
-player and the keys that choose which secret-festival cards are revealed are all inputs.
+Randomness is left to the caller: the deal (see :class:`Deal`), the first player and the keys
+that choose which secret-festival cards are revealed are all inputs.
 """
 
 import operator
+from dataclasses import dataclass
 
 from tulips_sim.rules import (
     FESTIVAL,
     GIVE,
     KEEP,
-    MIN_VALUE,
-    N_RANKS,
-    N_VALUES,
-    N_VARIETIES,
     SECRET,
     SETUP_FIRST,
     SETUP_SECOND,
@@ -39,7 +44,126 @@ KIND_KEEP = "keep"
 KIND_GIVE = "give"
 KIND_ADD = "add"
 
+N_VARIETIES = 4
+VALUES = (2, 3, 4)
+MIN_VALUE = 2
+UNRANKED = 4  # a variety not in the festival counts as 4th
 SCORED_RANKS = 3  # ranks 1..3 pay majorities; rank 4 (or unranked) pays nothing
+
+# The tables of record, typed from the rules file (not imported from tulips_sim.rules).
+BASE_COPIES_OF_RECORD = 6  # copies of each (variety, value) among the 72 base cards (§10-U1)
+EXTRA_COPIES_OF_RECORD = 2  # copies of each (variety, value) among the 24 cards marked 5/6
+REMOVED_OF_RECORD = {2: 18, 3: 4, 4: 6, 5: 14, 6: 10}  # §3.2
+GIVING_OF_RECORD = (3, 2, 1, 0)  # bonus by rank 1st, 2nd, 3rd, 4th or unranked (§2.1)
+KEEPING_OF_RECORD = (0, 0, 1, 2)  # keeping points by the same ranks
+_TWO = ((15, 0, 0), (10, 0, 0), (5, 0, 0), (0, 0, 0))  # §2.2, [rank][majority]
+_THREE_FOUR = ((15, 10, 0), (10, 7, 0), (5, 3, 0), (0, 0, 0))
+_FIVE_SIX = ((15, 10, 5), (10, 7, 4), (5, 3, 1), (0, 0, 0))
+MAJORITY_OF_RECORD = {2: _TWO, 3: _THREE_FOUR, 4: _THREE_FOUR, 5: _FIVE_SIX, 6: _FIVE_SIX}
+MAJORITIES_PAID = {2: 1, 3: 2, 4: 2, 5: 3, 6: 3}  # 1st only / 1st-2nd / 1st-3rd majority
+
+
+# ----------------------------------------------------------------------------------------------
+# The tables in force, and dealing from the recorded draws
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Tables:
+    """The numbers a game is played with: the tables of record unless the rules set one."""
+
+    deck: dict  # (variety, value) -> copies in the deck used
+    removed: int
+    giving: tuple
+    keeping: tuple
+    majority: tuple  # [rank 1..4][majority 1..3]
+    paid: int  # majorities paid per variety
+
+
+def tables_for(rules) -> Tables:
+    """Resolve ``rules``' raw option fields against the tables of record."""
+    n = rules.n_players
+    return Tables(
+        deck=_deck_counts(rules.base_copies, rules.extra_copies, n),
+        removed=REMOVED_OF_RECORD[n] if rules.n_removed is None else rules.n_removed,
+        giving=GIVING_OF_RECORD if rules.giving_bonus is None else tuple(rules.giving_bonus),
+        keeping=KEEPING_OF_RECORD if rules.keeping_points is None else tuple(rules.keeping_points),
+        majority=MAJORITY_OF_RECORD[n] if rules.majority_points is None else rules.majority_points,
+        paid=MAJORITIES_PAID[n],
+    )
+
+
+def _deck_counts(base, extra, n_players: int) -> dict:
+    """Copies per (variety, value): the base cards, plus the 5/6 cards from 5 players on."""
+    counts = {}
+    for variety in range(N_VARIETIES):
+        for i, value in enumerate(VALUES):
+            copies = _copies(base, BASE_COPIES_OF_RECORD, variety, i)
+            if n_players >= 5:
+                copies += _copies(extra, EXTRA_COPIES_OF_RECORD, variety, i)
+            counts[(variety, value)] = copies
+    return counts
+
+
+def _copies(table, of_record: int, variety: int, i: int) -> int:
+    """One entry of a make-up table given per value (all varieties alike) or per variety."""
+    if table is None:
+        return of_record
+    row = table[variety] if isinstance(table[0], list | tuple) else table
+    return int(row[i])
+
+
+@dataclass(frozen=True)
+class Deal:
+    """What the shuffle produced, as recorded: every input of a game but the players' choices.
+
+    removed: the cards removed unseen. seeding: the cards turned up to seed the festival, in
+    order (the first, any of its variety that went back into the deck, the second). dealt: one
+    pair per seat. deck: the draw pile after the deal, top first, to its last card (the
+    returned seeding cards are in it). first_player: the seat taking the first turn.
+    reveal_keys: see :class:`ReferenceGame`. start_order: only for ``seeding_tie="random"``
+    with equal seeding values, the order the coin gave (1st, 2nd).
+    """
+
+    removed: list
+    seeding: list
+    dealt: list
+    deck: list
+    first_player: int
+    reveal_keys: list
+    start_order: tuple | None = None
+
+
+def seed_festival(seeding: list, seeding_tie: str = "first_drawn", start_order=None) -> tuple:
+    """The festival's 1st and 2nd cards from the seeding draws (§3.5): the first card drawn and
+    the first of another variety; the higher value goes 1st, on equal values the first drawn."""
+    first, second = tuple(seeding[0]), tuple(seeding[-1])
+    if len(seeding) < 2 or any(card[0] != first[0] for card in seeding[:-1]):
+        raise ValueError("seeding: a first card, cards of its variety, then another variety")
+    if second[0] == first[0]:
+        raise ValueError("seeding: the last card drawn must be of another variety")
+    if first[1] != second[1]:
+        return (first, second) if first[1] > second[1] else (second, first)
+    if seeding_tie == "random":
+        if start_order is None or sorted(start_order) != sorted([first, second]):
+            raise ValueError("a random seeding tie needs the order the coin gave")
+        return tuple(tuple(c) for c in start_order)
+    return first, second
+
+
+def _check_deal(tables: Tables, n_players: int, deal: Deal) -> None:
+    """Raise ValueError unless the deal uses exactly the deck of ``tables``."""
+    counts = dict.fromkeys(tables.deck, 0)
+    kept = [deal.seeding[0], deal.seeding[-1]]  # the others went back into the deck
+    cards = [*deal.removed, *kept, *[c for pair in deal.dealt for c in pair], *deal.deck]
+    for card in cards:
+        counts[tuple(card)] += 1
+    if counts != tables.deck:
+        raise ValueError("removed, seeding, dealt and deck do not make up the deck of the rules")
+    if len(deal.removed) != tables.removed:
+        raise ValueError(f"expected {tables.removed} removed cards, got {len(deal.removed)}")
+    if len(deal.dealt) != n_players or any(len(pair) != 2 for pair in deal.dealt):
+        raise ValueError("dealt must hold one pair of cards per seat")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -68,12 +192,12 @@ def rank_of(order: list[int], variety: int) -> int:
     """Rank 1..k of ``variety`` in the festival ``order``, or 4 if it is not in the festival."""
     if variety in order:
         return order.index(variety) + 1
-    return N_RANKS
+    return UNRANKED
 
 
 def empty_counts() -> list[list[int]]:
     """A fresh 4x3 table of card counts (``[variety][value - 2]``), all zero."""
-    return [[0] * N_VALUES for _ in range(N_VARIETIES)]
+    return [[0] * len(VALUES) for _ in range(N_VARIETIES)]
 
 
 def add_to_counts(counts: list[list[int]], card: tuple[int, int]) -> None:
@@ -141,12 +265,13 @@ def majority_scores(rules, bouquets: list, order: list[int]) -> list[int]:
     ``bouquets`` is a list per seat of 4x3 counts tables; ``order`` the final festival order.
     Only the varieties in ranks 1..3 that are actually occupied are scored.
     """
+    tables = tables_for(rules)
     scores = [0] * len(bouquets)
     for rank_index, variety in enumerate(order[:SCORED_RANKS]):
-        points = rules.majority[rank_index]
+        points = tables.majority[rank_index]
         groups = tie_groups(rules, bouquets, variety)
         for group, slot in zip(groups, group_slots(rules, groups), strict=True):
-            if slot > rules.slots:
+            if slot > tables.paid:
                 break
             for seat in group:
                 scores[seat] += points[slot - 1]
@@ -161,31 +286,33 @@ def majority_scores(rules, bouquets: list, order: list[int]) -> list[int]:
 class ReferenceGame:
     """One game of Gift of Tulips, driven one action at a time."""
 
-    def __init__(self, rules, festival_start, dealt, deck, first_player, reveal_keys):
-        """rules: tulips_sim.rules.Rules. festival_start: (card_1st, card_2nd) already ordered
-        and of different varieties (dealing/seeding is done by the caller). dealt: list of
-        n_players pairs (card_a, card_b) = each seat's two dealt cards. deck: draw pile, top card
-        first. first_player: seat that takes the first turn. reveal_keys: distinct ints, one per
-        secret-festival *position*; positions count cards in the order they enter the secret
-        festival: the setup cards first, in seat order 0..n-1, then the turn adds in play order.
-        At the end, the min(n_revealed, size) positions with the smallest keys are revealed in
-        ascending key order (this is the random choice of the 5 secret cards, made by the
-        caller)."""
+    def __init__(self, rules, deal: Deal):
+        """rules: a tulips_sim.rules.Rules (only its raw option fields are read). deal: the
+        recorded draws (:class:`Deal`); the twin checks them against its own tables and seeds
+        the festival from them itself. reveal_keys: distinct ints, one per secret-festival
+        *position*; positions count cards in the order they enter the secret festival: the
+        setup cards first, in seat order 0..n-1, then the turn adds in play order. At the end,
+        the min(n_revealed, size) positions with the smallest keys are revealed in ascending
+        key order (this is the random choice of the 5 secret cards, made by the caller)."""
         self.rules = rules
         self.n_players = rules.n_players
-        self._check_inputs(festival_start, dealt, first_player, reveal_keys)
-        self._first_player = first_player
-        self._reveal_keys = list(reveal_keys)
-        self._deck = [tuple(card) for card in deck]
+        self.tables = tables_for(rules)
+        _check_deal(self.tables, self.n_players, deal)
+        self._check_inputs(deal.first_player, deal.reveal_keys)
+        self._first_player = deal.first_player
+        self._reveal_keys = list(deal.reveal_keys)
+        self._deck = [tuple(card) for card in deal.deck]
         self._deck_pos = 0  # index of the top card of the draw pile
+        self._to_draw = self._cards_played(len(self._deck))
 
         self._order: list[int] = []
         self._totals = [0] * N_VARIETIES
         self._festival_cards: list[tuple[int, int]] = []
-        self._seed_festival(festival_start)
+        self.festival_start = seed_festival(deal.seeding, rules.seeding_tie, deal.start_order)
+        self._seed_festival(self.festival_start)
 
         n = self.n_players
-        self._dealt = [tuple(tuple(card) for card in pair) for pair in dealt]
+        self._dealt = [tuple(tuple(card) for card in pair) for pair in deal.dealt]
         self._pending_bouquet: list[tuple[int, int] | None] = [None] * n
         self._bouquets = [empty_counts() for _ in range(n)]
         self._bouquet_cards: list[list[tuple[int, int]]] = [[] for _ in range(n)]
@@ -205,27 +332,29 @@ class ReferenceGame:
 
     # -- construction helpers ------------------------------------------------------------------
 
-    def _check_inputs(self, festival_start, dealt, first_player, reveal_keys) -> None:
+    def _check_inputs(self, first_player, reveal_keys) -> None:
         """Raise ValueError on inputs that cannot start a game."""
-        first, second = festival_start
-        if first[0] == second[0]:
-            raise ValueError("the two seeded festival cards must be of different varieties")
-        if first[1] < second[1]:
-            raise ValueError("festival_start must be ordered: the 1st card's value is not lower")
-        if len(dealt) != self.n_players or any(len(pair) != 2 for pair in dealt):
-            raise ValueError("dealt must hold one pair of cards per seat")
         if not 0 <= first_player < self.n_players:
             raise ValueError(f"first_player must be a seat, got {first_player}")
         if len(set(reveal_keys)) != len(reveal_keys):
             raise ValueError("reveal_keys must be distinct")
 
     def _seed_festival(self, festival_start) -> None:
-        """Place the two seeded cards 1st and 2nd as given (the setup tie rule, §3.5/§4.3)."""
+        """Place the two seeded cards 1st and 2nd in the order given."""
         for card in festival_start:
             variety, value = card
             self._order.append(variety)
             self._totals[variety] = value
             self._festival_cards.append(tuple(card))
+
+    def _cards_played(self, pile: int) -> int:
+        """Cards of a draw pile of ``pile`` cards that the game will draw (§5.5, §10-U6):
+        whole rounds only (``equal_turns``), whole turns only (``full_turns``) or all."""
+        if self.rules.game_end == "deck_out":
+            return pile
+        if self.rules.game_end == "full_turns":
+            return pile - pile % 2
+        return pile - pile % (2 * self.n_players)
 
     # -- public state --------------------------------------------------------------------------
 
@@ -275,27 +404,31 @@ class ReferenceGame:
         """Record one seat's secret setup choice; place all bouquet cards after the last seat.
 
         The face-down card goes onto the secret festival at once (position == seat; only its
-        owner sees it, in ``own_secret``); the bouquet card is held back until every seat has
-        chosen, so that no choice is visible to a seat that has yet to choose.
+        owner sees it, in ``own_secret``). The bouquet card is held back until every seat has
+        chosen, so that no choice is visible to a seat that has yet to choose (§10-U3); with
+        ``setup="in_turn"`` it goes face up at once instead.
         """
         seat = self._current
         card_a, card_b = self._dealt[seat]
         bouquet_card, secret_card = (card_a, card_b) if action == SETUP_FIRST else (card_b, card_a)
         self._pending_bouquet[seat] = bouquet_card
         self._add_secret(seat, secret_card)  # position == seat: seats choose in order 0..n-1
+        in_turn = self.rules.setup == "in_turn"
+        if in_turn:
+            self._place_setup_bouquet(seat, bouquet_card)
         if seat + 1 < self.n_players:
             self._current = seat + 1
             return
-        self._place_setup_bouquets()
+        if not in_turn:
+            for other, card in enumerate(self._pending_bouquet):
+                self._place_setup_bouquet(other, card)
         self._start_turn(self._first_player)
 
-    def _place_setup_bouquets(self) -> None:
-        """Reveal every seat's setup bouquet card at once (scoring it if rules.setup_scores)."""
-        for seat, card in enumerate(self._pending_bouquet):
-            if self.rules.setup_scores:
-                self._keep_points[seat] += self._keeping_points(card[0])
-            self._add_to_bouquet(seat, card)
-        self._pending_bouquet = [None] * self.n_players
+    def _place_setup_bouquet(self, seat: int, card) -> None:
+        """Lay a seat's setup bouquet card face up (scoring it if rules.setup_scores, §10-U2)."""
+        if self.rules.setup_scores:
+            self._keep_points[seat] += self._keeping_points(card[0])
+        self._add_to_bouquet(seat, card)
 
     # -- turns ---------------------------------------------------------------------------------
 
@@ -308,8 +441,17 @@ class ReferenceGame:
         return card
 
     def _start_turn(self, seat: int) -> None:
-        """Begin ``seat``'s turn with its first draw; end the game if the deck is empty."""
+        """Begin ``seat``'s turn with its first draw; end the game if the deck is empty, or
+        under ``game_end`` if a whole round (``equal_turns``: the first player is to start
+        one) or a whole turn (``full_turns``) can no longer be played."""
         self._used_kind = None
+        left = len(self._deck) - self._deck_pos
+        round_short = seat == self._first_player and left < 2 * self.n_players
+        if (self.rules.game_end == "equal_turns" and round_short) or (
+            self.rules.game_end == "full_turns" and left < 2
+        ):
+            self._finish()
+            return
         self._drawn = self._draw()
         if self._drawn is None:
             self._finish()
@@ -345,11 +487,11 @@ class ReferenceGame:
 
     def _keeping_points(self, variety: int) -> int:
         """Keeping points of ``variety`` at its current rank."""
-        return self.rules.keeping_points[rank_of(self._order, variety) - 1]
+        return self.tables.keeping[rank_of(self._order, variety) - 1]
 
     def _giving_bonus(self, variety: int) -> int:
         """Giving bonus of ``variety`` at its current rank (added to the card's value)."""
-        return self.rules.giving_bonus[rank_of(self._order, variety) - 1]
+        return self.tables.giving[rank_of(self._order, variety) - 1]
 
     def _add_to_bouquet(self, seat: int, card: tuple[int, int]) -> None:
         """Put ``card`` face up in ``seat``'s bouquet."""
@@ -449,7 +591,7 @@ class ReferenceGame:
             "bouquets": [[list(row) for row in counts] for counts in self._bouquets],
             "give_points": list(self._give_points),
             "keep_points": list(self._keep_points),
-            "deck_size": len(self._deck) - self._deck_pos,
+            "deck_size": self._to_draw - self._deck_pos,
             "secret_size": len(self._secret),
             "drawn": self._drawn if playing and seat == self._current else None,
             "hand": hand,

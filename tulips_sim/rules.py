@@ -1,4 +1,4 @@
-"""Rules of Gift of Tulips, as ``../shared/rules/gift_of_tulips.md`` states them.
+"""Rules of Gift of Tulips, as ``docs/rules/gift_of_tulips.md`` states them.
 
 Rules card
 ----------
@@ -22,7 +22,13 @@ Project defaults where no source decides (§10), each an option of :class:`Rules
 --------------------------------------------------------------------------------
 ``majority_ties="dense"`` (U4), ``setup_scores=False`` (U2), ``zero_cards_majority=False`` (U5),
 ``seeding_tie="first_drawn"`` (2023 reprint; ``"random"`` for the 2022 printing), ``first_player``
-``"random"`` or a seat (U7); composition (U1) via ``base_copies`` and ``extra_copies``.
+``"random"`` or a seat (U7); composition (U1) via ``base_copies`` and ``extra_copies`` (copies
+per value 2, 3, 4, the same for every variety, or one row per variety); ``setup`` (U3):
+``"simultaneous"`` (default) or ``"in_turn"`` (each bouquet card face up as soon as chosen);
+``game_end`` (§5.5, U6): ``"equal_turns"`` (default: only whole rounds are played, so everyone
+has as many turns; cards left over stay in the deck unseen), ``"full_turns"`` (turns go on while
+two cards are left, so turns can be unequal) or ``"deck_out"`` (play until the deck is empty;
+a last odd card makes a half turn). ``None`` tables take the rules of record.
 
 Action encoding (flat ids)
 --------------------------
@@ -41,6 +47,8 @@ id                    name                     meaning
 from dataclasses import dataclass
 
 import numpy as np
+
+from giftsim import rule_options as opt
 
 VARIETIES = ("purple", "blue", "pink", "orange")
 N_VARIETIES = 4
@@ -102,6 +110,10 @@ SLOTS_BY_PLAYERS = {2: 1, 3: 2, 4: 2, 5: 3, 6: 3}
 
 MAJORITY_TIES = ("dense", "competition")
 SEEDING_TIES = ("first_drawn", "random")
+SETUPS = ("simultaneous", "in_turn")
+GAME_ENDS = ("equal_turns", "full_turns", "deck_out")
+MAX_VARIETY_CARDS = 60  # cards of one variety at most (bounds the seeding draws)
+MAX_SEED_DRAWS = MAX_VARIETY_CARDS + 2
 
 # Rules as an int64 vector for compiled code: slot -> meaning.
 R_N_PLAYERS = 0
@@ -113,13 +125,34 @@ R_SETUP_SCORES = 5  # 1: the setup bouquet card scores keeping points
 R_ZERO_WINS = 6  # 1: a player with no card of a variety can win its majority
 R_SEED_RANDOM = 7  # 1: equal seeding values are ordered at random
 R_FIRST_PLAYER = 8  # fixed first seat, or -1 for random
-R_COPIES = 9  # [variety-independent] copies per value 2, 3, 4 in the deck used
-R_GIVE = R_COPIES + N_VALUES  # giving bonus by rank 1..4
+R_SETUP_OPEN = 9  # 1: each setup bouquet card goes face up as soon as it is chosen
+R_GAME_END = 10  # index in GAME_ENDS
+R_COPIES = 11  # copies of each card type (variety * 3 + value - 2) in the deck used
+R_GIVE = R_COPIES + N_TYPES  # giving bonus by rank 1..4
 R_KEEP = R_GIVE + N_RANKS  # keeping points by rank 1..4
 R_MAJORITY = R_KEEP + N_RANKS  # majority points, rank-major: rank * N_SLOTS + slot
 RULES_SIZE = R_MAJORITY + N_RANKS * N_SLOTS
 
 RANDOM_FIRST = -1
+
+# ``--rule`` keys (every field but n_players) and what each takes.
+OPTIONS = {
+    "n_removed": opt.INT_OR_DEFAULT,
+    "base_copies": opt.TABLE_OR_DEFAULT,
+    "extra_copies": opt.TABLE_OR_DEFAULT,
+    "giving_bonus": opt.TABLE_OR_DEFAULT,
+    "keeping_points": opt.TABLE_OR_DEFAULT,
+    "majority_points": opt.TABLE_OR_DEFAULT,
+    "n_revealed": opt.INT,
+    "majority_ties": MAJORITY_TIES,
+    "setup_scores": opt.BOOL,
+    "zero_cards_majority": opt.BOOL,
+    "seeding_tie": SEEDING_TIES,
+    "first_player": opt.SEAT,
+    "setup": SETUPS,
+    "game_end": GAME_ENDS,
+}
+TABLES = ("base_copies", "extra_copies", "giving_bonus", "keeping_points", "majority_points")
 
 
 def _check_int(name: str, value, low: int, high: int) -> None:
@@ -129,10 +162,19 @@ def _check_int(name: str, value, low: int, high: int) -> None:
         raise ValueError(f"{name} must be in {low}..{high}, got {value}")
 
 
-def _check_table(name: str, table, shape: tuple[int, ...]) -> None:
+def _check_table(name: str, table, *shapes: tuple[int, ...]) -> None:
     arr = np.asarray(table)
-    if arr.shape != shape or not np.issubdtype(arr.dtype, np.integer) or (arr < 0).any():
-        raise ValueError(f"{name} must be a table of non-negative integers of shape {shape}")
+    ok = arr.shape in shapes and np.issubdtype(arr.dtype, np.integer) and not (arr < 0).any()
+    if not ok:
+        wanted = " or ".join(str(shape) for shape in shapes)
+        raise ValueError(f"{name} must be a table of non-negative integers of shape {wanted}")
+
+
+def _frozen(table):
+    """A table as nested tuples (lists from JSON or the command line included)."""
+    if isinstance(table, list | tuple | np.ndarray):
+        return tuple(_frozen(x) for x in table)
+    return int(table) if isinstance(table, np.integer) else table
 
 
 def _check_choice(name: str, value, choices: tuple[str, ...]) -> None:
@@ -142,14 +184,14 @@ def _check_choice(name: str, value, choices: tuple[str, ...]) -> None:
 
 @dataclass(frozen=True)
 class Rules:
-    """One configuration of Gift of Tulips; ``None`` fields take the table for the player count."""
+    """One configuration of Gift of Tulips; ``None`` fields take the tables of record."""
 
     n_players: int = 4
-    base_copies: tuple[int, int, int] = BASE_COPIES
-    extra_copies: tuple[int, int, int] = EXTRA_COPIES
+    base_copies: tuple | None = None
+    extra_copies: tuple | None = None
     n_removed: int | None = None
-    giving_bonus: tuple[int, int, int, int] = GIVING_BONUS
-    keeping_points: tuple[int, int, int, int] = KEEPING_POINTS
+    giving_bonus: tuple | None = None
+    keeping_points: tuple | None = None
     majority_points: tuple | None = None
     n_revealed: int = N_REVEALED
     majority_ties: str = "dense"
@@ -157,18 +199,36 @@ class Rules:
     zero_cards_majority: bool = False
     seeding_tie: str = "first_drawn"
     first_player: int | str = "random"
+    setup: str = "simultaneous"
+    game_end: str = "equal_turns"
+
+    @classmethod
+    def from_pairs(cls, pairs, n_players: int = 4) -> "Rules":
+        """Rules from ``--rule`` strings such as ``["game_end=deck_out", "n_removed=3"]``."""
+        return cls(n_players=n_players, **cls.options_from_pairs(pairs))
+
+    @staticmethod
+    def options_from_pairs(pairs) -> dict:
+        """The option values of ``--rule`` strings (checked by building the rules later)."""
+        return opt.parse_pairs(pairs, OPTIONS, "tulips")
 
     def __post_init__(self) -> None:
+        for name in TABLES:
+            object.__setattr__(self, name, _frozen(getattr(self, name)))
         _check_int("n_players", self.n_players, MIN_PLAYERS, MAX_PLAYERS)
-        _check_table("base_copies", self.base_copies, (N_VALUES,))
-        _check_table("extra_copies", self.extra_copies, (N_VALUES,))
-        _check_table("giving_bonus", self.giving_bonus, (N_RANKS,))
-        _check_table("keeping_points", self.keeping_points, (N_RANKS,))
+        for name in ("base_copies", "extra_copies"):
+            if getattr(self, name) is not None:
+                _check_table(name, getattr(self, name), (N_VALUES,), (N_VARIETIES, N_VALUES))
+        for name in ("giving_bonus", "keeping_points"):
+            if getattr(self, name) is not None:
+                _check_table(name, getattr(self, name), (N_RANKS,))
         if self.majority_points is not None:
             _check_table("majority_points", self.majority_points, (N_RANKS, N_SLOTS))
         _check_int("n_revealed", self.n_revealed, 0, MAX_DECK)
         _check_choice("majority_ties", self.majority_ties, MAJORITY_TIES)
         _check_choice("seeding_tie", self.seeding_tie, SEEDING_TIES)
+        _check_choice("setup", self.setup, SETUPS)
+        _check_choice("game_end", self.game_end, GAME_ENDS)
         for flag in ("setup_scores", "zero_cards_majority"):
             if not isinstance(getattr(self, flag), bool):
                 raise ValueError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
@@ -183,31 +243,44 @@ class Rules:
         _check_int("first_player", self.first_player, 0, self.n_players - 1)
 
     def _check_deck(self) -> None:
-        if sum(self.copies) == 0:
+        counts = self.copies_by_type
+        if sum(counts) == 0:
             raise ValueError("base_copies (and extra_copies from 5 players) must hold cards")
         if self.deck_size > MAX_DECK:
             raise ValueError(f"the deck may hold at most {MAX_DECK} cards, got {self.deck_size}")
+        largest = max(self.variety_sizes)
+        if largest > MAX_VARIETY_CARDS:
+            raise ValueError(f"a variety may hold at most {MAX_VARIETY_CARDS} cards, got {largest}")
         deck = self.deck_size
         _check_int("n_removed", self.removed, 0, max(deck - 2 - 2 * self.n_players, 0))
-        if deck - self.removed <= sum(self.copies):
+        if deck - self.removed <= largest:
             raise ValueError(
                 "after the removal the deck must hold two varieties to seed the "
-                f"festival: remove fewer than {deck - sum(self.copies)} cards"
+                f"festival: remove fewer than {deck - largest} cards"
             )
         if deck - self.removed - 2 - 2 * self.n_players < 0:
             raise ValueError(f"a deck of {deck} cards is too small for {self.n_players} players")
 
     @property
-    def copies(self) -> tuple[int, int, int]:
-        """Copies of each variety per value 2, 3, 4 in the deck used at this player count."""
-        if self.n_players >= 5:
-            return tuple(b + e for b, e in zip(self.base_copies, self.extra_copies, strict=True))
-        return tuple(self.base_copies)
+    def copies_by_type(self) -> tuple[int, ...]:
+        """Copies of each card type ``variety * 3 + value - 2`` in the deck used at this
+        player count (the 5/6 cards join from 5 players)."""
+        base = _by_type(BASE_COPIES if self.base_copies is None else self.base_copies)
+        if self.n_players < 5:
+            return base
+        extra = _by_type(EXTRA_COPIES if self.extra_copies is None else self.extra_copies)
+        return tuple(b + e for b, e in zip(base, extra, strict=True))
+
+    @property
+    def variety_sizes(self) -> tuple[int, ...]:
+        """Cards of each variety in the deck used."""
+        counts = self.copies_by_type
+        return tuple(sum(counts[v * N_VALUES : (v + 1) * N_VALUES]) for v in range(N_VARIETIES))
 
     @property
     def deck_size(self) -> int:
         """Cards in the box used at this player count (72 below 5 players, 96 from 5)."""
-        return N_VARIETIES * sum(self.copies)
+        return sum(self.copies_by_type)
 
     @property
     def removed(self) -> int:
@@ -217,11 +290,21 @@ class Rules:
         return self.n_removed
 
     @property
+    def giving(self) -> tuple[int, ...]:
+        """Giving bonus by rank 1..4 in force."""
+        return GIVING_BONUS if self.giving_bonus is None else self.giving_bonus
+
+    @property
+    def keeping(self) -> tuple[int, ...]:
+        """Keeping points by rank 1..4 in force."""
+        return KEEPING_POINTS if self.keeping_points is None else self.keeping_points
+
+    @property
     def majority(self) -> tuple:
         """Majority points [rank 1..4][slot 1..3] in force."""
         if self.majority_points is None:
             return MAJORITY_BY_PLAYERS[self.n_players]
-        return tuple(tuple(int(x) for x in row) for row in self.majority_points)
+        return self.majority_points
 
     @property
     def slots(self) -> int:
@@ -234,9 +317,21 @@ class Rules:
         return self.deck_size - self.removed - 2 - 2 * self.n_players
 
     @property
+    def unused(self) -> int:
+        """Cards of the draw pile never drawn under ``game_end`` (0 with the tables of record)."""
+        return unused_cards(self.turn_cards, self.n_players, GAME_ENDS.index(self.game_end))
+
+    @property
     def max_turns(self) -> int:
-        """Turns in a game (each uses two cards; a last odd card makes a half turn)."""
-        return (self.turn_cards + 1) // 2
+        """Turns in a game (each uses two cards; under ``deck_out`` a last odd card makes a
+        half turn)."""
+        return (self.turn_cards - self.unused + 1) // 2
+
+    @property
+    def equal_turns(self) -> bool:
+        """Whether every player gets the same number of whole turns."""
+        played = self.turn_cards - self.unused
+        return played % (2 * self.n_players) == 0
 
     def to_array(self) -> np.ndarray:
         """The rules as the int64 vector that compiled code reads (slots ``R_*``)."""
@@ -250,9 +345,11 @@ class Rules:
         vec[R_ZERO_WINS] = self.zero_cards_majority
         vec[R_SEED_RANDOM] = self.seeding_tie == "random"
         vec[R_FIRST_PLAYER] = RANDOM_FIRST if self.first_player == "random" else self.first_player
-        vec[R_COPIES : R_COPIES + N_VALUES] = self.copies
-        vec[R_GIVE : R_GIVE + N_RANKS] = self.giving_bonus
-        vec[R_KEEP : R_KEEP + N_RANKS] = self.keeping_points
+        vec[R_SETUP_OPEN] = self.setup == "in_turn"
+        vec[R_GAME_END] = GAME_ENDS.index(self.game_end)
+        vec[R_COPIES : R_COPIES + N_TYPES] = self.copies_by_type
+        vec[R_GIVE : R_GIVE + N_RANKS] = self.giving
+        vec[R_KEEP : R_KEEP + N_RANKS] = self.keeping
         vec[R_MAJORITY : R_MAJORITY + N_RANKS * N_SLOTS] = np.asarray(self.majority).ravel()
         return vec
 
@@ -261,10 +358,12 @@ class Rules:
         return {
             "n_players": self.n_players,
             "n_removed": self.removed,
-            "base_copies": list(self.base_copies),
-            "extra_copies": list(self.extra_copies),
-            "giving_bonus": list(self.giving_bonus),
-            "keeping_points": list(self.keeping_points),
+            "base_copies": _listed(BASE_COPIES if self.base_copies is None else self.base_copies),
+            "extra_copies": _listed(
+                EXTRA_COPIES if self.extra_copies is None else self.extra_copies
+            ),
+            "giving_bonus": list(self.giving),
+            "keeping_points": list(self.keeping),
             "majority_points": [list(row) for row in self.majority],
             "n_revealed": self.n_revealed,
             "majority_ties": self.majority_ties,
@@ -272,4 +371,26 @@ class Rules:
             "zero_cards_majority": self.zero_cards_majority,
             "seeding_tie": self.seeding_tie,
             "first_player": self.first_player,
+            "setup": self.setup,
+            "game_end": self.game_end,
         }
+
+
+def _by_type(copies) -> tuple[int, ...]:
+    """Copies per card type from a row per value (every variety alike) or a row per variety."""
+    rows = copies if isinstance(copies[0], tuple) else (copies,) * N_VARIETIES
+    return tuple(int(n) for row in rows for n in row)
+
+
+def _listed(table) -> list:
+    return [_listed(x) for x in table] if isinstance(table, tuple) else table
+
+
+def unused_cards(turn_cards: int, n_players: int, game_end: int) -> int:
+    """Cards of the draw pile left undrawn: the rest of a round that cannot be completed
+    (``equal_turns``), a last odd card (``full_turns``) or none (``deck_out``)."""
+    if game_end == 0:
+        return turn_cards % (2 * n_players)
+    if game_end == 1:
+        return turn_cards % 2
+    return 0

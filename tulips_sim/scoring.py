@@ -143,8 +143,9 @@ def rewards(state, out):
 
 
 @njit(cache=True)
-def result_row(state, n, out, g):
-    """Row ``g`` of a block's results, in blocks of ``n``: score, giving, keeping, majority
+def result_row(state, n, rounds, r, out, g):
+    """Row ``g`` of a block's results (``rounds`` is 1 and ``r`` 0: Gift of Tulips has no
+    matches), in blocks of ``n``: score, giving, keeping, majority
     points and bouquet cards per seat; then the first seat, the decisions and the winners' bit
     mask. Indexed in place,
     since a row view per game costs more than the game's bookkeeping."""

@@ -16,7 +16,7 @@ slot              size                    meaning
 ``SEAT``          1                       the seat being shown the state
 ``PHASE``         1                       ``SETUP``, ``FIRST`` / ``SECOND`` draw, ``OVER``
 ``USED_KIND``     1                       kind of this turn's first action (second draw only)
-``DECK_LEFT``     1                       cards left in the draw pile (drawn card not counted)
+``DECK_LEFT``     1                       cards left to draw (drawn card and unused not counted)
 ``SECRET_SIZE``   1                       cards in the secret festival
 ``FIRST``         1                       seat that takes the first turn
 ``N_DECISIONS``   1                       decisions made so far
@@ -26,7 +26,8 @@ slot              size                    meaning
 ``ZERO_WINS``     1                       rules: 1 if zero cards can win a majority
 ``DENSE``         1                       rules: 1 for dense majority ranking
 ``N_REMOVED``     1                       rules: cards removed unseen before the game
-``COPIES``        3                       rules: copies of each value 2, 3, 4 per variety
+``SETUP_OPEN``    1                       rules: 1 if setup bouquet cards go face up at once
+``COPIES``        12                      rules: copies of each card type in the deck
 ``N_REVEALED``    1                       rules: secret cards the end-game reveal turns up
 ``ORDER``         4                       variety at festival rank 1..4 (-1 where empty)
 ``TOTALS``        4                       festival total per variety
@@ -54,7 +55,10 @@ slot              size                    meaning
 ``REVEALED``      ``MAX_DECK``            cards turned up at the end, in order (-1 after)
 ``PILE``          ``MAX_DECK``            secret festival cards in the order they went in
 ``REMOVED``       12                      hidden: counts of the removed cards
-``DECK``          ``MAX_DECK``            hidden: draw pile, top at ``TOP``
+``DECK``          ``MAX_DECK``            hidden: draw pile, top at ``TOP``; cards from
+                                          ``DECK_N`` on are never drawn (``game_end``)
+``SEED_N``        1                       hidden: cards drawn to seed the festival
+``SEED_DRAWS``    ``MAX_SEED_DRAWS``      hidden: those cards in the order drawn
 ================  ======================  ===================================================
 """
 
@@ -72,6 +76,7 @@ from giftsim.rng import (
 from tulips_sim.rules import (
     MAX_DECK,
     MAX_PLAYERS,
+    MAX_SEED_DRAWS,
     MIN_VALUE,
     N_RANKS,
     N_SLOTS,
@@ -81,6 +86,7 @@ from tulips_sim.rules import (
     R_COPIES,
     R_DENSE,
     R_FIRST_PLAYER,
+    R_GAME_END,
     R_GIVE,
     R_KEEP,
     R_MAJORITY,
@@ -88,6 +94,7 @@ from tulips_sim.rules import (
     R_N_REMOVED,
     R_N_REVEALED,
     R_SEED_RANDOM,
+    R_SETUP_OPEN,
     R_SETUP_SCORES,
     R_SLOTS,
     R_ZERO_WINS,
@@ -111,8 +118,9 @@ SETUP_SCORES = 11
 ZERO_WINS = 12
 DENSE = 13
 N_REMOVED = 14
-COPIES = 15
-N_REVEALED = COPIES + N_VALUES
+SETUP_OPEN = 15
+COPIES = 16
+N_REVEALED = COPIES + N_TYPES
 ORDER = N_REVEALED + 1
 TOTALS = ORDER + N_RANKS
 RANK = TOTALS + N_VARIETIES
@@ -141,7 +149,9 @@ REVEALED = START + 2
 PILE = REVEALED + MAX_DECK
 REMOVED = PILE + MAX_DECK
 DECK = REMOVED + N_TYPES
-STATE_SIZE = DECK + MAX_DECK
+SEED_N = DECK + MAX_DECK
+SEED_DRAWS = SEED_N + 1
+STATE_SIZE = SEED_DRAWS + MAX_SEED_DRAWS
 
 
 @njit(cache=True)
@@ -173,7 +183,7 @@ def _fill_deck(rules_vec, state):
     ``DECK``; return its size."""
     n = 0
     for card in range(N_TYPES):
-        for _ in range(rules_vec[R_COPIES + value_of(card) - MIN_VALUE]):
+        for _ in range(rules_vec[R_COPIES + card]):
             state[DECK + n] = card
             n += 1
     return n
@@ -183,13 +193,17 @@ def _fill_deck(rules_vec, state):
 def _seed_festival(rules_vec, state, top, end, key):
     """Draw the two festival cards from ``DECK[top:end]`` (rules §3.5); return ``(top, key)``.
 
-    Same-variety cards drawn before the second card go back and the rest is reshuffled.
+    Same-variety cards drawn before the second card go back and the rest is reshuffled. The
+    cards drawn are kept, in order, in ``SEED_DRAWS``.
     """
     first = state[DECK + top]
     k = top + 1
     while k < end and variety_of(state[DECK + k]) == variety_of(first):
         k += 1
     second = state[DECK + k]
+    state[SEED_N] = k - top + 1
+    for i in range(k - top + 1):
+        state[SEED_DRAWS + i] = state[DECK + top + i]
     returned = k > top + 1
     state[DECK + k] = state[DECK + top + 1]  # the returned cards stay in the pile
     top += 2
@@ -240,10 +254,15 @@ def deal_keyed(rules_vec, game, first_player, state):
 @njit(cache=True)
 def set_deal(rules_vec, start, dealt, deck, removed, first_player, reveal_key, state):
     """Fill ``state`` with a given deal: festival start pair, dealt pairs (flat, seat-major),
-    draw pile (top first), removed counts, first seat and reveal stream."""
+    draw pile (top first, with the cards ``game_end`` leaves undrawn), removed counts, first
+    seat and reveal stream. The seeding draws are set to the start pair (the caller may write
+    the recorded draws into ``SEED_DRAWS``)."""
     state[DECK : DECK + deck.shape[0]] = deck
     state[START] = start[0]
     state[START + 1] = start[1]
+    state[SEED_N] = 2
+    state[SEED_DRAWS] = start[0]
+    state[SEED_DRAWS + 1] = start[1]
     state[REMOVED : REMOVED + N_TYPES] = removed
     _start(rules_vec, state, 0, deck.shape[0], first_player)
     state[DEALT : DEALT + dealt.shape[0]] = dealt
@@ -261,14 +280,26 @@ def _start(rules_vec, state, top, end, first_player):
     state[PHASE] = SETUP
     state[USED_KIND] = -1
     state[TOP] = top
-    state[DECK_N] = end
-    state[DECK_LEFT] = end - top
+    state[DECK_N] = end - unused_of(rules_vec, end - top)
+    state[DECK_LEFT] = state[DECK_N] - top
     state[SLOTS] = rules_vec[R_SLOTS]
     _copy_rules(rules_vec, state)
     for p in range(MAX_PLAYERS):
         state[PENDING + p] = -1
     _seed_order(state)
     state[DRAWN] = -1
+
+
+@njit(cache=True)
+def unused_of(rules_vec, turn_cards):
+    """Cards at the bottom of a pile of ``turn_cards`` that are never drawn (rules
+    ``game_end``): the rest of an incomplete round, a last odd card, or none."""
+    end_rule = rules_vec[R_GAME_END]
+    if end_rule == 0:
+        return turn_cards % (2 * rules_vec[R_N_PLAYERS])
+    if end_rule == 1:
+        return turn_cards % 2
+    return 0
 
 
 @njit(cache=True)
@@ -280,11 +311,12 @@ def _copy_rules(rules_vec, state):
         state[MAJORITY + i] = rules_vec[R_MAJORITY + i]
     state[N_REVEALED] = rules_vec[R_N_REVEALED]
     state[SETUP_SCORES] = rules_vec[R_SETUP_SCORES]
+    state[SETUP_OPEN] = rules_vec[R_SETUP_OPEN]
     state[ZERO_WINS] = rules_vec[R_ZERO_WINS]
     state[DENSE] = rules_vec[R_DENSE]
     state[N_REMOVED] = rules_vec[R_N_REMOVED]
-    for v in range(N_VALUES):
-        state[COPIES + v] = rules_vec[R_COPIES + v]
+    for t in range(N_TYPES):
+        state[COPIES + t] = rules_vec[R_COPIES + t]
 
 
 @njit(cache=True)

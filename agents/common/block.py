@@ -43,7 +43,7 @@ def run_block(
     params = np.zeros((game.max_players, MAX_PARAMS), np.float64)
     params[:n] = param_table(agents)
     policy = first_policy(first_player, n)
-    out = np.zeros((n_games, game.row_width(n)), np.int64)
+    out = np.zeros((n_games, game.row_width(rules)), np.int64)
     seed, key = np.uint64(root_seed), np.uint64(secret)
     names = ", ".join(dict.fromkeys(a.spec for a in agents))
     try:

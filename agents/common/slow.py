@@ -14,7 +14,7 @@ import numpy as np
 from agents.base import Agent
 from agents.common.block import AgentError, IllegalActionError
 from giftsim.contract import first_policy, first_seat
-from giftsim.game import Game
+from giftsim.game import Game, rounds_of
 from giftsim.rng import agent_stream, check_secret, check_seed, game_key
 
 
@@ -70,12 +70,15 @@ def play_slow(
 def play_block_slow(
     game: Game, rules, agents, root_seed, first_index, n_games, first_player="rotate", secret=0
 ) -> np.ndarray:
-    """The rows of the fast loop's ``play_block``, game by game through the slow path."""
-    n = rules.n_players
-    out = np.zeros((n_games, game.row_width(n)), np.int64)
+    """The rows of the fast loop's ``play_block``, game by game through the slow path (match
+    ``m`` of ``R`` rounds: the games ``m * R .. m * R + R - 1``, as in the fast loop)."""
+    n, rounds = rules.n_players, rounds_of(rules)
+    out = np.zeros((n_games, game.row_width(rules)), np.int64)
     for g in range(n_games):
-        played = play_slow(game, rules, agents, root_seed, first_index + g, first_player, secret)
-        game.result_row(played.final, n, out, g)
+        for r in range(rounds):
+            index = (first_index + g) * rounds + r
+            played = play_slow(game, rules, agents, root_seed, index, first_player, secret)
+            game.result_row(played.final, n, rounds, r, out, g)
     return out
 
 

@@ -10,6 +10,9 @@ Sealed agents: the seat to act is shown its own copy of its observation (``obser
 buffer that is not the state), padded with zeros so that a read past its end finds nothing;
 its random stream is ``agent_stream(key, secret, seat)``, from which neither the game key nor
 the deal can be recovered. A seat with a single legal action is not asked.
+
+A row is a match of ``R`` rounds (the rule ``rounds``; one game when ``R`` is 1): match ``m`` is
+the games ``m * R .. m * R + R - 1`` of the seed, and ``result_row`` adds each round in.
 """
 
 import numpy as np
@@ -18,7 +21,7 @@ from numba import njit
 from agents.common.block import run_block
 from geschenkt_sim.engine import OBS_SIZE, apply_action, begin, is_over, legal_mask, observe
 from geschenkt_sim.game import GAME
-from geschenkt_sim.rules import MAX_PLAYERS, R_N_PLAYERS
+from geschenkt_sim.rules import MAX_PLAYERS, R_N_PLAYERS, R_ROUNDS
 from geschenkt_sim.scoring import result_row
 from geschenkt_sim.state import STATE_SIZE, TURN, deal_keyed
 from giftsim.bits import lowest_bit
@@ -28,9 +31,9 @@ from giftsim.rng import agent_stream, game_key
 
 @njit(cache=True)
 def play_games(rules_vec, root_seed, secret, first_index, policy, entries, params, out):
-    """Play ``out.shape[0]`` games from ``first_index`` on; return -1, or the index (in this
-    block) of a game where an agent chose an illegal action. ``out`` rows: ``result_row``."""
-    n = rules_vec[R_N_PLAYERS]
+    """Play ``out.shape[0]`` matches from ``first_index`` on; return -1, or the index (in this
+    block) of a match where an agent chose an illegal action. ``out`` rows: ``result_row``."""
+    n, rounds = rules_vec[R_N_PLAYERS], rules_vec[R_ROUNDS]
     state = np.zeros(STATE_SIZE, np.int64)
     padded = np.zeros(OBS_SIZE + STATE_SIZE, np.int64)
     obs = padded[:OBS_SIZE]
@@ -38,30 +41,32 @@ def play_games(rules_vec, root_seed, secret, first_index, policy, entries, param
     rngs = np.zeros(MAX_PLAYERS, np.uint64)
     flat_params = params.ravel()
     for g in range(out.shape[0]):
-        game_index = first_index + g
-        key = game_key(root_seed, game_index)
-        deal_keyed(rules_vec, key, first_seat(policy, game_index, n), state)
-        begin(state)
-        for s in range(n):
-            rngs[s] = agent_stream(key, secret, s)
-        while not is_over(state):
-            mask = legal_mask(state)
-            action = lowest_bit(mask)
-            if mask != np.int64(1) << action:
-                seat = state[TURN]
-                observe(state, seat, obs)
-                row = address(flat_params, seat * MAX_PARAMS)
-                action = entries[seat](shown, row, address(rngs, seat))
-                if action < 0 or action > 62 or not (mask >> action) & 1:
-                    return g
-            apply_action(state, action)
-        result_row(state, n, out, g)
+        for r in range(rounds):
+            game_index = (first_index + g) * rounds + r
+            key = game_key(root_seed, game_index)
+            deal_keyed(rules_vec, key, first_seat(policy, game_index, n), state)
+            begin(state)
+            for s in range(n):
+                rngs[s] = agent_stream(key, secret, s)
+            while not is_over(state):
+                mask = legal_mask(state)
+                action = lowest_bit(mask)
+                if mask != np.int64(1) << action:
+                    seat = state[TURN]
+                    observe(state, seat, obs)
+                    row = address(flat_params, seat * MAX_PARAMS)
+                    action = entries[seat](shown, row, address(rngs, seat))
+                    if action < 0 or action > 62 or not (mask >> action) & 1:
+                        return g
+                apply_action(state, action)
+            result_row(state, n, rounds, r, out, g)
     return -1
 
 
 def play_block(rules, agents, root_seed, first_index, n_games, first_player="rotate", secret=0):
-    """Play games ``first_index .. first_index + n_games - 1`` of ``root_seed``, one agent per
-    seat; int64 rows ``(n_games, n_players + 2)``: scores per seat, first player, decisions.
+    """Play games (matches, with ``rules.rounds > 1``) ``first_index .. first_index + n_games -
+    1`` of ``root_seed``, one agent per seat; int64 rows ``GAME.row_width(rules)`` wide: scores
+    per seat, first player, decisions, winners' mask, then each round's scores in a match.
     ``first_player``: ``"rotate"`` (game i starts at seat i mod n), ``"random"`` or a seat."""
     return run_block(
         GAME, play_games, rules, agents, root_seed, first_index, n_games, first_player, secret

@@ -24,7 +24,7 @@ from tulips_sim.engine import (
     O_RANK,
     O_TOTALS,
 )
-from tulips_sim.rules import GIVE, KEEP, N_RANKS, N_TYPES, N_VALUES, N_VARIETIES
+from tulips_sim.rules import GIVE, KEEP, N_RANKS, N_SLOTS, N_TYPES, N_VARIETIES
 from tulips_sim.scoring import slot_of
 from tulips_sim.state import MAJORITY, SLOTS, value_of, variety_of
 
@@ -53,7 +53,7 @@ def pay(obs, rank, slot):
     """Majority points of ``slot`` in a variety at ``rank`` (rank 4 pays nothing)."""
     if rank >= N_RANKS or slot < 0 or slot >= obs[SLOTS]:
         return 0
-    return obs[MAJORITY + (rank - 1) * 3 + slot]
+    return obs[MAJORITY + (rank - 1) * N_SLOTS + slot]
 
 
 @njit(cache=True)
@@ -197,7 +197,7 @@ def unseen(obs, card):
     """Copies of ``card``'s type the seat has not seen: in the deck, removed unseen, or in the
     other seats' secret festival cards (every copy less those in bouquets, face up in the
     festival, in my secret festival cards and in my hand)."""
-    count = obs[O_COPIES + card % N_VALUES] - obs[O_FACE_UP + card] - obs[O_OWN_SECRET + card]
+    count = obs[O_COPIES + card] - obs[O_FACE_UP + card] - obs[O_OWN_SECRET + card]
     for q in range(obs[O_N_PLAYERS]):
         count -= obs[O_BOUQUET + q * N_TYPES + card]
     return count - (1 if obs[O_DRAWN] == card else 0)

@@ -55,7 +55,7 @@ def play_games(rules_vec, root_seed, secret, first_index, policy, entries, param
                 if action < 0 or action > 62 or not (mask >> action) & 1:
                     return g
             apply_action(state, action)
-        result_row(state, n, out, g)
+        result_row(state, n, 1, 0, out, g)
     return -1
 
 

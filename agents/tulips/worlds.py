@@ -28,11 +28,12 @@ from tulips_sim.engine import (
     O_PHASE,
     O_SEAT,
     O_SECRET_SIZE,
+    O_SETUP_OPEN,
     O_SIZE,
     apply_action,
     is_over,
 )
-from tulips_sim.rules import MAX_DECK, MAX_PLAYERS, N_TYPES, N_VALUES
+from tulips_sim.rules import MAX_DECK, MAX_PLAYERS, N_TYPES
 from tulips_sim.scoring import final_scores, rewards
 from tulips_sim.state import (
     DEALT,
@@ -74,7 +75,7 @@ def unseen_counts(obs):
     n = obs[O_N_PLAYERS]
     counts = np.empty(N_TYPES, np.int64)
     for t in range(N_TYPES):
-        counts[t] = obs[O_COPIES + t % N_VALUES] - obs[O_FACE_UP + t] - obs[O_OWN_SECRET + t]
+        counts[t] = obs[O_COPIES + t] - obs[O_FACE_UP + t] - obs[O_OWN_SECRET + t]
         for p in range(n):
             counts[t] -= obs[O_BOUQUET + p * N_TYPES + t]
     if obs[O_DRAWN] >= 0:
@@ -150,12 +151,15 @@ def _fill_secrets(obs, rng, cards, used, state):
 @njit(cache=True)
 def _fill_setup(obs, cards, used, state):
     """During the setup (seats choose in order 0, 1, ...): the choices of the seats before the
-    one to act, and the dealt pairs of the seats after it."""
+    one to act, and the dealt pairs of the seats after it. Under ``setup="in_turn"`` the
+    earlier seats' choices are already face up in their bouquets."""
     if obs[O_PHASE] != SETUP:
         return used
     seat = obs[O_SEAT]
     for p in range(obs[O_N_PLAYERS]):
-        if p < seat:
+        if p < seat and obs[O_SETUP_OPEN]:
+            state[PENDING + p] = 0  # chosen: the card is in its bouquet already
+        elif p < seat:
             state[PENDING + p] = cards[used]
             state[DEALT + 2 * p] = cards[used]
             state[DEALT + 2 * p + 1] = -1

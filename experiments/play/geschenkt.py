@@ -18,16 +18,12 @@ from geschenkt_sim.engine import (
     observe,
 )
 from geschenkt_sim.record import unfinished_record as unfinished_record  # for a game quit part-way
-from geschenkt_sim.rules import PASS, TAKE, Rules
+from geschenkt_sim.rules import PASS, TAKE
 from geschenkt_sim.scoring import card_points, take_delta
 from geschenkt_sim.state import cards_of
 
 TITLE = "No Thanks!"
 GOAL = "lowest score wins (the lowest card of each run, minus your chips)"
-
-
-def make_rules(players: int, hide_chips: bool) -> Rules:
-    return Rules(n_players=players, chips_visible=not hide_chips)
 
 
 def public_obs(state, seat: int) -> np.ndarray:

@@ -88,15 +88,18 @@ def run(
     vs=None,
     seed: int | None = None,
     record: Path | None = None,
-    hide_chips: bool = False,
+    rule=(),
     stdin=None,
     stdout=None,
 ) -> Path:
     """Play one game against the bots ``vs`` (specs of the other seats in seat order), show the
-    result and save the record; return its path. Raises ValueError on bad arguments and
-    :class:`InputEnded` when the input ends first."""
+    result and save the record; return its path. ``rule``: ``key=value`` rule options (the
+    command line's ``--rule``). Raises ValueError on bad arguments and :class:`InputEnded` when
+    the input ends first."""
     text, ent = screens(game), entry(game)
-    rules = text.make_rules(players, hide_chips)
+    rules = ent.rules.from_pairs(rule, players)
+    if getattr(rules, "rounds", 1) > 1:
+        raise ValueError("play plays one game; rounds=N matches are for record and tournament")
     seats, bots = _seating(game, players, seat, vs)
     seed = secrets.randbelow(1_000_000) if seed is None else seed
     check_seed(seed)

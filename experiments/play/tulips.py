@@ -44,7 +44,6 @@ from tulips_sim.rules import (
     SECRET,
     SETUP_FIRST,
     VARIETIES,
-    Rules,
 )
 from tulips_sim.state import SETUP, card_of
 
@@ -52,12 +51,6 @@ TITLE = "Gift of Tulips"
 GOAL = "highest score wins (giving + keeping + festival majorities)"
 PLACES = ("1st", "2nd", "3rd", "4th")
 USED = {KIND_KEEP: "kept", KIND_GIVE: "gave", KIND_ADD: "added"}
-
-
-def make_rules(players: int, hide_chips: bool) -> Rules:
-    if hide_chips:
-        raise ValueError("--hide-chips is a No Thanks! option; Gift of Tulips has no chips")
-    return Rules(n_players=players)
 
 
 def public_obs(state, seat: int) -> np.ndarray:
