@@ -92,6 +92,16 @@ def result_row(state, n, rounds, r, out, g):
     out[g, n + 2] = mask
 
 
+@njit(cache=True)
+def take_delta(hand, card):
+    """Change of a hand's card points if ``card`` joins it (O(1), no rescoring)."""
+    below = (hand >> (card - 1)) & 1
+    above = (hand >> (card + 1)) & 1
+    if below:
+        return -(card + 1) if above else 0
+    return -1 if above else card
+
+
 def finish_key(blocks: np.ndarray) -> np.ndarray:
     """Each seat's place key in the finishing order from its result blocks (``score``), higher
     finishing better: the negated score. Equal keys are ties (for the win too: ``winner_mask``)."""

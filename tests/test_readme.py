@@ -1,7 +1,8 @@
 """The README runs: every ``giftsim`` command in its code blocks exits with status 0.
 
 The commands run in this process, in order (``replay g.json`` reads what ``record`` wrote), in
-an empty folder, at small sizes. The size reduction is explicit: ``SMALL`` replaces the value
+an empty folder holding only a copy of ``docs/examples`` (the agents module the README loads),
+at small sizes. The size reduction is explicit: ``SMALL`` replaces the value
 of each size option a command gives, and ``ADDED`` appends options to commands whose size is
 their default. Nothing else in a command is changed.
 """
@@ -9,6 +10,7 @@ their default. Nothing else in a command is changed.
 import io
 import re
 import shlex
+import shutil
 import sys
 from pathlib import Path
 
@@ -67,6 +69,7 @@ def test_the_readme_has_the_commands_a_user_starts_with():
 
 
 def test_every_readme_command_runs(tmp_path, monkeypatch, capsys):
+    shutil.copytree(README.parent / "docs" / "examples", tmp_path / "docs" / "examples")
     monkeypatch.chdir(tmp_path)
     for args in readme_commands(README.read_text()):
         monkeypatch.setattr(sys, "stdin", io.StringIO(PLAY_ANSWERS))
