@@ -4,8 +4,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.kits import tulips_twin as reference_for
 from tests.strategies import tulips_rules
-from tulips_sim import reference
 from tulips_sim.engine import (
     O_BOUQUET,
     O_DECK_LEFT,
@@ -27,19 +27,10 @@ from tulips_sim.engine import (
     observe,
 )
 from tulips_sim.rules import N_TYPES
-from tulips_sim.scoring import final_scores, reveal_positions
+from tulips_sim.scoring import final_scores
 from tulips_sim.state import (
-    DEALT,
-    DECK,
-    DECK_N,
-    FIRST,
     MAJORITY_PTS,
-    N_REVEALED,
     OBS_SIZE,
-    REVEAL_KEY,
-    SECRET_SIZE,
-    START,
-    TOP,
     card_of,
     deal,
     new_state,
@@ -79,28 +70,6 @@ def engine_view(state, seat, n):
         "own_secret": counts(obs[O_OWN_SECRET:]),
         "used_kind": KINDS[int(obs[O_USED_KIND])],
     }
-
-
-def reference_for(rules, start_state, final_state):
-    """The reference game of the engine's deal, with reveal keys that make it turn up the
-    positions the engine turned up."""
-    n = rules.n_players
-    s = start_state
-    positions = reveal_positions(
-        final_state[REVEAL_KEY], final_state[SECRET_SIZE], final_state[N_REVEALED]
-    )
-    size = int(final_state[SECRET_SIZE])
-    keys = [len(positions) + p for p in range(size)]
-    for rank, p in enumerate(positions):
-        keys[p] = rank
-    return reference.ReferenceGame(
-        rules,
-        (card_of(s[START]), card_of(s[START + 1])),
-        [(card_of(s[DEALT + 2 * p]), card_of(s[DEALT + 2 * p + 1])) for p in range(n)],
-        [card_of(c) for c in s[DECK + s[TOP] : DECK + s[DECK_N]]],
-        int(s[FIRST]),
-        keys,
-    )
 
 
 @settings(max_examples=120, deadline=None)
