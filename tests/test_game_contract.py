@@ -7,7 +7,8 @@ is that of the game's reference twin at every step and only legal actions are ap
 agent's illegal action is reported, and the game stops there); a game ends within
 ``Game.max_decisions``; the observation is unchanged when every slot the seat may not know is
 changed (``tests/kits.py`` names them per game); the rewards are the winners' shares and
-agree with the twin; a record replays; and the slow path plays the compiled loop's games.
+agree with the twin and the finishing order; a record replays; and the slow path plays the
+compiled loop's games.
 """
 
 import importlib
@@ -56,7 +57,7 @@ def test_the_record_declares_consistent_sizes_and_rules(name):
     with pytest.raises(ValueError):
         game.rules(n_players=game.max_players + 1)
     agents = importlib.import_module(game.agents)
-    assert callable(agents.play_block) and agents.BUILTINS
+    assert callable(agents.play_block) and agents.play_games.py_func and agents.BUILTINS
     assert all(f.game == name and f.builtin and f.summary for f in agents.BUILTINS)
 
 
@@ -125,6 +126,9 @@ def check_end(game, kit, rules, start, states, actions, final) -> None:
     assert list(row[0, :n]) == list(scores) and 0 <= row[0, tail] < n
     assert row[0, tail + TAIL.index("n_decisions")] == len(actions)
     assert row[0, tail + TAIL.index("winners")] == game.winner_mask(final)
+    blocks = row[0, :tail].reshape(len(game.blocks), n).T  # one seat a row
+    keys = game.finish_key(blocks)
+    assert [p for p in range(n) if keys[p] == keys.max()] == winners
 
 
 def check_record(game, rules, start, actions, final) -> None:

@@ -33,8 +33,10 @@ def test_toy_tournament_is_the_same_on_two_processes_and_in_a_folder(jobs, seria
     manifest, frame = load(tmp_path / "toy")
     pd.testing.assert_frame_equal(frame, serial)
     assert manifest["game"] == "toy" and manifest["rules"][0]["min_pile"] == 10
-    shares = stats.summary_win_share(load_summary(tmp_path / "toy"))
-    pd.testing.assert_frame_equal(shares, stats.win_share(long_table(serial)))
+    columns = ["seats", "win_share", "fair"]  # intervals differ: sums keep no deals
+    shares = stats.summary_win_share(load_summary(tmp_path / "toy"))[columns]
+    expected = stats.win_share(long_table(serial))[columns]
+    pd.testing.assert_frame_equal(shares, expected, check_dtype=False)
 
 
 def test_toy_tournament_tables_count_every_game_once(jobs, serial):

@@ -151,3 +151,9 @@ def result_row(state, n, out, g):
     out[g, n] = state[FIRST]
     out[g, n + 1] = state[N_DECISIONS]
     out[g, n + 2] = winner_mask(state)
+
+
+def finish_key(blocks: np.ndarray) -> np.ndarray:
+    """Each seat's place in the finishing order from its result blocks: the score, higher
+    better (equal keys tie, as in ``winner_mask``)."""
+    return blocks[:, 0]

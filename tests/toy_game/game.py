@@ -29,6 +29,7 @@ GAME = Game(
     winner_mask=engine.winner_mask,
     rewards=engine.rewards,
     result_row=engine.result_row,
+    finish_key=engine.finish_key,
     make_record=record.make_record,
     replay=record.replay,
 )

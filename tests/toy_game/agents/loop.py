@@ -26,7 +26,7 @@ from tests.toy_game.rules import MAX_PLAYERS, R_N_PLAYERS
 
 
 @njit
-def _play(rules_vec, root_seed, secret, first_index, policy, entries, params, out):
+def play_games(rules_vec, root_seed, secret, first_index, policy, entries, params, out):
     """Play ``out.shape[0]`` games from ``first_index`` on; return -1, or the index (in this
     block) of a game where an agent chose an illegal action. ``out`` rows: ``result_row``."""
     n = rules_vec[R_N_PLAYERS]
@@ -64,5 +64,5 @@ def play_block(rules, agents, root_seed, first_index, n_games, first_player="rot
     winners.
     ``first_player``: ``"rotate"`` (game i starts at seat i mod n), ``"random"`` or a seat."""
     return run_block(
-        GAME, _play, rules, agents, root_seed, first_index, n_games, first_player, secret
+        GAME, play_games, rules, agents, root_seed, first_index, n_games, first_player, secret
     )
