@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from giftsim.contract import DECIDER_SIG, MAX_PARAMS
+from giftsim.game import GAMES, register_game
 
 
 @dataclass(frozen=True)
@@ -149,23 +150,33 @@ class Family:
 
     def __reduce__(self):
         """Pickled by name (built-ins) or by its definition (user families), so that a worker
-        process gets the family whether or not it imported the code that defined it."""
+        process gets the family whether or not it imported the code that defined it. The
+        game's package travels too, so that a game added by ``register_game`` is known there."""
+        package = GAMES.get(self.game)
         if self.builtin:
-            return (_builtin_family, (self.game, self.name))
+            return (_builtin_family, (self.game, self.name, package))
         decide = getattr(self.decide, "py_func", self.decide)
         definition = (self.game, self.name, decide, self.defaults, self.ranges, self.doc)
-        return (_user_family, (*definition, self.compiled, self.source))
+        return (_user_family, (*definition, self.compiled, self.source, package))
 
 
-def _builtin_family(game: str, name: str) -> Family:
+def _known(game: str, package: str | None) -> None:
+    """Register a game that this (worker) process has not heard of."""
+    if package is not None and game not in GAMES:
+        register_game(game, package)
+
+
+def _builtin_family(game: str, name: str, package: str | None = None) -> Family:
     from agents.registry import family
 
+    _known(game, package)
     return family(game, name)
 
 
-def _user_family(game, name, decide, defaults, ranges, doc, compiled, source) -> Family:
+def _user_family(game, name, decide, defaults, ranges, doc, compiled, source, package=None):
     from agents.registry import redefine
 
+    _known(game, package)
     return redefine(game, name, decide, defaults, ranges, doc, compiled, source)
 
 

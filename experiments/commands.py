@@ -11,6 +11,7 @@ import pandas as pd
 
 from experiments import manifest as manifest_io
 from experiments import stats
+from experiments.games import entry
 from experiments.results import (
     deal_sums,
     load,
@@ -151,8 +152,9 @@ def print_tables(named: dict[str, pd.DataFrame]) -> None:
         print(table.round(4).to_string())
 
 
-WINS = {"geschenkt": "lower score wins", "tulips": "higher score wins"}
-GAME_NAMES = {"geschenkt": "No Thanks!", "tulips": "Gift of Tulips"}
+def _wins(game: str) -> str:
+    """Which way a score wins, from the game's record."""
+    return "lower score wins" if entry(game).lower_wins else "higher score wins"
 
 
 def report(folder) -> dict[str, pd.DataFrame]:
@@ -179,7 +181,7 @@ def describe(manifest: dict, games: int) -> str:
     jobs = manifest["jobs"]
     agents = sorted({a for job in jobs for a in job["agents"]})
     counts = ", ".join(map(str, sorted({len(job["agents"]) for job in jobs})))
-    name = GAME_NAMES.get(manifest["game"], manifest["game"])
+    name = entry(manifest["game"]).title
     return f"{name}, {manifest['design']} of {', '.join(agents)}, {counts} players, {games:,} games"
 
 
@@ -206,7 +208,7 @@ def _draw(long: pd.DataFrame, folder: Path, manifest: dict) -> list[str]:
             figure = getattr(plots, function)(long, **options)
         title = figure.axes[0].get_title()
         if name == "score_distributions.png":
-            title += f" ({WINS.get(manifest['game'], 'see the rules')})"
+            title += f" ({_wins(manifest['game'])})"
         if name == "seat_win_share.png" and not mixed:
             title = "Win share by turn position, one panel per agent (95% Wilson intervals)"
         else:
@@ -237,7 +239,7 @@ def _draw_sums(sums: pd.DataFrame, folder: Path, manifest: dict):
         figure = plots.seat_panels(sums, value)
         label = value.replace("_", " ")
         if value == "mean_score":
-            label += f" ({WINS.get(manifest['game'], 'see the rules')})"
+            label += f" ({_wins(manifest['game'])})"
         figure.suptitle(f"{label} by turn position, one panel per agent\n{subject}", fontsize=9)
         figure.savefig(folder / name, dpi=110, bbox_inches="tight")
         written.append(name)

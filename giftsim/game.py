@@ -102,7 +102,10 @@ def rounds_of(rules) -> int:
 
 
 def register_game(name: str, package: str) -> None:
-    """Add a game: ``package`` exports its ``GAME`` record (one line, as in :data:`GAMES`)."""
+    """Add a game at run time: ``package`` exports its ``GAME`` record. The Numba cache key is
+    taken from :data:`GAMES` when giftsim is imported, before any such call, so a game added
+    here should not cache its kernels (``tests/toy_game`` uses plain ``@njit``); a game of the
+    project is a line of :data:`GAMES` instead."""
     if not name.isidentifier():
         raise ValueError(f"game names are identifiers, got {name!r}")
     GAMES[name] = package

@@ -5,6 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.kits import deal_of, reference_for
 from tests.strategies import tulips_rules
 from tulips_sim import reference
 from tulips_sim import rules as rules_module
@@ -30,21 +31,13 @@ from tulips_sim.engine import (
 )
 from tulips_sim.record import RecordError, make_record, replay
 from tulips_sim.rules import N_TYPES, Rules
-from tulips_sim.scoring import final_scores, reveal_positions
+from tulips_sim.scoring import final_scores
 from tulips_sim.state import (
-    DEALT,
-    DECK,
-    FIRST,
     MAJORITY_PTS,
-    N_REVEALED,
     OBS_SIZE,
-    REMOVED,
-    REVEAL_KEY,
-    SECRET_SIZE,
     SEED_DRAWS,
     SEED_N,
     START,
-    TOP,
     card_of,
     deal,
     new_state,
@@ -84,38 +77,6 @@ def engine_view(state, seat, n):
         "own_secret": counts(obs[O_OWN_SECRET:]),
         "used_kind": KINDS[int(obs[O_USED_KIND])],
     }
-
-
-def deal_of(rules, start_state, final_state, keys=None) -> reference.Deal:
-    """The engine's deal as the twin takes it: removed cards, seeding draws, dealt pairs, the
-    whole draw pile (cards the game end leaves undrawn included), first player, reveal keys
-    that make the twin turn up the positions the engine turned up."""
-    n = rules.n_players
-    s = start_state
-    if keys is None:
-        positions = reveal_positions(
-            final_state[REVEAL_KEY], final_state[SECRET_SIZE], final_state[N_REVEALED]
-        )
-        size = int(final_state[SECRET_SIZE])
-        keys = [len(positions) + p for p in range(size)]
-        for rank, p in enumerate(positions):
-            keys[p] = rank
-    removed = [card_of(t) for t in range(N_TYPES) for _ in range(s[REMOVED + t])]
-    start = (card_of(s[START]), card_of(s[START + 1]))
-    return reference.Deal(
-        removed=removed,
-        seeding=[card_of(c) for c in s[SEED_DRAWS : SEED_DRAWS + s[SEED_N]]],
-        dealt=[(card_of(s[DEALT + 2 * p]), card_of(s[DEALT + 2 * p + 1])) for p in range(n)],
-        deck=[card_of(c) for c in s[DECK + s[TOP] : DECK + rules.deck_size]],
-        first_player=int(s[FIRST]),
-        reveal_keys=keys,
-        start_order=start if rules.seeding_tie == "random" else None,
-    )
-
-
-def reference_for(rules, start_state, final_state):
-    """The reference game of the engine's deal (see :func:`deal_of`)."""
-    return reference.ReferenceGame(rules, deal_of(rules, start_state, final_state))
 
 
 @settings(max_examples=120, deadline=None)

@@ -1,0 +1,222 @@
+"""One contract for every game of the list of games (``giftsim.game.GAMES``), the toy game of
+``tests/toy_game`` included, in the spirit of Pgx's ``api_test.py``.
+
+For many seeded games under random legal play and under every built-in compiled agent family
+(search agents with few iterations): the verbs stay inside the declared sizes; the legal mask
+is that of the game's reference twin at every step and only legal actions are applied (an
+agent's illegal action is reported, and the game stops there); a game ends within
+``Game.max_decisions``; the observation is unchanged when every slot the seat may not know is
+changed (``tests/kits.py`` names them per game); the rewards are the winners' shares and
+agree with the twin and the finishing order; a record replays; and the slow path plays the
+compiled loop's games.
+"""
+
+import importlib
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agents.common.block import IllegalActionError
+from agents.common.slow import play_block_slow
+from agents.registry import builtins, define
+from experiments.games import play_block, play_slow
+from giftsim.game import GAMES, TAIL, load_game
+from giftsim.records import RecordError
+from giftsim.rng import game_key
+from tests.kits import kit_of
+
+NAMES = list(GAMES)
+RANDOM_FIRST = -1  # the first-seat value every game's deal draws from its own stream
+SENTINEL, PAD = -7777, 16  # a verb writing past its declared size shows in the padding
+TINY_ITERS = 8
+
+
+def padded(size: int):
+    """A buffer of ``size`` slots followed by ``PAD`` sentinel slots, and its first part."""
+    buffer = np.full(size + PAD, SENTINEL, np.int64)
+    return buffer, buffer[:size]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_record_declares_consistent_sizes_and_rules(name):
+    game = load_game(name)
+    assert game.name == name and game.title
+    assert len(game.action_names) == game.num_actions <= 62  # legal masks are int64 bits
+    assert list(game.players) == list(range(game.players[0], game.max_players + 1))
+    assert set(game.official) <= set(game.players) and game.players[0] >= 2
+    assert game.blocks[0] == "score" and game.max_decisions > 0
+    assert 0 <= game.turn_slot < game.state_size
+    for n in game.players:
+        rules = game.rules(n_players=n)
+        assert rules.n_players == n and rules.to_array().dtype == np.int64
+        assert game.rules(**rules.as_dict()).as_dict() == rules.as_dict()
+        assert game.row_width(rules) == len(game.blocks) * n + len(TAIL)
+    with pytest.raises(ValueError):
+        game.rules(n_players=game.max_players + 1)
+    agents = importlib.import_module(game.agents)
+    assert callable(agents.play_block) and agents.play_games.py_func and agents.BUILTINS
+    assert all(f.game == name and f.builtin and f.summary for f in agents.BUILTINS)
+
+
+def play_randomly(game, rules, seed):
+    """Deal game 0 of ``seed`` and apply uniformly random legal actions until the end,
+    checking on the way that the verbs write inside the declared state size and that the
+    legal mask names only declared actions, and is empty exactly when the game is over.
+    Returns the start state, the state before each action, the actions and the final state."""
+    buffer, state = padded(game.state_size)
+    key = np.uint64(game_key(np.uint64(seed), 0))
+    game.deal_keyed(rules.to_array(), key, RANDOM_FIRST, state)
+    game.begin(state)
+    start, states, actions = state.copy(), [], []
+    rng = np.random.default_rng(seed)
+    while not game.is_over(state):
+        mask = int(game.legal_mask(state))
+        assert 0 < mask < 1 << game.num_actions
+        legal = game.legal_actions(state)
+        states.append(state.copy())
+        actions.append(legal[rng.integers(len(legal))])
+        game.apply_action(state, actions[-1])
+        assert len(actions) <= game.max_decisions
+    assert game.legal_mask(state) == 0 and game.legal_actions(state) == []
+    assert (buffer[game.state_size :] == SENTINEL).all()
+    return start, states, actions, state
+
+
+def check_observations(game, kit, state, n, rng) -> None:
+    """Each seat's observation fits ``obs_size``, leaves the state alone, and stays the same
+    when every slot the seat may not know is changed."""
+    for seat in range(n):
+        buffer, obs = padded(game.obs_size)
+        before = state.copy()
+        game.observe(state, seat, obs)
+        assert (buffer[game.obs_size :] == SENTINEL).all()
+        assert np.array_equal(state, before)
+        other = state.copy()
+        hidden = kit.hidden_slots(state, seat)
+        assert len(hidden) > 0
+        other[hidden] += rng.integers(1, 50, len(hidden))
+        again = np.zeros(game.obs_size, np.int64)
+        game.observe(other, seat, again)
+        assert np.array_equal(obs, again), f"seat {seat} sees a hidden slot"
+
+
+def check_end(game, kit, rules, start, states, actions, final) -> None:
+    """Rewards are the winners' shares; the twin agrees with every legal mask, the scores and
+    the winners; the result row holds the scores, decisions and winners."""
+    n = rules.n_players
+    rewards, scores = np.full(n, -1.0), np.zeros(n, np.int64)
+    game.rewards(final, rewards)
+    game.scores(final, scores)
+    winners = game.winners(final)
+    assert winners and all(0 <= w < n for w in winners)
+    assert ((rewards >= 0) & (rewards <= 1)).all() and rewards.sum() == pytest.approx(1)
+    assert list(rewards) == pytest.approx([(p in winners) / len(winners) for p in range(n)])
+    twin = kit.twin(rules, start, final)
+    for step, (state, action) in enumerate(zip(states, actions, strict=True)):
+        assert sorted(twin.legal_actions()) == game.legal_actions(state), f"step {step}"
+        twin.apply(action)
+    assert twin.legal_actions() == []
+    assert twin.scores() == list(scores) and twin.winners() == winners
+    row = np.zeros((1, game.row_width(rules)), np.int64)
+    game.result_row(final, n, 1, 0, row, 0)
+    tail = len(game.blocks) * n
+    assert list(row[0, :n]) == list(scores) and 0 <= row[0, tail] < n
+    assert row[0, tail + TAIL.index("n_decisions")] == len(actions)
+    assert row[0, tail + TAIL.index("winners")] == game.winner_mask(final)
+    blocks = row[0, :tail].reshape(len(game.blocks), n).T  # one seat a row
+    keys = game.finish_key(blocks)
+    assert [p for p in range(n) if keys[p] == keys.max()] == winners
+
+
+def check_record(game, rules, start, actions, final) -> None:
+    """A record made from the deal and actions survives JSON, replays, holds the final scores
+    and winners, and is refused once a number in it is changed."""
+    record = game.make_record(rules, start, actions, {"seed": 1})
+    assert record == game.make_record(rules, start, actions, {"seed": 1})
+    record = json.loads(json.dumps(record))
+    lines = game.replay(record)
+    assert lines and all(isinstance(line, str) for line in lines)
+    scores = np.zeros(rules.n_players, np.int64)
+    game.scores(final, scores)
+    assert record["scores"] == list(scores) and record["winners"] == game.winners(final)
+    for key, wrong in (("scores", [*scores[:-1], scores[-1] + 1]), ("winners", [rules.n_players])):
+        with pytest.raises(RecordError, match=key):
+            game.replay({**record, key: [int(v) for v in wrong]})
+
+
+@pytest.mark.parametrize("name", NAMES)
+@settings(max_examples=12, deadline=None)
+@given(data=st.data())
+def test_random_legal_play_keeps_the_contract(name, data):
+    game, kit = load_game(name), kit_of(name)
+    n = data.draw(st.sampled_from(game.players), label="players")
+    rules = data.draw(st.sampled_from([game.rules(n_players=n), *kit.variants(n)]))
+    seed = data.draw(st.integers(0, 2**32), label="seed")
+    start, states, actions, final = play_randomly(game, rules, seed)
+    rng = np.random.default_rng(seed)
+    for state in [*states[:: max(len(states) // 12, 1)], final]:
+        check_observations(game, kit, state, n, rng)
+    check_end(game, kit, rules, start, states, actions, final)
+    check_record(game, rules, start, actions, final)
+
+
+def tiny(family):
+    """The family's default agent; a search agent with ``TINY_ITERS`` iterations."""
+    return family(iters=TINY_ITERS) if "iters" in family.defaults else family()
+
+
+def family_cases() -> list:
+    return [(name, f) for name in NAMES for f in builtins(name) if f.compiled]
+
+
+# (player count as an index of Game.players, first-player policy, secret of the agents' streams)
+SEATINGS = ((0, "rotate", 0), (-1, "random", 987_654_321), (1, 0, 2**64 - 5))
+
+
+@pytest.mark.parametrize(("name", "family"), family_cases(), ids=lambda c: getattr(c, "name", c))
+def test_builtin_agents_play_legal_bounded_games_the_same_fast_and_slow(name, family):
+    game = load_game(name)
+    cheap = [f for f in builtins(name) if "iters" not in f.defaults]
+    n_games = 2 if "iters" in family.defaults else 12
+    for k, (players, first, secret) in enumerate(SEATINGS):
+        n = game.players[players]
+        agents = [tiny(family)] + [tiny(cheap[(k + s) % len(cheap)]) for s in range(n - 1)]
+        rules = game.rules(n_players=n)
+        fast = play_block(name, rules, agents, 40 + k, 3 * k, n_games, first, secret)
+        slow = play_block_slow(game, rules, agents, 40 + k, 3 * k, n_games, first, secret)
+        assert np.array_equal(fast, slow)
+        tail = len(game.blocks) * n
+        decisions = fast[:, tail + TAIL.index("n_decisions")]
+        assert ((decisions > 0) & (decisions <= game.max_decisions)).all()
+        assert ((fast[:, tail + TAIL.index("winners")] > 0) & (fast[:, tail + 2] < (1 << n))).all()
+
+
+def choose(obs, params, rng):
+    """Chooses the action id of its parameter ``a``, legal or not."""
+    return np.int64(params[0])
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_an_agents_illegal_action_is_reported_and_not_applied(name):
+    game = load_game(name)
+    fixed = define(name, "fixed", choose, {"a": 0.0})
+    rules = game.rules(n_players=game.players[0])
+    never = (-1, game.num_actions, 62)  # no action id, the first undeclared id, the last bit
+    for a in never:
+        agents = [fixed(a=a)] * rules.n_players
+        with pytest.raises(IllegalActionError, match="illegal action in game 5"):
+            play_block(name, rules, agents, 3, 5, 4)
+        with pytest.raises(IllegalActionError, match=f"chose illegal action {a}"):
+            play_slow(name, rules, agents, 3, 5)
+    seen = []
+
+    def player(obs, legal):  # a plain-Python seat of the slow path: illegal at its 2nd turn
+        seen.append(obs.copy())
+        return legal[0] if len(seen) == 1 else game.num_actions
+
+    with pytest.raises(IllegalActionError):
+        play_slow(name, rules, [player] * rules.n_players, 3, 5)
+    assert len(seen) == 2  # the game stopped at the illegal action: nobody was asked again

@@ -1,0 +1,160 @@
+"""Hidden Pile's state, deal, verbs and scoring: the compiled kernels of ``giftsim.game``.
+
+State layout (``STATE_SIZE`` int64 slots). The first ``OBS_SIZE`` slots are the observation of
+seat ``SEAT``, ``OWN_SECRET`` filled for it; the rest is hidden from every seat.
+
+=============  ===============  ===========================================================
+slot           size             meaning
+=============  ===============  ===========================================================
+``N_PLAYERS``  1                seats in this game
+``TURN``       1                seat to act
+``SEAT``       1                the seat being shown the state
+``FIRST``      1                seat that acted first
+``N_DECISIONS`` 1               decisions made so far
+``TAKEN``      1                stones taken so far
+``LOSER``      1                seat that emptied the pile (-1 while the game runs)
+``MIN_PILE``   1                rules: smallest possible pile
+``BIG_LEFT``   ``MAX_PLAYERS``  takes of three stones each seat has left
+``OWN_SECRET`` 1                private: the observing seat's secret
+``PILE``       1                hidden: stones in the pile at the deal
+``SECRETS``    ``MAX_PLAYERS``  hidden: every seat's secret
+=============  ===============  ===========================================================
+"""
+
+import numpy as np
+from numba import njit
+
+from giftsim.bits import share_out
+from giftsim.rng import DEAL_STREAM, below_keyed, stream_from
+from tests.toy_game.rules import (
+    MAX_PLAYERS,
+    N_SECRETS,
+    R_BIG_TAKES,
+    R_FIRST_PLAYER,
+    R_MAX_PILE,
+    R_MIN_PILE,
+    R_N_PLAYERS,
+    RANDOM_FIRST,
+    TAKE3,
+)
+
+N_PLAYERS, TURN, SEAT, FIRST, N_DECISIONS, TAKEN, LOSER, MIN_PILE = range(8)
+BIG_LEFT = 8
+OWN_SECRET = BIG_LEFT + MAX_PLAYERS
+OBS_SIZE = OWN_SECRET + 1
+PILE = OBS_SIZE
+SECRETS = PILE + 1
+STATE_SIZE = SECRETS + MAX_PLAYERS
+
+
+@njit
+def deal_keyed(rules_vec, game, first_player, state):
+    """Deal the pile, the secrets and (if ``RANDOM_FIRST``) the first seat from key ``game``."""
+    key = stream_from(game, DEAL_STREAM)
+    low, n = rules_vec[R_MIN_PILE], rules_vec[R_N_PLAYERS]
+    pile, key = below_keyed(key, rules_vec[R_MAX_PILE] - low + 1)
+    secrets = np.zeros(n, np.int64)
+    for p in range(n):
+        secrets[p], key = below_keyed(key, N_SECRETS)
+    if first_player == RANDOM_FIRST:
+        first_player = rules_vec[R_FIRST_PLAYER]
+    if first_player == RANDOM_FIRST:
+        first_player, key = below_keyed(key, n)
+    set_deal(rules_vec, low + pile, secrets, first_player, state)
+
+
+@njit
+def set_deal(rules_vec, pile, secrets, first_player, state):
+    """Fill ``state`` with the start of a game with a given pile, secrets and first seat."""
+    state[:] = 0
+    state[N_PLAYERS] = rules_vec[R_N_PLAYERS]
+    state[TURN] = state[SEAT] = state[FIRST] = first_player
+    state[LOSER] = -1
+    state[MIN_PILE] = rules_vec[R_MIN_PILE]
+    state[PILE] = pile
+    for p in range(secrets.shape[0]):
+        state[BIG_LEFT + p] = rules_vec[R_BIG_TAKES]
+        state[SECRETS + p] = secrets[p]
+
+
+@njit
+def begin(state):
+    """Open the game after the deal (nothing to do)."""
+
+
+@njit
+def is_over(state):
+    return state[LOSER] >= 0
+
+
+@njit
+def legal_mask(state):
+    """Take one or two always, three while the seat has big takes left (0 once over)."""
+    if is_over(state):
+        return np.int64(0)
+    return np.int64(3) | (np.int64(state[BIG_LEFT + state[TURN]] > 0) << TAKE3)
+
+
+@njit
+def apply_action(state, action):
+    """The seat to act takes ``action + 1`` stones; emptying the pile loses."""
+    seat = state[TURN]
+    state[N_DECISIONS] += 1
+    state[TAKEN] += action + 1
+    if action == TAKE3:
+        state[BIG_LEFT + seat] -= 1
+    if state[TAKEN] >= state[PILE]:
+        state[LOSER] = seat
+    else:
+        state[TURN] = (seat + 1) % state[N_PLAYERS]
+
+
+@njit
+def observe(state, seat, obs):
+    """Write what ``seat`` may know into ``obs``: the public slots and its own secret."""
+    for i in range(OBS_SIZE):
+        obs[i] = state[i]
+    obs[SEAT] = seat
+    obs[OWN_SECRET] = state[SECRETS + seat]
+
+
+@njit
+def scores(state, out):
+    """0 for the seat that emptied the pile, 1 + secret for every other seat."""
+    for p in range(state[N_PLAYERS]):
+        out[p] = 0 if p == state[LOSER] else 1 + state[SECRETS + p]
+
+
+@njit
+def winner_mask(state):
+    """Bit mask of the seats with the highest score."""
+    out = np.zeros(MAX_PLAYERS, np.int64)
+    scores(state, out)
+    best = out[: state[N_PLAYERS]].max()
+    mask = np.int64(0)
+    for p in range(state[N_PLAYERS]):
+        if out[p] == best:
+            mask |= np.int64(1) << p
+    return mask
+
+
+@njit
+def rewards(state, out):
+    """Each seat's share of the win: ties split, summing to 1."""
+    share_out(winner_mask(state), state[N_PLAYERS], out)
+
+
+@njit
+def result_row(state, n, rounds, r, out, g):
+    """Row ``g``: scores per seat, first seat, decisions, winners' bit mask (no matches: the
+    round arguments are 1 and 0)."""
+    scores(state, out[g])
+    out[g, n] = state[FIRST]
+    out[g, n + 1] = state[N_DECISIONS]
+    out[g, n + 2] = winner_mask(state)
+
+
+def finish_key(blocks: np.ndarray) -> np.ndarray:
+    """Each seat's place in the finishing order from its result blocks: the score, higher
+    better (equal keys tie, as in ``winner_mask``)."""
+    return blocks[:, 0]
