@@ -23,7 +23,15 @@ from experiments.batch import BLOCK, to_frame
 from experiments.games import entry
 from experiments.results import long_table
 from experiments.schedule import field_design, mirror
-from geschenkt_sim.engine import OBS_SIZE, apply_action, begin, is_over, legal_mask, observe
+from geschenkt_sim.engine import (
+    OBS_SIZE,
+    apply_action,
+    begin,
+    is_over,
+    legal_mask,
+    observe,
+    show_turn,
+)
 from geschenkt_sim.game import GAME
 from geschenkt_sim.rules import MAX_PLAYERS, R_N_PLAYERS, TAKE
 from geschenkt_sim.scoring import result_row
@@ -40,7 +48,9 @@ PRICE_COLUMNS = ("game_index", "turn", "card", "price", "seat", "position", "age
 
 
 @njit(cache=True)
-def _play_prices(rules_vec, root_seed, secret, first_index, policy, entries, params, out, takes):
+def _play_prices(
+    rules_vec, root_seed, secret, first_index, policy, entries, params, copies, out, takes
+):
     """``agents/geschenkt/loop.play_games`` (kept step for step, so the games are the same), also
     writing every take into ``takes[g, k]`` (k: turn-up index): card, pot, seat. A copy rather
     than a hook because a hook in the game loop would cost every other study; the test against
@@ -49,7 +59,7 @@ def _play_prices(rules_vec, root_seed, secret, first_index, policy, entries, par
     state = np.zeros(STATE_SIZE, np.int64)
     padded = np.zeros(OBS_SIZE + STATE_SIZE, np.int64)
     obs = padded[:OBS_SIZE]
-    shown = address(padded, 0)
+    shown, live = address(padded, 0), address(state, 0)
     rngs = np.zeros(MAX_PLAYERS, np.uint64)
     flat_params = params.ravel()
     for g in range(out.shape[0]):
@@ -61,12 +71,15 @@ def _play_prices(rules_vec, root_seed, secret, first_index, policy, entries, par
             rngs[s] = agent_stream(key, secret, s)
         while not is_over(state):
             mask = legal_mask(state)
-            action = lowest_bit(mask)
-            if mask != np.int64(1) << action:
-                seat = state[TURN]
-                observe(state, seat, obs)
+            if mask & (mask - 1) == 0:  # one legal action: nobody is asked
+                action = lowest_bit(mask)
+            else:
+                seat, view = state[TURN], live
+                if copies[seat] or not show_turn(state):
+                    observe(state, seat, obs)
+                    view = shown
                 row = address(flat_params, seat * MAX_PARAMS)
-                action = entries[seat](shown, row, address(rngs, seat))
+                action = entries[seat](view, row, address(rngs, seat))
                 if action < 0 or action > 62 or not (mask >> action) & 1:
                     return g
             if action == TAKE:
@@ -91,9 +104,9 @@ def price_block(rules, agents, seed: int, first_index: int, n_games: int, first_
     (chips on it when taken) and the seat that took it."""
     takes = np.zeros((n_games, rules.n_cards, 3), np.int64)
 
-    def kernel(rules_vec, root_seed, secret, first, policy, entries, params, out):
+    def kernel(rules_vec, root_seed, secret, first, policy, entries, params, copies, out):
         return _play_prices(
-            rules_vec, root_seed, secret, first, policy, entries, params, out, takes
+            rules_vec, root_seed, secret, first, policy, entries, params, copies, out, takes
         )
 
     raw = run_block(GAME, kernel, rules, agents, seed, first_index, n_games, first_player)

@@ -1,19 +1,25 @@
-"""The compiled agent contract shared by both games.
+"""The compiled agent contract shared by every game.
 
 An agent's rule is ``decide(obs, params, rng) -> action``, written over arrays: ``obs`` is the
-observation of the seat to act (int64 slots, layout in the game's ``engine.py``; read-only by
-contract, since in the fast loop it is the public part of the live state), ``params`` the
-agent's ``MAX_PARAMS`` float64 parameters and ``rng`` a one-word random stream for
-``giftsim.rng``.
+observation of the seat to act (int64 slots, layout in the game's ``state.py``/``engine.py``),
+``params`` the agent's ``MAX_PARAMS`` float64 parameters and ``rng`` a one-word random stream
+for ``giftsim.rng``.
 
 The compiled loop calls agents through an *entry* of the one Numba function type
-``DECIDER_SIG``, which takes raw pointers: the loop hands over the live public state, the seat's
-parameter row and its random word without copying, and a tuple of entries (one per seat) is a
-single type, so the loop compiles once for any mix of agents, user-defined ones included. The
-entry views the pointers as arrays (:func:`as_arrays`) and calls ``decide`` directly.
+``DECIDER_SIG``, which takes raw pointers, so that a tuple of entries (one per seat) is a single
+type and the loop compiles once for any mix of agents, user-defined ones included. The entry
+views the pointers as arrays and calls ``decide`` directly. Sealing:
+
+* a built-in's entry (:func:`as_arrays`) views the observation as a *read-only* array, so a
+  built-in that wrote into it would not compile; the loop can then show it the observation
+  where it already lies, the live state's public prefix, without a copy (tests run every
+  built-in bounds-checked to show it reads nothing past the observation);
+* a user agent's entry (:func:`pointer_entry`) is compiled bounds-checked and is shown its own
+  copy of the observation, padded with zeros, which it may write into freely.
 """
 
 from numba import carray, njit, types
+from numba.core.imputils import impl_ret_borrowed
 from numba.extending import intrinsic
 
 MAX_PARAMS = 8
@@ -38,19 +44,33 @@ def address(typingctx, array, index):
     return sig, codegen
 
 
+@intrinsic
+def readonly(typingctx, array):
+    """The same array, typed read-only: code that writes into it does not compile."""
+    sig = array.copy(readonly=True)(array)
+
+    def codegen(context, builder, signature, args):
+        return impl_ret_borrowed(context, builder, signature.return_type, args[0])
+
+    return sig, codegen
+
+
 @njit(cache=True)
 def as_arrays(obs, params, rng, obs_size):
-    """The pointers of an entry call viewed as the arrays ``decide`` takes."""
-    return carray(obs, (obs_size,)), carray(params, (MAX_PARAMS,)), carray(rng, (1,))
+    """The pointers of a built-in's entry call viewed as the arrays ``decide`` takes, the
+    observation read-only."""
+    shown = readonly(carray(obs, (obs_size,)))
+    return shown, carray(params, (MAX_PARAMS,)), carray(rng, (1,))
 
 
 def pointer_entry(decide, obs_size: int):
-    """Compile the loop entry of a user-defined ``decide`` (not cached: closures cannot be)."""
+    """Compile the loop entry of a user-defined ``decide`` (not cached: closures cannot be),
+    which gets its own writable copy of the observation."""
 
     @njit(DECIDER_SIG)
     def entry(obs, params, rng):
-        o, p, r = as_arrays(obs, params, rng, obs_size)
-        return decide(o, p, r)
+        o = carray(obs, (obs_size,))
+        return decide(o, carray(params, (MAX_PARAMS,)), carray(rng, (1,)))
 
     return entry
 

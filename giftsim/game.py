@@ -14,6 +14,9 @@ first, state)``                    ``state``; all chance is dealt here
 ``legal_mask(state)``              int64 bit mask of the legal action ids (0 once over)
 ``apply_action(state, a)``         apply a legal action of the seat to act, in place
 ``observe(state, seat, obs)``      write what ``seat`` may know into ``obs`` (``obs_size``)
+``show_turn(state)``               True when the state's first ``obs_size`` slots are (made) the
+                                   observation of the seat to act: the fast loops then show a
+                                   built-in that prefix, read-only, without a copy
 ``scores(state, out)``             final score of every seat into ``out[:n]``
 ``winner_mask(state)``             bit mask of the seats that win a finished game
 ``rewards(state, out)``            each seat's share of the win into ``out[:n]``: ties split,
@@ -71,6 +74,7 @@ class Game:
     legal_mask: object
     apply_action: object
     observe: object
+    show_turn: object
     scores: object
     winner_mask: object
     rewards: object

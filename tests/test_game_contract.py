@@ -101,6 +101,19 @@ def check_observations(game, kit, state, n, rng) -> None:
         again = np.zeros(game.obs_size, np.int64)
         game.observe(other, seat, again)
         assert np.array_equal(obs, again), f"seat {seat} sees a hidden slot"
+    check_turn_view(game, state)
+
+
+def check_turn_view(game, state) -> None:
+    """Where ``show_turn`` says the state's prefix is the view of the seat to act (the fast
+    loops then show built-ins that prefix without a copy), it equals what ``observe`` writes."""
+    if game.is_over(state):
+        return
+    shown = state.copy()
+    if game.show_turn(shown):
+        view = np.zeros(game.obs_size, np.int64)
+        game.observe(shown, int(shown[game.turn_slot]), view)
+        assert np.array_equal(shown[: game.obs_size], view), "the prefix is not the turn's view"
 
 
 def check_end(game, kit, rules, start, states, actions, final) -> None:

@@ -1,21 +1,29 @@
-"""Sealed agents: an agent sees a copy of its own seat's observation and nothing else, cannot
-change the game by writing into it, and cannot recover the deal from its random stream.
+"""Sealed agents: an agent sees its own seat's observation and nothing else (a user agent its
+own copy, a built-in a read-only view, both bounds-checked here), cannot change the game by
+writing into it, and cannot recover the deal from its random stream.
 
 Each test plays a user agent written as the README shows (``agents.registry.define``) that tries
 one of the attacks a new user found against the unsealed loop: writing chips into the live
 state, reading the removed cards past the observation, and inverting its stream's first word.
 """
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
+from numba import njit
+from numba.core.errors import TypingError
 
 from agents.common.block import AgentError
-from agents.registry import define, parse_list
+from agents.registry import builtins, define, parse_list
 from experiments.batch import play
 from experiments.games import entry, play_block, play_slow
 from geschenkt_sim import engine as nt_engine
 from geschenkt_sim import state as nt_state
 from geschenkt_sim.rules import Rules as NtRules
+from giftsim.contract import DECIDER_SIG, as_arrays
 from giftsim.rng import agent_stream, game_key, stream_from
 from tulips_sim import engine as tu_engine
 
@@ -182,3 +190,48 @@ def test_only_the_secret_stops_a_search_over_small_seeds():
             if agent_stream(np.uint64(game_key(np.uint64(seed), index)), np.uint64(0), 1) == word
         ]
         assert (matches == [(3, 17)]) is found
+
+
+BOUNDS_CHECKED_RUN = """
+from agents.registry import builtins
+from experiments.batch import play
+for game, n in (("geschenkt", 4), ("tulips", 4), ("geschenkt", 3)):
+    for family in builtins(game):
+        spec = family.name + (":iters=4" if "iters" in family.defaults else "")
+        rules = {"geschenkt": {"chips_visible": n == 3}}.get(game, {})
+        play(game, [spec] * n, 3, rules=entry(game).rules(n_players=n, **rules), seed=1)
+        print(game, spec, flush=True)
+"""
+
+
+def test_every_builtin_reads_only_its_observation_when_bounds_are_checked(tmp_path):
+    """Every built-in family plays compiled with Numba's bounds checks on (and a fresh cache):
+    a read past the observation it is shown would be an IndexError, reported as AgentError."""
+    script = "from experiments.games import entry\n" + BOUNDS_CHECKED_RUN
+    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    played = done.stdout.split("\n")
+    assert sum(line.startswith("tulips ") for line in played) == len(builtins("tulips"))
+    assert sum(line.startswith("geschenkt ") for line in played) == 2 * len(builtins("geschenkt"))
+
+
+def test_a_builtin_entry_shows_the_observation_read_only():
+    """A built-in's entry views the observation read-only (giftsim.contract.as_arrays), so a
+    decision rule that wrote into it would not compile: the loop may show built-ins the live
+    state's public prefix without a copy."""
+
+    @njit
+    def writes(obs, params, rng):
+        obs[0] = 1
+        return 0
+
+    @njit
+    def entry(obs, params, rng):
+        o, p, r = as_arrays(obs, params, rng, 4)
+        return writes(o, p, r)
+
+    with pytest.raises(TypingError):
+        entry.compile(DECIDER_SIG)

@@ -357,6 +357,13 @@ def show_private(state, seat):
 
 
 @njit(cache=True)
+def show_turn(state):
+    """Whether the state's first ``OBS_SIZE`` slots are the observation of the seat to act:
+    always, since the engine keeps the private view filled for that seat (``show_private``)."""
+    return True
+
+
+@njit(cache=True)
 def observe(state, seat, obs):
     """Write what ``seat`` may know into ``obs`` (layout ``O_*``)."""
     for i in range(OBS_SIZE):  # an explicit loop: a slice copy allocates views here

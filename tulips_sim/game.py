@@ -25,6 +25,7 @@ GAME = Game(
     legal_mask=engine.legal_mask,
     apply_action=engine.apply_action,
     observe=engine.observe,
+    show_turn=engine.show_turn,
     scores=scoring.final_scores,
     winner_mask=scoring.winner_mask,
     rewards=scoring.rewards,

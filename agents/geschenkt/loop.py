@@ -6,10 +6,12 @@ for another pairing, seating or user-defined agent. The loop is the same text in
 agents (``agents/tulips/loop.py``): it calls only the game's verbs (``giftsim.game``), imported
 by name, since verbs passed as values would keep it out of Numba's on-disk cache.
 
-Sealed agents: the seat to act is shown its own copy of its observation (``observe`` into a
-buffer that is not the state), padded with zeros so that a read past its end finds nothing;
-its random stream is ``agent_stream(key, secret, seat)``, from which neither the game key nor
-the deal can be recovered. A seat with a single legal action is not asked.
+Sealed agents (``giftsim.contract``): a user agent is shown its own copy of its observation
+(``observe`` into a buffer that is not the state, padded with zeros); a built-in sees the
+observation read-only where it lies, the live state's public prefix, whenever ``show_turn``
+says that prefix is the view of the seat to act (else it gets the copy too). Every seat's
+random stream is ``agent_stream(key, secret, seat)``, from which neither the game key nor the
+deal can be recovered. A seat with a single legal action is not asked.
 
 A row is a match of ``R`` rounds (the rule ``rounds``; one game when ``R`` is 1): match ``m`` is
 the games ``m * R .. m * R + R - 1`` of the seed, and ``result_row`` adds each round in.
@@ -19,7 +21,15 @@ import numpy as np
 from numba import njit
 
 from agents.common.block import run_block
-from geschenkt_sim.engine import OBS_SIZE, apply_action, begin, is_over, legal_mask, observe
+from geschenkt_sim.engine import (
+    OBS_SIZE,
+    apply_action,
+    begin,
+    is_over,
+    legal_mask,
+    observe,
+    show_turn,
+)
 from geschenkt_sim.game import GAME
 from geschenkt_sim.rules import MAX_PLAYERS, R_N_PLAYERS, R_ROUNDS
 from geschenkt_sim.scoring import result_row
@@ -30,14 +40,14 @@ from giftsim.rng import agent_stream, game_key
 
 
 @njit(cache=True)
-def play_games(rules_vec, root_seed, secret, first_index, policy, entries, params, out):
+def play_games(rules_vec, root_seed, secret, first_index, policy, entries, params, copies, out):
     """Play ``out.shape[0]`` matches from ``first_index`` on; return -1, or the index (in this
     block) of a match where an agent chose an illegal action. ``out`` rows: ``result_row``."""
     n, rounds = rules_vec[R_N_PLAYERS], rules_vec[R_ROUNDS]
     state = np.zeros(STATE_SIZE, np.int64)
     padded = np.zeros(OBS_SIZE + STATE_SIZE, np.int64)
     obs = padded[:OBS_SIZE]
-    shown = address(padded, 0)
+    shown, live = address(padded, 0), address(state, 0)
     rngs = np.zeros(MAX_PLAYERS, np.uint64)
     flat_params = params.ravel()
     for g in range(out.shape[0]):
@@ -50,12 +60,15 @@ def play_games(rules_vec, root_seed, secret, first_index, policy, entries, param
                 rngs[s] = agent_stream(key, secret, s)
             while not is_over(state):
                 mask = legal_mask(state)
-                action = lowest_bit(mask)
-                if mask != np.int64(1) << action:
-                    seat = state[TURN]
-                    observe(state, seat, obs)
+                if mask & (mask - 1) == 0:  # one legal action: nobody is asked
+                    action = lowest_bit(mask)
+                else:
+                    seat, view = state[TURN], live
+                    if copies[seat] or not show_turn(state):
+                        observe(state, seat, obs)
+                        view = shown
                     row = address(flat_params, seat * MAX_PARAMS)
-                    action = entries[seat](shown, row, address(rngs, seat))
+                    action = entries[seat](view, row, address(rngs, seat))
                     if action < 0 or action > 62 or not (mask >> action) & 1:
                         return g
                 apply_action(state, action)

@@ -6,10 +6,12 @@ for another pairing, seating or user-defined agent. The loop is the same text in
 agents (``agents/geschenkt/loop.py``): it calls only the game's verbs (``giftsim.game``), imported
 by name, since verbs passed as values would keep it out of Numba's on-disk cache.
 
-Sealed agents: the seat to act is shown its own copy of its observation (``observe`` into a
-buffer that is not the state), padded with zeros so that a read past its end finds nothing;
-its random stream is ``agent_stream(key, secret, seat)``, from which neither the game key nor
-the deal can be recovered. A seat with a single legal action is not asked.
+Sealed agents (``giftsim.contract``): a user agent is shown its own copy of its observation
+(``observe`` into a buffer that is not the state, padded with zeros); a built-in sees the
+observation read-only where it lies, the live state's public prefix, whenever ``show_turn``
+says that prefix is the view of the seat to act (else it gets the copy too). Every seat's
+random stream is ``agent_stream(key, secret, seat)``, from which neither the game key nor the
+deal can be recovered. A seat with a single legal action is not asked.
 """
 
 import numpy as np
@@ -19,7 +21,7 @@ from agents.common.block import run_block
 from giftsim.bits import lowest_bit
 from giftsim.contract import MAX_PARAMS, address, first_seat
 from giftsim.rng import agent_stream, game_key
-from tulips_sim.engine import apply_action, begin, is_over, legal_mask, observe
+from tulips_sim.engine import apply_action, begin, is_over, legal_mask, observe, show_turn
 from tulips_sim.game import GAME
 from tulips_sim.rules import MAX_PLAYERS, R_N_PLAYERS
 from tulips_sim.scoring import result_row
@@ -27,14 +29,14 @@ from tulips_sim.state import OBS_SIZE, STATE_SIZE, TURN, deal_keyed
 
 
 @njit(cache=True)
-def play_games(rules_vec, root_seed, secret, first_index, policy, entries, params, out):
+def play_games(rules_vec, root_seed, secret, first_index, policy, entries, params, copies, out):
     """Play ``out.shape[0]`` games from ``first_index`` on; return -1, or the index (in this
     block) of a game where an agent chose an illegal action. ``out`` rows: ``result_row``."""
     n = rules_vec[R_N_PLAYERS]
     state = np.zeros(STATE_SIZE, np.int64)
     padded = np.zeros(OBS_SIZE + STATE_SIZE, np.int64)
     obs = padded[:OBS_SIZE]
-    shown = address(padded, 0)
+    shown, live = address(padded, 0), address(state, 0)
     rngs = np.zeros(MAX_PLAYERS, np.uint64)
     flat_params = params.ravel()
     for g in range(out.shape[0]):
@@ -46,12 +48,15 @@ def play_games(rules_vec, root_seed, secret, first_index, policy, entries, param
             rngs[s] = agent_stream(key, secret, s)
         while not is_over(state):
             mask = legal_mask(state)
-            action = lowest_bit(mask)
-            if mask != np.int64(1) << action:
-                seat = state[TURN]
-                observe(state, seat, obs)
+            if mask & (mask - 1) == 0:  # one legal action: nobody is asked
+                action = lowest_bit(mask)
+            else:
+                seat, view = state[TURN], live
+                if copies[seat] or not show_turn(state):
+                    observe(state, seat, obs)
+                    view = shown
                 row = address(flat_params, seat * MAX_PARAMS)
-                action = entries[seat](shown, row, address(rngs, seat))
+                action = entries[seat](view, row, address(rngs, seat))
                 if action < 0 or action > 62 or not (mask >> action) & 1:
                     return g
             apply_action(state, action)

@@ -110,6 +110,12 @@ def apply_action(state, action):
 
 
 @njit
+def show_turn(state):
+    """Never: a seat's secret lies past the public slots, so ``observe`` writes every view."""
+    return False
+
+
+@njit
 def observe(state, seat, obs):
     """Write what ``seat`` may know into ``obs``: the public slots and its own secret."""
     for i in range(OBS_SIZE):

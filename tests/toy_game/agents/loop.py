@@ -20,20 +20,21 @@ from tests.toy_game.engine import (
     legal_mask,
     observe,
     result_row,
+    show_turn,
 )
 from tests.toy_game.game import GAME
 from tests.toy_game.rules import MAX_PLAYERS, R_N_PLAYERS
 
 
 @njit
-def play_games(rules_vec, root_seed, secret, first_index, policy, entries, params, out):
+def play_games(rules_vec, root_seed, secret, first_index, policy, entries, params, copies, out):
     """Play ``out.shape[0]`` games from ``first_index`` on; return -1, or the index (in this
     block) of a game where an agent chose an illegal action. ``out`` rows: ``result_row``."""
     n = rules_vec[R_N_PLAYERS]
     state = np.zeros(STATE_SIZE, np.int64)
     padded = np.zeros(OBS_SIZE + STATE_SIZE, np.int64)
     obs = padded[:OBS_SIZE]
-    shown = address(padded, 0)
+    shown, live = address(padded, 0), address(state, 0)
     rngs = np.zeros(MAX_PLAYERS, np.uint64)
     flat_params = params.ravel()
     for g in range(out.shape[0]):
@@ -45,12 +46,15 @@ def play_games(rules_vec, root_seed, secret, first_index, policy, entries, param
             rngs[s] = agent_stream(key, secret, s)
         while not is_over(state):
             mask = legal_mask(state)
-            action = lowest_bit(mask)
-            if mask != np.int64(1) << action:
-                seat = state[TURN]
-                observe(state, seat, obs)
+            if mask & (mask - 1) == 0:  # one legal action: nobody is asked
+                action = lowest_bit(mask)
+            else:
+                seat, view = state[TURN], live
+                if copies[seat] or not show_turn(state):
+                    observe(state, seat, obs)
+                    view = shown
                 row = address(flat_params, seat * MAX_PARAMS)
-                action = entries[seat](shown, row, address(rngs, seat))
+                action = entries[seat](view, row, address(rngs, seat))
                 if action < 0 or action > 62 or not (mask >> action) & 1:
                     return g
             apply_action(state, action)
