@@ -48,18 +48,17 @@ PRICE_COLUMNS = ("game_index", "turn", "card", "price", "seat", "position", "age
 
 
 @njit(cache=True)
-def _play_prices(
-    rules_vec, root_seed, secret, first_index, policy, entries, params, copies, out, takes
-):
+def _play_prices(rules_vec, root_seed, secret, first_index, policy, entries, params, out, takes):
     """``agents/geschenkt/loop.play_games`` (kept step for step, so the games are the same), also
     writing every take into ``takes[g, k]`` (k: turn-up index): card, pot, seat. A copy rather
     than a hook because a hook in the game loop would cost every other study; the test against
     ``play_block`` guards the copy."""
     n = rules_vec[R_N_PLAYERS]
     state = np.zeros(STATE_SIZE, np.int64)
-    padded = np.zeros(OBS_SIZE + STATE_SIZE, np.int64)
-    obs = padded[:OBS_SIZE]
-    shown, live = address(padded, 0), address(state, 0)
+    obs = np.zeros(OBS_SIZE, np.int64)
+    shown, live = address(obs, 0), address(state, 0)
+    stride = OBS_SIZE + STATE_SIZE  # a seat's scratch row: a user agent's copy, then zeros
+    scratch = np.zeros(MAX_PLAYERS * stride, np.int64)
     rngs = np.zeros(MAX_PLAYERS, np.uint64)
     flat_params = params.ravel()
     for g in range(out.shape[0]):
@@ -75,11 +74,11 @@ def _play_prices(
                 action = lowest_bit(mask)
             else:
                 seat, view = state[TURN], live
-                if copies[seat] or not show_turn(state):
+                if not show_turn(state):
                     observe(state, seat, obs)
                     view = shown
-                row = address(flat_params, seat * MAX_PARAMS)
-                action = entries[seat](view, row, address(rngs, seat))
+                row, own = address(flat_params, seat * MAX_PARAMS), seat * stride
+                action = entries[seat](view, row, address(rngs, seat), address(scratch, own))
                 if action < 0 or action > 62 or not (mask >> action) & 1:
                     return g
             if action == TAKE:
@@ -104,9 +103,9 @@ def price_block(rules, agents, seed: int, first_index: int, n_games: int, first_
     (chips on it when taken) and the seat that took it."""
     takes = np.zeros((n_games, rules.n_cards, 3), np.int64)
 
-    def kernel(rules_vec, root_seed, secret, first, policy, entries, params, copies, out):
+    def kernel(rules_vec, root_seed, secret, first, policy, entries, params, out):
         return _play_prices(
-            rules_vec, root_seed, secret, first, policy, entries, params, copies, out, takes
+            rules_vec, root_seed, secret, first, policy, entries, params, out, takes
         )
 
     raw = run_block(GAME, kernel, rules, agents, seed, first_index, n_games, first_player)

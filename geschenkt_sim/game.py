@@ -1,6 +1,6 @@
 """No Thanks! as one :class:`giftsim.game.Game` record: its sizes and verbs."""
 
-from geschenkt_sim import engine, record, rules, scoring, state
+from geschenkt_sim import engine, record, rules, scoring, state, tensor
 from giftsim.game import Game
 
 GAME = Game(
@@ -26,6 +26,9 @@ GAME = Game(
     apply_action=engine.apply_action,
     observe=engine.observe,
     show_turn=engine.show_turn,
+    encode=tensor.encode,
+    tensor_size=tensor.tensor_size,
+    tensor_bounds=tensor.tensor_bounds,
     scores=scoring.scores,
     winner_mask=scoring.winner_mask,
     rewards=scoring.rewards,

@@ -14,8 +14,9 @@ views the pointers as arrays and calls ``decide`` directly. Sealing:
   built-in that wrote into it would not compile; the loop can then show it the observation
   where it already lies, the live state's public prefix, without a copy (tests run every
   built-in bounds-checked to show it reads nothing past the observation);
-* a user agent's entry (:func:`pointer_entry`) is compiled bounds-checked and is shown its own
-  copy of the observation, padded with zeros, which it may write into freely.
+* a user agent's entry (:func:`pointer_entry`) copies the observation into its seat's own
+  scratch row (zeros after it) and calls ``decide``, compiled bounds-checked, on that copy,
+  which it may write into freely. The copy costs only user agents' decisions.
 """
 
 from numba import carray, njit, types
@@ -23,8 +24,13 @@ from numba.core.imputils import impl_ret_borrowed
 from numba.extending import intrinsic
 
 MAX_PARAMS = 8
+# entry(obs, params, rng, scratch): the observation, the seat's parameter row, its random word,
+# and its own scratch row (where a user agent's entry copies the observation).
 DECIDER_SIG = types.int64(
-    types.CPointer(types.int64), types.CPointer(types.float64), types.CPointer(types.uint64)
+    types.CPointer(types.int64),
+    types.CPointer(types.float64),
+    types.CPointer(types.uint64),
+    types.CPointer(types.int64),
 )
 
 # Seat policy for the first player of game i in a batch (seats >= 0 are fixed seats).
@@ -68,9 +74,11 @@ def pointer_entry(decide, obs_size: int):
     which gets its own writable copy of the observation."""
 
     @njit(DECIDER_SIG)
-    def entry(obs, params, rng):
-        o = carray(obs, (obs_size,))
-        return decide(o, carray(params, (MAX_PARAMS,)), carray(rng, (1,)))
+    def entry(obs, params, rng, scratch):
+        shown, own = carray(obs, (obs_size,)), carray(scratch, (obs_size,))
+        for i in range(obs_size):
+            own[i] = shown[i]
+        return decide(own, carray(params, (MAX_PARAMS,)), carray(rng, (1,)))
 
     return entry
 

@@ -17,6 +17,9 @@ first, state)``                    ``state``; all chance is dealt here
 ``show_turn(state)``               True when the state's first ``obs_size`` slots are (made) the
                                    observation of the seat to act: the fast loops then show a
                                    built-in that prefix, read-only, without a copy
+``encode(obs, out)``               the float32 tensor of an observation for learning agents
+                                   (``tensor_size(rules)`` long, layout in ``<game>/tensor.py``;
+                                   ``tensor_bounds(rules)`` gives each entry's range)
 ``scores(state, out)``             final score of every seat into ``out[:n]``
 ``winner_mask(state)``             bit mask of the seats that win a finished game
 ``rewards(state, out)``            each seat's share of the win into ``out[:n]``: ties split,
@@ -75,6 +78,9 @@ class Game:
     apply_action: object
     observe: object
     show_turn: object
+    encode: object
+    tensor_size: object
+    tensor_bounds: object
     scores: object
     winner_mask: object
     rewards: object

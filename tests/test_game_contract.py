@@ -85,7 +85,7 @@ def play_randomly(game, rules, seed):
     return start, states, actions, state
 
 
-def check_observations(game, kit, state, n, rng) -> None:
+def check_observations(game, kit, rules, state, n, rng) -> None:
     """Each seat's observation fits ``obs_size``, leaves the state alone, and stays the same
     when every slot the seat may not know is changed."""
     for seat in range(n):
@@ -101,7 +101,20 @@ def check_observations(game, kit, state, n, rng) -> None:
         again = np.zeros(game.obs_size, np.int64)
         game.observe(other, seat, again)
         assert np.array_equal(obs, again), f"seat {seat} sees a hidden slot"
+        check_tensor(game, rules, obs, again)
     check_turn_view(game, state)
+
+
+def check_tensor(game, rules, obs, again) -> None:
+    """The learning tensor of an observation has the declared length and bounds, and is the
+    same when every hidden slot of the state was changed (``again``)."""
+    size = game.tensor_size(rules)
+    tensor, same = np.full(size, np.nan, np.float32), np.zeros(size, np.float32)
+    game.encode(obs, tensor)
+    game.encode(again, same)
+    low, high = game.tensor_bounds(rules)
+    assert np.array_equal(tensor, same) and low.shape == high.shape == (size,)
+    assert ((low <= tensor) & (tensor <= high)).all(), "a tensor entry outside its bounds"
 
 
 def check_turn_view(game, state) -> None:
@@ -171,7 +184,7 @@ def test_random_legal_play_keeps_the_contract(name, data):
     start, states, actions, final = play_randomly(game, rules, seed)
     rng = np.random.default_rng(seed)
     for state in [*states[:: max(len(states) // 12, 1)], final]:
-        check_observations(game, kit, state, n, rng)
+        check_observations(game, kit, rules, state, n, rng)
     check_end(game, kit, rules, start, states, actions, final)
     check_record(game, rules, start, actions, final)
 

@@ -229,7 +229,7 @@ def test_a_builtin_entry_shows_the_observation_read_only():
         return 0
 
     @njit
-    def entry(obs, params, rng):
+    def entry(obs, params, rng, scratch):
         o, p, r = as_arrays(obs, params, rng, 4)
         return writes(o, p, r)
 

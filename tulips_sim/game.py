@@ -1,7 +1,7 @@
 """Gift of Tulips as one :class:`giftsim.game.Game` record: its sizes and verbs."""
 
 from giftsim.game import Game
-from tulips_sim import engine, record, rules, scoring, state
+from tulips_sim import engine, record, rules, scoring, state, tensor
 
 GAME = Game(
     name="tulips",
@@ -26,6 +26,9 @@ GAME = Game(
     apply_action=engine.apply_action,
     observe=engine.observe,
     show_turn=engine.show_turn,
+    encode=tensor.encode,
+    tensor_size=tensor.tensor_size,
+    tensor_bounds=tensor.tensor_bounds,
     scores=scoring.final_scores,
     winner_mask=scoring.winner_mask,
     rewards=scoring.rewards,

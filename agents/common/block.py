@@ -30,10 +30,9 @@ def run_block(
 ) -> np.ndarray:
     """Play games ``first_index .. first_index + n_games - 1`` of ``root_seed`` with the
     game's compiled loop ``kernel(rules_vec, seed, secret, first_index, policy, entries, params,
-    copies, out)``, one agent per seat; returns the result rows (``game.row_width`` columns).
-    The tuple of agent entries is padded to ``game.max_players`` so that every mix has the same
-    Numba type: one compilation. ``copies[seat]`` is 1 for a user agent, which the loop shows
-    its own copy of the observation (built-ins see it read-only, see ``giftsim.contract``)."""
+    out)``, one agent per seat; returns the result rows (``game.row_width`` columns). The tuple
+    of agent entries is padded to ``game.max_players`` so that every mix has the same Numba
+    type: one compilation."""
     n = rules.n_players
     if len(agents) != n:
         raise ValueError(f"{n} players need {n} agents, got {len(agents)}")
@@ -43,14 +42,12 @@ def run_block(
     entries += (entries[0],) * (game.max_players - n)
     params = np.zeros((game.max_players, MAX_PARAMS), np.float64)
     params[:n] = param_table(agents)
-    copies = np.zeros(game.max_players, np.int64)  # 1: shown a copy (user agents)
-    copies[:n] = [not a.family.builtin for a in agents]
     policy = first_policy(first_player, n)
     out = np.zeros((n_games, game.row_width(rules)), np.int64)
     seed, key = np.uint64(root_seed), np.uint64(secret)
     names = ", ".join(dict.fromkeys(a.spec for a in agents))
     try:
-        bad = kernel(rules.to_array(), seed, key, first_index, policy, entries, params, copies, out)
+        bad = kernel(rules.to_array(), seed, key, first_index, policy, entries, params, out)
     except IndexError:  # only user agents are bounds-checked: the engine's reads are in range
         raise AgentError(f"an agent ({names}) read outside its observation") from None
     if bad >= 0:

@@ -27,7 +27,7 @@ def decide(obs, params, rng):
 
 
 @njit(cache=True)
-def decider(obs, params, rng):
+def decider(obs, params, rng, scratch):
     """Entry of ``decide`` for the compiled loop (see ``giftsim.contract``)."""
     o, p, r = as_arrays(obs, params, rng, OBS_SIZE)
     return decide(o, p, r)

@@ -6,12 +6,12 @@ for another pairing, seating or user-defined agent. The loop is the same text in
 agents (``agents/geschenkt/loop.py``): it calls only the game's verbs (``giftsim.game``), imported
 by name, since verbs passed as values would keep it out of Numba's on-disk cache.
 
-Sealed agents (``giftsim.contract``): a user agent is shown its own copy of its observation
-(``observe`` into a buffer that is not the state, padded with zeros); a built-in sees the
-observation read-only where it lies, the live state's public prefix, whenever ``show_turn``
-says that prefix is the view of the seat to act (else it gets the copy too). Every seat's
-random stream is ``agent_stream(key, secret, seat)``, from which neither the game key nor the
-deal can be recovered. A seat with a single legal action is not asked.
+Sealed agents (``giftsim.contract``): the seat to act is shown its observation where it lies,
+the live state's public prefix, whenever ``show_turn`` says that prefix is its view (else a
+copy ``observe`` writes); a built-in's entry views it read-only, a user agent's entry copies it
+into the seat's own scratch row first. Every seat's random stream is ``agent_stream(key,
+secret, seat)``, from which neither the game key nor the deal can be recovered. A seat with a
+single legal action is not asked.
 """
 
 import numpy as np
@@ -29,14 +29,15 @@ from tulips_sim.state import OBS_SIZE, STATE_SIZE, TURN, deal_keyed
 
 
 @njit(cache=True)
-def play_games(rules_vec, root_seed, secret, first_index, policy, entries, params, copies, out):
+def play_games(rules_vec, root_seed, secret, first_index, policy, entries, params, out):
     """Play ``out.shape[0]`` games from ``first_index`` on; return -1, or the index (in this
     block) of a game where an agent chose an illegal action. ``out`` rows: ``result_row``."""
     n = rules_vec[R_N_PLAYERS]
     state = np.zeros(STATE_SIZE, np.int64)
-    padded = np.zeros(OBS_SIZE + STATE_SIZE, np.int64)
-    obs = padded[:OBS_SIZE]
-    shown, live = address(padded, 0), address(state, 0)
+    obs = np.zeros(OBS_SIZE, np.int64)
+    shown, live = address(obs, 0), address(state, 0)
+    stride = OBS_SIZE + STATE_SIZE  # a seat's scratch row: a user agent's copy, then zeros
+    scratch = np.zeros(MAX_PLAYERS * stride, np.int64)
     rngs = np.zeros(MAX_PLAYERS, np.uint64)
     flat_params = params.ravel()
     for g in range(out.shape[0]):
@@ -52,11 +53,11 @@ def play_games(rules_vec, root_seed, secret, first_index, policy, entries, param
                 action = lowest_bit(mask)
             else:
                 seat, view = state[TURN], live
-                if copies[seat] or not show_turn(state):
+                if not show_turn(state):
                     observe(state, seat, obs)
                     view = shown
-                row = address(flat_params, seat * MAX_PARAMS)
-                action = entries[seat](view, row, address(rngs, seat))
+                row, own = address(flat_params, seat * MAX_PARAMS), seat * stride
+                action = entries[seat](view, row, address(rngs, seat), address(scratch, own))
                 if action < 0 or action > 62 or not (mask >> action) & 1:
                     return g
             apply_action(state, action)

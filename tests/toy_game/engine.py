@@ -164,3 +164,19 @@ def finish_key(blocks: np.ndarray) -> np.ndarray:
     """Each seat's place in the finishing order from its result blocks: the score, higher
     better (equal keys tie, as in ``winner_mask``)."""
     return blocks[:, 0]
+
+
+@njit
+def encode(obs, out):
+    """The tensor for learning agents: the observation's slots as float32."""
+    for i in range(OBS_SIZE):
+        out[i] = obs[i]
+
+
+def tensor_size(rules) -> int:
+    return OBS_SIZE
+
+
+def tensor_bounds(rules):
+    """Every slot is a count, a seat, a flag or -1 (none yet): well inside [-1, 100]."""
+    return np.full(OBS_SIZE, -1, np.float32), np.full(OBS_SIZE, 100, np.float32)

@@ -27,14 +27,15 @@ from tests.toy_game.rules import MAX_PLAYERS, R_N_PLAYERS
 
 
 @njit
-def play_games(rules_vec, root_seed, secret, first_index, policy, entries, params, copies, out):
+def play_games(rules_vec, root_seed, secret, first_index, policy, entries, params, out):
     """Play ``out.shape[0]`` games from ``first_index`` on; return -1, or the index (in this
     block) of a game where an agent chose an illegal action. ``out`` rows: ``result_row``."""
     n = rules_vec[R_N_PLAYERS]
     state = np.zeros(STATE_SIZE, np.int64)
-    padded = np.zeros(OBS_SIZE + STATE_SIZE, np.int64)
-    obs = padded[:OBS_SIZE]
-    shown, live = address(padded, 0), address(state, 0)
+    obs = np.zeros(OBS_SIZE, np.int64)
+    shown, live = address(obs, 0), address(state, 0)
+    stride = OBS_SIZE + STATE_SIZE  # a seat's scratch row: a user agent's copy, then zeros
+    scratch = np.zeros(MAX_PLAYERS * stride, np.int64)
     rngs = np.zeros(MAX_PLAYERS, np.uint64)
     flat_params = params.ravel()
     for g in range(out.shape[0]):
@@ -50,11 +51,11 @@ def play_games(rules_vec, root_seed, secret, first_index, policy, entries, param
                 action = lowest_bit(mask)
             else:
                 seat, view = state[TURN], live
-                if copies[seat] or not show_turn(state):
+                if not show_turn(state):
                     observe(state, seat, obs)
                     view = shown
-                row = address(flat_params, seat * MAX_PARAMS)
-                action = entries[seat](view, row, address(rngs, seat))
+                row, own = address(flat_params, seat * MAX_PARAMS), seat * stride
+                action = entries[seat](view, row, address(rngs, seat), address(scratch, own))
                 if action < 0 or action > 62 or not (mask >> action) & 1:
                     return g
             apply_action(state, action)
