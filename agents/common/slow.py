@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.base import Agent
-from agents.common.block import AgentError, IllegalActionError
+from agents.common.block import AgentError, IllegalActionError, announce
 from giftsim.contract import first_policy, first_seat
 from giftsim.game import Game, rounds_of
 from giftsim.rng import agent_stream, check_secret, check_seed, game_key
@@ -41,6 +41,7 @@ def play_slow(
     """Play one game with any mix of agents and Python callables."""
     check_seed(root_seed, game_index)
     check_secret(secret)
+    announce(f"the {game.title} engine", game.apply_action, players)
     n = rules.n_players
     state = np.zeros(game.state_size, np.int64)
     key = np.uint64(game_key(np.uint64(root_seed), game_index))
