@@ -3,6 +3,9 @@
 giftsim's game ``i``, the observer's tensors, an OpenSpiel bot against giftsim agents through
 ``evaluate_bots``, and alpha-rank over giftsim agents wrapped as bots."""
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pyspiel
 import pytest
@@ -139,3 +142,13 @@ def test_alpharank_puts_most_mass_on_the_strongest_agent():
     for k in range(n):
         assert population[int(np.argmax(mass[k]))] == mixed.idxmax()
         assert mass[k].max() > 0.5
+
+
+def test_readme_snippet_runs(capsys):
+    """The README's OpenSpiel snippet runs as written and prints the seats' shares of the win."""
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", readme, re.S)
+    snippet = next(block for block in blocks if "openspiel_game" in block)
+    exec(compile(snippet, "README.md", "exec"), {})
+    shares = [float(x) for x in capsys.readouterr().out.strip().strip("[]").split(",")]
+    assert len(shares) == 3 and sum(shares) == pytest.approx(1.0)
