@@ -152,3 +152,11 @@ def test_readme_snippet_runs(capsys):
     exec(compile(snippet, "README.md", "exec"), {})
     shares = [float(x) for x in capsys.readouterr().out.strip().strip("[]").split(",")]
     assert len(shares) == 3 and sum(shares) == pytest.approx(1.0)
+
+
+def test_bot_refuses_another_seats_turn():
+    game = og.load("geschenkt", players=3)
+    state = game.new_initial_state()
+    state.apply_action(0)  # deal 0: seat 0 acts first
+    with pytest.raises(ValueError, match="bot of seat 2 was asked at seat 0's turn"):
+        og.GiftsimBot(game, 2, "greedy").step(state)

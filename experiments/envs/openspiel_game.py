@@ -38,14 +38,15 @@ decisions under the rules (``rules.max_decisions`` where the rules have it, else
 
 Tensors, through :class:`GiftsimObserver` (named views into one flat float32 tensor):
 
-==================  ===========================  ===========================================
-view                shape                        meaning
-==================  ===========================  ===========================================
-``player``          ``(n,)``                     one-hot: the observing seat
-``observation``     ``(Game.tensor_size(rules),)``  ``Game.encode`` of the seat's ``observe``
-``own_actions``     ``(max_game_length - 1,      information state only: one-hot of the
-                    num_actions)``               seat's own decisions so far, in order
-==================  ===========================  ===========================================
+=================  ===================================  ===================================
+view               shape                                meaning
+=================  ===================================  ===================================
+``player``         ``(n,)``                             one-hot: the observing seat
+``observation``    ``(Game.tensor_size(rules),)``       ``Game.encode`` of the seat's
+                                                        ``observe``
+``own_actions``    ``(max_game_length - 1,              information state only: one-hot of
+                   num_actions)``                       the seat's own decisions, in order
+=================  ===================================  ===================================
 
 The information state is the seat's view now plus its own past decisions. It is not the full
 sequence of everything the seat has seen (which a strict perfect-recall state needs): the view
@@ -355,6 +356,10 @@ class GiftsimBot(pyspiel.Bot):
 
     def step(self, state: GiftsimState) -> int:
         """The agent's action at ``state`` (its seat must be the one to act)."""
+        if state.current_player() != self.seat:
+            raise ValueError(
+                f"the bot of seat {self.seat} was asked at seat {state.current_player()}'s turn"
+            )
         legal = state.legal_actions()
         if len(legal) == 1:
             return legal[0]
