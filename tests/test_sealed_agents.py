@@ -247,3 +247,28 @@ def test_the_agent_streams_hash_is_siphash_1_3_as_cpython_computes_it():
     cpython = [int(h) for h in done.stdout.strip()[1:-1].split(",")]
     ours = [int(siphash13(np.uint64(0), np.uint64(0), np.uint64(w))) for w in words]
     assert cpython == [h - 2**64 if h >= 2**63 else h for h in ours]
+
+
+def test_a_secret_keys_the_agents_streams_and_is_kept_in_the_manifest(tmp_path):
+    """With a secret, random agents play other games on the same deals; the manifest keeps the
+    secret, so the run is reproduced from its folder alone."""
+    from dataclasses import replace
+
+    from experiments.manifest import read
+    from experiments.results import load
+    from experiments.runner import run
+    from experiments.schedule import Job, field_design
+
+    jobs = field_design("geschenkt", "random", "greedy", 3, 40, seed=6)
+    keyed = [replace(job, secret=2**64 - 7) for job in jobs]
+    plain, _, _ = run(jobs, backend="serial", progress=False)
+    run(keyed, out=tmp_path / "run", backend="serial", progress=False)
+    kept = [
+        Job(**{**job, "agents": tuple(job["agents"])}) for job in read(tmp_path / "run")["jobs"]
+    ]
+    assert {job.secret for job in kept} == {2**64 - 7}
+    again, _, _ = run(kept, backend="serial", progress=False)
+    scores = ["score_0", "score_1", "score_2"]
+    assert load(tmp_path / "run")[1][scores].equals(again[scores])
+    assert (plain["deal_seed"] == again["deal_seed"]).all()
+    assert not plain[scores].equals(again[scores])
