@@ -73,13 +73,20 @@ def define(
 
 
 def redefine(game, name, decide, defaults, ranges, doc, compiled, source) -> Family:
-    """:func:`define` in a worker process, once per process: an unpickled user family."""
+    """:func:`define` in a worker process, once per definition: an unpickled user family. A
+    family of the same name is reused only if it is the same definition (same code, parameters
+    and ranges), so a notebook's redefined agent is never played with its old code by a
+    worker process that outlived the first run."""
     known = _table(game).get(name)
-    if known is not None and getattr(known.decide, "py_func", known.decide) is decide:
-        return known
-    if known is not None and known.source == source and source:
+    same = known is not None and _code(known.decide) == _code(decide)
+    if same and known.defaults == defaults and known.ranges == ranges:
         return known
     return register(_make(game, name, decide, defaults, ranges, doc, compiled, source))
+
+
+def _code(fn):
+    """The code object of a (possibly compiled) function: equal for equal definitions."""
+    return getattr(getattr(fn, "py_func", fn), "__code__", None)
 
 
 def _make(game, name, decide, defaults, ranges, doc, compiled, source) -> Family:

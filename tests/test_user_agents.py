@@ -158,3 +158,21 @@ def test_planner_race_must_be_finite():
         with pytest.raises(ValueError, match="any finite number"):
             parse(f"planner:race={value}", "tulips")
     assert np.isfinite(parse("planner:race=0.9", "tulips").params["race"])
+
+
+def test_a_redefined_notebook_agent_plays_its_new_code_in_reused_workers():
+    """Worker processes outlive a run (joblib reuses them): after a notebook redefines an agent
+    under the same name, the next run must play the new rule there, not the old one."""
+
+    def takes_early(obs, params, rng):
+        return 1
+
+    def passes_while_it_can(obs, params, rng):
+        return 1 if obs[14 + obs[11]] == 0 else 0
+
+    define("geschenkt", "redefined_taker", takes_early)
+    first = _rows("redefined_taker", "processes", workers=2)
+    define("geschenkt", "redefined_taker", passes_while_it_can)
+    second = _rows("redefined_taker", "processes", workers=2)
+    assert not first.equals(second)
+    assert second.equals(_rows("redefined_taker", "serial"))
