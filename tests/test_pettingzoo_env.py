@@ -3,7 +3,6 @@ own conformance tests, the same games as the engine's slow path, and its documen
 
 import functools
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,16 +12,10 @@ from agents.common.slow import play_slow
 from agents.registry import parse
 from experiments.envs.pettingzoo_env import env, raw_env
 from giftsim.game import GAMES, load_game
+from tests.env_helpers import BOT, choose, readme_snippet
 
 NAMES = list(GAMES)
 CYCLES = 60  # cycles of every agent: more than one whole game of each game
-BOT = {"geschenkt": "greedy", "tulips": "greedy", "toy": "random"}
-README = Path(__file__).resolve().parents[1] / "README.md"
-
-
-def choose(tensor, legal):
-    """A deterministic learner: a legal action picked by a hash of its tensor."""
-    return legal[int(np.abs(tensor).sum() * 7) % len(legal)]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -156,14 +149,6 @@ def test_render_is_the_public_text_of_the_seat_to_act():
     assert text.startswith(f"No Thanks!: seat {aec.agent_selection[-1]} to act")
     assert "face-up card" in text
     assert raw_env(game="geschenkt").render() is None
-
-
-def readme_snippet(module: str) -> str:
-    """The README's Python block that imports ``module``."""
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
-    found = [b for b in blocks if module in b]
-    assert len(found) == 1, f"expected one README block importing {module}"
-    return found[0]
 
 
 def test_readme_pettingzoo_snippet_runs():
