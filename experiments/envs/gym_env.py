@@ -99,7 +99,7 @@ class GiftsimEnv(gym.Env):
             self.done = True
             info = {**self._info(), "illegal_action": True}
             return table.tensor(self.seat), float(self.illegal_reward), True, False, info
-        table.play(action)
+        table.advance(action)
         self.done = table.over()
         reward = self._final_reward() if self.done else 0.0
         return table.tensor(self.seat), reward, self.done, False, self._info()

@@ -142,13 +142,9 @@ class raw_env(AECEnv):  # PettingZoo's name for the unwrapped class
             return self._was_dead_step(action)
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
-        if self.illegal_reward is not None and not self.table.is_legal(action):
-            self.rewards[agent] = float(self.illegal_reward)
-            self.infos[agent] = {"illegal_action": True}
-            self.terminations = dict.fromkeys(self.agents, True)
-            self._accumulate_rewards()
-            return
-        self.table.play(action)
+        if not self.table.is_legal(action):
+            return self._illegal(agent, action)
+        self.table.advance(action)
         if self.table.over():
             shares = self.table.rewards()
             self.rewards = {a: float(shares[self._seat[a]]) for a in self.agents}
@@ -164,6 +160,15 @@ class raw_env(AECEnv):  # PettingZoo's name for the unwrapped class
 
     def close(self):
         pass
+
+    def _illegal(self, agent, action) -> None:
+        """Raise ValueError naming the legal actions, or with ``illegal_reward`` end the game."""
+        if self.illegal_reward is None:
+            self.table.play(action)  # raises
+        self.rewards[agent] = float(self.illegal_reward)
+        self.infos[agent] = {"illegal_action": True}
+        self.terminations = dict.fromkeys(self.agents, True)
+        self._accumulate_rewards()
 
     def _no_actions(self) -> np.ndarray:
         return np.zeros(self.table.game.num_actions, np.int8)

@@ -106,8 +106,10 @@ class Table:
         return obs
 
     def is_legal(self, action) -> bool:
-        ok = isinstance(action, int | np.integer) and 0 <= action < self.game.num_actions
-        return ok and bool((int(self.game.legal_mask(self.state)) >> int(action)) & 1)
+        """True for a legal action id (a Python or NumPy integer) of the seat to act."""
+        if not isinstance(action, int | np.integer) or not 0 <= action < self.game.num_actions:
+            return False
+        return bool((int(self.game.legal_mask(self.state)) >> int(action)) & 1)
 
     def play(self, action) -> None:
         """Apply the learner's ``action`` (ValueError naming the legal ones if it is not one of
@@ -115,6 +117,10 @@ class Table:
         if not self.is_legal(action):
             legal = self.game.legal_actions(self.state)
             raise ValueError(f"illegal action {action!r} for seat {self.to_act()} (legal: {legal})")
+        self.advance(action)
+
+    def advance(self, action) -> None:
+        """:meth:`play` for an action already found legal (:meth:`is_legal`)."""
         self.game.apply_action(self.state, int(action))
         self.play_bots()
 
