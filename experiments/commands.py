@@ -18,6 +18,7 @@ from experiments.results import (
     load_deal_sums,
     load_summary,
     long_table,
+    round_table,
     summary_of,
 )
 from experiments.runner import run
@@ -137,6 +138,7 @@ def tables(frame: pd.DataFrame, summary_only: bool, game=None) -> dict[str, pd.D
             part, "position"
         )
         out[f"turn-order test{where}"] = stats.seat_test(part, "position")
+    out.update(_round_tables(frame, game))
     if mixed:
         out["head to head (row agent beats opponent, ties 1/2)"] = stats.pairwise_table(long)
         order = "whole finishing order" if "finish" in long else "winners only"
@@ -144,6 +146,19 @@ def tables(frame: pd.DataFrame, summary_only: bool, game=None) -> dict[str, pd.D
             long, n_boot=100
         )
     return out
+
+
+def _round_tables(frame: pd.DataFrame, game) -> dict[str, pd.DataFrame]:
+    """Matches of several rounds: each agent's win share of single rounds and mean score per
+    round (the tables above are per match), and per round number; the deal (match) as unit."""
+    rounds = round_table(frame, game) if game is not None else pd.DataFrame()
+    if rounds.empty:
+        return {}
+    return {
+        "win share of single rounds by agent (the match's deal as unit)": stats.win_share(rounds),
+        "mean score per round by agent": stats.mean_score(rounds),
+        "mean score by round number and agent": stats.mean_score(rounds, by=["round", "agent"]),
+    }
 
 
 def print_tables(named: dict[str, pd.DataFrame]) -> None:

@@ -52,6 +52,37 @@ def long_table(frame: pd.DataFrame, game: str | None = None) -> pd.DataFrame:
     return long if game is None else long.assign(finish=finish_key(long, game))
 
 
+def round_table(frame: pd.DataFrame, game: str) -> pd.DataFrame:
+    """One row per (match, round, seat) of a run of matches of several rounds (No Thanks!'s
+    ``rounds``; rows carry ``round1_s`` .. columns): the ``long_table`` columns with ``round``
+    (1, 2, ..), that round's ``score`` and ``win``, the seat's share of the round (the game's
+    own ``finish_key`` on the round's scores: ties share). Empty for single games."""
+    columns = [c for c in frame.columns if c.startswith("round")]
+    rounds = sorted({int(c[len("round") :].split("_")[0]) for c in columns})
+    if not rounds:
+        return pd.DataFrame()
+    seats = sorted(int(c.split("_")[1]) for c in frame.columns if c.startswith("agent_"))
+    parts = []
+    for r in rounds:
+        scores = {f"score_{s}": frame[f"round{r}_{s}"] for s in seats}
+        part = long_table(frame.drop(columns=columns).assign(**scores))
+        parts.append(part.assign(round=r))
+    table = pd.concat(parts, ignore_index=True)
+    return table.assign(win=_shares(table, game))
+
+
+def _shares(table: pd.DataFrame, game: str) -> np.ndarray:
+    """Each row's share of its (job, game, round)'s win: the rows with the best finishing key
+    share one win."""
+    from experiments.games import entry
+
+    blocks = np.column_stack([table["score"].to_numpy(np.int64)] * len(entry(game).blocks))
+    key = pd.Series(entry(game).finish_key(blocks), index=table.index)
+    group = [table.job, table.game_index, table["round"]]
+    best = key == key.groupby(group).transform("max")
+    return (best / best.groupby(group).transform("sum")).to_numpy()
+
+
 def finish_key(long: pd.DataFrame, game: str) -> np.ndarray:
     """Each row's key in its game's finishing order, higher finishing better: the game's own
     ``finish_key`` of the row's blocks, so ties in it are ties for the win."""

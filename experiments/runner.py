@@ -251,7 +251,8 @@ def start_workers(chunks: list[Chunk], backend: str, workers) -> None:
     for start-up or compilation and this process keeps no compiled code it does not run."""
     for chunk in _first_of_each_seating(chunks):
         game = chunk.job.game
-        announce(entry(game), package(game).play_games, list(chunk.agents))
+        label = f"the {entry(game).title} game loop"
+        announce(label, package(game).play_games, list(chunk.agents))
     count = (workers or os.cpu_count() or 1) if backend == "processes" else 1
     if count == 1:
         warm_up(chunks)

@@ -93,16 +93,19 @@ def _sip_round(v0, v1, v2, v3):
 
 @njit(cache=True)
 def siphash13(k0, k1, word):
-    """SipHash-1-3 of the one-word message ``word`` under the key ``(k0, k1)``."""
+    """SipHash-1-3 of the one-word message ``word`` under the key ``(k0, k1)`` (one compression
+    round per message block, the word and then the length block, and three final rounds)."""
     k0, k1, m = np.uint64(k0), np.uint64(k1), np.uint64(word)
-    v0, v1, v2, v3 = k0 ^ _SIP_C0, k1 ^ _SIP_C1, k0 ^ _SIP_C2, k1 ^ _SIP_C3
-    for m_i in (m, _SIP_LEN):
-        v3 ^= m_i
-        v0, v1, v2, v3 = _sip_round(v0, v1, v2, v3)
-        v0 ^= m_i
+    v0, v1, v2, v3 = k0 ^ _SIP_C0, k1 ^ _SIP_C1, k0 ^ _SIP_C2, k1 ^ _SIP_C3 ^ m
+    v0, v1, v2, v3 = _sip_round(v0, v1, v2, v3)
+    v0 ^= m
+    v3 ^= _SIP_LEN
+    v0, v1, v2, v3 = _sip_round(v0, v1, v2, v3)
+    v0 ^= _SIP_LEN
     v2 ^= _SIP_FF
-    for _ in range(3):
-        v0, v1, v2, v3 = _sip_round(v0, v1, v2, v3)
+    v0, v1, v2, v3 = _sip_round(v0, v1, v2, v3)
+    v0, v1, v2, v3 = _sip_round(v0, v1, v2, v3)
+    v0, v1, v2, v3 = _sip_round(v0, v1, v2, v3)
     return v0 ^ v1 ^ v2 ^ v3
 
 

@@ -230,3 +230,24 @@ def test_in_turn_setup_shows_earlier_choices():
         observe(state, 1, obs)
         seen[setup] = int(obs[O_BOUQUET + state[DEALT]])
     assert seen == {"simultaneous": 0, "in_turn": 1}
+
+
+def test_statistics_per_round_and_per_match():
+    """A run of matches reports each round as a game: the round scores add up to the match
+    score, each round's win is shared out once, and the report shows both levels."""
+    from experiments.commands import tables
+    from experiments.results import round_table
+
+    rules = GeschenktRules(n_players=3, rounds=3)
+    frame = play("geschenkt", ["sniper", "greedy", "greedy:T=-3"], 60, rules=rules, seed=2)
+    frame["job"] = 0
+    rounds = round_table(frame, "geschenkt")
+    assert len(rounds) == 60 * 3 * 3 and set(rounds["round"]) == {1, 2, 3}
+    per_match = rounds.groupby(["game_index", "seat"])["score"].sum().unstack()
+    assert np.array_equal(per_match.to_numpy(), frame[[f"score_{s}" for s in range(3)]])
+    assert np.allclose(rounds.groupby(["game_index", "round"])["win"].sum(), 1.0)
+    lowest = rounds.groupby(["game_index", "round"])["score"].transform("min")
+    assert ((rounds["win"] > 0) == (rounds["score"] == lowest)).all()
+    named = tables(frame, summary_only=False, game="geschenkt")
+    assert "win share of single rounds by agent (the match's deal as unit)" in named
+    assert "mean score by round number and agent" in named

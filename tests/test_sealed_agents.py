@@ -24,7 +24,7 @@ from geschenkt_sim import engine as nt_engine
 from geschenkt_sim import state as nt_state
 from geschenkt_sim.rules import Rules as NtRules
 from giftsim.contract import DECIDER_SIG, as_arrays
-from giftsim.rng import agent_stream, game_key, stream_from
+from giftsim.rng import agent_stream, game_key, siphash13, stream_from
 from tulips_sim import engine as tu_engine
 
 _PASS_LIMIT = 5  # the plain rule both No Thanks! test agents follow: take once 5 chips lie on it
@@ -235,3 +235,15 @@ def test_a_builtin_entry_shows_the_observation_read_only():
 
     with pytest.raises(TypingError):
         entry.compile(DECIDER_SIG)
+
+
+def test_the_agent_streams_hash_is_siphash_1_3_as_cpython_computes_it():
+    """``giftsim.rng.siphash13`` is the standard SipHash-1-3: CPython hashes bytes with it, and
+    with PYTHONHASHSEED=0 its key is zero, so both must agree on every 8-byte word."""
+    words = [0, 1, 2**63, 2**64 - 1, 0x0123456789ABCDEF]
+    script = f"print([hash(w.to_bytes(8, 'little')) for w in {words!r}])"
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+    cpython = [int(h) for h in done.stdout.strip()[1:-1].split(",")]
+    ours = [int(siphash13(np.uint64(0), np.uint64(0), np.uint64(w))) for w in words]
+    assert cpython == [h - 2**64 if h >= 2**63 else h for h in ours]

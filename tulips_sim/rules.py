@@ -81,7 +81,7 @@ KIND_KEEP = 0
 KIND_GIVE = 1
 KIND_ADD = 2
 
-N_TYPES = N_VARIETIES * N_VALUES  # card type t = variety * 3 + (value - 2)
+N_TYPES = N_VARIETIES * N_VALUES  # card types: state.card_type(variety, value)
 MAX_DECK = 192  # upper bound on the cards of a deck, for fixed-size state arrays
 MAX_DECISIONS = MAX_PLAYERS + MAX_DECK  # a setup choice per seat, then one decision per card
 
@@ -127,7 +127,7 @@ R_SEED_RANDOM = 7  # 1: equal seeding values are ordered at random
 R_FIRST_PLAYER = 8  # fixed first seat, or -1 for random
 R_SETUP_OPEN = 9  # 1: each setup bouquet card goes face up as soon as it is chosen
 R_GAME_END = 10  # index in GAME_ENDS
-R_COPIES = 11  # copies of each card type (variety * 3 + value - 2) in the deck used
+R_COPIES = 11  # copies of each card type (state.card_type) in the deck used
 R_GIVE = R_COPIES + N_TYPES  # giving bonus by rank 1..4
 R_KEEP = R_GIVE + N_RANKS  # keeping points by rank 1..4
 R_MAJORITY = R_KEEP + N_RANKS  # majority points, rank-major: rank * N_SLOTS + slot

@@ -37,7 +37,7 @@ def run_block(
     if len(agents) != n:
         raise ValueError(f"{n} players need {n} agents, got {len(agents)}")
     check_secret(secret)
-    announce(game, kernel, agents)
+    announce(f"the {game.title} game loop", kernel, agents)
     entries = tuple(a.family.entry() for a in agents)
     entries += (entries[0],) * (game.max_players - n)
     params = np.zeros((game.max_players, MAX_PARAMS), np.float64)
@@ -58,11 +58,12 @@ def run_block(
     return out
 
 
-def announce(game, kernel, agents) -> None:
-    """The first-run line: what of this block is not in Numba's cache yet (see giftsim.notice)."""
-    what = {f"the {game.title} game loop": kernel} if hasattr(kernel, "signatures") else {}
+def announce(label: str, kernel, agents) -> None:
+    """The first-run line: what of ``kernel`` (called ``label``) and the agents is not in
+    Numba's cache yet (see giftsim.notice)."""
+    what = {label: kernel} if hasattr(kernel, "signatures") else {}
     for agent in agents:
-        if agent.family.builtin:
+        if isinstance(agent, Agent) and agent.family.builtin:
             what[f"agent {agent.name}"] = agent.family.decider
-    search = sum("iters" in a.family.defaults for a in agents)
-    notice.compiling(what, seconds=5 * len(what) + 15 * search)
+    search = sum(isinstance(a, Agent) and "iters" in a.family.defaults for a in agents)
+    notice.compiling(what, seconds=3 * len(what) + 15 * search)

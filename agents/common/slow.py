@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.base import Agent
-from agents.common.block import AgentError, IllegalActionError
+from agents.common.block import AgentError, IllegalActionError, announce
 from giftsim.contract import first_policy, first_seat
 from giftsim.game import Game, rounds_of
 from giftsim.rng import agent_stream, check_secret, check_seed, game_key
@@ -39,7 +39,9 @@ def play_slow(
     game: Game, rules, players, root_seed: int, game_index: int, first_player="rotate", secret=0
 ) -> PlayedGame:
     """Play one game with any mix of agents and Python callables."""
+    check_seed(root_seed, game_index)
     check_secret(secret)
+    announce(f"the {game.title} engine", game.apply_action, players)
     state, key = deal(game, rules, root_seed, game_index, first_player)
     start = state.copy()
     rngs = seat_streams(key, rules.n_players, secret)

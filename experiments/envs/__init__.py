@@ -1,3 +1,6 @@
-"""Learning environments over the games' verbs: PettingZoo (``pettingzoo_env``), Gymnasium
-(``gym_env``). Each module imports its optional package (``pip install giftsim[rl]``) itself;
-importing this package imports none of them."""
+"""Standard interfaces for learning over the games' compiled verbs, one module per interface:
+PettingZoo (``pettingzoo_env``), Gymnasium (``gym_env``), OpenSpiel (``openspiel_game``).
+
+Each module imports its optional package (``pip install giftsim[rl]``) itself: nothing here is
+imported by ``import experiments``.
+"""

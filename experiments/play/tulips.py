@@ -43,9 +43,10 @@ from tulips_sim.rules import (
     N_VARIETIES,
     SECRET,
     SETUP_FIRST,
+    VALUES,
     VARIETIES,
 )
-from tulips_sim.state import SETUP, card_of
+from tulips_sim.state import SETUP, card_of, card_type, value_of
 
 TITLE = "Gift of Tulips"
 GOAL = "highest score wins (giving + keeping + festival majorities)"
@@ -69,7 +70,8 @@ def cards_text(counts) -> str:
     """Cards from a table of counts by type, grouped by variety: ``purple 2 3 · blue 4``."""
     groups = []
     for v in range(N_VARIETIES):
-        values = [str(t % 3 + 2) for t in range(3 * v, 3 * v + 3) for _ in range(counts[t])]
+        types = [card_type(v, value) for value in VALUES]
+        values = [str(value_of(t)) for t in types for _ in range(counts[t])]
         if values:
             groups.append(f"{VARIETIES[v]} {' '.join(values)}")
     return " · ".join(groups) or "-"

@@ -1,0 +1,55 @@
+"""A fast first run: commands compile only what they run, and say so once.
+
+Each test runs the command line in a fresh interpreter with an empty Numba cache folder and
+then reads that folder: Numba writes an index file (``*.nbi``) for every function it compiles.
+"""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+
+def _run(args, cache: Path, quiet=False):
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache)}
+    command = [sys.executable, "-m", "experiments.cli", *args] + (["--quiet"] if quiet else [])
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+
+
+def _compiled(cache: Path) -> list[str]:
+    return sorted(p.name for p in cache.rglob("*.nbi"))
+
+
+def test_help_errors_and_the_agents_list_compile_nothing(tmp_path):
+    for args in (["--help"], ["tournament", "--help"], ["agents"], ["record", "nosuchgame"]):
+        done = _run(args, tmp_path)
+        assert done.returncode in (0, 2), done.stderr
+    assert _compiled(tmp_path) == []
+    listing = _run(["agents", "tulips"], tmp_path).stdout
+    assert "hoarder [built-in]" in listing and "iters = 1250  (a whole number in" in listing
+
+
+def test_a_no_thanks_record_compiles_no_tulips_kernel_and_no_other_agent(tmp_path):
+    out = tmp_path / "g.json"
+    args = ["record", "geschenkt", "--players", "4", "--agents", "greedy,greedy,greedy,greedy"]
+    done = _run([*args, "--out", str(out)], tmp_path / "cache")
+    assert done.returncode == 0, done.stderr
+    compiled = _compiled(tmp_path / "cache")
+    assert compiled and not [name for name in compiled if "tulips" in name]
+    folders = {p.parent.name.split("_")[0] for p in (tmp_path / "cache").rglob("*.nbi")}
+    assert "tulips" not in folders
+    names = " ".join(compiled)
+    assert "greedy.decide" in names and "sniper" not in names and "ismcts" not in names
+
+
+def test_the_first_compile_is_announced_once_and_quiet_silences_it(tmp_path):
+    args = ["tournament", "geschenkt", "--agents", "greedy,random", "--players", "3"]
+    args += ["--games", "20", "--backend", "serial"]
+    first = _run(args, tmp_path)
+    assert first.returncode == 0, first.stderr
+    said = [line for line in first.stderr.splitlines() if line.startswith("giftsim: compiling")]
+    assert len(said) == 1 and "No Thanks! game loop" in said[0] and "then cached" in said[0]
+    again = _run(args, tmp_path)
+    assert "giftsim: compiling" not in again.stderr
+    other = _run(args, tmp_path / "other", quiet=True)
+    assert other.returncode == 0 and "giftsim: compiling" not in other.stderr
