@@ -42,19 +42,14 @@ def play_slow(
     check_seed(root_seed, game_index)
     check_secret(secret)
     announce(f"the {game.title} engine", game.apply_action, players)
-    n = rules.n_players
-    state = np.zeros(game.state_size, np.int64)
-    key = np.uint64(game_key(np.uint64(root_seed), game_index))
-    first = first_seat(first_policy(first_player, n), game_index, n)
-    game.deal_keyed(rules.to_array(), key, first, state)
-    game.begin(state)
+    state, key = deal(game, rules, root_seed, game_index, first_player)
     start = state.copy()
-    rngs = [np.array([agent_stream(key, np.uint64(secret), s)], np.uint64) for s in range(n)]
+    rngs = seat_streams(key, rules.n_players, secret)
     actions = []
     while not game.is_over(state):
         legal = game.legal_actions(state)
         try:
-            action = legal[0] if len(legal) == 1 else _ask(game, players, state, rngs, legal)
+            action = legal[0] if len(legal) == 1 else ask(game, players, state, rngs, legal)
         except Stopped as stop:
             stop.played = PlayedGame(start, actions, state, [])
             raise
@@ -63,7 +58,7 @@ def play_slow(
             raise IllegalActionError(f"seat {seat} chose illegal action {action!r}")
         actions.append(action)
         game.apply_action(state, action)
-    out = np.zeros(n, np.int64)
+    out = np.zeros(rules.n_players, np.int64)
     game.scores(state, out)
     return PlayedGame(start, actions, state, [int(s) for s in out])
 
@@ -83,7 +78,27 @@ def play_block_slow(
     return out
 
 
-def _ask(game: Game, players, state, rngs, legal) -> int:
+def deal(game: Game, rules, root_seed: int, game_index: int, first_player="rotate"):
+    """The state of game ``game_index`` of seed ``root_seed``, dealt and begun, and its key."""
+    check_seed(root_seed, game_index)
+    n = rules.n_players
+    state = np.zeros(game.state_size, np.int64)
+    key = np.uint64(game_key(np.uint64(root_seed), game_index))
+    first = first_seat(first_policy(first_player, n), game_index, n)
+    game.deal_keyed(rules.to_array(), key, first, state)
+    game.begin(state)
+    return state, key
+
+
+def seat_streams(key, n_players: int, secret=0) -> list[np.ndarray]:
+    """Every seat's agent stream in the game with key ``key``, as the fast loop starts them."""
+    secret = np.uint64(secret)
+    return [np.array([agent_stream(key, secret, s)], np.uint64) for s in range(n_players)]
+
+
+def ask(game: Game, players, state, rngs, legal) -> int:
+    """The action of the seat to act: its agent's ``decide`` on a fresh copy of its observation
+    with its own stream, or its Python player's answer."""
     seat = int(state[game.turn_slot])
     obs = np.zeros(game.obs_size, np.int64)
     game.observe(state, seat, obs)

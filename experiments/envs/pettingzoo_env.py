@@ -1,0 +1,183 @@
+"""Any game of ``giftsim.game.GAMES`` as a PettingZoo AEC environment, modelled on
+PettingZoo's classic card games (``pettingzoo/classic/``)::
+
+    from experiments.envs.pettingzoo_env import env
+
+    aec = env(game="geschenkt", players=4, render_mode="ansi")
+    aec.reset(seed=7)
+    for agent in aec.agent_iter():
+        observation, reward, termination, truncation, info = aec.last()
+        mask = observation["action_mask"]
+        action = None if termination else aec.action_space(agent).sample(mask)
+        aec.step(action)
+
+* Agents ``player_0`` .. ``player_{n-1}``, one per seat; the agent to act is the seat to act,
+  which may act several times in a row (a No Thanks! player who takes decides again). Every
+  decision is asked, a forced one too (its mask has one legal action).
+* Observation of an agent: ``{"observation": float32 tensor, "action_mask": int8 0/1}``; the
+  tensor is ``Game.observe`` + ``Game.encode`` of that seat (layout in ``<game>/tensor.py``,
+  bounds ``Game.tensor_bounds``); the mask is ``Game.legal_mask`` for the agent to act and all
+  zeros for the others, as in PettingZoo's card games. Action space ``Discrete(num_actions)``.
+* Rewards: 0 until the end, then each seat's share of the win (``Game.rewards``: 1 for a sole
+  winner, ties split, shares sum to 1); every agent terminates at the end; no truncation.
+* Rules: ``rules=`` a rules object, or ``players=`` and ``rule=["key=value", ...]`` (the
+  command line's ``--rule``). One game per episode.
+* Seeds: after ``reset(seed=S)`` the episode is game 0 of seed ``S``; each later ``reset()``
+  deals the next game (1, 2, ...). Game ``i`` is dealt by ``Game.deal_keyed(rules,
+  game_key(S, i), first, state)``, the same deal and agent streams as
+  ``play_slow(game, rules, seats, S, i, first_player)``. ``first_player="random"`` (default)
+  lets the deal draw the first seat (or takes the rules' fixed seat); ``"rotate"`` gives game
+  ``i`` to seat ``i % n``, as tournaments do. ``reset()`` before any seed draws a random seed.
+* Opponents: ``opponents={"player_1": "greedy", "player_2": "random:..."}`` (spec strings or
+  agents) puts giftsim agents in those seats. They are not PettingZoo agents: the environment
+  steps them itself, through the slow path, each on a fresh copy of its own observation with
+  its own random stream, so ``possible_agents`` are the learner seats only. An option rather
+  than a wrapper, because the seats leave ``agents``/``rewards``/``agent_iter`` altogether and
+  a wrapper would have to rewrite each of them; the plain environment (no ``opponents``) is
+  the one PettingZoo's ``api_test`` and ``seed_test`` check, and the test suite runs them with
+  opponents too. A game that ends before any learner seat acts is skipped for the next index.
+* Illegal actions: :class:`raw_env` raises ValueError (or, given ``illegal_reward``, ends
+  the game with that reward for the offender and 0 for the others, ``info["illegal_action"]``
+  set). :func:`env` is the classic games' setting: ``illegal_reward=-1`` (the outcome of
+  PettingZoo's ``TerminateIllegalWrapper``) and the ``OrderEnforcingWrapper``.
+* ``render_mode="ansi"``: ``render()`` returns the public state as text from the view of the
+  seat to act (the terminal game's screens, ``experiments/play/<game>.py``).
+"""
+
+import secrets
+from typing import ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from experiments.envs.table import Table, make_rules, render_text, seat_name
+from giftsim.game import load_game
+
+
+def env(game: str = "geschenkt", illegal_reward: float = -1.0, **kwargs) -> AECEnv:
+    """The environment as PettingZoo's classic games hand it out: an illegal or out-of-range
+    action ends the game with ``illegal_reward`` for the offender and 0 for the others
+    (``TerminateIllegalWrapper``'s outcome, done inside :class:`raw_env`: each wrapper layer
+    costs a lookup chain on every attribute, and three of them cut the speed by 5), calls
+    checked for order (``OrderEnforcingWrapper``)."""
+    return wrappers.OrderEnforcingWrapper(
+        raw_env(game=game, illegal_reward=illegal_reward, **kwargs)
+    )
+
+
+class raw_env(AECEnv):  # PettingZoo's name for the unwrapped class
+    """A game of ``GAMES`` as an AEC environment (see the module docstring)."""
+
+    metadata: ClassVar[dict] = {
+        "render_modes": ["ansi"],
+        "name": "giftsim_v0",
+        "is_parallelizable": False,
+    }
+
+    def __init__(
+        self,
+        game: str = "geschenkt",
+        players: int | None = None,
+        rules=None,
+        rule=(),
+        opponents=None,
+        first_player="random",
+        secret: int = 0,
+        render_mode: str | None = None,
+        illegal_reward: float | None = None,
+    ):
+        super().__init__()
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        record = load_game(game)
+        rules = make_rules(record, players, rules, rule)
+        bots = _bot_seats(opponents or {}, rules.n_players)
+        self.table = Table(game, rules, bots, first_player, secret)
+        self.render_mode, self.illegal_reward = render_mode, illegal_reward
+        self.metadata = {**self.metadata, "name": f"giftsim_{game}_v0"}
+        self.possible_agents = [seat_name(s) for s in self.table.learners]
+        self._seat = {a: s for a, s in zip(self.possible_agents, self.table.learners, strict=True)}
+        low, high = self.table.low, self.table.high
+        space = spaces.Dict(
+            {
+                "observation": spaces.Box(low, high, dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (record.num_actions,), np.int8),
+            }
+        )
+        self.observation_spaces = {a: space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(record.num_actions) for a in self.possible_agents}
+        self.root_seed, self.index = None, -1
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    def reset(self, seed=None, options=None):
+        if seed is not None:
+            self.root_seed, self.index = int(seed), -1
+        elif self.root_seed is None:
+            self.root_seed = secrets.randbits(63)
+        self.index = self.table.start(self.root_seed, self.index + 1)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = seat_name(self.table.to_act())
+
+    def observe(self, agent):
+        seat = self._seat[agent]
+        table = self.table
+        mask = table.mask() if agent == self.agent_selection else self._no_actions()
+        return {"observation": table.tensor(seat), "action_mask": mask}
+
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            return self._was_dead_step(action)
+        self._cumulative_rewards[agent] = 0.0
+        self._clear_rewards()
+        if not self.table.is_legal(action):
+            return self._illegal(agent, action)
+        self.table.advance(action)
+        if self.table.over():
+            shares = self.table.rewards()
+            self.rewards = {a: float(shares[self._seat[a]]) for a in self.agents}
+            self.terminations = dict.fromkeys(self.agents, True)
+            self._accumulate_rewards()
+        else:
+            self.agent_selection = seat_name(self.table.to_act())
+
+    def render(self):
+        if self.render_mode is None:
+            return None
+        return render_text(self.table)
+
+    def close(self):
+        pass
+
+    def _illegal(self, agent, action) -> None:
+        """Raise ValueError naming the legal actions, or with ``illegal_reward`` end the game."""
+        if self.illegal_reward is None:
+            self.table.play(action)  # raises
+        self.rewards[agent] = float(self.illegal_reward)
+        self.infos[agent] = {"illegal_action": True}
+        self.terminations = dict.fromkeys(self.agents, True)
+        self._accumulate_rewards()
+
+    def _no_actions(self) -> np.ndarray:
+        return np.zeros(self.table.game.num_actions, np.int8)
+
+
+def _bot_seats(opponents: dict, n_players: int) -> dict:
+    """``{"player_k": spec}`` as ``{k: spec}``, or a ValueError naming the valid agents."""
+    names = {seat_name(s): s for s in range(n_players)}
+    unknown = [k for k in opponents if k not in names]
+    if unknown:
+        raise ValueError(f"unknown opponent seats {unknown} (valid: {', '.join(names)})")
+    return {names[k]: spec for k, spec in opponents.items()}
