@@ -31,6 +31,7 @@ from agents.common.lanes import (
     RUN_FIRST,
     RUN_LEARNER,
     RUN_RECORD,
+    entry_at,
     keep_finished,
     lead,
     learner_seat,
@@ -161,7 +162,8 @@ def _advance(n, record, entries, params, lane, state, streams, log, work):
                 view = shown
             j = opponent(seat, learner, n)
             row, own = address(flat_params, j * MAX_PARAMS), address(scratch, j * _STRIDE)
-            action = entries[j](view, row, address(streams, seat), own)
+            entry = entry_at(entries[j, 0], entries[j, 1], entries[j, 2])
+            action = entry(view, row, address(streams, seat), own)
             if action < 0 or action > 62 or not (mask >> action) & 1:
                 return -OPPONENT_ILLEGAL
         if not log_action(record, lane, log, STATE_SIZE, action):
