@@ -48,6 +48,7 @@ from agents.common.lanes import (
     L_DONE_LOGGED,
     L_DONE_SEAT,
     L_NEXT,
+    L_SEAT,
     L_SKIPPED,
     LANE_STRIDE,
     LEARNER_ILLEGAL,
@@ -143,6 +144,11 @@ class VectorEnv:
         if not self.record:
             raise ValueError("records() needs VectorEnv(..., record=True)")
         return [self._record(*finished) for finished in self._finished]
+
+    def lane_state(self, lane: int) -> tuple[np.ndarray, int]:
+        """A copy of lane ``lane``'s game state and the learner's seat in it (for tests and
+        debugging: the learner itself sees only the observation)."""
+        return self._states[lane].copy(), int(self._lanes[lane, L_SEAT])
 
     def skipped(self) -> np.ndarray:
         """Per lane, the episodes that ended before the learner had a choice (not returned)."""
