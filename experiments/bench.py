@@ -74,12 +74,12 @@ def vector_rate(
 
     env = VectorEnv(game, n_envs, n_players, "rotate", opponents=opponents, seed=1)
     rng = np.random.default_rng(1)
-    obs, mask = env.reset()
+    _, mask = env.reset()
     best = float("inf")
     for timed in (False, True, True, True):
         start = time.perf_counter()
         for _ in range(steps if timed else 10):
-            obs, mask, *_ = env.step((rng.random(mask.shape) * mask).argmax(axis=1))
+            _, mask, *_ = env.step((rng.random(mask.shape) * mask).argmax(axis=1))
         if timed:
             best = min(best, time.perf_counter() - start)
     return n_envs * steps / best
