@@ -63,6 +63,28 @@ def rates(game: str, n_games: int, options=None) -> pd.DataFrame:
     return pd.DataFrame(table).T.rename_axis("mix").rename(columns=lambda n: f"{n}p")
 
 
+def vector_rate(
+    game: str, opponents: str = "greedy", n_players: int = 4, n_envs: int = 256, steps: int = 400
+) -> float:
+    """Learner steps per second of the vector environment (``experiments.envs.vector``) on one
+    core: one learner seat against ``opponents``, random legal learner actions drawn in NumPy
+    outside the kernel, ``n_envs`` lanes, new arrays every step; best of three runs of
+    ``steps`` steps after a warm-up."""
+    from experiments.envs.vector import VectorEnv
+
+    env = VectorEnv(game, n_envs, n_players, "rotate", opponents=opponents, seed=1)
+    rng = np.random.default_rng(1)
+    _, mask = env.reset()
+    best = float("inf")
+    for timed in (False, True, True, True):
+        start = time.perf_counter()
+        for _ in range(steps if timed else 10):
+            _, mask, *_ = env.step((rng.random(mask.shape) * mask).argmax(axis=1))
+        if timed:
+            best = min(best, time.perf_counter() - start)
+    return n_envs * steps / best
+
+
 def positions(game: str, n_players: int, spec: str, n_games: int) -> list[np.ndarray]:
     """Observations of seat 0 at its decisions with a choice, in games of ``spec`` players."""
     ent, agent = entry(game), parse(spec, game)

@@ -583,6 +583,10 @@ def _bench(args) -> None:
         where = f", rules {' '.join(_as_pairs(options[game]))}" if options[game] else ""
         print(f"{game}: games/s on one core ({args.games:,} games each{where})")
         print(bench.rates(game, args.games, options[game]).round(0).astype(int).to_string())
+    print("\nvector env: learner steps/s on one core (4 players, a learner with random legal")
+    print("actions against three greedy, 256 lanes)")
+    for game in bench.MIXES:
+        print(f"{game}: {bench.vector_rate(game):,.0f}")
     for game in bench.MIXES:
         print(f"\n{game}: search agents at their defaults, one core")
         print(bench.search_speed(game).to_string())

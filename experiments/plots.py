@@ -312,3 +312,26 @@ def point_sources(long: pd.DataFrame, by=("agent", "n_players"), ax=None):
     ax.set(ylabel="points per seat", title="Where the points come from")
     ax.legend()
     return fig
+
+
+# ---- learning (experiments.learning) ------------------------------------------------------
+
+
+def learning_curve_data(curves: dict) -> pd.DataFrame:
+    """One row per bin and run: ``run`` (the dict's key), ``episodes``, ``reward``."""
+    return pd.concat([c.frame().assign(run=label) for label, c in curves.items()])
+
+
+def learning_curve(curves: dict, title: str, fair: float | None = None, ax=None):
+    """The learner's mean share of the win per bin of episodes, one line per run (``curves``:
+    label -> ``experiments.learning.Curve``); ``fair``: a dashed line at the equal share."""
+    data = learning_curve_data(curves)
+    fig, ax = _axes(ax)
+    for label, run in data.groupby("run", sort=False):
+        ax.plot(run["episodes"], run["reward"], marker=".", label=label)
+    if fair is not None:
+        ax.axhline(fair, color="grey", ls="--", lw=1, label="equal share")
+    ax.set(xlabel="training episodes (games)", ylabel="learner's share of the win", title=title)
+    ax.set_ylim(0, 1)
+    ax.legend()
+    return fig

@@ -1,0 +1,148 @@
+"""What every game's vector-environment kernel shares (``agents/<game>/vector.py``): the slots
+of a lane's bookkeeping row, the run settings, and the game-agnostic arithmetic of a lane.
+
+A *lane* is one game slot of the vector environment (``experiments.envs.vector``): it plays
+episode after episode. Lane ``i``'s ``k``-th episode is game ``i * LANE_STRIDE + k`` of the
+run's seed, so a lane's games do not depend on how many lanes run beside it.
+
+Lane row (int64, one per lane):
+
+==================  ====  ==================================================================
+slot                at    meaning
+==================  ====  ==================================================================
+``L_ID``            0     the lane's number ``i``
+``L_NEXT``          1     ``k`` of the next episode the lane begins
+``L_INDEX``         2     game index of the episode being played
+``L_SEAT``          3     the learner's seat in it
+``L_LOGGED``        4     actions logged so far in it (with ``RUN_RECORD``)
+``L_DONE_INDEX``    5     game index of the lane's last finished episode
+``L_DONE_SEAT``     6     the learner's seat in it
+``L_DONE_LOGGED``   7     its number of actions (with ``RUN_RECORD``)
+``L_SKIPPED``       8     episodes that ended before the learner was asked anything
+==================  ====  ==================================================================
+
+Run settings (int64): ``RUN_FIRST`` the first-player policy (``giftsim.contract``),
+``RUN_LEARNER`` a fixed learner seat or ``LEARNER_ROTATE``, ``RUN_RECORD`` 1 to log every
+action. Keys (uint64): ``KEY_SEED`` the root seed, ``KEY_SECRET`` the agents' streams' secret.
+A lane's log (with ``RUN_RECORD``) holds two rows, the episode being played and the last
+finished one, each the start state (``state_size`` slots) then the actions.
+"""
+
+import numpy as np
+from numba import njit, types
+from numba.core import cgutils
+from numba.experimental.function_type import _get_jit_address, _get_wrapper_address
+from numba.extending import intrinsic
+
+from giftsim.contract import DECIDER_SIG
+
+L_ID, L_NEXT, L_INDEX, L_SEAT, L_LOGGED = 0, 1, 2, 3, 4
+L_DONE_INDEX, L_DONE_SEAT, L_DONE_LOGGED, L_SKIPPED = 5, 6, 7, 8
+LANE_SLOTS = 9
+RUN_FIRST, RUN_LEARNER, RUN_RECORD = 0, 1, 2
+RUN_SLOTS = 3
+KEY_SEED, KEY_SECRET = 0, 1
+LEARNER_ROTATE = -2
+LANE_STRIDE = 1 << 32  # episodes per lane before its game indices would meet the next lane's
+CURRENT, FINISHED = 0, 1  # the two rows of a lane's log
+# step results: (-1, OK) or (lane, who broke the contract)
+OK, LEARNER_ILLEGAL, OPPONENT_ILLEGAL, LOG_FULL = 0, 1, 2, 3
+
+
+@njit(cache=True)
+def learner_seat(policy, lane, k, first, n):
+    """The learner's seat in lane ``lane``'s ``k``-th episode, whose first player is ``first``:
+    a fixed seat, or with ``LEARNER_ROTATE`` the ``(lane + k) mod n``-th to play, so that each
+    lane's learner moves one place along the turn order every episode."""
+    if policy == LEARNER_ROTATE:
+        return (first + lane + k) % n
+    return policy
+
+
+@njit(cache=True)
+def opponent(seat, learner, n):
+    """Which opponent (0 .. n - 2) plays ``seat``: opponent ``j`` sits ``j + 1`` seats after
+    the learner."""
+    return (seat - learner - 1) % n
+
+
+@njit(cache=True)
+def lead(scores, seat, n, lower_wins):
+    """The seat's score lead over the best other seat (positive when ahead; scores where
+    lower wins count the other way)."""
+    sign = -1 if lower_wins else 1
+    best = -(1 << 62)
+    for p in range(n):
+        if p != seat:
+            best = max(best, sign * scores[p])
+    return sign * scores[seat] - best
+
+
+@njit(cache=True)
+def write_mask(mask, row):
+    """The int64 legal mask as a row of booleans, one per action id."""
+    for a in range(row.shape[0]):
+        row[a] = (mask >> a) & 1
+
+
+@njit(cache=True)
+def log_action(record, lane, log, base, action):
+    """Append ``action`` to the lane's current log; False when the log is full."""
+    if record == 0:
+        return True
+    at = base + lane[L_LOGGED]
+    if at >= log.shape[1]:
+        return False
+    log[CURRENT, at] = action
+    lane[L_LOGGED] += 1
+    return True
+
+
+@njit(cache=True)
+def keep_finished(record, lane, log, base):
+    """Remember the episode just finished (its index, learner seat and log: ``base`` start
+    slots, then the actions) before the lane begins the next one."""
+    lane[L_DONE_INDEX], lane[L_DONE_SEAT] = lane[L_INDEX], lane[L_SEAT]
+    if record != 0:
+        lane[L_DONE_LOGGED] = lane[L_LOGGED]
+        end = base + lane[L_LOGGED]
+        log[FINISHED, :end] = log[CURRENT, :end]
+
+
+ENTRY_TYPE = types.FunctionType(DECIDER_SIG)
+
+
+@intrinsic
+def entry_at(typingctx, c_addr, py_addr, jit_addr):
+    """The agent entry whose addresses are :func:`entry_addresses` (compiled code only).
+
+    The kernels take their opponents as addresses in an int64 array, not as a tuple of
+    entries: Numba's dispatcher types a tuple of functions in Python on every call (about
+    0.2 ms, a step of a few hundred lanes), an array of ints in C. The value built here is the
+    one Numba builds when it unboxes an entry, so the call is the same (exceptions of a
+    bounds-checked user agent propagate)."""
+
+    def codegen(context, builder, signature, args):
+        entry = cgutils.create_struct_proxy(ENTRY_TYPE)(context, builder)
+        pointer = context.get_value_type(types.voidptr)
+        entry.c_addr, entry.py_addr, entry.jit_addr = (builder.inttoptr(a, pointer) for a in args)
+        return entry._getvalue()
+
+    return ENTRY_TYPE(types.int64, types.int64, types.int64), codegen
+
+
+def entry_addresses(entries) -> np.ndarray:
+    """One row ``(c_addr, py_addr, jit_addr)`` per compiled entry (the caller keeps the
+    entries alive while the addresses are used)."""
+    rows = [
+        (_get_wrapper_address(e, DECIDER_SIG), id(e), _get_jit_address(e, DECIDER_SIG))
+        for e in entries
+    ]
+    return np.array(rows, np.int64)
+
+
+def empty_lanes(n_envs: int) -> np.ndarray:
+    """Lane rows for ``n_envs`` lanes, numbered ``0 ..``, at their first episode."""
+    lanes = np.zeros((n_envs, LANE_SLOTS), np.int64)
+    lanes[:, L_ID] = np.arange(n_envs)
+    return lanes

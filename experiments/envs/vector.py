@@ -1,0 +1,297 @@
+"""A compiled vector environment: ``N`` games (lanes) at once, one learner seat in each.
+
+``step(actions)`` takes the learner's action in every lane and returns NumPy arrays: the
+learner's next observation tensors (``Game.encode``), legal masks (``Game.legal_mask``),
+rewards and done flags. Every other seat is played by a compiled giftsim agent (any spec,
+user-defined agents too) inside the same kernel call (``agents/<game>/vector.py``), which runs
+each lane until the learner must choose again or the episode ends. No rule is written here:
+what is legal, what the learner sees and who wins come from the game's verbs.
+
+Conventions:
+
+* **Seats.** ``learner_seat`` is a seat, or ``"rotate"``: in lane ``i``'s ``k``-th episode
+  the learner is the ``(i + k) mod n``-th to play. ``opponents`` are ``n - 1`` specs (one spec
+  is repeated); opponent ``j`` sits ``j + 1`` seats after the learner. The first player
+  follows ``first_player`` as in tournaments (``"rotate"``: game index mod ``n``).
+* **Episodes and seeds.** Lane ``i``'s ``k``-th episode is game ``i * 2**32 + k`` of the seed
+  (``giftsim.rng.game_key``), so a lane plays the same games whatever the number of lanes.
+  ``reset(seed=S)`` starts every lane at its episode 0 of ``S``; ``reset()`` begins each
+  lane's next episode (an unfinished one is dropped).
+* **Rewards.** At the end of an episode the learner's share of the win (``Game.rewards``: 1,
+  ties split, else 0) plus ``margin`` times its score lead over the best other seat (positive
+  when ahead, in points, whichever way the game's score wins); 0 on every other step.
+* **Auto-reset.** A lane whose episode ended returns ``done`` True and, as its observation and
+  mask, the first decision of its next episode; the last observation of the finished episode
+  is ``info["final_obs"]`` (as Gymnasium's vector environments' ``final_obs``), with
+  ``info["lead"]``, ``info["game_index"]`` and ``info["learner_seat"]`` of that episode (rows
+  valid where ``done``).
+* **Not asked.** A seat with a single legal action (the learner's too) is not asked, as in
+  the game loops; an episode that ends before the learner has any choice is skipped
+  (``skipped()`` counts them per lane).
+* **Arrays.** With ``copy=True`` (the default, as in Gymnasium) every call returns new arrays;
+  with ``copy=False`` the environment's own buffers, overwritten by the next call (faster:
+  fresh arrays of a few MB cost page faults).
+* **Records.** With ``record=True`` every finished episode is kept and :meth:`records` gives
+  them as JSON game records that ``giftsim replay`` accepts.
+"""
+
+import importlib
+
+import numpy as np
+
+from agents.common.block import AgentError, IllegalActionError
+from agents.common.lanes import (
+    FINISHED,
+    KEY_SECRET,
+    KEY_SEED,
+    L_DONE_INDEX,
+    L_DONE_LOGGED,
+    L_DONE_SEAT,
+    L_NEXT,
+    L_SEAT,
+    L_SKIPPED,
+    LANE_STRIDE,
+    LEARNER_ILLEGAL,
+    LEARNER_ROTATE,
+    LOG_FULL,
+    OK,
+    RUN_FIRST,
+    RUN_LEARNER,
+    RUN_RECORD,
+    RUN_SLOTS,
+    empty_lanes,
+    entry_addresses,
+)
+from agents.registry import param_table, parse_list
+from giftsim import notice
+from giftsim.contract import MAX_PARAMS, first_policy
+from giftsim.game import Game, load_game, rounds_of
+from giftsim.rng import check_secret, check_seed
+
+
+class VectorEnv:
+    """``n_envs`` games of ``game`` for one learner against compiled giftsim agents (see the
+    module docstring for seats, seeds, rewards and auto-reset)."""
+
+    def __init__(
+        self,
+        game,
+        n_envs: int,
+        players: int,
+        learner_seat=0,
+        opponents="random",
+        rules=None,
+        seed: int = 0,
+        secret: int = 0,
+        margin: float = 0.0,
+        record: bool = False,
+        first_player="rotate",
+        copy: bool = True,
+    ):
+        self.game = game if isinstance(game, Game) else load_game(game)
+        self.rules = _rules(self.game, players, rules)
+        self.n_envs, self.n_players = _positive(n_envs, "n_envs"), self.rules.n_players
+        self.opponents = _opponents(self.game, opponents, self.n_players)
+        self.margin, self.record, self.copy = float(margin), bool(record), bool(copy)
+        check_seed(seed)
+        check_secret(secret)
+        self.seed, self.secret = int(seed), int(secret)
+        self.learner_seat = learner_seat
+        self._run = _run_settings(first_player, learner_seat, self.n_players, self.record)
+        self._kernels = importlib.import_module(self.game.agents + ".vector")
+        self._build()
+
+    @property
+    def tensor_size(self) -> int:
+        return self.game.tensor_size(self.rules)
+
+    @property
+    def num_actions(self) -> int:
+        return self.game.num_actions
+
+    def reset(self, seed: int | None = None):
+        """Begin an episode in every lane: ``(obs, mask)`` of the learner's first decisions.
+        With ``seed``, every lane starts over at its episode 0 of that seed."""
+        if seed is not None:
+            check_seed(seed)
+            self.seed = int(seed)
+            self._lanes[:, L_NEXT] = 0
+            self._finished.clear()
+        out = self._outputs() if self.copy else self._buffers
+        self._check(self._kernels.reset_lanes(*self._args(), out[:2]))
+        self._ready = True
+        return out[0], out[1]
+
+    def step(self, actions):
+        """Apply the learner's ``actions`` (int, one per lane) and play on: ``(obs, mask,
+        rewards, dones, info)``."""
+        if not self._ready:
+            raise RuntimeError("call reset() before step()")
+        actions = np.ascontiguousarray(actions, dtype=np.int64)
+        if actions.shape != (self.n_envs,):
+            raise ValueError(f"actions must have shape ({self.n_envs},), got {actions.shape}")
+        out = self._outputs() if self.copy else self._buffers
+        self._check(self._kernels.step_lanes(*self._args(), actions, out))
+        obs, mask, shares, dones, finals, leads = out
+        if self.record and dones.any():
+            self._keep(np.flatnonzero(dones))
+        rewards = shares + np.float32(self.margin) * leads if self.margin else shares
+        return obs, mask, rewards, dones, self._info(dones, finals, leads)
+
+    def records(self) -> list[dict]:
+        """JSON game records of the episodes finished since the last ``reset(seed=...)`` (with
+        ``record=True``), in the order they finished."""
+        if not self.record:
+            raise ValueError("records() needs VectorEnv(..., record=True)")
+        return [self._record(*finished) for finished in self._finished]
+
+    def lane_state(self, lane: int) -> tuple[np.ndarray, int]:
+        """A copy of lane ``lane``'s game state and the learner's seat in it (for tests and
+        debugging: the learner itself sees only the observation)."""
+        return self._states[lane].copy(), int(self._lanes[lane, L_SEAT])
+
+    def skipped(self) -> np.ndarray:
+        """Per lane, the episodes that ended before the learner had a choice (not returned)."""
+        return self._lanes[:, L_SKIPPED].copy()
+
+    def _build(self) -> None:
+        game, n, lanes = self.game, self.n_players, self.n_envs
+        self._entries = [a.family.entry() for a in self.opponents]  # kept alive: addresses
+        self._addresses = entry_addresses(self._entries)
+        self._params = np.zeros((game.max_players, MAX_PARAMS), np.float64)
+        self._params[: n - 1] = param_table(self.opponents)
+        self._lanes = empty_lanes(lanes)
+        self._states = np.zeros((lanes, game.state_size), np.int64)
+        self._rngs = np.zeros((lanes, game.max_players), np.uint64)
+        width = game.state_size + game.max_decisions if self.record else 1
+        self._logs = np.zeros((lanes, 2, width), np.int64)
+        self._finished: list[tuple] = []
+        self._buffers = self._outputs()
+        self._ready = False
+        _announce(game, self._kernels, self.opponents)
+
+    def _args(self) -> tuple:
+        keys = np.array([0, 0], np.uint64)
+        keys[KEY_SEED], keys[KEY_SECRET] = np.uint64(self.seed), np.uint64(self.secret)
+        return (
+            self.rules.to_array(),
+            keys,
+            self._run,
+            self._addresses,
+            self._params,
+            self._lanes,
+            self._states,
+            self._rngs,
+            self._logs,
+        )
+
+    def _outputs(self) -> tuple:
+        n, size = self.n_envs, self.tensor_size
+        return (
+            np.empty((n, size), np.float32),
+            np.empty((n, self.num_actions), np.bool_),
+            np.zeros(n, np.float32),
+            np.zeros(n, np.bool_),
+            np.zeros((n, size), np.float32),
+            np.zeros(n, np.float32),
+        )
+
+    def _check(self, result) -> None:
+        lane, problem = result
+        if problem == OK:
+            return
+        self._ready = False
+        if problem == LEARNER_ILLEGAL:
+            raise IllegalActionError(f"lane {lane}: the learner's action is not legal there")
+        if problem == LOG_FULL:
+            raise ValueError(f"lane {lane}: an episode outgrew the action log; use record=False")
+        names = ", ".join(dict.fromkeys(a.spec for a in self.opponents))
+        raise IllegalActionError(f"lane {lane}: an opponent ({names}) chose an illegal action")
+
+    def _info(self, dones, finals, leads) -> dict:
+        lanes = self._lanes
+        return {
+            "final_obs": finals,
+            "lead": leads,
+            "game_index": np.where(dones, lanes[:, L_DONE_INDEX], -1),
+            "learner_seat": np.where(dones, lanes[:, L_DONE_SEAT], -1),
+        }
+
+    def _keep(self, done_lanes) -> None:
+        base = self.game.state_size
+        for i in done_lanes:
+            row, end = self._logs[i, FINISHED], base + self._lanes[i, L_DONE_LOGGED]
+            index, seat = int(self._lanes[i, L_DONE_INDEX]), int(self._lanes[i, L_DONE_SEAT])
+            self._finished.append((index, seat, row[:base].copy(), row[base:end].tolist()))
+
+    def _record(self, index, seat, start, actions) -> dict:
+        names = [a.spec for a in self.opponents]
+        n = self.n_players
+        seats = [names[(s - seat - 1) % n] if s != seat else "learner" for s in range(n)]
+        meta = {"agents": seats, "seed": self.seed, "game_index": index}
+        if self.secret:
+            meta["secret"] = self.secret
+        return self.game.make_record(self.rules, start, actions, meta)
+
+
+def lane_game_index(lane: int, episode: int) -> int:
+    """The game index (under the run's seed) of lane ``lane``'s ``episode``-th episode."""
+    return lane * LANE_STRIDE + episode
+
+
+def _announce(game: Game, kernels, agents) -> None:
+    """The first-run line (``giftsim.notice``): the kernels and agents not cached yet."""
+    what = {f"the {game.title} vector environment": kernels.step_lanes}
+    what |= {f"agent {a.name}": a.family.decider for a in agents if a.family.builtin}
+    notice.compiling(what, seconds=10 + 5 * len(what))
+
+
+def _rules(game: Game, players: int, rules):
+    if players not in game.players:
+        valid = ", ".join(map(str, game.players))
+        raise ValueError(f"{game.title} takes {valid} players, got {players!r}")
+    rules = game.rules(n_players=players) if rules is None else rules
+    if rules.n_players != players:
+        raise ValueError(f"rules are for {rules.n_players} players, not {players}")
+    if rounds_of(rules) > 1:
+        raise ValueError("an episode is one game: use rules with rounds 1")
+    return rules
+
+
+def _positive(value, name: str) -> int:
+    if not isinstance(value, int | np.integer) or isinstance(value, bool) or value < 1:
+        raise ValueError(f"{name} must be a whole number of at least 1, got {value!r}")
+    if value > 1 << 31:
+        raise ValueError(f"{name} must be at most 2**31, got {value}")
+    return int(value)
+
+
+def _opponents(game: Game, specs, n_players: int) -> list:
+    agents = parse_list(specs, game.name)
+    if len(agents) == 1:
+        agents = agents * (n_players - 1)
+    if len(agents) != n_players - 1:
+        raise ValueError(f"{n_players} players need {n_players - 1} opponents, got {len(agents)}")
+    plain = [a.spec for a in agents if not a.family.compiled]
+    if plain:
+        raise AgentError(f"agent {plain[0]!r} is plain Python: the vector env needs compiled ones")
+    return agents
+
+
+def _run_settings(first_player, learner_seat, n_players: int, record: bool) -> np.ndarray:
+    run = np.zeros(RUN_SLOTS, np.int64)
+    run[RUN_FIRST] = first_policy(first_player, n_players)
+    run[RUN_LEARNER] = _learner_policy(learner_seat, n_players)
+    run[RUN_RECORD] = int(record)
+    return run
+
+
+def _learner_policy(learner_seat, n_players: int) -> int:
+    if learner_seat == "rotate":
+        return LEARNER_ROTATE
+    is_seat = isinstance(learner_seat, int | np.integer) and not isinstance(learner_seat, bool)
+    if is_seat and 0 <= learner_seat < n_players:
+        return int(learner_seat)
+    raise ValueError(
+        f"learner_seat must be 'rotate' or a seat in 0..{n_players - 1}, got {learner_seat!r}"
+    )

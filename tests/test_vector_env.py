@@ -1,0 +1,236 @@
+"""The compiled vector environment (``experiments.envs.vector``) on every game of the list: its
+arrays, masks and rewards are the game's verbs', every episode is the slow path's game with the
+same learner actions, lanes do not depend on how many run, and its records replay."""
+
+import numpy as np
+import pytest
+
+from agents.common.block import IllegalActionError
+from agents.common.slow import play_slow
+from agents.registry import define, parse_list
+from experiments.envs.vector import VectorEnv, lane_game_index
+from giftsim.game import GAMES, load_game
+
+OPPONENTS = {"geschenkt": "greedy", "tulips": "greedy", "toy": "steady"}
+
+
+def _players(game) -> int:
+    return 3 if 3 in game.players else game.players[0]
+
+
+def _random_actions(rng, mask):
+    """A uniformly random legal action per lane (NumPy, outside the kernel)."""
+    return (rng.random(mask.shape) * mask).argmax(axis=1)
+
+
+def _tensor(game, rules, state, seat):
+    obs = np.zeros(game.obs_size, np.int64)
+    game.observe(state, seat, obs)
+    out = np.zeros(game.tensor_size(rules), np.float32)
+    game.encode(obs, out)
+    return out
+
+
+def _run(env, steps, seed=0):
+    """Step ``env`` with random legal actions; per lane and episode (game index) the learner's
+    tensors and actions, and the finished episodes' rewards, leads and final tensors."""
+    rng = np.random.default_rng(seed)
+    obs, mask = env.reset()
+    current = [{"tensors": [], "actions": []} for _ in range(env.n_envs)]
+    finished = {}
+    for _ in range(steps):
+        actions = _random_actions(rng, mask)
+        for i in range(env.n_envs):
+            current[i]["tensors"].append(obs[i].copy())
+            current[i]["actions"].append(int(actions[i]))
+        obs, mask, rewards, dones, info = env.step(actions)
+        for i in np.flatnonzero(dones):
+            index = int(info["game_index"][i])
+            finished[index] = {
+                **current[i],
+                "reward": float(rewards[i]),
+                "lead": float(info["lead"][i]),
+                "final": info["final_obs"][i].copy(),
+                "seat": int(info["learner_seat"][i]),
+            }
+            current[i] = {"tensors": [], "actions": []}
+    return finished
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_shapes_dtypes_and_masks_are_the_games(name):
+    game = load_game(name)
+    env = VectorEnv(name, 4, _players(game), "rotate", opponents=OPPONENTS[name], seed=3)
+    obs, mask = env.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        size = game.tensor_size(env.rules)
+        assert obs.shape == (4, size) and obs.dtype == np.float32
+        assert mask.shape == (4, game.num_actions) and mask.dtype == np.bool_
+        for i in range(4):
+            state, seat = env.lane_state(i)
+            bits = int(game.legal_mask(state))
+            assert list(mask[i]) == [bool((bits >> a) & 1) for a in range(game.num_actions)]
+            assert mask[i].sum() >= 2  # a seat with one legal action is not asked
+            assert state[game.turn_slot] == seat
+            assert np.array_equal(obs[i], _tensor(game, env.rules, state, seat))
+        obs, mask, rewards, dones, info = env.step(_random_actions(rng, mask))
+        assert rewards.shape == (4,) and rewards.dtype == np.float32
+        assert dones.shape == (4,) and dones.dtype == np.bool_
+        assert info["final_obs"].shape == obs.shape
+        assert np.all((rewards >= 0) & (rewards <= 1))
+        assert np.all(rewards[~dones] == 0)
+
+
+def _user_opponent():
+    def taker(obs, params, rng):
+        """Always takes the card (action 1, legal in every No Thanks! state)."""
+        return 1
+
+    return define("geschenkt", "vector_test_taker", taker)
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_episodes_are_the_slow_paths_games(name):
+    """Replayed through the slow path with the same learner actions, every episode gives the
+    same start, actions, learner observations, final observation, reward and score lead; the
+    first observation of each episode after the first is the auto-reset one."""
+    game = load_game(name)
+    n = _players(game)
+    env = VectorEnv(name, 3, n, "rotate", opponents=OPPONENTS[name], seed=11, record=True)
+    finished = _run(env, 60)
+    assert len(finished) >= 3
+    kept = {record["game_index"]: record for record in env.records()}
+    assert set(kept) == set(finished)
+    opponents = parse_list([OPPONENTS[name]] * (n - 1), name)
+    for index, episode in finished.items():
+        _check_episode(game, env.rules, opponents, index, episode, kept[index])
+
+
+def _check_episode(game, rules, opponents, index, episode, record):
+    """The slow path's game ``index`` of the record's seed, the learner scripted."""
+    n, seat = rules.n_players, episode["seat"]
+    asked = iter(zip(episode["tensors"], episode["actions"], strict=True))
+
+    def learner(obs, legal):
+        tensor, action = next(asked)
+        out = np.zeros(game.tensor_size(rules), np.float32)
+        game.encode(obs, out)
+        assert np.array_equal(out, tensor)
+        return action
+
+    players = [opponents[(s - seat - 1) % n] if s != seat else learner for s in range(n)]
+    played = play_slow(game, rules, players, record["seed"], index)
+    assert next(asked, None) is None  # the learner was asked exactly as often
+    assert game.make_record(rules, played.start, played.actions, {}) == {
+        k: v for k, v in record.items() if k not in ("agents", "seed", "game_index")
+    }
+    shares = np.zeros(n)
+    game.rewards(played.final, shares)
+    assert episode["reward"] == pytest.approx(shares[seat])
+    scores = np.array(played.scores)
+    others = np.delete(scores, seat)
+    lead = others.min() - scores[seat] if game.lower_wins else scores[seat] - others.max()
+    assert episode["lead"] == lead
+    assert np.array_equal(episode["final"], _tensor(game, rules, played.final, seat))
+    assert game.replay(record)  # raises on any wrong entry
+    assert record["agents"][seat] == "learner"
+
+
+def test_a_user_agent_opponent_plays_inside_the_kernel():
+    passer = _user_opponent()
+    game = load_game("geschenkt")
+    env = VectorEnv("geschenkt", 2, 3, 1, opponents=[passer.name, "greedy"], seed=5, record=True)
+    finished = _run(env, 80)
+    assert finished
+    opponents = parse_list([passer.name, "greedy"], "geschenkt")
+    for index, episode in finished.items():
+        assert episode["seat"] == 1
+        record = next(r for r in env.records() if r["game_index"] == index)
+        assert record["agents"] == ["greedy", "learner", passer.name]
+        _check_episode(game, env.rules, opponents, index, episode, record)
+
+
+@pytest.mark.parametrize("name", ["geschenkt", "tulips"])
+def test_a_lane_plays_the_same_games_whatever_the_number_of_lanes(name):
+    game = load_game(name)
+    runs = []
+    for n_envs in (1, 64):
+        env = VectorEnv(name, n_envs, 4, "rotate", opponents="greedy", seed=7)
+        obs, mask = env.reset()
+        lane0 = np.random.default_rng(1)
+        others = np.random.default_rng(n_envs)
+        trace = [(obs[0].copy(), mask[0].copy())]
+        for _ in range(120):
+            actions = _random_actions(others, mask)
+            actions[0] = _random_actions(lane0, mask[:1])[0]
+            obs, mask, rewards, dones, _ = env.step(actions)
+            trace.append((obs[0].copy(), mask[0].copy(), rewards[0], dones[0]))
+        runs.append(trace)
+        assert game.tensor_size(env.rules) == obs.shape[1]
+    assert sum(step[3] for step in runs[0][1:]) >= 3  # several episodes, auto-reset included
+    for a, b in zip(*runs, strict=True):
+        assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+
+
+def test_auto_reset_begins_the_lanes_next_episode_and_seats_rotate():
+    env = VectorEnv("geschenkt", 3, 4, "rotate", opponents="greedy", seed=2, record=True)
+    finished = _run(env, 150)
+    by_lane = {}
+    for record in env.records():
+        lane, k = divmod(record["game_index"], 1 << 32)
+        by_lane.setdefault(lane, []).append(k)
+        seat = finished[record["game_index"]]["seat"]
+        assert (seat - record["first_player"]) % 4 == (lane + k) % 4
+    assert sorted(by_lane) == [0, 1, 2]
+    assert all(ks == list(range(len(ks))) for ks in by_lane.values())
+    assert lane_game_index(2, 5) == 2 * 2**32 + 5
+    env.reset()  # without a seed: each lane's next episode, no game played twice
+    before = {r["game_index"] for r in env.records()}
+    _run(env, 40)
+    again = [r["game_index"] for r in env.records()]
+    assert len(again) == len(set(again)) and set(again) > before
+
+
+def test_reset_with_a_seed_starts_over_and_margin_adds_the_lead():
+    plain = VectorEnv("geschenkt", 8, 4, 0, opponents="greedy", seed=4)
+    margin = VectorEnv("geschenkt", 8, 4, 0, opponents="greedy", seed=4, margin=0.01)
+    first = [plain.reset()[0], margin.reset()[0], plain.reset(seed=4)[0]]
+    assert np.array_equal(first[0], first[1]) and np.array_equal(first[0], first[2])
+    assert not np.array_equal(first[0], plain.reset(seed=5)[0])
+    plain.reset(seed=4)
+    seen = 0
+    for _ in range(80):
+        actions = np.ones(8, np.int64)  # always take: legal in every No Thanks! state
+        _, _, r0, d0, info = plain.step(actions)
+        _, _, r1, d1, _ = margin.step(actions)
+        assert np.array_equal(d0, d1)
+        assert np.allclose(r1, r0 + 0.01 * info["lead"] * d0)
+        seen += d0.sum()
+    assert seen > 0
+
+
+def test_bad_input_is_one_clear_error():
+    env = VectorEnv("geschenkt", 2, 3, 0, opponents="greedy")
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(np.zeros(2, np.int64))
+    env.reset()
+    with pytest.raises(ValueError, match="shape"):
+        env.step(np.zeros(3, np.int64))
+    with pytest.raises(IllegalActionError, match="lane 0"):
+        env.step(np.array([5, 1]))
+    bad = [
+        dict(opponents="greedy,greedy,greedy"),
+        dict(learner_seat=3),
+        dict(learner_seat="left"),
+        dict(opponents="nobody"),
+    ]
+    for kwargs in bad:
+        with pytest.raises(ValueError):
+            VectorEnv("geschenkt", 2, 3, **{"learner_seat": 0, **kwargs})
+    with pytest.raises(ValueError, match="n_envs"):
+        VectorEnv("geschenkt", 0, 3)
+    with pytest.raises(ValueError, match="players"):
+        VectorEnv("geschenkt", 2, 9)
+    with pytest.raises(ValueError, match="record=True"):
+        env.records()
