@@ -14,6 +14,7 @@ actually simulated (read back from the results, not from the requested sizes);
 
 import argparse
 import os
+import time
 from pathlib import Path
 
 import matplotlib
@@ -22,7 +23,7 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 
-from experiments import anatomy, plots, studies, sweeps
+from experiments import anatomy, plots, stats, studies, sweeps
 
 SCALE = float(os.environ.get("GIFTSIM_SCALE", "1"))
 
@@ -120,18 +121,58 @@ def nt_card_prices_figure(prices: dict):
     return fig
 
 
+def nt_balance_facts(grid) -> str:
+    """The README's numbers: the largest first-player edge and where it is."""
+    best = grid.loc[grid["first_edge"].idxmax()]
+    return (
+        f"largest first-player edge {best.first_edge:+.1%} [{best.first_edge_low:+.1%}, "
+        f"{best.first_edge_high:+.1%}] at {best.chips_per_player} chips, "
+        f"{best.n_removed} removed; largest last-player edge {grid['last_edge'].max():+.1%}"
+    )
+
+
+def tulips_seats_facts(sums) -> str:
+    """The README's numbers: first and last of four ``hoarder``s."""
+    table = stats.summary_seat_table(sums).loc[("hoarder", 4)]
+    first, last = table.loc[0], table.loc[3]
+    return (
+        f"4 hoarders: last {last.win_share:.1%} [{last.win_low:.1%}, {last.win_high:.1%}], "
+        f"first {first.win_share:.1%} [{first.win_low:.1%}, {first.win_high:.1%}]"
+    )
+
+
+def nt_card_prices_facts(prices: dict) -> str:
+    """The README's numbers: card 35 among four ``sniper``s."""
+    card = anatomy.price_table(prices["sniper"]).loc[35]
+    return (
+        f"4 snipers, card 35: price {card.price:.2f} [{card.price_low:.2f}, "
+        f"{card.price_high:.2f}], in the winner's hand {card.in_winner:.1%}"
+    )
+
+
 def _counts(values) -> str:
     return " / ".join(f"{int(n):,}" for n in sorted(set(values)))
 
 
-FIGURES = {  # name -> (compute(scale, args), draw(data), notebook)
-    "nt_balance": (lambda s, a: balance_grid(s), nt_balance_figure, "03_balance_sweeps"),
+FIGURES = {  # name -> (compute(scale, args), draw(data), facts(data), notebook)
+    "nt_balance": (
+        lambda s, a: balance_grid(s),
+        nt_balance_figure,
+        nt_balance_facts,
+        "03_balance_sweeps",
+    ),
     "tulips_seats": (
         lambda s, a: seat_sums(s, a.ismcts_games),
         tulips_seats_figure,
+        tulips_seats_facts,
         "01_first_player_advantage",
     ),
-    "nt_card_prices": (lambda s, a: price_tables(s), nt_card_prices_figure, "04_anatomy"),
+    "nt_card_prices": (
+        lambda s, a: price_tables(s),
+        nt_card_prices_figure,
+        nt_card_prices_facts,
+        "04_anatomy",
+    ),
 }
 
 
@@ -146,11 +187,15 @@ def main(argv=None) -> None:
         parser.error(f"unknown figure {unknown[0]!r}; choose from {', '.join(FIGURES)}")
     args.out.mkdir(parents=True, exist_ok=True)
     for name in args.names or FIGURES:
-        compute, draw, notebook = FIGURES[name]
-        fig = draw(compute(SCALE, args))
+        compute, draw, facts, notebook = FIGURES[name]
+        start = time.perf_counter()
+        data = compute(SCALE, args)
+        fig = draw(data)
         fig.savefig(args.out / f"{name}.png", dpi=100, bbox_inches="tight")
         plt.close(fig)
-        print(f"{args.out / name}.png <- the experiments of notebooks/{notebook}.ipynb")
+        seconds = time.perf_counter() - start
+        print(f"{args.out / name}.png <- notebooks/{notebook}.ipynb's experiments, {seconds:.0f} s")
+        print(f"  {facts(data)}", flush=True)
 
 
 if __name__ == "__main__":

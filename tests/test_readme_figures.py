@@ -46,6 +46,10 @@ def test_balance_figure_is_labelled(figures):
     fig = figures.nt_balance_figure(grid)
     assert_readable(fig, "No Thanks!", "sniper", "300 games per cell", "27,000 in all")
     assert "cards removed" in texts(fig) and "chips per player" in texts(fig)
+    best = grid.loc[grid["first_edge"].idxmax()]
+    assert f"at {best.chips_per_player} chips, {best.n_removed} removed" in (
+        figures.nt_balance_facts(grid)
+    )
     plt.close(fig)
 
 
@@ -55,12 +59,15 @@ def test_tulips_seat_figure_is_labelled(figures):
     counts = "greedy 200; hoarder 200; ismcts:iters=200 2; random 200"
     assert_readable(fig, "Gift of Tulips", counts, "2-6 players")
     assert "turn position (0 = first player)" in texts(fig)
+    assert figures.tulips_seats_facts(sums).startswith("4 hoarders: last ")
     plt.close(fig)
 
 
 def test_card_price_figure_is_labelled(figures, tmp_path):
-    fig = figures.nt_card_prices_figure(figures.price_tables(0))
+    prices = figures.price_tables(0)
+    fig = figures.nt_card_prices_figure(prices)
     assert_readable(fig, "No Thanks!", "Four sniper players", "Four greedy players", "(500 games)")
+    assert figures.nt_card_prices_facts(prices).startswith("4 snipers, card 35")
     fig.savefig(tmp_path / "prices.png", dpi=30)
     plt.close(fig)
 
