@@ -13,6 +13,25 @@ from experiments import anatomy, stats
 
 SEAT_SPREAD = 0.25  # total horizontal spread of the player-count groups around each seat
 
+LABELS = {  # column -> axis label; other columns read with spaces for underscores
+    "position": "turn position (0 = first player)",
+    "first_edge": "first player's edge in win share",
+    "last_edge": "last player's edge in win share",
+    "decisions": "decisions per game",
+    "winning_score": "winning score",
+    "n_removed": "cards removed",
+    "chips_per_player": "chips per player",
+    "chi2": "chi-square of equal win shares by turn position",
+    "n_players": "players",
+    "win_share": "win share",
+    "mean_score": "mean score",
+}
+
+
+def label(column: str) -> str:
+    """A readable axis label for ``column``: ``LABELS``, else its words without underscores."""
+    return LABELS.get(column, column.replace("_", " "))
+
 
 def _axes(ax):
     if ax is None:
@@ -39,7 +58,8 @@ def seat_win_share(long: pd.DataFrame, ax=None, column: str = "seat"):
     data = seat_win_share_data(long, column)
     fig, ax = _axes(ax)
     _seat_lines(ax, data, column, "win_share", fair=True)
-    ax.set(xlabel=column, ylabel="win share", title="Win share by seat (95% Wilson intervals)")
+    title = f"Win share by {label(column)} (95% Wilson intervals)"
+    ax.set(xlabel=label(column), ylabel="win share", title=title)
     ax.legend()
     return fig
 
@@ -73,12 +93,20 @@ def seat_panels_data(sums: pd.DataFrame, column="position", by="agent") -> pd.Da
     return stats.summary_seat_table(sums, column, by).reset_index()
 
 
-def seat_panels(sums: pd.DataFrame, value="win_share", column="position", by="agent", axes=None):
+def seat_panels(
+    sums: pd.DataFrame,
+    value="win_share",
+    column="position",
+    by="agent",
+    axes=None,
+    suptitle=None,
+):
     """One panel per ``by`` group (e.g. agent) of a seat study's sums: ``value``
     ("win_share" or "mean_score") per ``column`` with 95% intervals, one line per player
-    count; win shares with dashed fair shares 1/n. ``axes``: one Axes per group, or None."""
+    count; win shares with dashed fair shares 1/n. ``axes``: one Axes per group, or None;
+    ``suptitle``: the figure's title (say the game and the number of games)."""
     data = seat_panels_data(sums, column, by)
-    low, high, label = SEAT_VALUES[value]
+    low, high, ylabel = SEAT_VALUES[value]
     groups = list(data.groupby(by, sort=True))
     if axes is None:
         fig, axes = plt.subplots(1, len(groups), figsize=(4.2 * len(groups), 3.6), squeeze=False)
@@ -87,8 +115,10 @@ def seat_panels(sums: pd.DataFrame, value="win_share", column="position", by="ag
     for ax, (name, part) in zip(axes, groups, strict=True):
         intervals = part.rename(columns={low: "ci_low", high: "ci_high"})
         _seat_lines(ax, intervals, column, value, fair=value == "win_share")
-        ax.set(xlabel=column, ylabel=label, title=str(name))
+        ax.set(xlabel=label(column), ylabel=ylabel, title=str(name))
     axes[0].legend(fontsize=8)
+    if suptitle is not None:
+        axes[0].figure.suptitle(suptitle)
     return axes[0].figure
 
 
@@ -200,11 +230,19 @@ def _ordered_labels(column: pd.Series) -> pd.Categorical:
 
 
 def sweep_heatmap(
-    table: pd.DataFrame, value: str, rows: str, columns: str, ax=None, center=None, digits=3
+    table: pd.DataFrame,
+    value: str,
+    rows: str,
+    columns: str,
+    ax=None,
+    center=None,
+    digits=3,
+    title=None,
 ):
     """One cell per (row, column) variant coloured by ``value`` and annotated with it (and
     ± the half width of its 95% interval, when the table has one). With ``center`` the colour
-    map diverges symmetrically around it (e.g. 0 for an edge, 1/n for a win share)."""
+    map diverges symmetrically around it (e.g. 0 for an edge, 1/n for a win share). Axes are
+    labelled by ``label``; ``title`` defaults to the label of ``value``."""
     data = sweep_heatmap_data(table, value, rows, columns)
     grid, half = data["value"], data["half"]
     fig, ax = _axes(ax)
@@ -222,8 +260,8 @@ def sweep_heatmap(
             ax.text(j, i, text, ha="center", va="center", fontsize=6, color=_ink(image, cell))
     ax.set_xticks(np.arange(grid.shape[1]), grid.columns, rotation=45, ha="right")
     ax.set_yticks(np.arange(grid.shape[0]), grid.index)
-    ax.set(xlabel=columns, ylabel=rows, title=value)
-    fig.colorbar(image, ax=ax, label=value)
+    ax.set(xlabel=label(columns), ylabel=label(rows), title=title or label(value))
+    fig.colorbar(image, ax=ax, label=label(value))
     return fig
 
 
@@ -245,7 +283,7 @@ def card_prices_data(prices: pd.DataFrame, max_price: int = 20) -> dict:
     }
 
 
-def card_prices(prices: pd.DataFrame, ax=None, max_price: int = 20):
+def card_prices(prices: pd.DataFrame, ax=None, max_price: int = 20, title="Price of each card"):
     """The distribution of each card's price (chips on it when taken) as a heatmap, card by
     price, with the mean price per card and its 95% interval drawn over it."""
     data = card_prices_data(prices, max_price)
@@ -268,14 +306,14 @@ def card_prices(prices: pd.DataFrame, ax=None, max_price: int = 20):
     ax.set(
         xlabel="card",
         ylabel=f"chips on the card when taken ({max_price} = {max_price}+)",
-        title="Price of each card",
+        title=title,
     )
     ax.legend(loc="upper left")
     fig.colorbar(image, ax=ax, label="share of the card's takes")
     return fig
 
 
-def card_winner_share(prices: pd.DataFrame, ax=None):
+def card_winner_share(prices: pd.DataFrame, ax=None, title="Cards in the winner's hand"):
     """Per card, the share of its takes by a player who won the game (ties included) with 95%
     Wilson intervals; the dashed line is the share over all takes."""
     table = anatomy.price_table(prices)
@@ -285,7 +323,7 @@ def card_winner_share(prices: pd.DataFrame, ax=None):
     )
     ax.bar(table.index, table["in_winner"], yerr=yerr, capsize=2, color="tab:green")
     ax.axhline((prices["win"] > 0).mean(), color="grey", ls="--", lw=1, label="all cards")
-    ax.set(xlabel="card", ylabel="share of takes by a winner", title="Cards in the winner's hand")
+    ax.set(xlabel="card", ylabel="share of takes by a winner", title=title)
     ax.legend()
     return fig
 
