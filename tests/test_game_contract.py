@@ -13,6 +13,7 @@ compiled loop's games.
 
 import importlib
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -246,3 +247,16 @@ def test_an_agents_illegal_action_is_reported_and_not_applied(name):
     with pytest.raises(IllegalActionError):
         play_slow(name, rules, [player] * rules.n_players, 3, 5)
     assert len(seen) == 2  # the game stopped at the illegal action: nobody was asked again
+
+
+def test_the_tensor_layouts_are_documented_in_docs_tensors_md():
+    """docs/tensors.md holds each real game's tensor layout table as its tensor module states it
+    (the module docstring is the source; this keeps the doc page from going stale)."""
+    import geschenkt_sim.tensor
+    import tulips_sim.tensor
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "tensors.md").read_text()
+    for module in (geschenkt_sim.tensor, tulips_sim.tensor):
+        assert module.__doc__.strip() in page
+        for block in module.BLOCKS:
+            assert f"``{block}``" in page
