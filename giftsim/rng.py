@@ -71,12 +71,12 @@ def stream_from(key, stream):
     return mix64(key + GOLDEN * np.uint64(stream + 1))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _rotl(x, b):
     return (x << np.uint64(b)) | (x >> np.uint64(64 - b))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _sip_round(v0, v1, v2, v3):
     v0 += v1
     v1 = _rotl(v1, 13) ^ v0
@@ -91,7 +91,7 @@ def _sip_round(v0, v1, v2, v3):
     return v0, v1, v2, v3
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def siphash13(k0, k1, word):
     """SipHash-1-3 of the one-word message ``word`` under the key ``(k0, k1)`` (one compression
     round per message block, the word and then the length block, and three final rounds)."""
@@ -109,7 +109,7 @@ def siphash13(k0, k1, word):
     return v0 ^ v1 ^ v2 ^ v3
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def agent_stream(key, secret, seat):
     """The starting state of ``seat``'s agent stream in the game with key ``key`` of a run
     keyed with ``secret`` (one-way: see the module docstring)."""
