@@ -97,12 +97,6 @@ def legal_actions(state):
 
 
 @njit(cache=True)
-def is_forced(state):
-    """True when the seat to act has no chip and so must take."""
-    return state[CHIPS + state[TURN]] == 0
-
-
-@njit(cache=True)
 def apply_action(state, action):
     """Apply a legal ``action`` of the seat to act, in place."""
     seat = state[TURN]
@@ -154,13 +148,3 @@ def observe(state, seat, obs):
         for p in range(n):
             if p != seat:
                 shown[O_CHIPS + p] = HIDDEN_CHIPS
-
-
-@njit(cache=True)
-def hide_chips(obs):
-    """Blank the opponents' chips of an observation when the rules hide them."""
-    if obs[O_CHIPS_VISIBLE]:
-        return
-    for p in range(obs[O_N_PLAYERS]):
-        if p != obs[O_SEAT]:
-            obs[O_CHIPS + p] = HIDDEN_CHIPS
