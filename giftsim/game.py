@@ -48,6 +48,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from giftsim.records import seats_of
+
 GAMES: dict[str, str] = {"geschenkt": "geschenkt_sim", "tulips": "tulips_sim"}
 TAIL = ("first_player", "n_decisions", "winners")  # the columns after the per-seat blocks
 
@@ -102,8 +104,7 @@ class Game:
 
     def winners(self, state: np.ndarray) -> list[int]:
         """Seats that win a finished game (from :attr:`winner_mask`)."""
-        mask = int(self.winner_mask(state))
-        return [s for s in range(self.max_players) if (mask >> s) & 1]
+        return seats_of(self.winner_mask(state))
 
 
 def rounds_of(rules) -> int:

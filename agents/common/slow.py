@@ -39,7 +39,6 @@ def play_slow(
     game: Game, rules, players, root_seed: int, game_index: int, first_player="rotate", secret=0
 ) -> PlayedGame:
     """Play one game with any mix of agents and Python callables."""
-    check_seed(root_seed, game_index)
     check_secret(secret)
     announce(f"the {game.title} engine", game.apply_action, players)
     state, key = deal(game, rules, root_seed, game_index, first_player)

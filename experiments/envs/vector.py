@@ -39,7 +39,7 @@ import importlib
 
 import numpy as np
 
-from agents.common.block import AgentError, IllegalActionError
+from agents.common.block import AgentError, IllegalActionError, announce
 from agents.common.lanes import (
     FINISHED,
     KEY_SECRET,
@@ -63,7 +63,6 @@ from agents.common.lanes import (
     entry_addresses,
 )
 from agents.registry import param_table, parse_list
-from giftsim import notice
 from giftsim.contract import MAX_PARAMS, first_policy
 from giftsim.game import Game, load_game, rounds_of
 from giftsim.rng import check_secret, check_seed
@@ -168,7 +167,8 @@ class VectorEnv:
         self._finished: list[tuple] = []
         self._buffers = self._outputs()
         self._ready = False
-        _announce(game, self._kernels, self.opponents)
+        label = f"the {game.title} vector environment"
+        announce(label, self._kernels.step_lanes, self.opponents)
 
     def _args(self) -> tuple:
         keys = np.array([0, 0], np.uint64)
@@ -237,13 +237,6 @@ class VectorEnv:
 def lane_game_index(lane: int, episode: int) -> int:
     """The game index (under the run's seed) of lane ``lane``'s ``episode``-th episode."""
     return lane * LANE_STRIDE + episode
-
-
-def _announce(game: Game, kernels, agents) -> None:
-    """The first-run line (``giftsim.notice``): the kernels and agents not cached yet."""
-    what = {f"the {game.title} vector environment": kernels.step_lanes}
-    what |= {f"agent {a.name}": a.family.decider for a in agents if a.family.builtin}
-    notice.compiling(what, seconds=10 + 5 * len(what))
 
 
 def _rules(game: Game, players: int, rules):
