@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from agents.common import net
 from giftsim.contract import DECIDER_SIG, MAX_PARAMS
 from giftsim.game import GAMES, register_game
 
@@ -73,6 +74,7 @@ class Family:
     builtin: bool = False
     compiled: bool = True
     source: str = ""
+    n_features: object = None  # features(players) of the network it reads, if it reads one
 
     def __post_init__(self) -> None:
         if len(self.defaults) > MAX_PARAMS:
@@ -96,6 +98,7 @@ class Family:
             module.RANGES,
             module.decide.__doc__,
             builtin=True,
+            n_features=getattr(module, "n_features", None),
         )
 
     def check(self, values: dict[str, float], what: str = "") -> None:
@@ -108,8 +111,10 @@ class Family:
                     f"(valid: {valid})"
                 )
 
-    def __call__(self, **values: float) -> "Agent":
-        """This family with some parameters changed, e.g. ``GREEDY(T=-3)``."""
+    def __call__(self, **values) -> "Agent":
+        """This family with some parameters changed, e.g. ``GREEDY(T=-3)``; a family that
+        reads a network also takes ``net=FILE`` (default: the shipped network)."""
+        net = str(values.pop("net", "")) if self.n_features else ""
         unknown = sorted(set(values) - set(self.defaults))
         if unknown:
             valid = ", ".join(self.defaults) or "none"
@@ -119,7 +124,7 @@ class Family:
         given = {k: float(v) for k, v in values.items()}
         self.check(given)
         merged = {**self.defaults, **given}
-        return Agent(self, tuple(merged.values()))
+        return Agent(self, tuple(merged.values()), net)
 
     def tuned(self, name: str, defaults: dict[str, float]) -> "Family":
         """The same rule under another name with tuned defaults (``tuned4p``: for 4 players)."""
@@ -129,7 +134,15 @@ class Family:
         if set(defaults) != set(ordered):
             raise ValueError(f"{name} must set every parameter of {self.name}")
         return Family(
-            name, self.game, self.decide, self.decider, ordered, self.ranges, doc, self.builtin
+            name,
+            self.game,
+            self.decide,
+            self.decider,
+            ordered,
+            self.ranges,
+            doc,
+            self.builtin,
+            n_features=self.n_features,
         )
 
     def entry(self):
@@ -186,6 +199,7 @@ class Agent:
 
     family: Family
     values: tuple[float, ...]
+    net: str = ""  # a network file, for a family that reads one ("": the shipped network)
 
     @property
     def name(self) -> str:
@@ -203,13 +217,28 @@ class Agent:
             for (k, d), v in zip(self.family.defaults.items(), self.values, strict=True)
             if v != d
         ]
+        if self.net:
+            changed.append(f"net={self.net}")
         return ":".join([self.name, *changed])
 
-    def param_row(self) -> np.ndarray:
-        """The ``MAX_PARAMS`` float64 parameter vector the decision function reads."""
+    def param_row(self, players: int | None = None) -> np.ndarray:
+        """The ``MAX_PARAMS`` float64 parameter vector the decision function reads; for a
+        family that reads a network, slot ``NET_SLOT`` holds the address of its network for
+        ``players`` seats, loaded in this process."""
         row = np.zeros(MAX_PARAMS, np.float64)
         row[: len(self.values)] = self.values
+        if self.family.n_features:
+            row[net.NET_SLOT] = net.address_of(self.network(players))
         return row
+
+    def network(self, players: int | None) -> np.ndarray:
+        """The packed network this agent reads at ``players`` seats (a one-line ValueError when
+        there is none, or it was trained for another game or player count)."""
+        if players is None:
+            raise ValueError(f"agent {self.name!r} needs the player count to find its network")
+        game, size = self.family.game, self.family.n_features(players)
+        path = self.net or net.shipped(game, players)
+        return net.load(path, game, players, size)
 
     def __str__(self) -> str:
         return self.spec

@@ -158,8 +158,14 @@ def parse(spec: str, game: str) -> Agent:
         key, sep, value = pair.partition("=")
         if not sep:
             raise ValueError(f"agent parameter {pair!r} in {spec!r} must look like key=value")
-        values[key.strip()] = _number(value, key, spec)
+        key = key.strip()
+        values[key] = value.strip() if _is_net(chosen, key) else _number(value, key, spec)
     return chosen(**values)
+
+
+def _is_net(chosen: Family, key: str) -> bool:
+    """``net=FILE`` names the network file of a family that reads one."""
+    return key == "net" and chosen.n_features is not None
 
 
 def parse_list(specs, game: str) -> list[Agent]:
@@ -169,9 +175,10 @@ def parse_list(specs, game: str) -> list[Agent]:
     return [s if isinstance(s, Agent) else parse(s, game) for s in specs]
 
 
-def param_table(agents: list[Agent]) -> np.ndarray:
-    """One ``MAX_PARAMS`` row per seat."""
-    return np.stack([a.param_row() for a in agents])
+def param_table(agents: list[Agent], players: int | None = None) -> np.ndarray:
+    """One ``MAX_PARAMS`` row per seat (``players``: the table's size, for agents that read a
+    network trained for it)."""
+    return np.stack([a.param_row(players) for a in agents])
 
 
 def package(game: str):

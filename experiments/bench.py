@@ -92,7 +92,8 @@ def positions(game: str, n_players: int, spec: str, n_games: int) -> list[np.nda
 
     def seat0(obs, legal):
         seen.append(obs.copy())
-        return int(agent.family.decide(obs, agent.param_row(), np.array([len(seen)], np.uint64)))
+        row, rng = agent.param_row(n_players), np.array([len(seen)], np.uint64)
+        return int(agent.family.decide(obs, row, rng))
 
     for i in range(n_games):
         players = [seat0] + [agent] * (n_players - 1)
@@ -107,7 +108,7 @@ def search_speed(game: str, n_games: int = 4) -> pd.DataFrame:
     rows = []
     for name in SEARCHERS:
         agent = parse(name, game)
-        row, rng = agent.param_row(), np.array([1], np.uint64)
+        row, rng = agent.param_row(n_players), np.array([1], np.uint64)
         agent.family.decide(observations[0], row, rng)  # compile or load
         start = time.perf_counter()
         for obs in observations:

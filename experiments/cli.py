@@ -29,6 +29,7 @@ EXAMPLES = {
     "seats": "giftsim seats geschenkt --agents greedy,sniper --players 3,4,5 --out runs/seats",
     "report": "giftsim report runs/rr",
     "tune": "giftsim tune geschenkt --family sniper --players 4 --field sniper --games 2000",
+    "train": "giftsim train geschenkt --players 4 --seed 1 --out my4p.npz --rounds 4",
     "ladder": "giftsim ladder --game geschenkt --games 2000 --search-games 0",
     "play": "giftsim play geschenkt --players 4 --seat 1 --vs ismcts,greedy,tuned4p",
 }
@@ -126,6 +127,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_seats(sub)
     _add_report(sub)
     _add_tune(sub)
+    _add_train(sub)
     _add_ladder(sub)
     _add_play(sub)
     _add_agents(sub)
@@ -335,6 +337,57 @@ def _tune(args) -> None:
     )
     if args.json:
         _write_text(args.json, json.dumps(tune.as_record(result, args.argv), indent=2) + "\n")
+
+
+def _add_train(sub) -> None:
+    p = _command(sub, "train", "train a learned agent's network by self-play")
+    p.add_argument("game", choices=sorted(GAMES), help="which game")
+    p.add_argument("--players", type=int, required=True, help="player count")
+    p.add_argument("--seed", type=int, default=0, help="seed of the games and of the fitting")
+    p.add_argument("--out", type=Path, required=True, help="network file to write (.npz)")
+    p.add_argument("--rounds", type=int, default=8, help="rounds of play and fitting")
+    p.add_argument("--games", type=int, default=20_000, help="self-play games per round")
+    p.add_argument("--hidden", type=int, default=32, help="hidden units (at most 64)")
+    p.add_argument("--epochs", type=int, default=3, help="passes over a round's data")
+    p.add_argument("--lr", type=float, default=0.003, help="Adam's step size")
+    p.add_argument("--explore", type=float, default=0.05, help="share of random moves")
+    p.add_argument(
+        "--baseline",
+        help="opponent and yardstick (default: the tuned agent of the nearest player count)",
+    )
+    p.add_argument("--eval-games", type=int, default=2000, help="held-out deals per round")
+    p.add_argument("--workers", type=int, default=1, help="worker processes")
+    p.add_argument("--resume", action="store_true", help="continue the run checkpointed")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(run=_train)
+
+
+def _train(args) -> None:
+    from experiments import train
+
+    settings = train.TrainSettings(
+        args.game,
+        args.players,
+        seed=args.seed,
+        rounds=args.rounds,
+        games=args.games,
+        hidden=args.hidden,
+        epochs=args.epochs,
+        lr=args.lr,
+        explore=args.explore,
+        baseline=args.baseline or "",
+        eval_games=args.eval_games,
+    )
+    command = "giftsim " + " ".join(args.argv)
+    curve = train.train(settings, args.out, args.workers, args.resume, not args.quiet, command)
+    print(curve.to_string(index=False))
+    best = curve.loc[curve["win_share"].idxmax()]
+    print(
+        f"\nwrote {args.out} (round {int(best['round'])}): win share {best['win_share']:.4f} "
+        f"[{best['ci_low']:.4f}, {best['ci_high']:.4f}] vs fair {1 / args.players:.4f} against "
+        f"{args.players - 1} x {settings.resolved().baseline} on {int(best['eval_games']):,} "
+        f"held-out games; learning curve in {args.out.with_suffix('.csv')}"
+    )
 
 
 def _add_ladder(sub) -> None:

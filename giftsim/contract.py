@@ -24,6 +24,10 @@ from numba.core.imputils import impl_ret_borrowed
 from numba.extending import intrinsic
 
 MAX_PARAMS = 8
+# A seat's scratch row holds OBS_SIZE + STATE_SIZE + SCRATCH_WORK int64 slots: a user agent's
+# copy of its observation, then zeros a built-in may use as work space (so that its decisions
+# allocate nothing).
+SCRATCH_WORK = 256
 # entry(obs, params, rng, scratch): the observation, the seat's parameter row, its random word,
 # and its own scratch row (where a user agent's entry copies the observation).
 DECIDER_SIG = types.int64(

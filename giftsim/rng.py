@@ -19,6 +19,7 @@ stream              number  draws
 ==================  ======  ===========================================================
 ``DEAL_STREAM``     0       the shuffle, the removed cards, a random first player
 ``REVEAL_STREAM``   7       Gift of Tulips: which secret-festival cards the end reveals
+``EXPLORE_STREAM``  9       training: the recorder's exploring moves and sampled worlds
 agents              --      ``agent_stream(key, secret, seat)``, one per seat
 ==================  ======  ===========================================================
 """
@@ -40,6 +41,7 @@ _TWO_M53 = 1.0 / 9007199254740992.0
 
 DEAL_STREAM = 0
 REVEAL_STREAM = 7  # kept from before agents' streams were sealed: Tulips deals stay as they were
+EXPLORE_STREAM = 9
 # SipHash's initial constants, "somepseudorandomlygeneratedbytes" as four words
 _SIP_C0 = np.uint64(0x736F6D6570736575)
 _SIP_C1 = np.uint64(0x646F72616E646F6D)

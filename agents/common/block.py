@@ -41,7 +41,7 @@ def run_block(
     entries = tuple(a.family.entry() for a in agents)
     entries += (entries[0],) * (game.max_players - n)
     params = np.zeros((game.max_players, MAX_PARAMS), np.float64)
-    params[:n] = param_table(agents)
+    params[:n] = param_table(agents, n)
     policy = first_policy(first_player, n)
     out = np.zeros((n_games, game.row_width(rules)), np.int64)
     seed, key = np.uint64(root_seed), np.uint64(secret)
@@ -67,3 +67,40 @@ def announce(label: str, kernel, agents) -> None:
             what[f"agent {agent.name}"] = agent.family.decider
     search = sum(isinstance(a, Agent) and "iters" in a.family.defaults for a in agents)
     notice.compiling(what, seconds=3 * len(what) + 15 * search)
+
+
+def recorded_block(
+    game, kernel, width, rules, agents, root_seed, first_index, n_games, explore, secret=0
+):
+    """Play games ``first_index .. first_index + n_games - 1`` with a game's recording loop
+    (``agents/<game>/selfplay.py``: ``kernel(..., out, (explore, per_game, feats, owners))``),
+    in as many calls as the recorded rows need; returns ``(rows, feats, owners)``: the result
+    rows, the float32 features (``width`` per decision) and int64 owners (game index, seat,
+    decision number) of every decision an agent was asked."""
+    n = rules.n_players
+    if len(agents) != n:
+        raise ValueError(f"{n} players need {n} agents, got {len(agents)}")
+    check_secret(secret)
+    announce(f"the {game.title} self-play recorder", kernel, agents)
+    entries = tuple(a.family.entry() for a in agents)
+    entries += (entries[0],) * (game.max_players - n)
+    params = np.zeros((game.max_players, MAX_PARAMS), np.float64)
+    params[:n] = param_table(agents, n)
+    per_game = int(getattr(rules, "max_decisions", game.max_decisions))
+    out = np.zeros((n_games, game.row_width(rules)), np.int64)
+    feats = np.zeros((per_game + 200 * n_games, width), np.float64)
+    owners = np.zeros((feats.shape[0], 3), np.int64)
+    seed, key, done, parts = np.uint64(root_seed), np.uint64(secret), 0, []
+    policy = first_policy("rotate", n)
+    while done < n_games:
+        rec = (float(explore), per_game, feats, owners)
+        start = first_index + done
+        bad, games, rows = kernel(
+            rules.to_array(), seed, key, start, policy, entries, params, out[done:], rec
+        )
+        if bad >= 0:
+            raise IllegalActionError(f"an agent chose an illegal action in game {start + bad}")
+        owners[:rows, 0] += start
+        parts.append((feats[:rows].astype(np.float32), owners[:rows].copy()))
+        done += games
+    return out, np.concatenate([f for f, _ in parts]), np.concatenate([o for _, o in parts])

@@ -6,7 +6,7 @@ Thanks! agents are asked for. Nothing here compiles on import.
 """
 
 from agents.base import Family
-from agents.geschenkt import flatmc, greedy, ismcts, random_agent, sniper, tuned
+from agents.geschenkt import flatmc, greedy, ismcts, learned, random_agent, sniper, tuned
 from agents.geschenkt.loop import play_block, play_games
 
 RANDOM = Family.of_module("random", "geschenkt", random_agent)
@@ -15,5 +15,6 @@ SNIPER = Family.of_module("sniper", "geschenkt", sniper)
 TUNED = tuple(SNIPER.tuned(name, params) for name, params in tuned.TUNED.items())
 FLATMC = Family.of_module("flatmc", "geschenkt", flatmc)
 ISMCTS = Family.of_module("ismcts", "geschenkt", ismcts)
-BUILTINS = (RANDOM, GREEDY, SNIPER, *TUNED, FLATMC, ISMCTS)
+LEARNED = Family.of_module("learned", "geschenkt", learned)
+BUILTINS = (RANDOM, GREEDY, SNIPER, *TUNED, FLATMC, ISMCTS, LEARNED)
 __all__ = ["BUILTINS", "play_block", "play_games"]

@@ -35,7 +35,7 @@ from geschenkt_sim.rules import MAX_PLAYERS, R_N_PLAYERS, R_ROUNDS
 from geschenkt_sim.scoring import result_row
 from geschenkt_sim.state import STATE_SIZE, TURN, deal_keyed
 from giftsim.bits import lowest_bit
-from giftsim.contract import MAX_PARAMS, address, first_seat
+from giftsim.contract import MAX_PARAMS, SCRATCH_WORK, address, first_seat
 from giftsim.rng import agent_stream, game_key
 
 
@@ -47,7 +47,9 @@ def play_games(rules_vec, root_seed, secret, first_index, policy, entries, param
     state = np.zeros(STATE_SIZE, np.int64)
     obs = np.zeros(OBS_SIZE, np.int64)
     shown, live = address(obs, 0), address(state, 0)
-    stride = OBS_SIZE + STATE_SIZE  # a seat's scratch row: a user agent's copy, then zeros
+    stride = (
+        OBS_SIZE + STATE_SIZE + SCRATCH_WORK
+    )  # a seat's scratch row: a user agent's copy, then zeros
     scratch = np.zeros(MAX_PLAYERS * stride, np.int64)
     rngs = np.zeros(MAX_PLAYERS, np.uint64)
     flat_params = params.ravel()

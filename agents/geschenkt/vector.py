@@ -54,11 +54,13 @@ from geschenkt_sim.scoring import rewards, scores
 from geschenkt_sim.state import STATE_SIZE, TURN, deal_keyed
 from geschenkt_sim.tensor import encode
 from giftsim.bits import lowest_bit
-from giftsim.contract import MAX_PARAMS, address, first_seat
+from giftsim.contract import MAX_PARAMS, SCRATCH_WORK, address, first_seat
 from giftsim.rng import agent_stream, game_key
 
 LOWER_WINS = GAME.lower_wins
-_STRIDE = OBS_SIZE + STATE_SIZE  # an opponent's scratch row: a user agent's copy, then zeros
+_STRIDE = (
+    OBS_SIZE + STATE_SIZE + SCRATCH_WORK
+)  # an opponent's scratch row: a user agent's copy, then zeros
 
 
 @njit(cache=True)

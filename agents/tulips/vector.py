@@ -40,7 +40,7 @@ from agents.common.lanes import (
     write_mask,
 )
 from giftsim.bits import lowest_bit
-from giftsim.contract import MAX_PARAMS, address, first_seat
+from giftsim.contract import MAX_PARAMS, SCRATCH_WORK, address, first_seat
 from giftsim.rng import agent_stream, game_key
 from tulips_sim.engine import apply_action, begin, is_over, legal_mask, observe, show_turn
 from tulips_sim.game import GAME
@@ -51,7 +51,9 @@ from tulips_sim.state import OBS_SIZE, STATE_SIZE, TURN, deal_keyed
 from tulips_sim.tensor import encode
 
 LOWER_WINS = GAME.lower_wins
-_STRIDE = OBS_SIZE + STATE_SIZE  # an opponent's scratch row: a user agent's copy, then zeros
+_STRIDE = (
+    OBS_SIZE + STATE_SIZE + SCRATCH_WORK
+)  # an opponent's scratch row: a user agent's copy, then zeros
 
 
 @njit(cache=True)

@@ -365,7 +365,8 @@ class GiftsimBot(pyspiel.Bot):
             return legal[0]
         self._follow(state)
         obs = state.view(self.seat)
-        action = int(self.agent.family.decide(obs, self.agent.param_row(), self._rng))
+        row = self.agent.param_row(state.num_players())
+        action = int(self.agent.family.decide(obs, row, self._rng))
         if action not in legal:
             raise ValueError(f"agent {self.agent.spec} chose illegal action {action}")
         return action

@@ -158,7 +158,7 @@ class VectorEnv:
         self._entries = [a.family.entry() for a in self.opponents]  # kept alive: addresses
         self._addresses = entry_addresses(self._entries)
         self._params = np.zeros((game.max_players, MAX_PARAMS), np.float64)
-        self._params[: n - 1] = param_table(self.opponents)
+        self._params[: n - 1] = param_table(self.opponents, n)
         self._lanes = empty_lanes(lanes)
         self._states = np.zeros((lanes, game.state_size), np.int64)
         self._rngs = np.zeros((lanes, game.max_players), np.uint64)

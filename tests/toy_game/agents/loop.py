@@ -7,7 +7,7 @@ from numba import njit
 
 from agents.common.block import run_block
 from giftsim.bits import lowest_bit
-from giftsim.contract import MAX_PARAMS, address, first_seat
+from giftsim.contract import MAX_PARAMS, SCRATCH_WORK, address, first_seat
 from giftsim.rng import agent_stream, game_key
 from tests.toy_game.engine import (
     OBS_SIZE,
@@ -34,7 +34,9 @@ def play_games(rules_vec, root_seed, secret, first_index, policy, entries, param
     state = np.zeros(STATE_SIZE, np.int64)
     obs = np.zeros(OBS_SIZE, np.int64)
     shown, live = address(obs, 0), address(state, 0)
-    stride = OBS_SIZE + STATE_SIZE  # a seat's scratch row: a user agent's copy, then zeros
+    stride = (
+        OBS_SIZE + STATE_SIZE + SCRATCH_WORK
+    )  # a seat's scratch row: a user agent's copy, then zeros
     scratch = np.zeros(MAX_PLAYERS * stride, np.int64)
     rngs = np.zeros(MAX_PLAYERS, np.uint64)
     flat_params = params.ravel()

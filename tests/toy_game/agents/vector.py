@@ -31,7 +31,7 @@ from agents.common.lanes import (
     write_mask,
 )
 from giftsim.bits import lowest_bit
-from giftsim.contract import MAX_PARAMS, address, first_seat
+from giftsim.contract import MAX_PARAMS, SCRATCH_WORK, address, first_seat
 from giftsim.rng import agent_stream, game_key
 from tests.toy_game.engine import (
     OBS_SIZE,
@@ -52,7 +52,9 @@ from tests.toy_game.game import GAME
 from tests.toy_game.rules import MAX_PLAYERS, R_N_PLAYERS
 
 LOWER_WINS = GAME.lower_wins
-_STRIDE = OBS_SIZE + STATE_SIZE  # an opponent's scratch row: a user agent's copy, then zeros
+_STRIDE = (
+    OBS_SIZE + STATE_SIZE + SCRATCH_WORK
+)  # an opponent's scratch row: a user agent's copy, then zeros
 
 
 @njit

@@ -1,0 +1,224 @@
+"""The learned evaluator: a small multilayer perceptron over a game's afterstate features,
+run inside the compiled loop with its weights as one float64 array.
+
+A network maps a seat's *features* (``agents/<game>/learned.py``: a few dozen numbers read
+off what the seat may know) to the logit of its expected share of the win. It has one hidden
+layer of rectified units: ``logit = w2 . relu(W1 x + b1) + b2``. The weights travel as one
+flat array (``pack``), header first, so that compiled code reads them through a single
+pointer: an agent's parameter row carries the array's address in slot ``NET_SLOT`` (filled in
+the process that plays, by :func:`address_of`), so no game loop is recompiled for another
+network.
+
+Flat layout (float64):
+
+==========  ==========  ==========================================================
+slot        size        meaning
+==========  ==========  ==========================================================
+``SIZE``    1           length of the whole array
+``INPUTS``  1           number of features ``F``
+``HIDDEN``  1           hidden units ``H``
+``PLAYERS`` 1           the player count the network was trained for
+(spare)     4           zeros
+``W1``      ``F * H``   first layer by input: row ``i`` holds input ``i``'s weight
+                        into every hidden unit (so a zero input costs nothing, and
+                        an input that changes updates the hidden layer in place)
+``b1``      ``H``       first layer's biases
+``w2``      ``H``       output weights
+``b2``      1           output bias
+==========  ==========  ==========================================================
+
+A network file (``.npz``) holds ``w1``, ``b1``, ``w2``, ``b2`` and a JSON ``meta`` string
+(game, players, features, and how it was made).
+"""
+
+import importlib
+import json
+from pathlib import Path
+
+import numpy as np
+from numba import carray, njit, types
+from numba.extending import intrinsic
+
+from giftsim.contract import MAX_PARAMS, readonly
+from giftsim.game import load_game
+
+NET_SLOT = MAX_PARAMS - 1  # the parameter slot that carries a network's address
+SIZE, INPUTS, HIDDEN, PLAYERS = 0, 1, 2, 3
+HEADER = 8
+MAX_HIDDEN = 64  # hidden units a shipped agent's work space has room for
+_LOADED: dict[str, np.ndarray] = {}  # packed networks by resolved path, kept alive
+
+
+def pack(w1: np.ndarray, b1: np.ndarray, w2: np.ndarray, b2: float, players: int) -> np.ndarray:
+    """The flat array of a network (layout in the module docstring)."""
+    hidden, inputs = w1.shape
+    flat = np.zeros(HEADER + hidden * inputs + 2 * hidden + 1, np.float64)
+    flat[SIZE], flat[INPUTS], flat[HIDDEN], flat[PLAYERS] = flat.size, inputs, hidden, players
+    body = np.concatenate([w1.T.ravel(), b1, w2, [b2]])
+    flat[HEADER:] = body
+    return flat
+
+
+def save(path, w1, b1, w2, b2, meta: dict) -> None:
+    """Write a network file: its weights and its ``meta`` (game, players, features, ...)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as f:  # np.savez would append .npz to a name without it
+        np.savez(f, w1=w1, b1=b1, w2=w2, b2=np.float64(b2), meta=json.dumps(meta))
+
+
+def read(path) -> tuple[dict, dict]:
+    """A network file's weights (``w1``, ``b1``, ``w2``, ``b2``) and its meta, or a one-line
+    ValueError saying what is wrong with the file."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"network file {str(path)!r}: no such file")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            weights = {k: np.asarray(data[k], np.float64) for k in ("w1", "b1", "w2", "b2")}
+            meta = json.loads(str(data["meta"]))
+    except (OSError, ValueError, KeyError) as error:
+        raise ValueError(f"network file {str(path)!r} is not a giftsim network: {error}") from None
+    return weights, meta
+
+
+def load(path, game: str, players: int, n_features: int) -> np.ndarray:
+    """The packed network of a file for ``game`` at ``players`` seats (cached per process, and
+    kept alive: compiled code holds its address). A one-line ValueError when it does not fit."""
+    key = str(Path(path).resolve())
+    if key not in _LOADED:
+        weights, meta = read(path)
+        w1 = weights["w1"]
+        _check_fits(path, meta, w1, game, players, n_features)
+        _LOADED[key] = pack(w1, weights["b1"], weights["w2"], float(weights["b2"]), players)
+    flat = _LOADED[key]
+    if int(flat[PLAYERS]) != players:
+        raise ValueError(
+            f"network {str(path)!r} is for {int(flat[PLAYERS])} players, not {players}"
+        )
+    return flat
+
+
+def _check_fits(path, meta, w1, game, players, n_features) -> None:
+    where = f"network {str(path)!r}"
+    if meta.get("game") != game:
+        raise ValueError(f"{where} is for {meta.get('game')!r}, not {game!r}")
+    if meta.get("players") != players:
+        raise ValueError(f"{where} is for {meta.get('players')} players, not {players}")
+    if w1.ndim != 2 or w1.shape[1] != n_features:
+        raise ValueError(f"{where} reads {w1.shape[-1]} features; {game} has {n_features}")
+
+
+def shipped_dir(game: str) -> Path:
+    """Where a game's shipped networks are: ``agents/<game>/nets/<players>p.npz``, each with
+    the command that made it in ``<players>p.json`` beside it."""
+    package = importlib.import_module(load_game(game).agents)
+    return Path(package.__file__).parent / "nets"
+
+
+def shipped(game: str, players: int) -> Path:
+    """The shipped network of ``game`` for ``players`` seats, or a one-line ValueError."""
+    path = shipped_dir(game) / f"{players}p.npz"
+    if not path.is_file():
+        counts = sorted(int(p.stem[:-1]) for p in shipped_dir(game).glob("*p.npz"))
+        have = ", ".join(map(str, counts)) or "none"
+        raise ValueError(
+            f"no shipped {game} network for {players} players (shipped: {have}); make one "
+            f"with 'giftsim train {game} --players {players} --out FILE' and play learned:net=FILE"
+        )
+    return path
+
+
+def address_of(flat: np.ndarray) -> float:
+    """The address of a packed network as the float a parameter row carries (exact: addresses
+    are below 2**53)."""
+    return float(flat.ctypes.data)
+
+
+@intrinsic
+def _pointer(typingctx, word):
+    """An int64 address as a float64 pointer (compiled code only)."""
+    sig = types.CPointer(types.float64)(types.int64)
+
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], context.get_value_type(signature.return_type))
+
+    return sig, codegen
+
+
+@intrinsic
+def _as_floats(typingctx, pointer):
+    """An int64 pointer viewed as a float64 pointer (the same bytes; compiled code only)."""
+    sig = types.CPointer(types.float64)(pointer)
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], context.get_value_type(signature.return_type))
+
+    return sig, codegen
+
+
+@njit(cache=True)
+def work_rows(scratch, ints, floats):
+    """A built-in's work space in its seat's scratch row (``giftsim.contract``): ``ints``
+    int64 slots, then ``floats`` float64 slots, so that a decision allocates nothing."""
+    return carray(scratch, (ints,)), carray(_as_floats(scratch), (ints + floats,))[ints:]
+
+
+@njit(cache=True)
+def weights_of(params):
+    """The packed network whose address a parameter row carries, read-only."""
+    at = _pointer(np.int64(params[NET_SLOT]))
+    size = np.int64(carray(at, (1,))[0])
+    return readonly(carray(at, (size,)))
+
+
+@njit(cache=True, fastmath=True)
+def first_layer(net, x, h):
+    """Write the hidden units' inputs ``W1 x + b1`` for features ``x`` into ``h``."""
+    inputs, hidden = np.int64(net[INPUTS]), np.int64(net[HIDDEN])
+    b1 = HEADER + hidden * inputs
+    for j in range(hidden):
+        h[j] = net[b1 + j]
+    for i in range(inputs):
+        if x[i] != 0.0:
+            row = HEADER + i * hidden
+            for j in range(hidden):
+                h[j] += net[row + j] * x[i]
+
+
+@njit(cache=True, fastmath=True)
+def shift(net, x_from, x_to, h):
+    """Update ``h = W1 x_from + b1`` to ``W1 x_to + b1`` through the inputs that differ."""
+    inputs, hidden = np.int64(net[INPUTS]), np.int64(net[HIDDEN])
+    for i in range(inputs):
+        change = x_to[i] - x_from[i]
+        if change != 0.0:
+            row = HEADER + i * hidden
+            for j in range(hidden):
+                h[j] += net[row + j] * change
+
+
+@njit(cache=True, fastmath=True)
+def output(net, h):
+    """The logit from the hidden units' inputs ``h``: ``w2 . relu(h) + b2``."""
+    inputs, hidden = np.int64(net[INPUTS]), np.int64(net[HIDDEN])
+    w2 = HEADER + hidden * inputs + hidden
+    total = net[w2 + hidden]
+    for j in range(hidden):
+        total += net[w2 + j] * max(h[j], 0.0)
+    return total
+
+
+@njit(cache=True)
+def logit(net, x):
+    """The network's output for features ``x`` before the logistic: the larger, the better
+    for the seat (a monotone function of its estimated share of the win)."""
+    h = np.empty(np.int64(net[HIDDEN]), np.float64)
+    first_layer(net, x, h)
+    return output(net, h)
+
+
+@njit(cache=True)
+def share(net, x):
+    """The network's estimate of the seat's share of the win (the logistic of its logit)."""
+    return 1.0 / (1.0 + np.exp(-logit(net, x)))

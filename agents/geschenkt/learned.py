@@ -1,0 +1,174 @@
+"""``learned``: one-ply search over afterstates valued by a trained network.
+
+The *afterstate* of an action is what the acting seat knows right after it, before the next
+chance event: after a pass the pot has one more chip and the next seat is to act on the same
+card; after a take the card and its chips are the seat's and the next card is not turned up
+yet (``O_CARD`` is ``NO_CARD``; it is also ``NO_CARD`` when the take ended the game). So the
+card to come is not sampled: the network, trained on such afterstates (``giftsim train``),
+values it in expectation.
+
+Features (``F = 5 n + 5``, seats relative to the observer: relative seat ``r`` is seat
+``(seat + r) % n``; chips hidden by the rules are estimated as the others' mean):
+
+================  ======  ==============================================================
+feature           size    meaning
+================  ======  ==============================================================
+``chips``         n       chips / 10
+``points``        n       card points (lowest card of each run) / 40
+``cost``          n       points added by taking the face-up card, minus the pot, / 10
+                          (0 with no face-up card)
+``fits``          n       unseen cards next to the seat's runs / 5
+``turn``          n       1 for the seat to act
+``card_known``    1       1 if a card is face up
+``card``          1       face-up card / 35
+``pot``           1       chips on it / 10
+``cards_left``    1       face-down cards left / 24
+``lead``          1       (best other score - own score) / 20, scores being points - chips
+================  ======  ==============================================================
+"""
+
+import numpy as np
+from numba import njit
+
+from agents.common.net import MAX_HIDDEN, first_layer, output, shift, weights_of, work_rows
+from geschenkt_sim.engine import (
+    HIDDEN_CHIPS,
+    O_CARD,
+    O_CARDS_LEFT,
+    O_CHIPS,
+    O_HANDS,
+    O_N_DECISIONS,
+    O_N_PLAYERS,
+    O_POT,
+    O_SEAT,
+    O_TOTAL_CHIPS,
+    O_TURN,
+    O_UNSEEN,
+    OBS_SIZE,
+)
+from geschenkt_sim.rules import PASS, TAKE
+from geschenkt_sim.scoring import card_points, take_delta
+from giftsim.bits import popcount
+from giftsim.contract import as_arrays
+
+NO_CARD = -1
+PARAMS: dict[str, float] = {}
+RANGES: dict[str, object] = {}
+CHIPS, POINTS, COST, FITS, TURN = range(5)  # per-seat blocks, each n long, in this order
+CARD_KNOWN, CARD, POT, CARDS_LEFT, LEAD = range(5)  # then these, after the 5 n per-seat ones
+PER_SEAT, GLOBAL = 5, 5
+
+
+@njit(cache=True)
+def n_features(players):
+    """Length of the feature vector at ``players`` seats."""
+    return PER_SEAT * players + GLOBAL
+
+
+@njit(cache=True)
+def after(obs, action, rng, world, out):
+    """Write into ``out`` the acting seat's afterstate of ``action`` (module docstring). It
+    follows from the observation alone: ``rng`` and ``world`` (a state-sized work array, for
+    games whose afterstates need a sampled world) are not used."""
+    out[:OBS_SIZE] = obs[:OBS_SIZE]
+    seat = obs[O_TURN]
+    out[O_N_DECISIONS] += 1
+    if action == PASS:
+        out[O_CHIPS + seat] -= 1
+        out[O_POT] += 1
+        out[O_TURN] = seat + 1 if seat + 1 < obs[O_N_PLAYERS] else 0
+        return
+    out[O_HANDS + seat] |= np.int64(1) << obs[O_CARD]
+    out[O_CHIPS + seat] += obs[O_POT]
+    out[O_POT] = 0
+    out[O_CARD] = NO_CARD
+
+
+@njit(cache=True)
+def _chips(obs, p, hidden_mean):
+    chips = obs[O_CHIPS + p]
+    return hidden_mean if chips == HIDDEN_CHIPS else float(chips)
+
+
+@njit(cache=True)
+def _hidden_mean(obs):
+    """The mean chips of the seats whose chips the rules hide (0 if none are hidden)."""
+    n, known, hidden = obs[O_N_PLAYERS], 0, 0
+    for p in range(n):
+        if obs[O_CHIPS + p] == HIDDEN_CHIPS:
+            hidden += 1
+        else:
+            known += obs[O_CHIPS + p]
+    free = obs[O_TOTAL_CHIPS] - known - obs[O_POT]
+    return free / hidden if hidden else 0.0
+
+
+@njit(cache=True)
+def features(obs, out):
+    """Write the observing seat's features (module docstring) into ``out[:n_features(n)]``."""
+    n, seat, card, pot = obs[O_N_PLAYERS], obs[O_SEAT], obs[O_CARD], obs[O_POT]
+    mean, unseen = _hidden_mean(obs), obs[O_UNSEEN]
+    best_other = np.inf
+    own = 0.0
+    for r in range(n):
+        p = seat + r if seat + r < n else seat + r - n
+        hand = obs[O_HANDS + p]
+        chips, points = _chips(obs, p, mean), card_points(hand)
+        cost = take_delta(hand, card) - pot if card != NO_CARD else 0
+        near = ((hand << 1) | (hand >> 1)) & ~hand & unseen
+        out[CHIPS * n + r] = chips / 10.0
+        out[POINTS * n + r] = points / 40.0
+        out[COST * n + r] = cost / 10.0
+        out[FITS * n + r] = popcount(near) / 5.0
+        out[TURN * n + r] = 1.0 if p == obs[O_TURN] else 0.0
+        score = points - chips
+        if r == 0:
+            own = score
+        elif score < best_other:
+            best_other = score
+    g = PER_SEAT * n
+    out[g + CARD_KNOWN] = 1.0 if card != NO_CARD else 0.0
+    out[g + CARD] = max(card, 0) / 35.0
+    out[g + POT] = pot / 10.0
+    out[g + CARDS_LEFT] = obs[O_CARDS_LEFT] / 24.0
+    out[g + LEAD] = (best_other - own) / 20.0
+
+
+@njit(cache=True)
+def choose(obs, params, work, x):
+    """:func:`decide` with its work space given: ``work`` an observation, ``x`` room for two
+    feature vectors and the hidden layer. The afterstates differ in a few features, so the
+    hidden layer of the pass is shifted to the take's (``net.shift``) rather than recomputed."""
+    if obs[O_CHIPS + obs[O_SEAT]] == 0:
+        return TAKE
+    net, size = weights_of(params), n_features(obs[O_N_PLAYERS])
+    x_pass, x_take, h = x[:size], x[size : 2 * size], x[2 * size :]
+    after(obs, PASS, None, None, work)
+    features(work, x_pass)
+    after(obs, TAKE, None, None, work)
+    features(work, x_take)
+    first_layer(net, x_pass, h)
+    passing = output(net, h)
+    shift(net, x_pass, x_take, h)
+    return TAKE if output(net, h) > passing else PASS
+
+
+@njit(cache=True)
+def decide(obs, params, rng):
+    """Take the card iff the network values the afterstate of taking it (the card and its
+    chips, the next card still face down) above that of passing. Takes when out of chips.
+
+    The network is the agent's ``net`` (by default the shipped one for the player count).
+    """
+    work = np.empty(OBS_SIZE, np.int64)
+    x = np.empty(2 * n_features(obs[O_N_PLAYERS]) + MAX_HIDDEN, np.float64)
+    return choose(obs, params, work, x)
+
+
+@njit(cache=True)
+def decider(obs, params, rng, scratch):
+    """Entry of ``decide`` for the compiled loop (see ``giftsim.contract``), its work space in
+    the seat's scratch row."""
+    o, p, _ = as_arrays(obs, params, rng, OBS_SIZE)
+    work, x = work_rows(scratch, OBS_SIZE, 2 * n_features(o[O_N_PLAYERS]) + MAX_HIDDEN)
+    return choose(o, p, work, x)

@@ -1,0 +1,380 @@
+"""Training a learned evaluator by self-play (``giftsim train``): generalised policy iteration.
+
+Each round plays games in compiled code (``agents/<game>/selfplay.py``), records every asked
+decision's afterstate features and pairs each with its seat's share of the win, then fits the
+network to those targets (logistic loss, Adam, warm-started from the last round) on this
+round's decisions and the last round's (a window of two rounds steadies the policy). Round 0's
+games are played by the baseline at every seat, so the first network values the baseline's
+play; from round 1 half of the games seat the current network (``learned:net=...``) once
+against the baseline (every seat in turn) and half seat it everywhere (self-play). Acting
+greedily on a value of the play it was trained on is a policy-improvement step; the next
+round values the improved play. The recorder explores (a random legal action with
+probability ``explore``) so that every action's afterstates are seen.
+
+After each round the network plays the baseline on fixed held-out deals (seat-rotated,
+``experiments.batch.field``): that learning curve picks the round written to ``--out``. A
+claim about the final network belongs on fresh deals (``giftsim ladder``).
+
+A run is a pure function of its settings on a given machine: game indices come from the
+round, lineup and block, never from the workers; each round's shuffles from its own seed.
+Every round is checkpointed (``<out>.ckpt/``) with the optimiser's state, so ``resume``
+continues an interrupted run to the same network.
+"""
+
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from joblib import Parallel, delayed
+from tqdm import tqdm
+
+from agents.common import net
+from agents.registry import parse, parse_list
+from experiments.batch import field as field_share
+from experiments.batch import win_shares
+from experiments.games import entry
+from giftsim.game import TAIL, load_game
+
+EVAL_SEED_OFFSET = 2**40  # held-out deals: no training game (any seed) uses this root seed
+ROUND_STRIDE = 2**36  # game indices of round r start at r * ROUND_STRIDE
+LINEUP_STRIDE = 2**30  # ... and of its lineup k at k * LINEUP_STRIDE within the round
+BLOCK = 2000  # games per task sent to a worker
+
+
+@dataclass(frozen=True)
+class TrainSettings:
+    """Everything a training run depends on (its checkpoint stores these)."""
+
+    game: str
+    players: int
+    seed: int = 0
+    rounds: int = 8
+    games: int = 20_000
+    hidden: int = 32
+    epochs: int = 3
+    batch: int = 1024
+    lr: float = 0.003
+    explore: float = 0.05
+    baseline: str = ""
+    eval_games: int = 2000
+
+    def check(self) -> None:
+        """A one-line ValueError for a setting out of range, naming the valid values."""
+        game = load_game(self.game)
+        if self.players not in game.players:
+            valid = ", ".join(map(str, game.players))
+            raise ValueError(f"{self.game} has no {self.players}-player game (valid: {valid})")
+        limits = {
+            "rounds": (self.rounds, 1, 1000),
+            "games": (self.games, 2 * self.players, 10**8),
+            "hidden": (self.hidden, 1, net.MAX_HIDDEN),
+            "epochs": (self.epochs, 1, 100),
+            "batch": (self.batch, 1, 10**6),
+            "eval_games": (self.eval_games, 2, 10**7),
+        }
+        for name, (value, low, high) in limits.items():
+            if not (isinstance(value, int) and low <= value <= high):
+                raise ValueError(f"{name} must be a whole number in [{low}, {high}], got {value}")
+        if not 0.0 <= self.explore <= 1.0:
+            raise ValueError(f"explore must be in [0, 1], got {self.explore}")
+        if not 0.0 < self.lr <= 1.0:
+            raise ValueError(f"lr must be in (0, 1], got {self.lr}")
+
+    def resolved(self) -> "TrainSettings":
+        """These settings with the baseline named (``tuned<n>p`` when the game has one)."""
+        self.check()
+        if self.baseline:
+            parse(self.baseline, self.game)  # one-line error for a bad spec
+            return self
+        return _replace(self, baseline=nearest_tuned(self.game, self.players))
+
+
+@dataclass
+class Network:
+    """A network being trained: weights over standardised features, their scaling, and the
+    optimiser's moments (``m``, ``v``) and step count."""
+
+    w1: np.ndarray
+    b1: np.ndarray
+    w2: np.ndarray
+    b2: np.ndarray
+    mean: np.ndarray
+    scale: np.ndarray
+    m: dict = field(default_factory=dict)
+    v: dict = field(default_factory=dict)
+    steps: int = 0
+
+    NAMES = ("w1", "b1", "w2", "b2")
+
+    @classmethod
+    def new(cls, x: np.ndarray, hidden: int, rng: np.random.Generator) -> "Network":
+        """He-initialised weights for features like ``x`` (whose mean and spread set the
+        standardisation for the whole run)."""
+        inputs = x.shape[1]
+        mean, scale = x.mean(axis=0), x.std(axis=0)
+        scale = np.where(scale > 1e-6, scale, 1.0)
+        w1 = rng.normal(0.0, np.sqrt(2.0 / inputs), (hidden, inputs))
+        w2 = rng.normal(0.0, np.sqrt(1.0 / hidden), hidden)
+        return cls(w1, np.zeros(hidden), w2, np.zeros(()), mean, scale)
+
+    def params(self) -> dict:
+        return {k: getattr(self, k) for k in self.NAMES}
+
+    def folded(self) -> tuple:
+        """``(w1, b1, w2, b2)`` over raw features: the standardisation folded into layer 1."""
+        w1 = self.w1 / self.scale
+        b1 = self.b1 - w1 @ self.mean
+        return w1, b1, self.w2.copy(), float(self.b2)
+
+    def logits(self, x: np.ndarray) -> np.ndarray:
+        hidden = np.maximum((x - self.mean) / self.scale @ self.w1.T + self.b1, 0.0)
+        return hidden @ self.w2 + self.b2
+
+
+def fit(network: Network, x, y, settings: TrainSettings, rng) -> float:
+    """Fit ``network`` to targets ``y`` (shares of the win) with Adam on the logistic loss,
+    ``settings.epochs`` passes in minibatches; returns the last pass's mean loss."""
+    xs = ((x - network.mean) / network.scale).astype(np.float32)
+    y = y.astype(np.float32)
+    loss = float("nan")
+    for _ in range(settings.epochs):
+        order = rng.permutation(len(xs))
+        total = 0.0
+        for start in range(0, len(xs), settings.batch):
+            pick = order[start : start + settings.batch]
+            total += _step(network, xs[pick], y[pick], settings.lr) * len(pick)
+        loss = total / max(len(xs), 1)
+    return loss
+
+
+def _step(network: Network, x, y, lr, beta1=0.9, beta2=0.999, eps=1e-8) -> float:
+    """One Adam step on a minibatch; returns its mean logistic loss."""
+    pre = x @ network.w1.T.astype(np.float32) + network.b1.astype(np.float32)
+    hidden = np.maximum(pre, 0.0)
+    z = hidden @ network.w2.astype(np.float32) + np.float32(network.b2)
+    p = 1.0 / (1.0 + np.exp(-z))
+    dz = (p - y) / len(y)
+    dh = np.outer(dz, network.w2) * (pre > 0)
+    grads = {"w1": dh.T @ x, "b1": dh.sum(axis=0), "w2": hidden.T @ dz, "b2": dz.sum()}
+    network.steps += 1
+    t = network.steps
+    for name, g in grads.items():
+        g = np.asarray(g, np.float64)
+        m = network.m.get(name, 0.0) * beta1 + (1 - beta1) * g
+        v = network.v.get(name, 0.0) * beta2 + (1 - beta2) * g * g
+        network.m[name], network.v[name] = m, v
+        step = lr * (m / (1 - beta1**t)) / (np.sqrt(v / (1 - beta2**t)) + eps)
+        setattr(network, name, getattr(network, name) - step)
+    eps32 = 1e-7
+    return float(-np.mean(y * np.log(p + eps32) + (1 - y) * np.log(1 - p + eps32)))
+
+
+def nearest_tuned(game: str, players: int) -> str:
+    """The tuned built-in (``tuned<n>p``) for the player count nearest ``players`` (the lower
+    on a tie): the default baseline."""
+    counts = [int(f.name[5:-1]) for f in _families(game) if f.name.startswith("tuned")]
+    if not counts:
+        raise ValueError(f"{game} has no tuned agent; name a --baseline")
+    return f"tuned{min(counts, key=lambda c: (abs(c - players), c))}p"
+
+
+def lineups(settings: TrainSettings, round_: int, candidate: str) -> list[tuple[list[str], int]]:
+    """The seatings of a round and their numbers of games: the baseline everywhere in round
+    0; then the candidate once against the baseline in every seat (half the games) and in
+    every seat (self-play, the other half)."""
+    n, games = settings.players, settings.games
+    if round_ == 0:
+        return [([settings.baseline] * n, games)]
+    seated = [
+        [settings.baseline] * s + [candidate] + [settings.baseline] * (n - s - 1) for s in range(n)
+    ]
+    return [(lineup, games // (2 * n)) for lineup in seated] + [([candidate] * n, games // 2)]
+
+
+def play_task(game: str, players: int, lineup, seed: int, first: int, count: int, explore):
+    """Worker task: ``count`` recorded games of one seating; returns features and targets."""
+    ent = entry(game)
+    rules = ent.rules(n_players=players)
+    agents = parse_list(lineup, game)
+    recorder = __import__(load_game(game).agents + ".selfplay", fromlist=["record_block"])
+    rows, feats, owners = recorder.record_block(rules, agents, seed, first, count, explore)
+    shares = win_shares(rows[:, -len(TAIL) + TAIL.index("winners")], players)
+    return feats, shares[owners[:, 0] - first, owners[:, 1]].astype(np.float32)
+
+
+def generate(settings, round_, candidate, workers: int, bar) -> tuple[np.ndarray, np.ndarray]:
+    """A round's training data: features and targets of every recorded decision, in the
+    order of its tasks (the same whatever ``workers``)."""
+    tasks = []
+    for k, (lineup, games) in enumerate(lineups(settings, round_, candidate)):
+        base = round_ * ROUND_STRIDE + k * LINEUP_STRIDE
+        for start in range(0, games, BLOCK):
+            count = min(BLOCK, games - start)
+            tasks.append((lineup, base + start, count))
+    calls = (
+        delayed(play_task)(
+            settings.game, settings.players, lineup, settings.seed, first, count, settings.explore
+        )
+        for lineup, first, count in tasks
+    )
+    parts = []
+    for (_, _, count), part in zip(
+        tasks, Parallel(n_jobs=workers, return_as="generator")(calls), strict=True
+    ):
+        parts.append(part)
+        bar.update(count)
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
+def evaluate(settings: TrainSettings, path: Path) -> dict:
+    """The network at ``path`` (as ``learned``) against the baseline on the held-out deals."""
+    candidate = f"learned:net={path}"
+    return field_share(
+        settings.game,
+        candidate,
+        settings.baseline,
+        settings.players,
+        settings.eval_games,
+        seed=settings.seed + EVAL_SEED_OFFSET,
+    )
+
+
+def train(settings: TrainSettings, out, workers: int = 1, resume=False, progress=False, command=""):
+    """Run (or, with ``resume``, continue) a training run; write the best round's network to
+    ``out`` with its record beside it (``.json``: command, settings, learning curve) and the
+    curve as ``.csv``; return the learning curve as a DataFrame."""
+    settings, out = settings.resolved(), Path(out)
+    _check_learned(settings.game)
+    folder = out.with_suffix(".ckpt")
+    state = _start(settings, folder, resume)
+    total = settings.rounds * settings.games
+    with tqdm(total=total, disable=not progress, unit="game", unit_scale=True) as bar:
+        bar.update(len(state["history"]) * settings.games)
+        for round_ in range(len(state["history"]), settings.rounds):
+            bar.set_description(f"round {round_}")
+            row = _round(settings, folder, round_, state, workers, bar)
+            state["history"].append(row)
+            _save_progress(folder, settings, state["history"])
+    curve = pd.DataFrame(state["history"])
+    _write_best(settings, out, folder, curve, command)
+    return curve
+
+
+def _candidate(folder: Path, round_: int) -> str:
+    """The spec of the network that plays round ``round_`` (the last round's)."""
+    return f"learned:net={_net_path(folder, round_ - 1)}" if round_ else ""
+
+
+def _round(settings, folder, round_, state, workers, bar) -> dict:
+    """Play a round, fit on it and the round before (``state["last"]``), checkpoint, score."""
+    began = time.perf_counter()
+    x, y = generate(settings, round_, _candidate(folder, round_), workers, bar)
+    if round_ and state["last"] is None:  # resumed: the round before is played again
+        state["last"] = generate(settings, round_ - 1, _candidate(folder, round_ - 1), workers, bar)
+    fresh = (x, y)
+    if state["last"] is not None:
+        x, y = np.concatenate([state["last"][0], x]), np.concatenate([state["last"][1], y])
+    state["last"] = fresh
+    rng = np.random.default_rng([settings.seed, round_])
+    if state["network"] is None:
+        state["network"] = Network.new(x, settings.hidden, rng)
+    network = state["network"]
+    loss = fit(network, x, y, settings, rng)
+    _save_round(folder, round_, network, settings)
+    scored = evaluate(settings, _net_path(folder, round_))
+    low, high = scored["ci95"]
+    return {
+        "round": round_,
+        "samples": len(x),
+        "loss": round(loss, 5),
+        "win_share": scored["win_share"],
+        "ci_low": low,
+        "ci_high": high,
+        "eval_games": scored["games"],
+        "seconds": round(time.perf_counter() - began, 1),
+    }
+
+
+def _start(settings, folder: Path, resume: bool) -> dict:
+    """A fresh run's state, or the checkpointed one (``resume``), checked to be the same run."""
+    progress = folder / "progress.json"
+    if not resume or not progress.is_file():
+        if folder.is_dir() and any(folder.iterdir()) and not resume:
+            raise ValueError(f"{folder} holds an earlier run; pass --resume or remove it")
+        folder.mkdir(parents=True, exist_ok=True)
+        return {"history": [], "network": None, "last": None}
+    saved = json.loads(progress.read_text())
+    if saved["settings"] != asdict(settings):
+        raise ValueError(f"{folder} is a run with other settings; remove it to start over")
+    history = saved["history"]
+    network = _load_round(folder, len(history) - 1) if history else None
+    return {"history": history, "network": network, "last": None}
+
+
+def _net_path(folder: Path, round_: int) -> Path:
+    return folder / f"round-{round_}.npz"
+
+
+def _save_round(folder: Path, round_: int, network: Network, settings) -> None:
+    """The round's playable network, and beside it the training state (weights over
+    standardised features, scaling, optimiser moments) that ``resume`` continues from."""
+    meta = {"game": settings.game, "players": settings.players, "round": round_}
+    net.save(_net_path(folder, round_), *network.folded(), meta)
+    arrays = {**network.params(), "mean": network.mean, "scale": network.scale}
+    arrays |= {f"m_{k}": network.m[k] for k in network.NAMES}
+    arrays |= {f"v_{k}": network.v[k] for k in network.NAMES}
+    with open(folder / f"state-{round_}.npz", "wb") as f:
+        np.savez(f, steps=network.steps, **arrays)
+
+
+def _load_round(folder: Path, round_: int) -> Network:
+    with np.load(folder / f"state-{round_}.npz") as data:
+        arrays = {k: data[k] for k in data.files}
+    network = Network(*(arrays[k] for k in (*Network.NAMES, "mean", "scale")))
+    network.m = {k: arrays[f"m_{k}"] for k in Network.NAMES}
+    network.v = {k: arrays[f"v_{k}"] for k in Network.NAMES}
+    network.steps = int(arrays["steps"])
+    return network
+
+
+def _save_progress(folder: Path, settings, history) -> None:
+    record = {"settings": asdict(settings), "history": history}
+    (folder / "progress.json").write_text(json.dumps(record, indent=1))
+
+
+def _write_best(settings, out: Path, folder: Path, curve: pd.DataFrame, command: str) -> None:
+    """Copy the best round's network to ``out``; its record to ``out``'s ``.json``."""
+    best = int(curve.loc[curve["win_share"].idxmax(), "round"])
+    weights, meta = net.read(_net_path(folder, best))
+    record = {
+        "game": settings.game,
+        "players": settings.players,
+        "command": command,
+        "settings": asdict(settings),
+        "best_round": best,
+        "baseline": settings.baseline,
+        "held_out": curve.iloc[best][["win_share", "ci_low", "ci_high", "eval_games"]].to_dict(),
+        "curve": curve.to_dict(orient="records"),
+    }
+    net.save(out, weights["w1"], weights["b1"], weights["w2"], weights["b2"], meta | record)
+    out.with_suffix(".json").write_text(json.dumps(record, indent=1) + "\n")
+    curve.to_csv(out.with_suffix(".csv"), index=False)
+
+
+def _check_learned(game: str) -> None:
+    names = {f.name for f in _families(game)}
+    if "learned" not in names:
+        raise ValueError(f"{game} has no learned agent to train")
+
+
+def _families(game: str):
+    from agents.registry import families
+
+    return families(game)
+
+
+def _replace(settings: TrainSettings, **changes) -> TrainSettings:
+    return TrainSettings(**{**asdict(settings), **changes})
