@@ -26,8 +26,9 @@ from numba.extending import intrinsic
 MAX_PARAMS = 8
 # A seat's scratch row holds OBS_SIZE + STATE_SIZE + SCRATCH_WORK int64 slots: a user agent's
 # copy of its observation, then zeros a built-in may use as work space (so that its decisions
-# allocate nothing).
-SCRATCH_WORK = 256
+# allocate nothing): room for a second state and a few vectors (the Tulips ``learned`` agent
+# draws one world and applies each action to a copy of it).
+SCRATCH_WORK = 1280
 # entry(obs, params, rng, scratch): the observation, the seat's parameter row, its random word,
 # and its own scratch row (where a user agent's entry copies the observation).
 DECIDER_SIG = types.int64(

@@ -6,7 +6,16 @@ Gift of Tulips agents are asked for. Nothing here compiles on import.
 """
 
 from agents.base import Family
-from agents.tulips import flatmc, greedy, hoarder, ismcts, planner, random_agent, tuned
+from agents.tulips import (
+    flatmc,
+    greedy,
+    hoarder,
+    ismcts,
+    learned,
+    planner,
+    random_agent,
+    tuned,
+)
 from agents.tulips.loop import play_block, play_games
 
 RANDOM = Family.of_module("random", "tulips", random_agent)
@@ -16,5 +25,6 @@ HOARDER = Family.of_module("hoarder", "tulips", hoarder)
 TUNED = tuple(HOARDER.tuned(name, params) for name, params in tuned.TUNED.items())
 FLATMC = Family.of_module("flatmc", "tulips", flatmc)
 ISMCTS = Family.of_module("ismcts", "tulips", ismcts)
-BUILTINS = (RANDOM, GREEDY, PLANNER, HOARDER, *TUNED, FLATMC, ISMCTS)
+LEARNED = Family.of_module("learned", "tulips", learned)
+BUILTINS = (RANDOM, GREEDY, PLANNER, HOARDER, *TUNED, FLATMC, ISMCTS, LEARNED)
 __all__ = ["BUILTINS", "play_block", "play_games"]

@@ -70,28 +70,39 @@ for _n in range(2, MAX_PLAYERS + 1):
 
 
 @njit(cache=True)
+def unseen_of(obs, t):
+    """Copies of card type ``t`` the observing seat has not seen."""
+    count = obs[O_COPIES + t] - obs[O_FACE_UP + t] - obs[O_OWN_SECRET + t]
+    for p in range(obs[O_N_PLAYERS]):
+        count -= obs[O_BOUQUET + p * N_TYPES + t]
+    if obs[O_DRAWN] == t:
+        count -= 1
+    if obs[O_PHASE] == SETUP:
+        for k in range(2):
+            if obs[O_HAND + k] == t:
+                count -= 1
+    return count
+
+
+@njit(cache=True)
 def unseen_counts(obs):
     """Counts per card type of the cards the observing seat has not seen."""
-    n = obs[O_N_PLAYERS]
     counts = np.empty(N_TYPES, np.int64)
     for t in range(N_TYPES):
-        counts[t] = obs[O_COPIES + t] - obs[O_FACE_UP + t] - obs[O_OWN_SECRET + t]
-        for p in range(n):
-            counts[t] -= obs[O_BOUQUET + p * N_TYPES + t]
-    if obs[O_DRAWN] >= 0:
-        counts[obs[O_DRAWN]] -= 1
-    for k in range(2):
-        if obs[O_HAND + k] >= 0 and obs[O_PHASE] == SETUP:
-            counts[obs[O_HAND + k]] -= 1
+        counts[t] = unseen_of(obs, t)
     return counts
 
 
 @njit(cache=True)
 def world(obs, rng, state):
-    """Fill ``state`` with a random world consistent with ``obs`` (see the module docstring)."""
-    state[:O_SIZE] = obs
-    cards = _shuffled(unseen_counts(obs), rng)
-    used = _fill_pile(obs, cards, state)
+    """Fill ``state`` with a random world consistent with ``obs`` (see the module docstring).
+    Allocates nothing: the unseen cards are shuffled where the draw pile lies (its first
+    ``O_DECK_LEFT`` cards are the pile; the rest, which is never drawn, the other hidden
+    places' cards)."""
+    for i in range(O_SIZE):  # an explicit loop: a slice copy allocates views here
+        state[i] = obs[i]
+    cards = _shuffled(obs, rng, state[DECK : DECK + MAX_DECK])
+    used = _fill_pile(obs, state)
     used = _fill_secrets(obs, rng, cards, used, state)
     used = _fill_setup(obs, cards, used, state)
     for t in range(N_TYPES):
@@ -104,11 +115,11 @@ def world(obs, rng, state):
 
 
 @njit(cache=True)
-def _shuffled(counts, rng):
-    cards = np.empty(MAX_DECK, np.int64)
+def _shuffled(obs, rng, cards):
+    """The unseen cards, shuffled, in the first slots of ``cards`` (returned: those slots)."""
     n = 0
     for t in range(N_TYPES):
-        for _ in range(counts[t]):
+        for _ in range(unseen_of(obs, t)):
             cards[n] = t
             n += 1
     shuffle(cards[:n], rng)
@@ -116,10 +127,9 @@ def _shuffled(counts, rng):
 
 
 @njit(cache=True)
-def _fill_pile(obs, cards, state):
-    """The draw pile: the first ``O_DECK_LEFT`` unseen cards."""
+def _fill_pile(obs, state):
+    """The draw pile: the first ``O_DECK_LEFT`` unseen cards (shuffled in place at ``DECK``)."""
     left = obs[O_DECK_LEFT]
-    state[DECK : DECK + left] = cards[:left]
     state[TOP], state[DECK_N] = 0, left
     return left
 

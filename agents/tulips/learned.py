@@ -1,0 +1,216 @@
+"""``learned``: one-ply search over afterstates valued by a trained network.
+
+The *afterstate* of an action is what the acting seat knows right after resolving its card,
+before the next card is drawn. It is made by the engine, not by rules written again here: a
+world consistent with the observation is sampled (``worlds.world``), the action is applied to
+it (``engine.apply_action``) and the acting seat observes the result (``engine.observe``).
+The card drawn right after the action (the seat's own second card after its first action, the
+next seat's first card after its second action, the first turn's card after the last setup
+choice) is then hidden: ``O_DRAWN`` is "no card" and ``O_DECK_LEFT`` counts it as still in the
+pile. So the coming card is not sampled: the network, trained on such afterstates
+(``giftsim train``), values it in expectation.
+
+Two afterstates do depend on the sampled world (chance by sampling): an action that ends the
+game (the pile is empty at the draw after it) turns up the secret festival cards, so the
+festival (``O_FACE_UP``, ``O_TOTALS``, ``O_ORDER``, ``O_RANK``) holds the sampled world's
+secret cards of the other seats and a sampled reveal; and the last setup choice under
+``setup="simultaneous"`` lays every seat's setup card in its bouquet, so the other seats'
+bouquets hold the sampled world's choices. One decision samples one world for all its actions
+(common random numbers).
+
+Features (``F = 7 n + 26``: 40, 47, 54, 61, 68 for 2..6 players; seats relative to the
+observer: relative seat ``r`` is seat ``(seat + r) % n``). *Majority points* are those a seat
+would score if the game ended now (``features.points_now``); its *standing* adds the giving and
+keeping points it has scored.
+
+================  ======  ==============================================================
+feature           size    meaning
+================  ======  ==============================================================
+``scored``        n       giving + keeping points so far / 40
+``majority``      n       majority points now / 30
+``turn``          n       1 for the seat to act (none once the game is over)
+``bouquet``       4 n     bouquet cards of variety ``v`` at ``(3 + v) n + r``, / 8
+``phase``         4       one-hot: setup, first draw, second draw, over
+``used``          3       one-hot: kind of this turn's first action (keep, give, add)
+``deck_left``     1       cards left to draw / 72
+``secret_size``   1       cards in the secret festival / 20
+``margin``        1       (own standing - best rival's standing) / 30
+``totals``        4       festival total per variety / 40
+``rank``          4       (4 - festival rank) / 3 per variety: 1 for 1st, 0 for 4th or absent
+``own_secret``    4       value of own secret festival cards per variety / 12
+``unseen``        4       cards per variety the seat has not seen / 24
+================  ======  ==============================================================
+"""
+
+import numpy as np
+from numba import njit
+
+from agents.common.net import MAX_HIDDEN, first_layer, output, shift, weights_of, work_rows
+from agents.tulips.features import pay, scored_so_far, slot_now
+from agents.tulips.worlds import unseen_of, world
+from giftsim.contract import as_arrays
+from tulips_sim.engine import (
+    O_BQ_COUNT,
+    O_DECK_LEFT,
+    O_DRAWN,
+    O_LEGAL,
+    O_N_PLAYERS,
+    O_OWN_SECRET,
+    O_PHASE,
+    O_RANK,
+    O_SEAT,
+    O_SECRET_SIZE,
+    O_SIZE,
+    O_TOTALS,
+    O_TURN,
+    O_USED_KIND,
+    apply_action,
+    observe,
+)
+from tulips_sim.rules import N_RANKS, N_TYPES, N_VARIETIES, NUM_ACTIONS
+from tulips_sim.state import FIRST_DRAW, PHASE, SECOND_DRAW, STATE_SIZE, value_of, variety_of
+
+NO_CARD = -1
+PARAMS: dict[str, float] = {}
+RANGES: dict[str, object] = {}
+SCORED, MAJORITY, TURN, BOUQUET = range(4)  # per-seat blocks, each n long; BOUQUET is 4 blocks
+PHASE_AT, USED_AT, DECK_LEFT, SECRET_SIZE, MARGIN = 0, 4, 7, 8, 9  # then these, after 7 n
+TOTALS_AT, RANK_AT, OWN_SECRET_AT, UNSEEN_AT = 10, 14, 18, 22  # each 4 long (one per variety)
+PER_SEAT, GLOBAL = 3 + N_VARIETIES, 26
+WORK_INTS = 2 * STATE_SIZE + O_SIZE  # a decision's int64 work space: two states, an observation
+
+
+@njit(cache=True)
+def n_features(players):
+    """Length of the feature vector at ``players`` seats."""
+    return PER_SEAT * players + GLOBAL
+
+
+@njit(cache=True)
+def after(obs, action, rng, world_, out):
+    """Write into ``out`` the acting seat's afterstate of ``action`` (module docstring): a
+    world drawn from ``obs`` with ``rng`` into ``world_`` (a state-sized work array), the action
+    applied to it, observed by the seat, the card drawn after the action hidden."""
+    world(obs, rng, world_)
+    _resolve(world_, action, obs[O_SEAT], out)
+
+
+@njit(cache=True)
+def _resolve(world_, action, seat, out):
+    """Apply ``action`` to ``world_`` and write ``seat``'s afterstate into ``out``."""
+    apply_action(world_, action)
+    observe(world_, seat, out)
+    if world_[PHASE] in (FIRST_DRAW, SECOND_DRAW):  # a card was turned up after the action
+        out[O_DRAWN] = NO_CARD
+        out[O_DECK_LEFT] += 1
+
+
+@njit(cache=True)
+def _majority_now(obs, seat):
+    """``features.points_now``, asking only the varieties that pay (ranked 1st to 3rd)."""
+    total = 0
+    for v in range(N_VARIETIES):
+        rank = obs[O_RANK + v]
+        if rank < N_RANKS:
+            total += pay(obs, rank, slot_now(obs, v, seat))
+    return total
+
+
+@njit(cache=True)
+def _seats(obs, out):
+    """The per-seat blocks; returns the observer's standing less the best rival's."""
+    n, seat = obs[O_N_PLAYERS], obs[O_SEAT]
+    own, best = 0, -(1 << 30)
+    for r in range(n):
+        p = seat + r if seat + r < n else seat + r - n
+        scored, points = scored_so_far(obs, p), _majority_now(obs, p)
+        out[SCORED * n + r] = scored / 40.0
+        out[MAJORITY * n + r] = points / 30.0
+        out[TURN * n + r] = 1.0 if p == obs[O_TURN] else 0.0
+        for v in range(N_VARIETIES):
+            out[(BOUQUET + v) * n + r] = obs[O_BQ_COUNT + p * N_VARIETIES + v] / 8.0
+        if r == 0:
+            own = scored + points
+        else:
+            best = max(best, scored + points)
+    return own - best
+
+
+@njit(cache=True)
+def _varieties(obs, out, g):
+    """The festival, own secret cards and unseen cards per variety, from ``out[g]`` on."""
+    for v in range(N_VARIETIES):
+        out[g + TOTALS_AT + v] = obs[O_TOTALS + v] / 40.0
+        out[g + RANK_AT + v] = (N_RANKS - obs[O_RANK + v]) / 3.0
+        out[g + OWN_SECRET_AT + v] = 0.0
+        out[g + UNSEEN_AT + v] = 0.0
+    for t in range(N_TYPES):
+        v = variety_of(t)
+        out[g + OWN_SECRET_AT + v] += obs[O_OWN_SECRET + t] * value_of(t) / 12.0
+        out[g + UNSEEN_AT + v] += unseen_of(obs, t) / 24.0
+
+
+@njit(cache=True)
+def features(obs, out):
+    """Write the observing seat's features (module docstring) into ``out[:n_features(n)]``."""
+    margin = _seats(obs, out)
+    g = PER_SEAT * obs[O_N_PLAYERS]
+    for i in range(4):
+        out[g + PHASE_AT + i] = 1.0 if obs[O_PHASE] == i else 0.0
+    for i in range(3):
+        out[g + USED_AT + i] = 1.0 if obs[O_USED_KIND] == i else 0.0
+    out[g + DECK_LEFT] = obs[O_DECK_LEFT] / 72.0
+    out[g + SECRET_SIZE] = obs[O_SECRET_SIZE] / 20.0
+    out[g + MARGIN] = margin / 30.0
+    _varieties(obs, out, g)
+
+
+@njit(cache=True)
+def choose(obs, params, rng, worlds, work, x):
+    """:func:`decide` with its work space given: ``worlds`` two states, ``work`` an
+    observation, ``x`` room for two feature vectors and the hidden layer. One world is drawn
+    and every action is applied to a copy of it; the hidden layer is shifted from one action's
+    features to the next (``net.shift``), not recomputed."""
+    net, size, seat = weights_of(params), n_features(obs[O_N_PLAYERS]), obs[O_SEAT]
+    drawn, world_ = worlds[:STATE_SIZE], worlds[STATE_SIZE:]
+    x_from, x_to, h = x[:size], x[size : 2 * size], x[2 * size :]
+    world(obs, rng, drawn)
+    mask, best, best_value = obs[O_LEGAL], -1, 0.0
+    for action in range(NUM_ACTIONS):
+        if not (mask >> action) & 1:
+            continue
+        for i in range(STATE_SIZE):
+            world_[i] = drawn[i]
+        _resolve(world_, action, seat, work)
+        features(work, x_to)
+        if best < 0:
+            first_layer(net, x_to, h)
+        else:
+            shift(net, x_from, x_to, h)
+        value = output(net, h)
+        if best < 0 or value > best_value:
+            best, best_value = action, value
+        x_from, x_to = x_to, x_from
+    return best
+
+
+@njit(cache=True)
+def decide(obs, params, rng):
+    """Take the action whose afterstate (the card resolved, the next card still face down)
+    the network values most; the lowest action id on ties.
+
+    The network is the agent's ``net`` (by default the shipped one for the player count).
+    """
+    worlds, work = np.empty(2 * STATE_SIZE, np.int64), np.empty(O_SIZE, np.int64)
+    x = np.empty(2 * n_features(obs[O_N_PLAYERS]) + MAX_HIDDEN, np.float64)
+    return choose(obs, params, rng, worlds, work, x)
+
+
+@njit(cache=True)
+def decider(obs, params, rng, scratch):
+    """Entry of ``decide`` for the compiled loop (see ``giftsim.contract``), its work space in
+    the seat's scratch row."""
+    o, p, r = as_arrays(obs, params, rng, O_SIZE)
+    floats = 2 * n_features(o[O_N_PLAYERS]) + MAX_HIDDEN
+    ints, x = work_rows(scratch, WORK_INTS, floats)
+    return choose(o, p, r, ints[: 2 * STATE_SIZE], ints[2 * STATE_SIZE :], x)
