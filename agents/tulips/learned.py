@@ -15,8 +15,13 @@ game (the pile is empty at the draw after it) turns up the secret festival cards
 festival (``O_FACE_UP``, ``O_TOTALS``, ``O_ORDER``, ``O_RANK``) holds the sampled world's
 secret cards of the other seats and a sampled reveal; and the last setup choice under
 ``setup="simultaneous"`` lays every seat's setup card in its bouquet, so the other seats'
-bouquets hold the sampled world's choices. One decision samples one world for all its actions
-(common random numbers).
+bouquets hold the sampled world's choices (the reveal, too, draws on a fresh random stream of
+the world). One decision draws one world from the agent's stream and applies each action to a
+copy of it (common random numbers; two states of work space, in the seat's scratch row).
+
+An afterstate never holds a drawn card, so the features have no block for one. They are read
+off the observation alone; ``unseen`` counts the cards in the pile, the removed ones and the
+other seats' secret cards together, as the seat cannot tell them apart.
 
 Features (``F = 7 n + 26``: 40, 47, 54, 61, 68 for 2..6 players; seats relative to the
 observer: relative seat ``r`` is seat ``(seat + r) % n``). *Majority points* are those a seat
@@ -26,7 +31,7 @@ keeping points it has scored.
 ================  ======  ==============================================================
 feature           size    meaning
 ================  ======  ==============================================================
-``scored``        n       giving + keeping points so far / 40
+``scored``        n       giving + keeping points so far / 50
 ``majority``      n       majority points now / 30
 ``turn``          n       1 for the seat to act (none once the game is over)
 ``bouquet``       4 n     bouquet cards of variety ``v`` at ``(3 + v) n + r``, / 8
@@ -46,7 +51,7 @@ import numpy as np
 from numba import njit
 
 from agents.common.net import MAX_HIDDEN, first_layer, output, shift, weights_of, work_rows
-from agents.tulips.features import pay, scored_so_far, slot_now
+from agents.tulips.features import NO_SEAT, pay, scored_so_far
 from agents.tulips.worlds import unseen_of, world
 from giftsim.contract import as_arrays
 from tulips_sim.engine import (
@@ -67,8 +72,17 @@ from tulips_sim.engine import (
     apply_action,
     observe,
 )
-from tulips_sim.rules import N_RANKS, N_TYPES, N_VARIETIES, NUM_ACTIONS
-from tulips_sim.state import FIRST_DRAW, PHASE, SECOND_DRAW, STATE_SIZE, value_of, variety_of
+from tulips_sim.rules import MIN_VALUE, N_RANKS, N_VALUES, N_VARIETIES, NUM_ACTIONS
+from tulips_sim.scoring import STRENGTH_SCALE, strength
+from tulips_sim.state import (
+    DENSE,
+    FIRST_DRAW,
+    PHASE,
+    SECOND_DRAW,
+    STATE_SIZE,
+    ZERO_WINS,
+    card_type,
+)
 
 NO_CARD = -1
 PARAMS: dict[str, float] = {}
@@ -106,33 +120,66 @@ def _resolve(world_, action, seat, out):
 
 
 @njit(cache=True)
-def _majority_now(obs, seat):
-    """``features.points_now``, asking only the varieties that pay (ranked 1st to 3rd)."""
-    total = 0
+def _majorities(obs, out, at):
+    """Add every seat's majority points now (``features.points_now``) to ``out[at + r]``,
+    ``r`` its relative seat: per paying variety one pass finds the three best strengths and
+    how many seats hold each, a second reads off each seat's slot (dense ranking: the
+    strengths above it; competition: the seats above it)."""
+    n, seat = obs[O_N_PLAYERS], obs[O_SEAT]
     for v in range(N_VARIETIES):
         rank = obs[O_RANK + v]
-        if rank < N_RANKS:
-            total += pay(obs, rank, slot_now(obs, v, seat))
-    return total
+        if rank >= N_RANKS:
+            continue
+        b1, b2, b3, c1, c2 = -1, -1, -1, 0, 0
+        for p in range(n):
+            s = strength(obs, p, v, NO_SEAT, NO_CARD)
+            if s > b1:
+                b1, b2, b3, c1, c2 = s, b1, b2, 1, c1
+            elif s == b1:
+                c1 += 1
+            elif s > b2:
+                b2, b3, c2 = s, b2, 1
+            elif s == b2:
+                c2 += 1
+            elif s > b3:
+                b3 = s
+        for p in range(n):
+            s = strength(obs, p, v, NO_SEAT, NO_CARD)
+            if s < STRENGTH_SCALE and not obs[ZERO_WINS]:
+                continue
+            if s == b1:
+                slot = 0
+            elif s == b2:
+                slot = 1 if obs[DENSE] else c1
+            elif s == b3:
+                slot = 2 if obs[DENSE] else c1 + c2
+            else:
+                continue
+            r = p - seat if p >= seat else p - seat + n
+            out[at + r] += pay(obs, rank, slot)
 
 
 @njit(cache=True)
 def _seats(obs, out):
     """The per-seat blocks; returns the observer's standing less the best rival's."""
     n, seat = obs[O_N_PLAYERS], obs[O_SEAT]
-    own, best = 0, -(1 << 30)
+    for r in range(n):
+        out[MAJORITY * n + r] = 0.0
+    _majorities(obs, out, MAJORITY * n)
+    own, best = 0.0, -1e9
     for r in range(n):
         p = seat + r if seat + r < n else seat + r - n
-        scored, points = scored_so_far(obs, p), _majority_now(obs, p)
-        out[SCORED * n + r] = scored / 40.0
-        out[MAJORITY * n + r] = points / 30.0
+        scored = scored_so_far(obs, p)
+        out[SCORED * n + r] = scored / 50.0
         out[TURN * n + r] = 1.0 if p == obs[O_TURN] else 0.0
         for v in range(N_VARIETIES):
             out[(BOUQUET + v) * n + r] = obs[O_BQ_COUNT + p * N_VARIETIES + v] / 8.0
+        standing = scored + out[MAJORITY * n + r]
+        out[MAJORITY * n + r] /= 30.0
         if r == 0:
-            own = scored + points
+            own = standing
         else:
-            best = max(best, scored + points)
+            best = max(best, standing)
     return own - best
 
 
@@ -142,12 +189,13 @@ def _varieties(obs, out, g):
     for v in range(N_VARIETIES):
         out[g + TOTALS_AT + v] = obs[O_TOTALS + v] / 40.0
         out[g + RANK_AT + v] = (N_RANKS - obs[O_RANK + v]) / 3.0
-        out[g + OWN_SECRET_AT + v] = 0.0
-        out[g + UNSEEN_AT + v] = 0.0
-    for t in range(N_TYPES):
-        v = variety_of(t)
-        out[g + OWN_SECRET_AT + v] += obs[O_OWN_SECRET + t] * value_of(t) / 12.0
-        out[g + UNSEEN_AT + v] += unseen_of(obs, t) / 24.0
+        own, hidden = 0, 0
+        for value in range(MIN_VALUE, MIN_VALUE + N_VALUES):
+            t = card_type(v, value)
+            own += obs[O_OWN_SECRET + t] * value
+            hidden += unseen_of(obs, t)
+        out[g + OWN_SECRET_AT + v] = own / 12.0
+        out[g + UNSEEN_AT + v] = hidden / 24.0
 
 
 @njit(cache=True)
