@@ -18,7 +18,7 @@ claim about the final network belongs on fresh deals (``giftsim ladder``).
 A run is a pure function of its settings on a given machine: game indices come from the
 round, lineup and block, never from the workers; each round's shuffles from its own seed.
 Every round is checkpointed (``<out>.ckpt/``) with the optimiser's state, so ``resume``
-continues an interrupted run to the same network.
+continues an interrupted run to the same network (or extends a finished one by more rounds).
 """
 
 import json
@@ -41,7 +41,7 @@ from giftsim.game import TAIL, load_game
 EVAL_SEED_OFFSET = 2**40  # held-out deals: no training game (any seed) uses this root seed
 ROUND_STRIDE = 2**36  # game indices of round r start at r * ROUND_STRIDE
 LINEUP_STRIDE = 2**30  # ... and of its lineup k at k * LINEUP_STRIDE within the round
-BLOCK = 2000  # games per task sent to a worker
+BLOCK = 2000  # games per task sent to a worker (at most)
 
 
 @dataclass(frozen=True)
@@ -205,14 +205,16 @@ def play_task(game: str, players: int, lineup, seed: int, first: int, count: int
     return feats, shares[owners[:, 0] - first, owners[:, 1]].astype(np.float32)
 
 
-def generate(settings, round_, candidate, workers: int, bar) -> tuple[np.ndarray, np.ndarray]:
+def generate(
+    settings, round_, candidate, workers: int, bar, block: int = BLOCK
+) -> tuple[np.ndarray, np.ndarray]:
     """A round's training data: features and targets of every recorded decision, in the
     order of its tasks (the same whatever ``workers``)."""
     tasks = []
     for k, (lineup, games) in enumerate(lineups(settings, round_, candidate)):
         base = round_ * ROUND_STRIDE + k * LINEUP_STRIDE
-        for start in range(0, games, BLOCK):
-            count = min(BLOCK, games - start)
+        for start in range(0, games, block):
+            count = min(block, games - start)
             tasks.append((lineup, base + start, count))
     calls = (
         delayed(play_task)(
@@ -307,11 +309,16 @@ def _start(settings, folder: Path, resume: bool) -> dict:
         folder.mkdir(parents=True, exist_ok=True)
         return {"history": [], "network": None, "last": None}
     saved = json.loads(progress.read_text())
-    if saved["settings"] != asdict(settings):
+    if _but_rounds(saved["settings"]) != _but_rounds(asdict(settings)):
         raise ValueError(f"{folder} is a run with other settings; remove it to start over")
     history = saved["history"]
     network = _load_round(folder, len(history) - 1) if history else None
     return {"history": history, "network": network, "last": None}
+
+
+def _but_rounds(settings: dict) -> dict:
+    """Settings that make a run the same run: all but ``rounds`` (a run may be extended)."""
+    return {k: v for k, v in settings.items() if k != "rounds"}
 
 
 def _net_path(folder: Path, round_: int) -> Path:
