@@ -181,26 +181,31 @@ def nearest_tuned(game: str, players: int) -> str:
     return f"tuned{min(counts, key=lambda c: (abs(c - players), c))}p"
 
 
-def lineups(settings: TrainSettings, round_: int, candidate: str) -> list[tuple[list[str], int]]:
-    """The seatings of a round and their numbers of games: the baseline everywhere in round
-    0; then the candidate once against the baseline in every seat (half the games) and in
-    every seat (self-play, the other half)."""
-    n, games = settings.players, settings.games
+def lineups(settings: TrainSettings, round_: int, candidate: str) -> list[tuple]:
+    """The seatings of a round: ``(agents, games, seats)``, ``seats`` the bit mask of the
+    seats whose decisions are recorded. Round 0: the baseline everywhere, every seat
+    recorded. Then half the games seat the candidate once against the baseline (in every
+    seat in turn; only its decisions are recorded, so that the targets are the value of its
+    own play) and half seat it everywhere (self-play)."""
+    n, games, everyone = settings.players, settings.games, (1 << settings.players) - 1
     if round_ == 0:
-        return [([settings.baseline] * n, games)]
+        return [([settings.baseline] * n, games, everyone)]
     seated = [
-        [settings.baseline] * s + [candidate] + [settings.baseline] * (n - s - 1) for s in range(n)
+        ([settings.baseline] * s + [candidate] + [settings.baseline] * (n - s - 1), 1 << s)
+        for s in range(n)
     ]
-    return [(lineup, games // (2 * n)) for lineup in seated] + [([candidate] * n, games // 2)]
+    field = [(lineup, games // (2 * n), seat) for lineup, seat in seated]
+    return [*field, ([candidate] * n, games // 2, everyone)]
 
 
-def play_task(game: str, players: int, lineup, seed: int, first: int, count: int, explore):
-    """Worker task: ``count`` recorded games of one seating; returns features and targets."""
+def play_task(game, players, lineup, seats, seed, first, count, explore):
+    """Worker task: ``count`` recorded games of one seating, recording the seats of the mask
+    ``seats``; returns features and targets."""
     ent = entry(game)
     rules = ent.rules(n_players=players)
     agents = parse_list(lineup, game)
     recorder = __import__(load_game(game).agents + ".selfplay", fromlist=["record_block"])
-    rows, feats, owners = recorder.record_block(rules, agents, seed, first, count, explore)
+    rows, feats, owners = recorder.record_block(rules, agents, seed, first, count, explore, seats)
     shares = win_shares(rows[:, -len(TAIL) + TAIL.index("winners")], players)
     return feats, shares[owners[:, 0] - first, owners[:, 1]].astype(np.float32)
 
@@ -211,19 +216,14 @@ def generate(
     """A round's training data: features and targets of every recorded decision, in the
     order of its tasks (the same whatever ``workers``)."""
     tasks = []
-    for k, (lineup, games) in enumerate(lineups(settings, round_, candidate)):
+    for k, (lineup, games, seats) in enumerate(lineups(settings, round_, candidate)):
         base = round_ * ROUND_STRIDE + k * LINEUP_STRIDE
         for start in range(0, games, block):
-            count = min(block, games - start)
-            tasks.append((lineup, base + start, count))
-    calls = (
-        delayed(play_task)(
-            settings.game, settings.players, lineup, settings.seed, first, count, settings.explore
-        )
-        for lineup, first, count in tasks
-    )
+            tasks.append((lineup, seats, base + start, min(block, games - start)))
+    game, n, seed, explore = settings.game, settings.players, settings.seed, settings.explore
+    calls = (delayed(play_task)(game, n, *task[:2], seed, *task[2:], explore) for task in tasks)
     parts = []
-    for (_, _, count), part in zip(
+    for (*_, count), part in zip(
         tasks, Parallel(n_jobs=workers, return_as="generator")(calls), strict=True
     ):
         parts.append(part)
@@ -247,7 +247,7 @@ def evaluate(settings: TrainSettings, path: Path) -> dict:
 def train(settings: TrainSettings, out, workers: int = 1, resume=False, progress=False, command=""):
     """Run (or, with ``resume``, continue) a training run; write the best round's network to
     ``out`` with its record beside it (``.json``: command, settings, learning curve) and the
-    curve as ``.csv``; return the learning curve as a DataFrame."""
+    curve as ``.csv`` and ``.png``; return the learning curve as a DataFrame."""
     settings, out = settings.resolved(), Path(out)
     _check_learned(settings.game)
     folder = out.with_suffix(".ckpt")
@@ -369,6 +369,24 @@ def _write_best(settings, out: Path, folder: Path, curve: pd.DataFrame, command:
     net.save(out, weights["w1"], weights["b1"], weights["w2"], weights["b2"], meta | record)
     out.with_suffix(".json").write_text(json.dumps(record, indent=1) + "\n")
     curve.to_csv(out.with_suffix(".csv"), index=False)
+    _plot(settings, curve, out.with_suffix(".png"))
+
+
+def _plot(settings, curve: pd.DataFrame, path: Path) -> None:
+    """The learning curve as a figure beside the network (drawn without pyplot, so no
+    backend is chosen for the caller)."""
+    from matplotlib.figure import Figure
+
+    from experiments import plots
+
+    game, n = load_game(settings.game), settings.players
+    games = int(curve["eval_games"].iloc[0])
+    title = (
+        f"{game.title}, {n} players: learned against {n - 1} x {settings.baseline}\n"
+        f"{games:,} held-out games per round (seat-rotated deals), seed {settings.seed}"
+    )
+    fig = plots.training_curve(curve, title, 1 / n, ax=Figure(figsize=(7, 4.5)).subplots())
+    fig.savefig(path, dpi=100, bbox_inches="tight")
 
 
 def _check_learned(game: str) -> None:
