@@ -5,8 +5,9 @@ decision's afterstate features and pairs each with its seat's share of the win, 
 network to those targets (logistic loss, Adam, warm-started from the last round) on this
 round's decisions and the last round's (a window of two rounds steadies the policy). Round 0's
 games are played by the baseline at every seat, so the first network values the baseline's
-play; from round 1 half of the games seat the current network (``learned:net=...``) once
-against the baseline (every seat in turn) and half seat it everywhere (self-play). Acting
+play; from round 1 half of the games seat the best network so far (``learned:net=...``, best
+on the held-out deals: a round that got worse does not play) once against the baseline (every
+seat in turn) and half seat it everywhere (self-play). Acting
 greedily on a value of the play it was trained on is a policy-improvement step; the next
 round values the improved play. The recorder explores (a random legal action with
 probability ``explore``) so that every action's afterstates are seen.
@@ -265,17 +266,23 @@ def train(settings: TrainSettings, out, workers: int = 1, resume=False, progress
     return curve
 
 
-def _candidate(folder: Path, round_: int) -> str:
-    """The spec of the network that plays round ``round_`` (the last round's)."""
-    return f"learned:net={_net_path(folder, round_ - 1)}" if round_ else ""
+def _candidate(folder: Path, history: list) -> str:
+    """The spec of the network that plays the next round: the best so far on the held-out
+    deals (a round whose network scored worse does not play; none before round 1)."""
+    if not history:
+        return ""
+    best = max(history, key=lambda row: row["win_share"])["round"]
+    return f"learned:net={_net_path(folder, best)}"
 
 
 def _round(settings, folder, round_, state, workers, bar) -> dict:
     """Play a round, fit on it and the round before (``state["last"]``), checkpoint, score."""
     began = time.perf_counter()
-    x, y = generate(settings, round_, _candidate(folder, round_), workers, bar)
+    history = state["history"]
+    x, y = generate(settings, round_, _candidate(folder, history), workers, bar)
     if round_ and state["last"] is None:  # resumed: the round before is played again
-        state["last"] = generate(settings, round_ - 1, _candidate(folder, round_ - 1), workers, bar)
+        before = _candidate(folder, history[:-1])
+        state["last"] = generate(settings, round_ - 1, before, workers, bar)
     fresh = (x, y)
     if state["last"] is not None:
         x, y = np.concatenate([state["last"][0], x]), np.concatenate([state["last"][1], y])
@@ -348,8 +355,12 @@ def _load_round(folder: Path, round_: int) -> Network:
 
 
 def _save_progress(folder: Path, settings, history) -> None:
+    """The run's settings and learning curve so far, replaced at once (an interruption
+    leaves the old file or the new one, never a part)."""
     record = {"settings": asdict(settings), "history": history}
-    (folder / "progress.json").write_text(json.dumps(record, indent=1))
+    partial = folder / "progress.json.part"
+    partial.write_text(json.dumps(record, indent=1))
+    partial.replace(folder / "progress.json")
 
 
 def _write_best(settings, out: Path, folder: Path, curve: pd.DataFrame, command: str) -> None:
