@@ -23,7 +23,7 @@ from experiments.batch import play
 from experiments.games import entry, play_slow
 
 MIXES = {
-    "geschenkt": ("random", "greedy", "sniper"),
+    "geschenkt": ("random", "greedy", "sniper", "learned"),
     "tulips": ("random", "greedy", "hoarder", "planner"),
 }
 PLAYERS = {"geschenkt": (3, 4, 5), "tulips": (2, 3, 4, 5, 6)}

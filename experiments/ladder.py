@@ -1,4 +1,5 @@
-"""The strength ladder: each rung against a field of the rung below, per player count.
+"""The strength ladder: each rung against a field of the rung below, per player count, and
+the learned agents against the rungs they were trained to beat (``BRANCHES``).
 
 A step is a seat-rotated field tournament on duplicate deals (:func:`experiments.batch.field`):
 the upper agent in every seat in turn against ``players - 1`` copies of the lower one, its win
@@ -29,6 +30,12 @@ RUNGS = {
     "geschenkt": ("random", "greedy", "sniper", "tuned{n}p", "flatmc", "ismcts"),
     "tulips": ("random", "greedy", "hoarder", "tuned{n}p", "flatmc", "ismcts"),
 }
+# Steps off the chain, (lower, upper): the learned agents (``giftsim train``) against the rung
+# they were trained to beat, and search with the learned value against the search it improves.
+BRANCHES = {
+    "geschenkt": (("tuned{n}p", "learned"),),
+    "tulips": (("tuned{n}p", "learned"),),
+}
 PLAYERS = {"geschenkt": (3, 4, 5), "tulips": (2, 4, 6)}
 SEARCH = ("flatmc", "ismcts")
 ALPHA = 0.025  # family-wise, one-sided (the lower end of a two-sided 95% interval)
@@ -36,6 +43,7 @@ USED = {  # seeds whose deals chose parameters: a ladder on them is exploratory
     0: "the tuned agents' CMA-ES deals and flatmc's Tulips margin=0.5 (ladder deals)",
     7: "the search agents' targets (docs/findings.md section 6)",
     11: "the ISMCTS variants and defaults (docs/findings.md sections 5 and 6)",
+    1: "the shipped networks' training games (agents/<game>/nets/*.json)",
 }
 FRESH_SEED = 2027  # the default: no parameter was chosen on these deals
 
@@ -46,7 +54,8 @@ def steps(game: str, players, games: int, search_games: int) -> list[tuple]:
     out = []
     for n in players:
         rungs = [r.format(n=n) for r in RUNGS[game]]
-        for lower, upper in pairwise(rungs):
+        branches = [(low.format(n=n), up.format(n=n)) for low, up in BRANCHES[game]]
+        for lower, upper in [*pairwise(rungs), *branches]:
             deals = games
             if lower.startswith(SEARCH):
                 deals = search_games

@@ -373,3 +373,23 @@ def learning_curve(curves: dict, title: str, fair: float | None = None, ax=None)
     ax.set_ylim(0, 1)
     ax.legend()
     return fig
+
+
+def training_curve(curve: pd.DataFrame, title: str, fair: float, ax=None):
+    """A training run's learning curve (``experiments.train``): the network's win share
+    against the baseline on the held-out deals after each round, with 95% intervals, and a
+    dashed line at the fair share."""
+    fig, ax = _axes(ax)
+    ax.errorbar(
+        curve["round"],
+        curve["win_share"],
+        yerr=_yerr(curve, "win_share"),
+        marker="o",
+        capsize=3,
+        label="learned (one ply)",
+    )
+    ax.axhline(fair, color="grey", ls="--", lw=1, label=f"fair share {fair:.3f}")
+    ax.set(xlabel="training round", ylabel="win share on held-out deals", title=title)
+    ax.set_xticks(curve["round"])
+    ax.legend()
+    return fig

@@ -5,8 +5,9 @@ decision's afterstate features and pairs each with its seat's share of the win, 
 network to those targets (logistic loss, Adam, warm-started from the last round) on this
 round's decisions and the last round's (a window of two rounds steadies the policy). Round 0's
 games are played by the baseline at every seat, so the first network values the baseline's
-play; from round 1 half of the games seat the current network (``learned:net=...``) once
-against the baseline (every seat in turn) and half seat it everywhere (self-play). Acting
+play; from round 1 half of the games seat the best network so far (``learned:net=...``, best
+on the held-out deals: a round that got worse does not play) once against the baseline (every
+seat in turn) and half seat it everywhere (self-play). Acting
 greedily on a value of the play it was trained on is a policy-improvement step; the next
 round values the improved play. The recorder explores (a random legal action with
 probability ``explore``) so that every action's afterstates are seen.
@@ -18,7 +19,7 @@ claim about the final network belongs on fresh deals (``giftsim ladder``).
 A run is a pure function of its settings on a given machine: game indices come from the
 round, lineup and block, never from the workers; each round's shuffles from its own seed.
 Every round is checkpointed (``<out>.ckpt/``) with the optimiser's state, so ``resume``
-continues an interrupted run to the same network.
+continues an interrupted run to the same network (or extends a finished one by more rounds).
 """
 
 import json
@@ -41,7 +42,7 @@ from giftsim.game import TAIL, load_game
 EVAL_SEED_OFFSET = 2**40  # held-out deals: no training game (any seed) uses this root seed
 ROUND_STRIDE = 2**36  # game indices of round r start at r * ROUND_STRIDE
 LINEUP_STRIDE = 2**30  # ... and of its lineup k at k * LINEUP_STRIDE within the round
-BLOCK = 2000  # games per task sent to a worker
+BLOCK = 2000  # games per task sent to a worker (at most)
 
 
 @dataclass(frozen=True)
@@ -181,47 +182,49 @@ def nearest_tuned(game: str, players: int) -> str:
     return f"tuned{min(counts, key=lambda c: (abs(c - players), c))}p"
 
 
-def lineups(settings: TrainSettings, round_: int, candidate: str) -> list[tuple[list[str], int]]:
-    """The seatings of a round and their numbers of games: the baseline everywhere in round
-    0; then the candidate once against the baseline in every seat (half the games) and in
-    every seat (self-play, the other half)."""
-    n, games = settings.players, settings.games
+def lineups(settings: TrainSettings, round_: int, candidate: str) -> list[tuple]:
+    """The seatings of a round: ``(agents, games, seats)``, ``seats`` the bit mask of the
+    seats whose decisions are recorded. Round 0: the baseline everywhere, every seat
+    recorded. Then half the games seat the candidate once against the baseline (in every
+    seat in turn; only its decisions are recorded, so that the targets are the value of its
+    own play) and half seat it everywhere (self-play)."""
+    n, games, everyone = settings.players, settings.games, (1 << settings.players) - 1
     if round_ == 0:
-        return [([settings.baseline] * n, games)]
+        return [([settings.baseline] * n, games, everyone)]
     seated = [
-        [settings.baseline] * s + [candidate] + [settings.baseline] * (n - s - 1) for s in range(n)
+        ([settings.baseline] * s + [candidate] + [settings.baseline] * (n - s - 1), 1 << s)
+        for s in range(n)
     ]
-    return [(lineup, games // (2 * n)) for lineup in seated] + [([candidate] * n, games // 2)]
+    field = [(lineup, games // (2 * n), seat) for lineup, seat in seated]
+    return [*field, ([candidate] * n, games // 2, everyone)]
 
 
-def play_task(game: str, players: int, lineup, seed: int, first: int, count: int, explore):
-    """Worker task: ``count`` recorded games of one seating; returns features and targets."""
+def play_task(game, players, lineup, seats, seed, first, count, explore):
+    """Worker task: ``count`` recorded games of one seating, recording the seats of the mask
+    ``seats``; returns features and targets."""
     ent = entry(game)
     rules = ent.rules(n_players=players)
     agents = parse_list(lineup, game)
     recorder = __import__(load_game(game).agents + ".selfplay", fromlist=["record_block"])
-    rows, feats, owners = recorder.record_block(rules, agents, seed, first, count, explore)
+    rows, feats, owners = recorder.record_block(rules, agents, seed, first, count, explore, seats)
     shares = win_shares(rows[:, -len(TAIL) + TAIL.index("winners")], players)
     return feats, shares[owners[:, 0] - first, owners[:, 1]].astype(np.float32)
 
 
-def generate(settings, round_, candidate, workers: int, bar) -> tuple[np.ndarray, np.ndarray]:
+def generate(
+    settings, round_, candidate, workers: int, bar, block: int = BLOCK
+) -> tuple[np.ndarray, np.ndarray]:
     """A round's training data: features and targets of every recorded decision, in the
     order of its tasks (the same whatever ``workers``)."""
     tasks = []
-    for k, (lineup, games) in enumerate(lineups(settings, round_, candidate)):
+    for k, (lineup, games, seats) in enumerate(lineups(settings, round_, candidate)):
         base = round_ * ROUND_STRIDE + k * LINEUP_STRIDE
-        for start in range(0, games, BLOCK):
-            count = min(BLOCK, games - start)
-            tasks.append((lineup, base + start, count))
-    calls = (
-        delayed(play_task)(
-            settings.game, settings.players, lineup, settings.seed, first, count, settings.explore
-        )
-        for lineup, first, count in tasks
-    )
+        for start in range(0, games, block):
+            tasks.append((lineup, seats, base + start, min(block, games - start)))
+    game, n, seed, explore = settings.game, settings.players, settings.seed, settings.explore
+    calls = (delayed(play_task)(game, n, *task[:2], seed, *task[2:], explore) for task in tasks)
     parts = []
-    for (_, _, count), part in zip(
+    for (*_, count), part in zip(
         tasks, Parallel(n_jobs=workers, return_as="generator")(calls), strict=True
     ):
         parts.append(part)
@@ -245,7 +248,7 @@ def evaluate(settings: TrainSettings, path: Path) -> dict:
 def train(settings: TrainSettings, out, workers: int = 1, resume=False, progress=False, command=""):
     """Run (or, with ``resume``, continue) a training run; write the best round's network to
     ``out`` with its record beside it (``.json``: command, settings, learning curve) and the
-    curve as ``.csv``; return the learning curve as a DataFrame."""
+    curve as ``.csv`` and ``.png``; return the learning curve as a DataFrame."""
     settings, out = settings.resolved(), Path(out)
     _check_learned(settings.game)
     folder = out.with_suffix(".ckpt")
@@ -263,17 +266,23 @@ def train(settings: TrainSettings, out, workers: int = 1, resume=False, progress
     return curve
 
 
-def _candidate(folder: Path, round_: int) -> str:
-    """The spec of the network that plays round ``round_`` (the last round's)."""
-    return f"learned:net={_net_path(folder, round_ - 1)}" if round_ else ""
+def _candidate(folder: Path, history: list) -> str:
+    """The spec of the network that plays the next round: the best so far on the held-out
+    deals (a round whose network scored worse does not play; none before round 1)."""
+    if not history:
+        return ""
+    best = max(history, key=lambda row: row["win_share"])["round"]
+    return f"learned:net={_net_path(folder, best)}"
 
 
 def _round(settings, folder, round_, state, workers, bar) -> dict:
     """Play a round, fit on it and the round before (``state["last"]``), checkpoint, score."""
     began = time.perf_counter()
-    x, y = generate(settings, round_, _candidate(folder, round_), workers, bar)
+    history = state["history"]
+    x, y = generate(settings, round_, _candidate(folder, history), workers, bar)
     if round_ and state["last"] is None:  # resumed: the round before is played again
-        state["last"] = generate(settings, round_ - 1, _candidate(folder, round_ - 1), workers, bar)
+        before = _candidate(folder, history[:-1])
+        state["last"] = generate(settings, round_ - 1, before, workers, bar)
     fresh = (x, y)
     if state["last"] is not None:
         x, y = np.concatenate([state["last"][0], x]), np.concatenate([state["last"][1], y])
@@ -307,11 +316,16 @@ def _start(settings, folder: Path, resume: bool) -> dict:
         folder.mkdir(parents=True, exist_ok=True)
         return {"history": [], "network": None, "last": None}
     saved = json.loads(progress.read_text())
-    if saved["settings"] != asdict(settings):
+    if _but_rounds(saved["settings"]) != _but_rounds(asdict(settings)):
         raise ValueError(f"{folder} is a run with other settings; remove it to start over")
     history = saved["history"]
     network = _load_round(folder, len(history) - 1) if history else None
     return {"history": history, "network": network, "last": None}
+
+
+def _but_rounds(settings: dict) -> dict:
+    """Settings that make a run the same run: all but ``rounds`` (a run may be extended)."""
+    return {k: v for k, v in settings.items() if k != "rounds"}
 
 
 def _net_path(folder: Path, round_: int) -> Path:
@@ -341,8 +355,12 @@ def _load_round(folder: Path, round_: int) -> Network:
 
 
 def _save_progress(folder: Path, settings, history) -> None:
+    """The run's settings and learning curve so far, replaced at once (an interruption
+    leaves the old file or the new one, never a part)."""
     record = {"settings": asdict(settings), "history": history}
-    (folder / "progress.json").write_text(json.dumps(record, indent=1))
+    partial = folder / "progress.json.part"
+    partial.write_text(json.dumps(record, indent=1))
+    partial.replace(folder / "progress.json")
 
 
 def _write_best(settings, out: Path, folder: Path, curve: pd.DataFrame, command: str) -> None:
@@ -362,6 +380,24 @@ def _write_best(settings, out: Path, folder: Path, curve: pd.DataFrame, command:
     net.save(out, weights["w1"], weights["b1"], weights["w2"], weights["b2"], meta | record)
     out.with_suffix(".json").write_text(json.dumps(record, indent=1) + "\n")
     curve.to_csv(out.with_suffix(".csv"), index=False)
+    _plot(settings, curve, out.with_suffix(".png"))
+
+
+def _plot(settings, curve: pd.DataFrame, path: Path) -> None:
+    """The learning curve as a figure beside the network (drawn without pyplot, so no
+    backend is chosen for the caller)."""
+    from matplotlib.figure import Figure
+
+    from experiments import plots
+
+    game, n = load_game(settings.game), settings.players
+    games = int(curve["eval_games"].iloc[0])
+    title = (
+        f"{game.title}, {n} players: learned against {n - 1} x {settings.baseline}\n"
+        f"{games:,} held-out games per round (seat-rotated deals), seed {settings.seed}"
+    )
+    fig = plots.training_curve(curve, title, 1 / n, ax=Figure(figsize=(7, 4.5)).subplots())
+    fig.savefig(path, dpi=100, bbox_inches="tight")
 
 
 def _check_learned(game: str) -> None:

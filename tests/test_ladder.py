@@ -52,5 +52,6 @@ def test_a_step_is_shown_only_after_holm_on_a_fresh_seed():
 
 def test_a_small_real_ladder_gives_p_values_and_verdicts():
     table = ladder.ladder(["geschenkt"], n_games=60, search_games=0, seed=ladder.FRESH_SEED)
-    assert len(table) == 9 and table["p_value"].between(0, 1).all()
+    assert len(table) == 12 and table["p_value"].between(0, 1).all()
+    assert (table["upper"] == "learned").sum() == 3
     assert table.loc[table["upper"] == "greedy", "shown"].all()  # greedy crushes random

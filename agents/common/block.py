@@ -70,10 +70,11 @@ def announce(label: str, kernel, agents) -> None:
 
 
 def recorded_block(
-    game, kernel, width, rules, agents, root_seed, first_index, n_games, explore, secret=0
+    game, kernel, width, rules, agents, root_seed, first_index, n_games, recording, secret=0
 ):
     """Play games ``first_index .. first_index + n_games - 1`` with a game's recording loop
-    (``agents/<game>/selfplay.py``: ``kernel(..., out, (explore, per_game, feats, owners))``),
+    (``agents/<game>/selfplay.py``: ``kernel(..., out, (explore, per_game, feats, owners,
+    seats))``; ``recording`` is ``(explore, seats)``),
     in as many calls as the recorded rows need; returns ``(rows, feats, owners)``: the result
     rows, the float32 features (``width`` per decision) and int64 owners (game index, seat,
     decision number) of every decision an agent was asked."""
@@ -91,9 +92,10 @@ def recorded_block(
     feats = np.zeros((per_game + 200 * n_games, width), np.float64)
     owners = np.zeros((feats.shape[0], 3), np.int64)
     seed, key, done, parts = np.uint64(root_seed), np.uint64(secret), 0, []
+    explore, seats = recording
     policy = first_policy("rotate", n)
     while done < n_games:
-        rec = (float(explore), per_game, feats, owners)
+        rec = (float(explore), per_game, feats, owners, seats)
         start = first_index + done
         bad, games, rows = kernel(
             rules.to_array(), seed, key, start, policy, entries, params, out[done:], rec

@@ -161,7 +161,7 @@ def decide(obs, params, rng):
     The network is the agent's ``net`` (by default the shipped one for the player count).
     """
     work = np.empty(OBS_SIZE, np.int64)
-    x = np.empty(2 * n_features(obs[O_N_PLAYERS]) + MAX_HIDDEN, np.float64)
+    x = np.empty(2 * n_features(obs[O_N_PLAYERS]) + MAX_HIDDEN, np.float32)
     return choose(obs, params, work, x)
 
 

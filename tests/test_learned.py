@@ -1,0 +1,215 @@
+"""The No Thanks! learned agent and its training: afterstates against the engine, features
+against a plain-Python twin, the compiled network against NumPy, and ``giftsim train``
+(a tiny run beats ``random``; runs are deterministic and resume to the same network)."""
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agents.common import net
+from agents.common.slow import deal
+from agents.geschenkt.learned import NO_CARD, after, features, n_features
+from experiments.batch import field
+from experiments.cli import main
+from experiments.train import Network, TrainSettings, train
+from geschenkt_sim.engine import (
+    HIDDEN_CHIPS,
+    O_CARD,
+    O_CARDS_LEFT,
+    O_UNSEEN,
+    OBS_SIZE,
+    apply_action,
+    is_over,
+    legal_mask,
+    observe,
+)
+from geschenkt_sim.rules import PASS, TAKE, Rules
+from giftsim.game import load_game
+
+GAME = load_game("geschenkt")
+
+
+def positions(seed: int, game_index: int, n: int, chips_visible=True):
+    """Every state of one game of random legal play (its own random stream), before each
+    action, with the action taken."""
+    rules = Rules(n_players=n, chips_visible=chips_visible)
+    state, _ = deal(GAME, rules, seed, game_index)
+    rng = np.random.default_rng([seed, game_index])
+    while not is_over(state):
+        legal = [a for a in (PASS, TAKE) if (legal_mask(state) >> a) & 1]
+        action = int(rng.choice(legal))
+        yield state.copy(), action
+        apply_action(state, action)
+
+
+def observation(state, seat):
+    obs = np.zeros(OBS_SIZE, np.int64)
+    observe(state, seat, obs)
+    return obs
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32), st.integers(0, 1000), st.sampled_from([3, 4, 5]))
+def test_an_afterstate_is_the_engines_next_observation_with_the_next_card_face_down(seed, g, n):
+    for state, action in positions(seed, g, n):
+        seat = int(state[1])
+        mine = np.zeros(OBS_SIZE, np.int64)
+        after(observation(state, seat), action, None, None, mine)
+        apply_action(state, action)
+        engine = observation(state, seat)
+        if action == TAKE and not is_over(state):
+            # the engine turned the next card up: it left the stack and is no longer unseen
+            assert mine[O_CARD] == NO_CARD and engine[O_CARD] != NO_CARD
+            assert mine[O_CARDS_LEFT] == engine[O_CARDS_LEFT] + 1
+            assert mine[O_UNSEEN] == engine[O_UNSEEN] | (1 << int(engine[O_CARD]))
+            engine[[O_CARD, O_CARDS_LEFT, O_UNSEEN]] = mine[[O_CARD, O_CARDS_LEFT, O_UNSEEN]]
+        assert np.array_equal(mine, engine)
+
+
+def twin_features(obs: np.ndarray) -> list[float]:
+    """The features as the module docstring defines them, written again in plain Python."""
+    n, seat, turn = int(obs[0]), int(obs[11]), int(obs[1])
+    card, pot, left, unseen, total = (
+        int(obs[2]),
+        int(obs[3]),
+        int(obs[4]),
+        int(obs[5]),
+        int(obs[13]),
+    )
+    chips = [int(obs[14 + p]) for p in range(n)]
+    hands = [{c for c in range(63) if int(obs[21 + p]) >> c & 1} for p in range(n)]
+    hidden = [p for p in range(n) if chips[p] == HIDDEN_CHIPS]
+    known = sum(c for c in chips if c != HIDDEN_CHIPS)
+    guess = (total - known - pot) / len(hidden) if hidden else 0.0
+    chips = [guess if c == HIDDEN_CHIPS else float(c) for c in chips]
+
+    def points(hand):
+        return sum(c for c in hand if c - 1 not in hand)
+
+    def fits(hand):
+        near = {c + d for c in hand for d in (-1, 1)} - hand
+        return sum(1 for c in near if c >= 0 and unseen >> c & 1)
+
+    order = [(seat + r) % n for r in range(n)]
+    per_seat = [
+        [chips[p] / 10 for p in order],
+        [points(hands[p]) / 40 for p in order],
+        [
+            (points(hands[p] | {card}) - points(hands[p]) - pot) / 10 if card >= 0 else 0.0
+            for p in order
+        ],
+        [fits(hands[p]) / 5 for p in order],
+        [1.0 if p == turn else 0.0 for p in order],
+    ]
+    scores = [points(hands[p]) - chips[p] for p in order]
+    tail = [
+        1.0 if card >= 0 else 0.0,
+        max(card, 0) / 35,
+        pot / 10,
+        left / 24,
+        (min(scores[1:]) - scores[0]) / 20,
+    ]
+    return [x for block in per_seat for x in block] + tail
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**32), st.integers(0, 1000), st.sampled_from([3, 5]), st.booleans())
+def test_features_match_a_plain_python_twin_for_every_seat_and_afterstate(seed, g, n, visible):
+    x = np.zeros(n_features(n))
+    for state, action in positions(seed, g, n, visible):
+        for seat in range(n):
+            obs = observation(state, seat)
+            views = [obs]
+            if seat == state[1]:
+                views.append(np.zeros(OBS_SIZE, np.int64))
+                after(obs, action, None, None, views[-1])
+            for view in views:
+                features(view, x)
+                assert np.allclose(x, twin_features(view)), (seat, view)
+
+
+def test_the_compiled_network_computes_what_numpy_does():
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(50, 12))
+    network = Network.new(x, 7, rng)
+    network.b1, network.b2 = rng.normal(size=7), np.array(0.4)
+    w1, b1, w2, b2 = network.folded()
+    flat = net.pack(w1, b1, w2, b2, 4)
+    for row in x:
+        assert net.logit(flat, row.astype(np.float32)) == pytest.approx(
+            network.logits(row[None])[0], abs=1e-4
+        )
+
+
+def tiny(seed=1, rounds=2, games=600) -> TrainSettings:
+    return TrainSettings("geschenkt", 3, seed=seed, rounds=rounds, games=games, eval_games=60)
+
+
+def test_a_tiny_training_run_beats_random_on_fresh_deals(tmp_path):
+    out = tmp_path / "tiny.npz"
+    curve = train(tiny(), out)
+    assert list(curve["round"]) == [0, 1]
+    record = json.loads(out.with_suffix(".json").read_text())
+    assert record["baseline"] == "tuned3p" and len(record["curve"]) == 2
+    result = field("geschenkt", f"learned:net={out}", "random", 3, 300, seed=777)
+    assert result["ci95"][0] > 1 / 3
+
+
+def test_training_is_deterministic_and_resumes_to_the_same_network(tmp_path):
+    whole, first = tmp_path / "whole.npz", tmp_path / "part.npz"
+    train(tiny(rounds=2, games=300), whole)
+    train(tiny(rounds=1, games=300), first)
+    curve = train(tiny(rounds=2, games=300), first, resume=True)  # one more round
+    assert list(curve["round"]) == [0, 1]
+    a, _ = net.read(whole.with_suffix(".ckpt") / "round-1.npz")
+    b, _ = net.read(first.with_suffix(".ckpt") / "round-1.npz")
+    for k in a:
+        assert np.array_equal(a[k], b[k])
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--players", "9"], "no 9-player game (valid: 2, 3, 4, 5, 6, 7)"),
+        (["--players", "3", "--hidden", "500"], "hidden must be a whole number in [1, 64]"),
+        (["--players", "3", "--explore", "2"], "explore must be in [0, 1]"),
+        (["--players", "3", "--baseline", "nobody"], "unknown agent 'nobody'"),
+    ],
+)
+def test_bad_training_settings_are_one_line_and_exit_2(tmp_path, capsys, argv, message):
+    code = main(["train", "geschenkt", "--out", str(tmp_path / "n.npz"), *argv])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_network_for_another_table_or_file_is_refused_in_one_line(tmp_path, capsys):
+    shipped = net.shipped("geschenkt", 4)
+    junk = tmp_path / "junk.npz"
+    junk.write_bytes(b"not a network")
+    cases = [
+        (f"learned:net={shipped}", "3", "is for 4 players, not 3"),
+        (f"learned:net={tmp_path / 'none.npz'}", "3", "no such file"),
+        (f"learned:net={junk}", "3", "is not a giftsim network"),
+    ]
+    for spec, players, message in cases:
+        argv = ["tournament", "geschenkt", "--agents", f"{spec},greedy", "--players", players]
+        code = main([*argv, "--games", "10", "--backend", "serial", "--quiet"])
+        err = capsys.readouterr().err
+        assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_rounds_data_is_the_same_on_one_worker_or_two():
+    from experiments.train import generate
+
+    class Bar:
+        def update(self, n):
+            pass
+
+    settings = tiny(games=200).resolved()
+    one = generate(settings, 0, "", 1, Bar(), block=200)
+    two = generate(settings, 0, "", 2, Bar(), block=30)
+    assert len(one[0]) > 1000
+    assert np.array_equal(one[0], two[0]) and np.array_equal(one[1], two[1])
