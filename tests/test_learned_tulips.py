@@ -270,7 +270,7 @@ def test_learned_takes_the_action_whose_afterstate_the_network_values_most(playe
         rng = np.array([word], np.uint64)
         chosen = learned.decide(obs, params, rng)
         assert obs[O_LEGAL] >> chosen & 1
-        assert value[chosen] >= max(value.values()) - 1e-9
+        assert value[chosen] >= max(value.values()) - 1e-4  # single precision
         assert rng[0] != word  # the world's draws came from the agent's stream
 
 

@@ -250,7 +250,7 @@ def decide(obs, params, rng):
     The network is the agent's ``net`` (by default the shipped one for the player count).
     """
     worlds, work = np.empty(2 * STATE_SIZE, np.int64), np.empty(O_SIZE, np.int64)
-    x = np.empty(2 * n_features(obs[O_N_PLAYERS]) + MAX_HIDDEN, np.float64)
+    x = np.empty(2 * n_features(obs[O_N_PLAYERS]) + MAX_HIDDEN, np.float32)
     return choose(obs, params, rng, worlds, work, x)
 
 

@@ -59,11 +59,12 @@ def _record(state, seat, action, chance, rows, feats, owners, g):
 @njit(cache=True)
 def play_recorded(rules_vec, root_seed, secret, first_index, policy, entries, params, out, rec):
     """Play games from ``first_index`` on as ``loop.play_games`` does, recording afterstates
-    into ``rec = (explore, per_game, feats, owners)``; stop before a game that might not fit
-    in ``feats`` (``per_game``: the most decisions a game can have). Returns ``(bad, games,
+    into ``rec = (explore, per_game, feats, owners, seats)`` (``seats``: the bit mask of the
+    seats whose decisions are kept); stop before a game that might not fit in ``feats``
+    (``per_game``: the most decisions a game can have). Returns ``(bad, games,
     rows)``: ``bad`` -1 or the game (in this block) where an agent chose an illegal action,
     the games played and the rows recorded."""
-    explore, per_game, feats, owners = rec
+    explore, per_game, feats, owners, seats = rec
     n = rules_vec[R_N_PLAYERS]
     state = np.zeros(STATE_SIZE, np.int64)
     obs = np.zeros(OBS_SIZE, np.int64)
@@ -99,18 +100,29 @@ def play_recorded(rules_vec, root_seed, secret, first_index, policy, entries, pa
                     return g, g, rows
                 if explore > 0.0 and next_float(chance) < explore:
                     action = _random_legal(mask, chance)
-                _record(state, seat, action, chance, rows, feats, owners, g)
-                rows += 1
+                if (seats >> seat) & 1:
+                    _record(state, seat, action, chance, rows, feats, owners, g)
+                    rows += 1
             apply_action(state, action)
         result_row(state, n, 1, 0, out, g)
     return -1, out.shape[0], rows
 
 
-def record_block(rules, agents, root_seed, first_index, n_games, explore, secret=0):
-    """Play games ``first_index ..`` of ``root_seed`` recording afterstates; returns ``(rows,
-    feats, owners)``: result rows as ``play_block``'s, float32 features and int64 owners
-    (game index, seat, decision number) per recorded decision."""
+def record_block(rules, agents, root_seed, first_index, n_games, explore, seats=-1, secret=0):
+    """Play games ``first_index ..`` of ``root_seed`` recording the afterstates of the seats
+    in the bit mask ``seats`` (-1: all); returns ``(rows, feats, owners)``: result rows as
+    ``play_block``'s, float32 features and int64 owners (game index, seat, decision number)
+    per recorded decision."""
     width = n_features(rules.n_players)
     return recorded_block(
-        GAME, play_recorded, width, rules, agents, root_seed, first_index, n_games, explore, secret
+        GAME,
+        play_recorded,
+        width,
+        rules,
+        agents,
+        root_seed,
+        first_index,
+        n_games,
+        (explore, seats),
+        secret,
     )
