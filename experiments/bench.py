@@ -24,7 +24,7 @@ from experiments.games import entry, play_slow
 
 MIXES = {
     "geschenkt": ("random", "greedy", "sniper", "learned"),
-    "tulips": ("random", "greedy", "hoarder", "planner"),
+    "tulips": ("random", "greedy", "hoarder", "planner", "learned"),
 }
 PLAYERS = {"geschenkt": (3, 4, 5), "tulips": (2, 3, 4, 5, 6)}
 SLOW = {"planner": 10}  # measure slow mixes on fewer games

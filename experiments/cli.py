@@ -356,6 +356,12 @@ def _add_train(sub) -> None:
         help="opponent and yardstick (default: the tuned agent of the nearest player count)",
     )
     p.add_argument("--eval-games", type=int, default=2000, help="held-out deals per round")
+    p.add_argument(
+        "--margin", type=float, default=0.0, help="weight of the score lead in the target"
+    )
+    p.add_argument(
+        "--margin-scale", type=float, default=10.0, help="points of lead worth one logit"
+    )
     p.add_argument("--workers", type=int, default=1, help="worker processes")
     p.add_argument("--resume", action="store_true", help="continue the run checkpointed")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -377,6 +383,8 @@ def _train(args) -> None:
         explore=args.explore,
         baseline=args.baseline or "",
         eval_games=args.eval_games,
+        margin=args.margin,
+        margin_scale=args.margin_scale,
     )
     command = "giftsim " + " ".join(args.argv)
     curve = train.train(settings, args.out, args.workers, args.resume, not args.quiet, command)

@@ -393,3 +393,16 @@ def training_curve(curve: pd.DataFrame, title: str, fair: float, ax=None):
     ax.set_xticks(curve["round"])
     ax.legend()
     return fig
+
+
+def value_probe(tables: dict, stage: str, title: str, ylabel: str, ax=None):
+    """A probe of a learned network (``experiments.probes``): the mean change of its estimate
+    per game stage with 95% bands, one line per table (``tables``: label -> probe table)."""
+    fig, ax = _axes(ax)
+    for name, table in tables.items():
+        ax.plot(table[stage], table["change"], marker=".", label=name)
+        ax.fill_between(table[stage], table["ci_low"], table["ci_high"], alpha=0.25)
+    ax.axhline(0.0, color="grey", lw=0.8)
+    ax.set(xlabel=label(stage), ylabel=ylabel, title=title)
+    ax.legend()
+    return fig

@@ -61,6 +61,8 @@ class TrainSettings:
     explore: float = 0.05
     baseline: str = ""
     eval_games: int = 2000
+    margin: float = 0.0
+    margin_scale: float = 10.0
 
     def check(self) -> None:
         """A one-line ValueError for a setting out of range, naming the valid values."""
@@ -83,6 +85,10 @@ class TrainSettings:
             raise ValueError(f"explore must be in [0, 1], got {self.explore}")
         if not 0.0 < self.lr <= 1.0:
             raise ValueError(f"lr must be in (0, 1], got {self.lr}")
+        if not 0.0 <= self.margin <= 1.0:
+            raise ValueError(f"margin must be in [0, 1], got {self.margin}")
+        if not 0.0 < self.margin_scale <= 1000.0:
+            raise ValueError(f"margin_scale must be in (0, 1000], got {self.margin_scale}")
 
     def resolved(self) -> "TrainSettings":
         """These settings with the baseline named (``tuned<n>p`` when the game has one)."""
@@ -184,10 +190,11 @@ def nearest_tuned(game: str, players: int) -> str:
 
 def lineups(settings: TrainSettings, round_: int, candidate: str) -> list[tuple]:
     """The seatings of a round: ``(agents, games, seats)``, ``seats`` the bit mask of the
-    seats whose decisions are recorded. Round 0: the baseline everywhere, every seat
-    recorded. Then half the games seat the candidate once against the baseline (in every
-    seat in turn; only its decisions are recorded, so that the targets are the value of its
-    own play) and half seat it everywhere (self-play)."""
+    seats whose decisions are recorded (every seat explores). Round 0: the baseline everywhere,
+    every seat recorded (a more varied record than one seat's: a network trained on it plays
+    better). Then half the games seat the candidate once against the baseline (in every seat
+    in turn; only its decisions are recorded, so that the targets are the value of its own
+    play) and half seat it everywhere (self-play)."""
     n, games, everyone = settings.players, settings.games, (1 << settings.players) - 1
     if round_ == 0:
         return [([settings.baseline] * n, games, everyone)]
@@ -199,16 +206,29 @@ def lineups(settings: TrainSettings, round_: int, candidate: str) -> list[tuple]
     return [*field, ([candidate] * n, games // 2, everyone)]
 
 
-def play_task(game, players, lineup, seats, seed, first, count, explore):
+def play_task(game, players, lineup, seats, seed, first, count, explore, margin, scale):
     """Worker task: ``count`` recorded games of one seating, recording the seats of the mask
-    ``seats``; returns features and targets."""
+    ``seats``; returns features and targets (:func:`targets`)."""
     ent = entry(game)
     rules = ent.rules(n_players=players)
     agents = parse_list(lineup, game)
     recorder = __import__(load_game(game).agents + ".selfplay", fromlist=["record_block"])
     rows, feats, owners = recorder.record_block(rules, agents, seed, first, count, explore, seats)
+    y = targets(load_game(game), rows, players, margin, scale)
+    return feats, y[owners[:, 0] - first, owners[:, 1]].astype(np.float32)
+
+
+def targets(game, rows: np.ndarray, players: int, margin: float, scale: float) -> np.ndarray:
+    """Each seat's training target per game: its share of the win, blended (weight
+    ``margin``) with the logistic of its score lead over the best other seat in units of
+    ``scale`` points (a smoother signal of the same thing: who is ahead, and by how much)."""
     shares = win_shares(rows[:, -len(TAIL) + TAIL.index("winners")], players)
-    return feats, shares[owners[:, 0] - first, owners[:, 1]].astype(np.float32)
+    if margin == 0.0:
+        return shares
+    score = rows[:, :players].astype(np.float64) * (-1.0 if game.lower_wins else 1.0)
+    others = np.stack([np.delete(score, s, axis=1).max(axis=1) for s in range(players)], 1)
+    lead = 1.0 / (1.0 + np.exp(-(score - others) / scale))
+    return (1.0 - margin) * shares + margin * lead
 
 
 def generate(
@@ -222,7 +242,10 @@ def generate(
         for start in range(0, games, block):
             tasks.append((lineup, seats, base + start, min(block, games - start)))
     game, n, seed, explore = settings.game, settings.players, settings.seed, settings.explore
-    calls = (delayed(play_task)(game, n, *task[:2], seed, *task[2:], explore) for task in tasks)
+    blend = (settings.margin, settings.margin_scale)
+    calls = (
+        delayed(play_task)(game, n, *task[:2], seed, *task[2:], explore, *blend) for task in tasks
+    )
     parts = []
     for (*_, count), part in zip(
         tasks, Parallel(n_jobs=workers, return_as="generator")(calls), strict=True

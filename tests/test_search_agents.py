@@ -15,7 +15,7 @@ from agents.registry import families, parse
 from agents.tulips import worlds as tu_worlds
 from experiments.batch import field, play
 from experiments.cli import main
-from experiments.ladder import PLAYERS, RUNGS, ladder, markdown, steps
+from experiments.ladder import BRANCHES, PLAYERS, RUNGS, ladder, markdown, steps
 from experiments.tune import tune
 from geschenkt_sim import engine as nt_engine
 from geschenkt_sim import state as nt_state
@@ -163,7 +163,8 @@ def test_ladder_steps_pair_each_rung_with_the_one_below():
         (3, "greedy", "sniper"),
         (3, "sniper", "tuned3p"),
     ]
-    assert len(todo) == 2 * (len(RUNGS["geschenkt"]) - 1)
+    assert len(todo) == 2 * (len(RUNGS["geschenkt"]) - 1 + len(BRANCHES["geschenkt"]))
+    assert (4, "tuned4p", "learned") in [(n, lower, upper) for _, n, lower, upper, _ in todo]
     deals = {upper: d for _, n, _, upper, d in todo if n == 4}
     assert deals["tuned4p"] == 100 and deals["ismcts"] == 5
     assert deals["flatmc"] == 4 * 5  # against heuristics only its own seat searches
@@ -171,8 +172,8 @@ def test_ladder_steps_pair_each_rung_with_the_one_below():
 
 def test_ladder_table_is_written_with_its_command():
     table = ladder(["geschenkt"], n_games=300, search_games=0, workers=1)
-    assert set(table.upper) == {"greedy", "sniper", "tuned3p", "tuned4p", "tuned5p"}
-    assert table.shown.all()  # random < greedy < sniper < tuned, even on 300 deals
+    assert set(table.upper) == {"greedy", "sniper", "tuned3p", "tuned4p", "tuned5p", "learned"}
+    assert table.shown.all()  # random < greedy < sniper < tuned < learned, even on 300 deals
     text = markdown(table, ["ladder", "--games", "300"])
     assert "`giftsim ladder --games 300`" in text
     assert text.count("| `greedy` | `random` |") == len(PLAYERS["geschenkt"])

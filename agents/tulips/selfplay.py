@@ -4,7 +4,7 @@ The game loop of ``loop.py`` with a recorder: at every decision an agent is aske
 seat's *afterstate* (``learned.after``: what it knows right after its action, before the next
 chance event) is turned into its features (``learned.features``) and kept as one row, with the
 game and the seat it belongs to, so that the trainer can pair it with that seat's share of the
-win. With probability ``explore`` the recorder overrides the agent's choice with a uniformly
+win. With probability ``explore`` the recorder overrides any seat's choice with a uniformly
 random legal action (from the game's ``EXPLORE_STREAM``, which no agent sees), so that every
 action's afterstates are seen. The text is the same in every game's agents
 (``agents/tulips/selfplay.py``); only the imports differ.
