@@ -8,6 +8,7 @@ from agents.common.search import (
     CLOSED,
     ITERS,
     NO_CHILD,
+    POLICY,
     any_open,
     backup,
     new_tree,
@@ -21,13 +22,17 @@ from agents.common.search import (
 )
 from agents.geschenkt import learned
 from agents.geschenkt.leaf import (
+    AFTER,
+    LEARNED,
     MAX_DEPTH,
     NET_POLICIES,
+    VIEW,
+    WORK,
+    learned_action,
     new_space,
-    policy_action_net,
     truncated_values,
 )
-from agents.geschenkt.worlds import view_key, world
+from agents.geschenkt.worlds import policy_action, view_key, world
 from geschenkt_sim.engine import OBS_SIZE, apply_action, is_over, legal_mask
 from geschenkt_sim.rules import MAX_PLAYERS, NUM_ACTIONS
 from geschenkt_sim.state import N_PLAYERS, STATE_SIZE, TURN
@@ -72,14 +77,16 @@ def _walk(tree, used, path, at, via, state, params, observer, rng, space):
     """Play one world while any seat's walk is in the tree: a seat in the tree chooses there,
     the others play the default policy; record the tree's ``(node, action, seat)`` steps in
     ``path`` and return how many."""
-    steps = 0
+    steps, policy = 0, int(params[POLICY])
     while any_open(at) and not is_over(state):
         seat = state[TURN]
         node = NO_CHILD
         if at[seat] != CLOSED:
             node = step_in(tree, used, at, via, seat, view_key(state, observer), params)
-        if node == NO_CHILD:
-            action = policy_action_net(state, params, rng, space)
+        if node == NO_CHILD and policy != LEARNED:
+            action = policy_action(state, policy, rng)
+        elif node == NO_CHILD:
+            action = learned_action(state, params, space[VIEW], space[AFTER], space[WORK])
         else:
             action, _ = select(tree, node, legal_mask(state), params, rng)
             steps = take_edge(path, steps, at, via, seat, node, action)

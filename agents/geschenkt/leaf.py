@@ -122,15 +122,13 @@ def leaf_values(state, net, out):
 
 
 @njit(cache=True)
-def policy_action_net(state, params, rng, space):
-    """The default policy ``params[POLICY]``'s action for the seat to act: a search agent's
-    policy (``worlds.policy_action``) or the learned one-ply agent (``LEARNED``)."""
-    policy = int(params[POLICY])
-    if policy != LEARNED:
-        return policy_action(state, policy, rng)
-    view = space[VIEW]
+def learned_action(state, params, view, work, x):
+    """The learned one-ply agent's action for the seat to act (the network of ``params``):
+    the default policy ``LEARNED``. A search asks ``worlds.policy_action`` for the others
+    itself, in its own loop: a call that may reach this one costs more than a sniper's
+    decision (the arrays it passes are counted), so the branch is taken before it."""
     observe(state, state[TURN], view)
-    return learned.choose(view, params, space[AFTER], space[WORK])
+    return learned.choose(view, params, work, x)
 
 
 @njit(cache=True)
@@ -153,10 +151,15 @@ def _add_margin(state, params, out):
 def truncated_values(state, params, depth, rng, space, out):
     """Play ``depth`` plies of the default policy (fewer if the game ends), then write
     every seat's value into ``out``: its leaf value plus ``margin`` times its score lead."""
+    policy = int(params[POLICY])
     for _ in range(depth):
         if is_over(state):
             break
-        apply_action(state, policy_action_net(state, params, rng, space))
+        if policy != LEARNED:  # branched here: a call through the learned path costs a lot
+            action = policy_action(state, policy, rng)
+        else:
+            action = learned_action(state, params, space[VIEW], space[AFTER], space[WORK])
+        apply_action(state, action)
     leaf_values_in(state, weights_of(params), out, rng, space)
     _add_margin(state, params, out)
 
