@@ -57,12 +57,14 @@ def test_a_truncated_playout_plays_depth_plies_then_takes_the_leaf_value():
     agent = parse("ismcts_net:margin=0", "geschenkt")
     row, rng, space = agent.param_row(3), np.ones(1, np.uint64), leaf.new_space(3)
     start = position(5, 3, 4)
-    for depth in (0, 7):
-        state, out, expect = start.copy(), np.zeros(MAX_PLAYERS), np.zeros(MAX_PLAYERS)
-        leaf.truncated_values(state, row, depth, rng, space, out)
-        assert state[nt_state.N_DECISIONS] == start[nt_state.N_DECISIONS] + depth
-        leaf.leaf_values(state, network(3), expect)
-        assert np.array_equal(out, expect)
+    state, out, expect = start.copy(), np.zeros(MAX_PLAYERS), np.zeros(MAX_PLAYERS)
+    leaf.truncated_values(state, row, 0, rng, space, out)
+    leaf.leaf_values(state, network(3), expect)
+    assert np.array_equal(state, start) and np.array_equal(out, expect)
+    leaf.truncated_values(state, row, 7, rng, space, out)
+    assert state[nt_state.N_DECISIONS] == start[nt_state.N_DECISIONS] + 7
+    assert ((out[:3] > 0) & (out[:3] < 1)).all()
+    assert (space[leaf.RECENT][:3] != leaf.NOT_YET).any()  # the last plies' afterstates
     state, out = start.copy(), np.zeros(MAX_PLAYERS)
     leaf.truncated_values(state, row, leaf.MAX_DEPTH, rng, space, out)
     truth = np.zeros(MAX_PLAYERS)

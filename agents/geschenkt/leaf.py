@@ -41,7 +41,9 @@ NET_POLICIES = (*POLICIES, "learned")  # the search agents' policies, then the l
 LEARNED = len(POLICIES)  # the policy number of the learned one-ply agent
 MAX_DEPTH = 1000  # more plies than any game has: a full playout
 NORMALISE = True  # scale the seats' estimated shares to sum to 1 (see the module docstring)
-VIEW, AFTER, WORLD, WORK = range(4)  # the work space's arrays (WORK: features, hidden layer)
+VIEW, AFTER, WORLD, WORK, RECENT = range(5)  # the work space's arrays (module docstring)
+RECENT_ROUNDS = 2  # afterstates valued in a playout's last RECENT_ROUNDS * players plies
+NOT_YET = -1.0  # in RECENT: the seat has not acted in this playout's last plies
 
 
 @njit(cache=True)
@@ -49,8 +51,8 @@ def new_space(players):
     """Work space for :func:`leaf_values` and :func:`policy_action_net` at ``players`` seats."""
     size = learned.n_features(players)
     view, after = np.empty(OBS_SIZE, np.int64), np.empty(OBS_SIZE, np.int64)
-    world = np.empty(STATE_SIZE, np.int64)
-    return view, after, world, np.empty(2 * size + MAX_HIDDEN, np.float64)
+    world, recent = np.empty(STATE_SIZE, np.int64), np.full(MAX_PLAYERS, NOT_YET)
+    return view, after, world, np.empty(2 * size + MAX_HIDDEN, np.float64), recent
 
 
 @njit(cache=True)
@@ -70,7 +72,7 @@ def _view_value(view, net, x, h):
 def _best_after(view, mask, net, rng, space):
     """The network's share of the best afterstate among the legal actions of ``mask``: each
     afterstate's hidden layer is shifted from the one before (they differ in a few inputs)."""
-    _, after, world, work = space
+    after, world, work = space[AFTER], space[WORLD], space[WORK]
     size = learned.n_features(view[O_N_PLAYERS])
     x_old, x_new, h = work[:size], work[size : 2 * size], work[2 * size :]
     best, first = -np.inf, True
@@ -92,9 +94,20 @@ def _best_after(view, mask, net, rng, space):
 
 
 @njit(cache=True)
+def _after_value(state, action, net, rng, space):
+    """The network's share of the afterstate of ``action`` for the seat to act in ``state``."""
+    view, after, work = space[VIEW], space[AFTER], space[WORK]
+    size = learned.n_features(state[N_PLAYERS])
+    observe(state, state[TURN], view)
+    learned.after(view, action, rng, space[WORLD], after)
+    return _view_value(after, net, work[:size], work[2 * size :])
+
+
+@njit(cache=True)
 def leaf_values_in(state, net, out, rng, space):
     """:func:`leaf_values` with its work space given (``new_space``) and a random stream for
-    games whose afterstates sample."""
+    games whose afterstates sample. A seat other than the mover with a value in
+    ``space[RECENT]`` (its last afterstate in the playout) gets that value."""
     if is_over(state):
         rewards(state, out)
         return
@@ -105,6 +118,8 @@ def leaf_values_in(state, net, out, rng, space):
         observe(state, p, view)
         if p == state[TURN]:
             out[p] = _best_after(view, legal_mask(state), net, rng, space)
+        elif space[RECENT][p] != NOT_YET:
+            out[p] = space[RECENT][p]
         else:
             out[p] = _view_value(view, net, work[:size], work[2 * size :])
         total += out[p]
@@ -118,7 +133,7 @@ def leaf_values(state, net, out):
     """Every seat's estimated share of the win in ``state`` (a world), into ``out[:n]``, each
     from its own observation (module docstring); a finished game's true shares."""
     rng = np.ones(1, np.uint64)
-    leaf_values_in(state, net, out, rng, new_space(state[N_PLAYERS]))
+    leaf_values_in(state, net, out, rng, new_space(state[N_PLAYERS]))  # RECENT: none yet
 
 
 @njit(cache=True)
@@ -151,16 +166,19 @@ def _add_margin(state, params, out):
 def truncated_values(state, params, depth, rng, space, out):
     """Play ``depth`` plies of the default policy (fewer if the game ends), then write
     every seat's value into ``out``: its leaf value plus ``margin`` times its score lead."""
-    policy = int(params[POLICY])
-    for _ in range(depth):
+    policy, net, recent = int(params[POLICY]), weights_of(params), space[RECENT]
+    recent[:] = NOT_YET
+    for ply in range(depth):
         if is_over(state):
             break
         if policy != LEARNED:  # branched here: a call through the learned path costs a lot
             action = policy_action(state, policy, rng)
         else:
             action = learned_action(state, params, space[VIEW], space[AFTER], space[WORK])
+        if depth - ply <= RECENT_ROUNDS * state[N_PLAYERS]:
+            recent[state[TURN]] = _after_value(state, action, net, rng, space)
         apply_action(state, action)
-    leaf_values_in(state, weights_of(params), out, rng, space)
+    leaf_values_in(state, net, out, rng, space)
     _add_margin(state, params, out)
 
 
