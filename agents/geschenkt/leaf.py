@@ -44,6 +44,7 @@ NORMALISE = True  # scale the seats' estimated shares to sum to 1 (see the modul
 VIEW, AFTER, WORLD, WORK, RECENT = range(5)  # the work space's arrays (module docstring)
 RECENT_ROUNDS = 2  # afterstates valued in a playout's last RECENT_ROUNDS * players plies
 NOT_YET = -1.0  # in RECENT: the seat has not acted in this playout's last plies
+MIX = 0.5  # weight of the leaf value against the playout's end (1: the leaf value alone)
 
 
 @njit(cache=True)
@@ -165,7 +166,8 @@ def _add_margin(state, params, out):
 @njit(cache=True)
 def truncated_values(state, params, depth, rng, space, out):
     """Play ``depth`` plies of the default policy (fewer if the game ends), then write
-    every seat's value into ``out``: its leaf value plus ``margin`` times its score lead."""
+    every seat's value into ``out``: its leaf value (mixed with the playout's end, ``MIX``)
+    plus ``margin`` times its score lead."""
     policy, net, recent = int(params[POLICY]), weights_of(params), space[RECENT]
     recent[:] = NOT_YET
     for ply in range(depth):
@@ -179,7 +181,25 @@ def truncated_values(state, params, depth, rng, space, out):
             recent[state[TURN]] = _after_value(state, action, net, rng, space)
         apply_action(state, action)
     leaf_values_in(state, net, out, rng, space)
+    if MIX < 1.0 and not is_over(state):
+        _mix_with_end(state, policy, params, rng, space, out)
     _add_margin(state, params, out)
+
+
+@njit(cache=True)
+def _mix_with_end(state, policy, params, rng, space, out):
+    """Play on to the end and mix: ``MIX`` times the leaf value plus the rest times the
+    true shares at the end (as AlphaGo mixed its value network with its rollouts)."""
+    while not is_over(state):
+        if policy != LEARNED:
+            action = policy_action(state, policy, rng)
+        else:
+            action = learned_action(state, params, space[VIEW], space[AFTER], space[WORK])
+        apply_action(state, action)
+    end = np.empty(MAX_PLAYERS, np.float64)
+    rewards(state, end)
+    for p in range(state[N_PLAYERS]):
+        out[p] = MIX * out[p] + (1.0 - MIX) * end[p]
 
 
 @njit(cache=True)
