@@ -3,9 +3,13 @@
 A search agent that reads a network stops its playouts after ``depth`` plies and values the
 world it reached by the network, from each seat's own observation of it (:func:`leaf_values`):
 the seat to act gets the value of its best afterstate (the action ``learned`` would choose),
-every other seat the network's value of its view as it stands; a finished game its true
-shares. The shares are then scaled to sum to 1 (``NORMALISE``): each seat's estimate comes
-from a different view, and the mover's is a maximum, so unscaled they overcount.
+every other seat the value of its own last afterstate in the playout's last ``RECENT_ROUNDS``
+rounds (the network was trained on afterstates: a view in which the seat two ahead is to act
+is outside what it saw), else of its view as it stands; a finished game its true shares.
+The shares are then scaled to sum to 1 (``NORMALISE``): each seat's estimate comes from a
+different view, and the mover's is a maximum, so unscaled they need not. With ``MIX`` below
+1 the playout then goes on to the end, and the value is ``MIX`` times the leaf's plus the
+rest times the true shares at the end (AlphaGo mixed its value network and rollouts so).
 
 ``depth`` is a parameter of each family (slot 6 of ``ismcts_net``, 3 of ``flatmc_net``: each
 takes a prefix of the search parameters), passed in here. The playouts' default policy is one
@@ -14,8 +18,8 @@ agent itself.
 
 Work space (``space``, allocated once per decision by :func:`new_space`): a seat's view, an
 afterstate, a world (games whose afterstates need one), two feature vectors and the hidden
-layer. This module is written over the game's verbs only, so that Tulips' is the same text
-with its own imports.
+layer, and the seats' recent afterstate values. This module is written over the game's verbs
+only, so that Tulips' is the same text with its own imports.
 """
 
 import numpy as np
