@@ -43,8 +43,8 @@ def decide(obs, params, rng):
     return best_of(totals, mask)
 
 
-SEARCH = {"iters": 300.0, "policy": 4.0, "margin": 0.0}
-PARAMS = {**SEARCH, "depth": 10.0}  # the network's address rides in slot 7 (``NET_SLOT``)
+SEARCH = {"iters": 600.0, "policy": 4.0, "margin": 0.0}
+PARAMS = {**SEARCH, "depth": 0.0}  # the network's address rides in slot 7 (``NET_SLOT``)
 RANGES = {**search_ranges(SEARCH, len(NET_POLICIES)), "depth": Range(0, MAX_DEPTH, True)}
 DEPTH = list(PARAMS).index("depth")
 

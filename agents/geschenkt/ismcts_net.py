@@ -96,14 +96,14 @@ def _walk(tree, used, path, at, via, state, params, observer, rng, space):
 
 
 SEARCH = {
-    "iters": 1100.0,
+    "iters": 850.0,
     "policy": 4.0,
     "margin": 0.3,
     "explore": 0.7,
     "expand": 30.0,
     "others": 1.0,
 }
-PARAMS = {**SEARCH, "depth": 10.0}  # the network's address rides in slot 7 (``NET_SLOT``)
+PARAMS = {**SEARCH, "depth": 0.0}  # the network's address rides in slot 7 (``NET_SLOT``)
 RANGES = {**search_ranges(SEARCH, len(NET_POLICIES)), "depth": Range(0, MAX_DEPTH, True)}
 DEPTH = list(PARAMS).index("depth")
 
