@@ -53,23 +53,25 @@ def test_leaf_values_are_shares_read_from_each_seats_view_only():
     assert np.array_equal(out, again)
 
 
-def test_a_truncated_playout_plays_depth_plies_then_takes_the_leaf_value():
+def test_a_truncated_playout_mixes_the_leaf_value_with_the_end():
     agent = parse("ismcts_net:margin=0", "geschenkt")
     row, rng, space = agent.param_row(3), np.ones(1, np.uint64), leaf.new_space(3)
     start = position(5, 3, 4)
-    state, out, expect = start.copy(), np.zeros(MAX_PLAYERS), np.zeros(MAX_PLAYERS)
-    leaf.truncated_values(state, row, 0, rng, space, out)
-    leaf.leaf_values(state, network(3), expect)
-    assert np.array_equal(state, start) and np.array_equal(out, expect)
-    leaf.truncated_values(state, row, 7, rng, space, out)
-    assert state[nt_state.N_DECISIONS] == start[nt_state.N_DECISIONS] + 7
-    assert ((out[:3] > 0) & (out[:3] < 1)).all()
-    assert (space[leaf.RECENT][:3] != leaf.NOT_YET).any()  # the last plies' afterstates
+    at_leaf, truth = np.zeros(MAX_PLAYERS), np.zeros(MAX_PLAYERS)
+    leaf.leaf_values(start, network(3), at_leaf)
     state, out = start.copy(), np.zeros(MAX_PLAYERS)
-    leaf.truncated_values(state, row, leaf.MAX_DEPTH, rng, space, out)
-    truth = np.zeros(MAX_PLAYERS)
+    leaf.truncated_values(state, row, 0, rng, space, out)
     scoring.rewards(state, truth)
-    assert engine.is_over(state) and np.array_equal(out, truth)
+    assert engine.is_over(state)  # played on to the end for the mix
+    mixed = leaf.MIX * at_leaf[:3] + (1 - leaf.MIX) * truth[:3]
+    assert np.allclose(out[:3], mixed)
+    state = start.copy()
+    leaf.truncated_values(state, row, 7, rng, space, out)
+    assert (space[leaf.RECENT][:3] != leaf.NOT_YET).any()  # the last plies' afterstates
+    state = start.copy()
+    leaf.truncated_values(state, row, leaf.MAX_DEPTH, rng, space, out)
+    scoring.rewards(state, truth)
+    assert np.array_equal(out[:3], truth[:3])  # a game over within depth: its true shares
 
 
 @pytest.mark.parametrize("name", ["flatmc_net", "ismcts_net"])
