@@ -22,10 +22,11 @@ def decide(obs, params, rng):
     """Try each legal action in ``iters`` / (legal actions) worlds drawn from what this seat may
     know, play ``depth`` plies on with the default policy ``policy`` (0 random, 1 greedy, 2
     sniper, 3 tuned sniper, 4 a coin toss between greedy and 3, 5 the learned one-ply agent),
-    value the world reached by the network (``agents/geschenkt/leaf.py``: each seat's share
-    from its own view, the true shares once the game is over) plus ``margin`` times the score
-    lead, and take the action of the highest mean value. ``depth`` 0 values the world right
-    after the action. The network is the agent's ``net`` (default: the shipped one).
+    value the world reached by the network (each seat's share from its own view, the true
+    shares once the game is over), play on to the end and mix the two half and half
+    (``agents/geschenkt/leaf.py``), add ``margin`` times the score lead, and take the action of
+    the highest mean value. ``depth`` 0 values the world right after the action. The network
+    is the agent's ``net`` (default: the shipped one).
     """
     state = np.empty(STATE_SIZE, np.int64)
     world(obs, rng, state)

@@ -46,12 +46,13 @@ def decide(obs, params, rng):
     """ISMCTS as ``ismcts`` (``iters`` worlds drawn from what this seat may know, UCB1 with
     availability counts and exploration ``explore``, every seat in its own tree with ``others``
     1, a node choosing after ``expand`` walks reached it, the most visited action), except that
-    a walk leaving the trees plays only ``depth`` plies of the default policy ``policy`` (0
-    random, 1 greedy, 2 sniper, 3 tuned sniper, 4 a coin toss between greedy and 3, 5 the
-    learned one-ply agent) and the world reached is valued by the network
-    (``agents/geschenkt/leaf.py``: each seat's share from its own view, the true shares once
-    the game is over) plus ``margin`` times the score lead. The network is the agent's ``net``
-    (default: the shipped one).
+    a walk leaving the trees plays ``depth`` plies of the default policy ``policy`` (0 random,
+    1 greedy, 2 sniper, 3 tuned sniper, 4 a coin toss between greedy and 3, 5 the learned
+    one-ply agent), the world reached is valued by the network (each seat's share from its own
+    view, the true shares once the game is over), and that value is mixed half and half with
+    the true shares at the end of the playout continued from there
+    (``agents/geschenkt/leaf.py``), plus ``margin`` times the score lead. The network is the
+    agent's ``net`` (default: the shipped one).
     """
     state = np.empty(STATE_SIZE, np.int64)
     world(obs, rng, state)
