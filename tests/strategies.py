@@ -107,13 +107,14 @@ def quick(family):
 QUICK_ITERS = 40
 
 
-def assert_same_decisions(families, obs, twin) -> None:
-    """Every family decides the same on two observations, and leaves them unchanged (search
-    agents with :func:`quick` settings)."""
+def assert_same_decisions(families, obs, twin, players) -> None:
+    """Every family decides the same on two observations of a ``players``-seat game, and
+    leaves them unchanged (search agents with :func:`quick` settings; learned agents with the
+    shipped network of the player count)."""
     import numpy as np
 
     for family in families:
-        params = quick(family).param_row()
+        params = quick(family).param_row(players)
         shown = obs.copy()
         first = family.decide(obs, params, np.array([7], np.uint64))
         assert first == family.decide(twin, params, np.array([7], np.uint64)), family.name

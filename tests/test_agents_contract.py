@@ -50,7 +50,7 @@ def test_no_builtin_agent_sees_the_stack_or_the_removed_cards(seed, n, steps, vi
         observe(state, seat, a)
         observe(other, seat, b)
         assert np.array_equal(a, b)
-        assert_same_decisions(BUILTINS, a, b)
+        assert_same_decisions(BUILTINS, a, b, n)
 
 
 def test_hidden_chips_read_minus_one_for_opponents_only():

@@ -142,7 +142,7 @@ def test_no_builtin_agent_sees_what_its_seat_may_not_know(n, seed, steps):
     observe(state, seat, a)
     observe(other, seat, b)
     assert np.array_equal(a, b)
-    assert_same_decisions(builtins("tulips"), a, b)
+    assert_same_decisions(builtins("tulips"), a, b, n)
 
 
 @pytest.mark.parametrize("spec", SPECS)
