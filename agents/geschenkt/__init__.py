@@ -6,7 +6,17 @@ Thanks! agents are asked for. Nothing here compiles on import.
 """
 
 from agents.base import Family
-from agents.geschenkt import flatmc, greedy, ismcts, learned, random_agent, sniper, tuned
+from agents.geschenkt import (
+    flatmc,
+    flatmc_net,
+    greedy,
+    ismcts,
+    ismcts_net,
+    learned,
+    random_agent,
+    sniper,
+    tuned,
+)
 from agents.geschenkt.loop import play_block, play_games
 
 RANDOM = Family.of_module("random", "geschenkt", random_agent)
@@ -16,5 +26,7 @@ TUNED = tuple(SNIPER.tuned(name, params) for name, params in tuned.TUNED.items()
 FLATMC = Family.of_module("flatmc", "geschenkt", flatmc)
 ISMCTS = Family.of_module("ismcts", "geschenkt", ismcts)
 LEARNED = Family.of_module("learned", "geschenkt", learned)
-BUILTINS = (RANDOM, GREEDY, SNIPER, *TUNED, FLATMC, ISMCTS, LEARNED)
+FLATMC_NET = Family.of_module("flatmc_net", "geschenkt", flatmc_net)
+ISMCTS_NET = Family.of_module("ismcts_net", "geschenkt", ismcts_net)
+BUILTINS = (RANDOM, GREEDY, SNIPER, *TUNED, FLATMC, ISMCTS, LEARNED, FLATMC_NET, ISMCTS_NET)
 __all__ = ["BUILTINS", "play_block", "play_games"]
