@@ -57,7 +57,7 @@ def new_space(players):
     size = learned.n_features(players)
     view, after = np.empty(OBS_SIZE, np.int64), np.empty(OBS_SIZE, np.int64)
     world, recent = np.empty(STATE_SIZE, np.int64), np.full(MAX_PLAYERS, NOT_YET)
-    return view, after, world, np.empty(2 * size + MAX_HIDDEN, np.float64), recent
+    return view, after, world, np.empty(2 * size + MAX_HIDDEN, np.float32), recent
 
 
 @njit(cache=True)
