@@ -85,3 +85,23 @@ def chip_value(path, players: int, n_games: int = 2000, seed: int = 0) -> pd.Dat
 
     table = nudge(path, "geschenkt", players, change, stage, n_games, seed)
     return table.rename(columns={"stage": "cards_left"})
+
+
+def majority_value(path, players: int, points: int = 5, n_games: int = 500, seed: int = 0):
+    """Gift of Tulips: what ``points`` more majority points (if the game ended now) are worth
+    to the seat (change of its estimated share of the win), by cards left to draw (in
+    bins of 8)."""
+    from agents.tulips import learned as tu
+
+    first = tu.PER_SEAT * players  # where the global features start
+    own_majority = tu.MAJORITY * players  # relative seat 0's majority points
+
+    def change(x):
+        x[:, own_majority] += points / 30.0  # features are points / 30
+        x[:, first + tu.MARGIN] += points / 30.0  # and its margin over the best rival too
+
+    def stage(x):
+        return (np.rint(x[:, first + tu.DECK_LEFT] * 72) // 8 * 8).astype(int)
+
+    table = nudge(path, "tulips", players, change, stage, n_games, seed)
+    return table.rename(columns={"stage": "cards_left"})

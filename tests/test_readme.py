@@ -27,6 +27,8 @@ SMALL = {  # size option -> the value the test runs it with
     "--generations": "1",
     "--popsize": "2",
     "--scale": "0.0001",
+    "--rounds": "1",
+    "--eval-games": "10",
 }
 ADDED = {  # command -> options (with their value, or None for a flag) added when absent
     "bench": {"--games": "20", "--no-startup": None},
@@ -65,7 +67,7 @@ def shrunk(args: list[str]) -> list[str]:
 def test_the_readme_has_the_commands_a_user_starts_with():
     names = {args[0] for args in readme_commands(README.read_text())}
     assert names >= {"record", "replay", "bench", "demo", "tournament", "seats", "report"}
-    assert names >= {"tune", "ladder", "play"}
+    assert names >= {"tune", "ladder", "play", "train"}
 
 
 def test_every_readme_command_runs(tmp_path, monkeypatch, capsys):
