@@ -19,7 +19,8 @@ agent itself.
 Work space (``space``, allocated once per decision by :func:`new_space`): a seat's view, an
 afterstate, a world (games whose afterstates need one), two feature vectors and the hidden
 layer, and the seats' recent afterstate values. This module is written over the game's verbs
-only, so that Tulips' is the same text with its own imports.
+only: Tulips' (``agents/tulips/leaf.py``) is the same text with its own imports, but for
+its afterstates (made in a sampled world) and its score lead (the standing now).
 """
 
 import numpy as np

@@ -44,7 +44,7 @@ def decide(obs, params, rng):
     return best_of(totals, mask)
 
 
-SEARCH = {"iters": 600.0, "policy": 2.0, "margin": 0.5}
+SEARCH = {"iters": 900.0, "policy": 2.0, "margin": 0.5}  # at most 10 ms a decision at 4 players
 PARAMS = {**SEARCH, "depth": 0.0}  # the network's address rides in slot 7 (``NET_SLOT``)
 RANGES = {**search_ranges(SEARCH, len(NET_POLICIES)), "depth": Range(0, MAX_DEPTH, True)}
 DEPTH = list(PARAMS).index("depth")
