@@ -22,12 +22,9 @@ from agents.common.search import (
 )
 from agents.geschenkt import learned
 from agents.geschenkt.leaf import (
-    AFTER,
     LEARNED,
     MAX_DEPTH,
     NET_POLICIES,
-    VIEW,
-    WORK,
     learned_action,
     new_space,
     truncated_values,
@@ -79,7 +76,6 @@ def _walk(tree, used, path, at, via, state, params, observer, rng, space):
     the others play the default policy; record the tree's ``(node, action, seat)`` steps in
     ``path`` and return how many."""
     steps, policy = 0, int(params[POLICY])
-    view, after, work = space[VIEW], space[AFTER], space[WORK]
     while any_open(at) and not is_over(state):
         seat = state[TURN]
         node = NO_CHILD
@@ -88,7 +84,7 @@ def _walk(tree, used, path, at, via, state, params, observer, rng, space):
         if node == NO_CHILD and policy != LEARNED:
             action = policy_action(state, policy, rng)
         elif node == NO_CHILD:
-            action = learned_action(state, params, view, after, work)
+            action = learned_action(state, params, rng, space)
         else:
             action, _ = select(tree, node, legal_mask(state), params, rng)
             steps = take_edge(path, steps, at, via, seat, node, action)

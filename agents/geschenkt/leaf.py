@@ -19,7 +19,8 @@ agent itself.
 Work space (``space``, allocated once per decision by :func:`new_space`): a seat's view, an
 afterstate, a world (games whose afterstates need one), two feature vectors and the hidden
 layer, and the seats' recent afterstate values. This module is written over the game's verbs
-only, so that Tulips' is the same text with its own imports.
+only: Tulips' (``agents/tulips/leaf.py``) is the same text with its own imports, but for
+its afterstates (made in a sampled world) and its score lead (the standing now).
 """
 
 import numpy as np
@@ -142,13 +143,15 @@ def leaf_values(state, net, out):
 
 
 @njit(cache=True)
-def learned_action(state, params, view, work, x):
-    """The learned one-ply agent's action for the seat to act (the network of ``params``):
-    the default policy ``LEARNED``. A search asks ``worlds.policy_action`` for the others
-    itself, in its own loop: a call that may reach this one costs more than a sniper's
-    decision (the arrays it passes are counted), so the branch is taken before it."""
+def learned_action(state, params, rng, space):
+    """The learned one-ply agent's action for the seat to act (the network of ``params``, the
+    work space ``space``): the default policy ``LEARNED``. A search asks
+    ``worlds.policy_action`` for the others itself, in its own loop: a call that may reach this
+    one costs more than a hand-made policy's decision (the arrays it passes are counted), so
+    the branch is taken before it."""
+    view = space[VIEW]
     observe(state, state[TURN], view)
-    return learned.choose(view, params, work, x)
+    return learned.choose(view, params, space[AFTER], space[WORK])
 
 
 @njit(cache=True)
@@ -180,7 +183,7 @@ def truncated_values(state, params, depth, rng, space, out):
         if policy != LEARNED:  # branched here: a call through the learned path costs a lot
             action = policy_action(state, policy, rng)
         else:
-            action = learned_action(state, params, space[VIEW], space[AFTER], space[WORK])
+            action = learned_action(state, params, rng, space)
         if depth - ply <= RECENT_ROUNDS * state[N_PLAYERS]:
             recent[state[TURN]] = _after_value(state, action, net, rng, space)
         apply_action(state, action)
@@ -198,7 +201,7 @@ def _mix_with_end(state, policy, params, rng, space, out):
         if policy != LEARNED:
             action = policy_action(state, policy, rng)
         else:
-            action = learned_action(state, params, space[VIEW], space[AFTER], space[WORK])
+            action = learned_action(state, params, rng, space)
         apply_action(state, action)
     end = np.empty(MAX_PLAYERS, np.float64)
     rewards(state, end)

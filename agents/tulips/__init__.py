@@ -8,9 +8,11 @@ Gift of Tulips agents are asked for. Nothing here compiles on import.
 from agents.base import Family
 from agents.tulips import (
     flatmc,
+    flatmc_net,
     greedy,
     hoarder,
     ismcts,
+    ismcts_net,
     learned,
     planner,
     random_agent,
@@ -26,5 +28,10 @@ TUNED = tuple(HOARDER.tuned(name, params) for name, params in tuned.TUNED.items(
 FLATMC = Family.of_module("flatmc", "tulips", flatmc)
 ISMCTS = Family.of_module("ismcts", "tulips", ismcts)
 LEARNED = Family.of_module("learned", "tulips", learned)
-BUILTINS = (RANDOM, GREEDY, PLANNER, HOARDER, *TUNED, FLATMC, ISMCTS, LEARNED)
+FLATMC_NET = Family.of_module("flatmc_net", "tulips", flatmc_net)
+ISMCTS_NET = Family.of_module("ismcts_net", "tulips", ismcts_net)
+BUILTINS = (
+    *(RANDOM, GREEDY, PLANNER, HOARDER, *TUNED),
+    *(FLATMC, ISMCTS, LEARNED, FLATMC_NET, ISMCTS_NET),
+)
 __all__ = ["BUILTINS", "play_block", "play_games"]

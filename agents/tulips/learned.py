@@ -106,11 +106,11 @@ def after(obs, action, rng, world_, out):
     world drawn from ``obs`` with ``rng`` into ``world_`` (a state-sized work array), the action
     applied to it, observed by the seat, the card drawn after the action hidden."""
     world(obs, rng, world_)
-    _resolve(world_, action, obs[O_SEAT], out)
+    resolve(world_, action, obs[O_SEAT], out)
 
 
 @njit(cache=True)
-def _resolve(world_, action, seat, out):
+def resolve(world_, action, seat, out):
     """Apply ``action`` to ``world_`` and write ``seat``'s afterstate into ``out``."""
     apply_action(world_, action)
     observe(world_, seat, out)
@@ -229,7 +229,7 @@ def choose(obs, params, rng, worlds, work, x):
             continue
         for i in range(STATE_SIZE):
             world_[i] = drawn[i]
-        _resolve(world_, action, seat, work)
+        resolve(world_, action, seat, work)
         features(work, x_to)
         if best < 0:
             first_layer(net, x_to, h)

@@ -1,0 +1,57 @@
+"""``flatmc_net``: flat Monte Carlo whose playouts stop early and take the learned value."""
+
+import numpy as np
+from numba import njit
+
+from agents.base import Range
+from agents.common.search import ITERS, best_of, only_action, search_ranges
+from agents.tulips import learned
+from agents.tulips.leaf import MAX_DEPTH, NET_POLICIES, new_space, truncated_value
+from agents.tulips.worlds import world
+from giftsim.bits import popcount
+from giftsim.contract import as_arrays
+from tulips_sim.engine import O_SIZE, apply_action, legal_mask
+from tulips_sim.rules import NUM_ACTIONS
+from tulips_sim.state import N_PLAYERS, STATE_SIZE, TURN
+
+n_features = learned.n_features  # reads a network: ``flatmc_net:net=FILE``
+
+
+@njit(cache=True)
+def decide(obs, params, rng):
+    """Try each legal action in ``iters`` / (legal actions) worlds drawn from what this seat may
+    know, play ``depth`` plies on with the default policy ``policy`` (0 random, 1 greedy, 2
+    hoarder, 3 planner, 4 tuned hoarder, 5 the learned one-ply agent),
+    value the world reached by the network (each seat's share from its own view, the true
+    shares once the game is over), play on to the end and mix the two half and half
+    (``agents/tulips/leaf.py``), add ``margin`` times the score lead, and take the action of
+    the highest mean value. ``depth`` 0 values the world right after the action. The network
+    is the agent's ``net`` (default: the shipped one).
+    """
+    state = np.empty(STATE_SIZE, np.int64)
+    world(obs, rng, state)
+    seat, mask = state[TURN], legal_mask(state)
+    if only_action(mask) >= 0:
+        return only_action(mask)
+    space, depth = new_space(state[N_PLAYERS]), int(params[DEPTH])
+    totals = np.zeros(NUM_ACTIONS, np.float64)
+    for _ in range(max(int(params[ITERS]) // popcount(mask), 1)):
+        for action in range(NUM_ACTIONS):
+            if (mask >> action) & 1:
+                world(obs, rng, state)
+                apply_action(state, action)
+                totals[action] += truncated_value(state, params, depth, seat, rng, space)
+    return best_of(totals, mask)
+
+
+SEARCH = {"iters": 900.0, "policy": 2.0, "margin": 0.5}  # at most 10 ms a decision at 4 players
+PARAMS = {**SEARCH, "depth": 0.0}  # the network's address rides in slot 7 (``NET_SLOT``)
+RANGES = {**search_ranges(SEARCH, len(NET_POLICIES)), "depth": Range(0, MAX_DEPTH, True)}
+DEPTH = list(PARAMS).index("depth")
+
+
+@njit(cache=True)
+def decider(obs, params, rng, scratch):
+    """Entry of ``decide`` for the compiled loop (see ``giftsim.contract``)."""
+    o, p, r = as_arrays(obs, params, rng, O_SIZE)
+    return decide(o, p, r)

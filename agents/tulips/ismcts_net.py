@@ -1,0 +1,112 @@
+"""``ismcts_net``: ISMCTS whose walks end in a short playout valued by the learned network."""
+
+import numpy as np
+from numba import njit
+
+from agents.base import Range
+from agents.common.search import (
+    CLOSED,
+    ITERS,
+    NO_CHILD,
+    POLICY,
+    any_open,
+    backup,
+    new_tree,
+    only_action,
+    open_walks,
+    root_choice,
+    search_ranges,
+    select,
+    step_in,
+    take_edge,
+)
+from agents.tulips import learned
+from agents.tulips.leaf import (
+    LEARNED,
+    MAX_DEPTH,
+    NET_POLICIES,
+    learned_action,
+    new_space,
+    truncated_values,
+)
+from agents.tulips.worlds import policy_action, view_key, world
+from giftsim.contract import as_arrays
+from tulips_sim.engine import O_SIZE, apply_action, is_over, legal_mask
+from tulips_sim.rules import MAX_PLAYERS, NUM_ACTIONS
+from tulips_sim.state import N_PLAYERS, STATE_SIZE, TURN
+
+n_features = learned.n_features  # reads a network: ``ismcts_net:net=FILE``
+
+
+@njit(cache=True)
+def decide(obs, params, rng):
+    """ISMCTS as ``ismcts`` (``iters`` worlds drawn from what this seat may know, UCB1 with
+    availability counts and exploration ``explore``, with ``others`` 1 every seat in its own
+    tree, with 0 (the default) only this seat; a node choosing after ``expand`` walks reached
+    it, the most visited action), except that a walk leaving the trees plays ``depth`` plies of
+    the default policy ``policy`` (0 random, 1 greedy, 2 hoarder, 3 planner, 4 tuned hoarder,
+    5 the learned one-ply agent), the world reached is valued by the network (each seat's share
+    from its own view, the true shares once the game is over), and that value is mixed half
+    and half with the true shares at the end of the playout continued from there
+    (``agents/tulips/leaf.py``), plus ``margin`` times the score lead. The network is the
+    agent's ``net`` (default: the shipped one).
+    """
+    state = np.empty(STATE_SIZE, np.int64)
+    world(obs, rng, state)
+    observer, root_legal = state[TURN], legal_mask(state)
+    if only_action(root_legal) >= 0:
+        return only_action(root_legal)
+    players = state[N_PLAYERS]
+    tree, used, path = new_tree(NUM_ACTIONS, players, params)
+    at, via = np.empty(players, np.int64), np.empty(players, np.int64)
+    values_now = np.empty(MAX_PLAYERS, np.float64)
+    space, depth = new_space(players), int(params[DEPTH])
+    for _ in range(max(int(params[ITERS]), 1)):
+        world(obs, rng, state)
+        open_walks(at, via, observer, params)
+        steps = _walk(tree, used, path, at, via, state, params, observer, rng, space)
+        truncated_values(state, params, depth, rng, space, values_now)
+        backup(tree, path, steps, values_now)
+    return root_choice(tree, root_legal)
+
+
+@njit(cache=True)
+def _walk(tree, used, path, at, via, state, params, observer, rng, space):
+    """Play one world while any seat's walk is in the tree: a seat in the tree chooses there,
+    the others play the default policy; record the tree's ``(node, action, seat)`` steps in
+    ``path`` and return how many."""
+    steps, policy = 0, int(params[POLICY])
+    while any_open(at) and not is_over(state):
+        seat = state[TURN]
+        node = NO_CHILD
+        if at[seat] != CLOSED:
+            node = step_in(tree, used, at, via, seat, view_key(state, observer), params)
+        if node == NO_CHILD and policy != LEARNED:
+            action = policy_action(state, policy, rng)
+        elif node == NO_CHILD:
+            action = learned_action(state, params, rng, space)
+        else:
+            action, _ = select(tree, node, legal_mask(state), params, rng)
+            steps = take_edge(path, steps, at, via, seat, node, action)
+        apply_action(state, action)
+    return steps
+
+
+SEARCH = {
+    "iters": 850.0,
+    "policy": 2.0,
+    "margin": 0.5,
+    "explore": 0.7,
+    "expand": 30.0,
+    "others": 0.0,
+}
+PARAMS = {**SEARCH, "depth": 0.0}  # the network's address rides in slot 7 (``NET_SLOT``)
+RANGES = {**search_ranges(SEARCH, len(NET_POLICIES)), "depth": Range(0, MAX_DEPTH, True)}
+DEPTH = list(PARAMS).index("depth")
+
+
+@njit(cache=True)
+def decider(obs, params, rng, scratch):
+    """Entry of ``decide`` for the compiled loop (see ``giftsim.contract``)."""
+    o, p, r = as_arrays(obs, params, rng, O_SIZE)
+    return decide(o, p, r)

@@ -1,0 +1,230 @@
+"""The learned value as the leaf of a search (``flatmc_net``, ``ismcts_net``), in Gift of Tulips.
+
+A search agent that reads a network stops its playouts after ``depth`` plies and values the
+world it reached by the network, from each seat's own observation of it (:func:`leaf_values`):
+the seat to act gets the value of its best afterstate (the action ``learned`` would choose),
+every other seat the value of its own last afterstate in the playout's last ``RECENT_ROUNDS``
+rounds (the network was trained on afterstates: a view in which the seat two ahead is to act
+is outside what it saw), else of its view as it stands; a finished game its true shares.
+The shares are then scaled to sum to 1 (``NORMALISE``): each seat's estimate comes from a
+different view, and the mover's is a maximum, so unscaled they need not. With ``MIX`` below
+1 the playout then goes on to the end, and the value is ``MIX`` times the leaf's plus the
+rest times the true shares at the end (AlphaGo mixed its value network and rollouts so).
+
+``depth`` is a parameter of each family (slot 6 of ``ismcts_net``, 3 of ``flatmc_net``: each
+takes a prefix of the search parameters), passed in here. The playouts' default policy is one
+of the search agents' (``worlds.POLICIES``) or, as policy ``LEARNED``, the learned one-ply
+agent itself.
+
+Work space (``space``, allocated once per decision by :func:`new_space`): a seat's view, an
+afterstate, a world (games whose afterstates need one), two feature vectors and the hidden
+layer, and the seats' recent afterstate values. This module is written over the game's verbs
+only; it is No Thanks!'s (``agents/geschenkt/leaf.py``) with Tulips' imports, except where
+Tulips differs: an afterstate is made in a sampled world (two states of work space; the
+mover's afterstates share one world, as ``learned.choose`` does), and a score lead is the
+standing now (points scored plus the majority points the face-up festival pays) until the
+game is over, and higher is better.
+"""
+
+import numpy as np
+from numba import njit
+
+from agents.common.net import MAX_HIDDEN, first_layer, output, shift, weights_of
+from agents.common.search import MARGIN, POLICY
+from agents.tulips import learned
+from agents.tulips.features import all_standings
+from agents.tulips.worlds import LEAD_SCALE, POLICIES, policy_action, world
+from tulips_sim.engine import (
+    O_N_PLAYERS,
+    O_SEAT,
+    apply_action,
+    is_over,
+    legal_mask,
+    observe,
+)
+from tulips_sim.engine import O_SIZE as OBS_SIZE
+from tulips_sim.rules import MAX_PLAYERS, NUM_ACTIONS
+from tulips_sim.scoring import final_scores, rewards
+from tulips_sim.state import N_PLAYERS, STATE_SIZE, TURN
+
+NET_POLICIES = (*POLICIES, "learned")  # the search agents' policies, then the learned one-ply
+LEARNED = len(POLICIES)  # the policy number of the learned one-ply agent
+MAX_DEPTH = 1000  # more plies than any game has: a full playout
+NORMALISE = True  # scale the seats' estimated shares to sum to 1 (see the module docstring)
+VIEW, AFTER, WORLD, WORK, RECENT = range(5)  # the work space's arrays (module docstring)
+RECENT_ROUNDS = 2  # afterstates valued in a playout's last RECENT_ROUNDS * players plies
+NOT_YET = -1.0  # in RECENT: the seat has not acted in this playout's last plies
+MIX = 0.5  # weight of the leaf value against the playout's end (1: the leaf value alone)
+
+
+@njit(cache=True)
+def new_space(players):
+    """Work space for :func:`leaf_values` and :func:`policy_action_net` at ``players`` seats."""
+    size = learned.n_features(players)
+    view, after = np.empty(OBS_SIZE, np.int64), np.empty(OBS_SIZE, np.int64)
+    world, recent = np.empty(2 * STATE_SIZE, np.int64), np.full(MAX_PLAYERS, NOT_YET)
+    return view, after, world, np.empty(2 * size + MAX_HIDDEN, np.float32), recent
+
+
+@njit(cache=True)
+def _sigmoid(z):
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+@njit(cache=True)
+def _view_value(view, net, x, h):
+    """The network's share for the seat whose observation ``view`` is, as it stands."""
+    learned.features(view, x)
+    first_layer(net, x, h)
+    return _sigmoid(output(net, h))
+
+
+@njit(cache=True)
+def _best_after(view, mask, net, rng, space):
+    """The network's share of the best afterstate among the legal actions of ``mask``, each
+    action applied to a copy of one world drawn from ``view``; each afterstate's hidden layer
+    is shifted from the one before (they differ in a few inputs)."""
+    after, work = space[AFTER], space[WORK]
+    drawn, world_ = space[WORLD][:STATE_SIZE], space[WORLD][STATE_SIZE:]
+    size = learned.n_features(view[O_N_PLAYERS])
+    x_old, x_new, h = work[:size], work[size : 2 * size], work[2 * size :]
+    world(view, rng, drawn)
+    best, first = -np.inf, True
+    for action in range(NUM_ACTIONS):
+        if not (mask >> action) & 1:
+            continue
+        world_[:] = drawn
+        learned.resolve(world_, action, view[O_SEAT], after)
+        learned.features(after, x_new)
+        if first:
+            first_layer(net, x_new, h)
+            first = False
+        else:
+            shift(net, x_old, x_new, h)
+        best = max(best, output(net, h))
+        x_old[:] = x_new
+    return _sigmoid(best)
+
+
+@njit(cache=True)
+def _after_value(state, action, net, rng, space):
+    """The network's share of the afterstate of ``action`` for the seat to act in ``state``."""
+    view, after, work = space[VIEW], space[AFTER], space[WORK]
+    size = learned.n_features(state[N_PLAYERS])
+    observe(state, state[TURN], view)
+    learned.after(view, action, rng, space[WORLD][:STATE_SIZE], after)
+    return _view_value(after, net, work[:size], work[2 * size :])
+
+
+@njit(cache=True)
+def leaf_values_in(state, net, out, rng, space):
+    """:func:`leaf_values` with its work space given (``new_space``) and a random stream for
+    games whose afterstates sample. A seat other than the mover with a value in
+    ``space[RECENT]`` (its last afterstate in the playout) gets that value."""
+    if is_over(state):
+        rewards(state, out)
+        return
+    view, work = space[VIEW], space[WORK]
+    size = learned.n_features(state[N_PLAYERS])
+    total = 0.0
+    for p in range(state[N_PLAYERS]):
+        observe(state, p, view)
+        if p == state[TURN]:
+            out[p] = _best_after(view, legal_mask(state), net, rng, space)
+        elif space[RECENT][p] != NOT_YET:
+            out[p] = space[RECENT][p]
+        else:
+            out[p] = _view_value(view, net, work[:size], work[2 * size :])
+        total += out[p]
+    if NORMALISE:
+        for p in range(state[N_PLAYERS]):
+            out[p] /= total
+
+
+@njit(cache=True)
+def leaf_values(state, net, out):
+    """Every seat's estimated share of the win in ``state`` (a world), into ``out[:n]``, each
+    from its own observation (module docstring); a finished game's true shares."""
+    rng = np.ones(1, np.uint64)
+    leaf_values_in(state, net, out, rng, new_space(state[N_PLAYERS]))  # RECENT: none yet
+
+
+@njit(cache=True)
+def learned_action(state, params, rng, space):
+    """The learned one-ply agent's action for the seat to act (the network of ``params``, the
+    work space ``space``): the default policy ``LEARNED``. A search asks
+    ``worlds.policy_action`` for the others itself, in its own loop: a call that may reach this
+    one costs more than a hand-made policy's decision (the arrays it passes are counted), so
+    the branch is taken before it."""
+    view = space[VIEW]
+    observe(state, state[TURN], view)
+    return learned.choose(view, params, rng, space[WORLD], space[AFTER], space[WORK])
+
+
+@njit(cache=True)
+def _add_margin(state, params, out):
+    """Add ``params[MARGIN]`` times each seat's score lead to ``out``: final scores once the
+    game is over, else the standings now (``features.all_standings``, public)."""
+    if params[MARGIN] == 0.0:
+        return
+    n = state[N_PLAYERS]
+    now = np.zeros(MAX_PLAYERS, np.int64)
+    if is_over(state):
+        final_scores(state, now)
+    else:
+        standing = all_standings(state[:OBS_SIZE])
+        for p in range(n):
+            now[p] = standing[p]
+    for p in range(n):
+        best_other = -(1 << 30)
+        for q in range(n):
+            if q != p:
+                best_other = max(best_other, now[q])
+        out[p] += params[MARGIN] * (now[p] - best_other) / LEAD_SCALE
+
+
+@njit(cache=True)
+def truncated_values(state, params, depth, rng, space, out):
+    """Play ``depth`` plies of the default policy (fewer if the game ends), then write
+    every seat's value into ``out``: its leaf value (mixed with the playout's end, ``MIX``)
+    plus ``margin`` times its score lead."""
+    policy, net, recent = int(params[POLICY]), weights_of(params), space[RECENT]
+    recent[:] = NOT_YET
+    for ply in range(depth):
+        if is_over(state):
+            break
+        if policy != LEARNED:  # branched here: a call through the learned path costs a lot
+            action = policy_action(state, policy, rng)
+        else:
+            action = learned_action(state, params, rng, space)
+        if depth - ply <= RECENT_ROUNDS * state[N_PLAYERS]:
+            recent[state[TURN]] = _after_value(state, action, net, rng, space)
+        apply_action(state, action)
+    leaf_values_in(state, net, out, rng, space)
+    if MIX < 1.0 and not is_over(state):
+        _mix_with_end(state, policy, params, rng, space, out)
+    _add_margin(state, params, out)
+
+
+@njit(cache=True)
+def _mix_with_end(state, policy, params, rng, space, out):
+    """Play on to the end and mix: ``MIX`` times the leaf value plus the rest times the
+    true shares at the end (as AlphaGo mixed its value network with its rollouts)."""
+    while not is_over(state):
+        if policy != LEARNED:
+            action = policy_action(state, policy, rng)
+        else:
+            action = learned_action(state, params, rng, space)
+        apply_action(state, action)
+    end = np.empty(MAX_PLAYERS, np.float64)
+    rewards(state, end)
+    for p in range(state[N_PLAYERS]):
+        out[p] = MIX * out[p] + (1.0 - MIX) * end[p]
+
+
+@njit(cache=True)
+def truncated_value(state, params, depth, seat, rng, space):
+    """One seat's value after a truncated playout (:func:`truncated_values`)."""
+    out = np.empty(MAX_PLAYERS, np.float64)
+    truncated_values(state, params, depth, rng, space, out)
+    return out[seat]
