@@ -33,8 +33,8 @@ RUNGS = {
 # Steps off the chain, (lower, upper): the learned agents (``giftsim train``) against the rung
 # they were trained to beat, and search with the learned value against the search it improves.
 BRANCHES = {
-    "geschenkt": (("tuned{n}p", "learned"),),
-    "tulips": (("tuned{n}p", "learned"),),
+    "geschenkt": (("tuned{n}p", "learned"), ("ismcts", "ismcts_net")),
+    "tulips": (("tuned{n}p", "learned"), ("flatmc", "flatmc_net")),
 }
 PLAYERS = {"geschenkt": (3, 4, 5), "tulips": (2, 4, 6)}
 SEARCH = ("flatmc", "ismcts")
