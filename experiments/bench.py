@@ -27,7 +27,7 @@ MIXES = {
     "tulips": ("random", "greedy", "hoarder", "planner", "learned"),
 }
 PLAYERS = {"geschenkt": (3, 4, 5), "tulips": (2, 3, 4, 5, 6)}
-SLOW = {"planner": 10}  # measure slow mixes on fewer games
+SLOW = {"planner": 10, "learned": 4}  # measure slow mixes on fewer games
 # Search agents timed per game: (players, agent whose games give the positions).
 SEARCH = {"geschenkt": (3, "greedy"), "tulips": (4, "hoarder")}
 SEARCHERS = ("flatmc", "ismcts")
