@@ -9,6 +9,7 @@ compiled until a family first plays, so importing the agents compiles nothing.
 
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -115,6 +116,8 @@ class Family:
         """This family with some parameters changed, e.g. ``GREEDY(T=-3)``; a family that
         reads a network also takes ``net=FILE`` (default: the shipped network)."""
         net = str(values.pop("net", "")) if self.n_features else ""
+        if net:  # absolute: a worker process may not share this process's folder
+            net = str(Path(net).expanduser().resolve())
         unknown = sorted(set(values) - set(self.defaults))
         if unknown:
             valid = ", ".join(self.defaults) or "none"

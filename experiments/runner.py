@@ -202,7 +202,10 @@ def run(
     todo = chunks_of(jobs, chunk_size)
     folder = None
     if out is not None:
-        folder = manifest_io.prepare(Path(out), jobs, chunk_size, summary_only, resume, meta)
+        # absolute: a worker process (reused from an earlier run) may not share our cwd
+        folder = manifest_io.prepare(
+            Path(out).resolve(), jobs, chunk_size, summary_only, resume, meta
+        )
         done = {p.name for p in Path(folder).glob("chunk-*.parquet")}
         todo = [c for c in todo if c.name not in done]
     start_workers(todo, backend, workers)

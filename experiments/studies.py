@@ -33,10 +33,11 @@ def describe(table: pd.DataFrame, template: str) -> str:
     return "\n".join(template.format(**row) for row in rows)
 
 
-def builtin_specs(game: str, slow: dict[str, str]) -> tuple[list[str], list[str]]:
+def builtin_specs(game: str, slow: dict[str, str], skip=()) -> tuple[list[str], list[str]]:
     """The game's built-in agents as specs, split in two: the fast ones by name, and those
-    named in ``slow`` (name -> spec, e.g. ``{"ismcts": "ismcts:iters=200"}``) by that spec."""
-    names = [family.name for family in builtins(game)]
+    named in ``slow`` (name -> spec, e.g. ``{"ismcts": "ismcts:iters=200"}``) by that spec;
+    the families named in ``skip`` are left out."""
+    names = [family.name for family in builtins(game) if family.name not in skip]
     return [n for n in names if n not in slow], [slow[n] for n in names if n in slow]
 
 
