@@ -2,6 +2,7 @@
 ``ismcts_net``) in both games: the leaf value, the truncated playout, and the network they
 read."""
 
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -113,7 +114,8 @@ def test_a_truncated_playout_mixes_the_leaf_value_with_the_end(game, n):
 @pytest.mark.parametrize("name", ["flatmc_net", "ismcts_net"])
 def test_search_with_the_learned_value_reads_the_network_it_is_given(game, name):
     agent = parse(f"{name}:net=agents/{game}/nets/4p.npz", game)
-    assert agent.spec.endswith(f"net=agents/{game}/nets/4p.npz")
+    absolute = str(Path(f"agents/{game}/nets/4p.npz").resolve())  # workers need not share cwd
+    assert agent.net == absolute and agent.spec.endswith(f"net={absolute}")
     with pytest.raises(ValueError, match="for 4 players, not 3"):
         agent.param_row(3)
 
