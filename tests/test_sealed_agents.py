@@ -195,7 +195,7 @@ def test_only_the_secret_stops_a_search_over_small_seeds():
 BOUNDS_CHECKED_RUN = """
 from agents.registry import builtins
 from experiments.batch import play
-for game, n in (("geschenkt", 4), ("tulips", 4), ("geschenkt", 3)):
+for game, n in TABLES:
     for family in builtins(game):
         spec = family.name + (":iters=4" if "iters" in family.defaults else "")
         rules = {"geschenkt": {"chips_visible": n == 3}}.get(game, {})
@@ -204,18 +204,20 @@ for game, n in (("geschenkt", 4), ("tulips", 4), ("geschenkt", 3)):
 """
 
 
-def test_every_builtin_reads_only_its_observation_when_bounds_are_checked(tmp_path):
+@pytest.mark.parametrize(("game", "tables"), [("tulips", (4,)), ("geschenkt", (4, 3))])
+def test_every_builtin_reads_only_its_observation_when_bounds_are_checked(game, tables, tmp_path):
     """Every built-in family plays compiled with Numba's bounds checks on (and a fresh cache):
-    a read past the observation it is shown would be an IndexError, reported as AgentError."""
-    script = "from experiments.games import entry\n" + BOUNDS_CHECKED_RUN
+    a read past the observation it is shown would be an IndexError, reported as AgentError.
+    One process per game, so that the two compile side by side under ``pytest -n 2``."""
+    pairs = tuple((game, n) for n in tables)
+    script = f"from experiments.games import entry\nTABLES = {pairs!r}\n" + BOUNDS_CHECKED_RUN
     env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path)}
     done = subprocess.run(
         [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    played = done.stdout.split("\n")
-    assert sum(line.startswith("tulips ") for line in played) == len(builtins("tulips"))
-    assert sum(line.startswith("geschenkt ") for line in played) == 2 * len(builtins("geschenkt"))
+    played = [line for line in done.stdout.split("\n") if line.startswith(game + " ")]
+    assert len(played) == len(tables) * len(builtins(game))
 
 
 def test_a_builtin_entry_shows_the_observation_read_only():
