@@ -362,6 +362,9 @@ def _add_train(sub) -> None:
     p.add_argument(
         "--margin-scale", type=float, default=10.0, help="points of lead worth one logit"
     )
+    p.add_argument(
+        "--lam", type=float, default=1.0, help="TD(lambda) targets below 1 (1: outcomes)"
+    )
     p.add_argument("--workers", type=int, default=1, help="worker processes")
     p.add_argument("--resume", action="store_true", help="continue the run checkpointed")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -385,6 +388,7 @@ def _train(args) -> None:
         eval_games=args.eval_games,
         margin=args.margin,
         margin_scale=args.margin_scale,
+        lam=args.lam,
     )
     command = "giftsim " + " ".join(args.argv)
     curve = train.train(settings, args.out, args.workers, args.resume, not args.quiet, command)

@@ -14,7 +14,7 @@ from agents.common.slow import deal
 from agents.geschenkt.learned import NO_CARD, after, features, n_features
 from experiments.batch import field
 from experiments.cli import main
-from experiments.train import Network, TrainSettings, train
+from experiments.train import Network, TrainSettings, lambda_returns, successors, train
 from geschenkt_sim.engine import (
     HIDDEN_CHIPS,
     O_CARD,
@@ -144,8 +144,10 @@ def test_the_compiled_network_computes_what_numpy_does():
         )
 
 
-def tiny(seed=1, rounds=2, games=600) -> TrainSettings:
-    return TrainSettings("geschenkt", 3, seed=seed, rounds=rounds, games=games, eval_games=60)
+def tiny(seed=1, rounds=2, games=600, lam=1.0) -> TrainSettings:
+    return TrainSettings(
+        "geschenkt", 3, seed=seed, rounds=rounds, games=games, eval_games=60, lam=lam
+    )
 
 
 def test_a_tiny_training_run_beats_random_on_fresh_deals(tmp_path):
@@ -158,11 +160,12 @@ def test_a_tiny_training_run_beats_random_on_fresh_deals(tmp_path):
     assert result["ci95"][0] > 1 / 3
 
 
-def test_training_is_deterministic_and_resumes_to_the_same_network(tmp_path):
+@pytest.mark.parametrize("lam", [1.0, 0.5])
+def test_training_is_deterministic_and_resumes_to_the_same_network(tmp_path, lam):
     whole, first = tmp_path / "whole.npz", tmp_path / "part.npz"
-    train(tiny(rounds=2, games=300), whole)
-    train(tiny(rounds=1, games=300), first)
-    curve = train(tiny(rounds=2, games=300), first, resume=True)  # one more round
+    train(tiny(rounds=2, games=300, lam=lam), whole)
+    train(tiny(rounds=1, games=300, lam=lam), first)
+    curve = train(tiny(rounds=2, games=300, lam=lam), first, resume=True)  # one more round
     assert list(curve["round"]) == [0, 1]
     a, _ = net.read(whole.with_suffix(".ckpt") / "round-1.npz")
     b, _ = net.read(first.with_suffix(".ckpt") / "round-1.npz")
@@ -176,6 +179,7 @@ def test_training_is_deterministic_and_resumes_to_the_same_network(tmp_path):
         (["--players", "9"], "no 9-player game (valid: 2, 3, 4, 5, 6, 7)"),
         (["--players", "3", "--hidden", "500"], "hidden must be a whole number in [1, 64]"),
         (["--players", "3", "--explore", "2"], "explore must be in [0, 1]"),
+        (["--players", "3", "--lam", "1.5"], "lam must be in [0, 1]"),
         (["--players", "3", "--baseline", "nobody"], "unknown agent 'nobody'"),
     ],
 )
@@ -212,4 +216,35 @@ def test_a_rounds_data_is_the_same_on_one_worker_or_two():
     one = generate(settings, 0, "", 1, Bar(), block=200)
     two = generate(settings, 0, "", 2, Bar(), block=30)
     assert len(one[0]) > 1000
-    assert np.array_equal(one[0], two[0]) and np.array_equal(one[1], two[1])
+    assert all(np.array_equal(a, b) for a, b in zip(one, two, strict=True))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.floats(0.0, 1.0))
+def test_lambda_returns_match_a_plain_recursion_over_each_seats_decisions(seed, lam):
+    """Shuffled decisions of several games and seats: each row's successor is the same seat's
+    next decision in the same game, and the targets are the textbook recursion, run backwards
+    over each seat's decisions in a plain loop."""
+    rng = np.random.default_rng(seed)
+    owners = [
+        (g, s, d)
+        for g in range(int(rng.integers(1, 4)))
+        for s in range(3)
+        for d in sorted(rng.choice(40, int(rng.integers(0, 6)), replace=False))
+    ]
+    rng.shuffle(owners)
+    owners = np.array(owners, np.int64).reshape(-1, 3)
+    outcomes, values = rng.random(len(owners)), rng.random(len(owners))
+    expected = {}
+    for g, s in {(int(g), int(s)) for g, s, _ in owners}:
+        chain = sorted((int(d), i) for i, (gg, ss, d) in enumerate(owners) if (gg, ss) == (g, s))
+        target = outcomes[chain[-1][1]]
+        expected[chain[-1][1]] = (target, -1)
+        for (_, i), (_, j) in zip(chain[-2::-1], chain[:0:-1], strict=True):
+            target = (1 - lam) * values[j] + lam * target
+            expected[i] = (target, j)
+    after = successors(owners)
+    got = lambda_returns(outcomes, values, after, lam)
+    for i, (target, j) in expected.items():
+        assert after[i] == j
+        assert got[i] == pytest.approx(target, abs=1e-6)
