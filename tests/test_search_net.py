@@ -88,7 +88,8 @@ def test_no_thanks_leaf_values_read_each_seats_view_only():
 
 
 @pytest.mark.parametrize(("game", "n"), [("geschenkt", 3), ("tulips", 2), ("tulips", 4)])
-def test_a_truncated_playout_mixes_the_leaf_value_with_the_end(game, n):
+@pytest.mark.parametrize("mix", [0.5, 0.25])
+def test_a_truncated_playout_mixes_the_leaf_value_with_the_end(game, n, mix):
     g = GAMES[game]
     agent = parse("ismcts_net:margin=0", game)
     row, space = agent.param_row(n), g.leaf.new_space(n)
@@ -96,16 +97,17 @@ def test_a_truncated_playout_mixes_the_leaf_value_with_the_end(game, n):
     at_leaf, truth = np.zeros(MAX_PLAYERS), np.zeros(MAX_PLAYERS)
     g.leaf.leaf_values(start, network(game, n), at_leaf)
     state, out = start.copy(), np.zeros(MAX_PLAYERS)
-    g.leaf.truncated_values(state, row, 0, np.ones(1, np.uint64), space, out)
+    g.leaf.truncated_values(state, row, 0, mix, np.ones(1, np.uint64), space, out)
     g.scoring.rewards(state, truth)
     assert g.engine.is_over(state)  # played on to the end for the mix
-    mixed = g.leaf.MIX * at_leaf[:n] + (1 - g.leaf.MIX) * truth[:n]
-    assert np.allclose(out[:n], mixed)
+    assert np.allclose(out[:n], mix * at_leaf[:n] + (1 - mix) * truth[:n])
     state = start.copy()
-    g.leaf.truncated_values(state, row, 7, np.ones(1, np.uint64), space, out)
+    g.leaf.truncated_values(state, row, 0, 1.0, np.ones(1, np.uint64), space, out)
+    assert np.array_equal(state, start) and np.allclose(out[:n], at_leaf[:n])  # the leaf alone
+    g.leaf.truncated_values(state, row, 7, mix, np.ones(1, np.uint64), space, out)
     assert (space[g.leaf.RECENT][:n] != g.leaf.NOT_YET).any()  # the last plies' afterstates
     state = start.copy()
-    g.leaf.truncated_values(state, row, g.leaf.MAX_DEPTH, np.ones(1, np.uint64), space, out)
+    g.leaf.truncated_values(state, row, g.leaf.MAX_DEPTH, mix, np.ones(1, np.uint64), space, out)
     g.scoring.rewards(state, truth)
     assert np.array_equal(out[:n], truth[:n])  # a game over within depth: its true shares
 

@@ -6,7 +6,7 @@ from numba import njit
 from agents.base import Range
 from agents.common.search import ITERS, best_of, only_action, search_ranges
 from agents.tulips import learned
-from agents.tulips.leaf import MAX_DEPTH, NET_POLICIES, new_space, truncated_value
+from agents.tulips.leaf import MAX_DEPTH, MIX, NET_POLICIES, new_space, truncated_value
 from agents.tulips.worlds import world
 from giftsim.bits import popcount
 from giftsim.contract import as_arrays
@@ -23,31 +23,36 @@ def decide(obs, params, rng):
     know, play ``depth`` plies on with the default policy ``policy`` (0 random, 1 greedy, 2
     hoarder, 3 planner, 4 tuned hoarder, 5 the learned one-ply agent),
     value the world reached by the network (each seat's share from its own view, the true
-    shares once the game is over), play on to the end and mix the two half and half
-    (``agents/tulips/leaf.py``), add ``margin`` times the score lead, and take the action of
-    the highest mean value. ``depth`` 0 values the world right after the action. The network
-    is the agent's ``net`` (default: the shipped one).
+    shares once the game is over; ``depth`` 0 values the world right after the action), with
+    ``mix`` below 1 play on to the end and take ``mix`` times that value plus the rest times the
+    true shares (``agents/tulips/leaf.py``), add ``margin`` times the score lead, and take the
+    action of the highest mean value. The network is the agent's ``net`` (default: the shipped
+    one).
     """
     state = np.empty(STATE_SIZE, np.int64)
     world(obs, rng, state)
     seat, mask = state[TURN], legal_mask(state)
     if only_action(mask) >= 0:
         return only_action(mask)
-    space, depth = new_space(state[N_PLAYERS]), int(params[DEPTH])
+    space, depth, mix = new_space(state[N_PLAYERS]), int(params[DEPTH]), params[MIX_AT]
     totals = np.zeros(NUM_ACTIONS, np.float64)
     for _ in range(max(int(params[ITERS]) // popcount(mask), 1)):
         for action in range(NUM_ACTIONS):
             if (mask >> action) & 1:
                 world(obs, rng, state)
                 apply_action(state, action)
-                totals[action] += truncated_value(state, params, depth, seat, rng, space)
+                totals[action] += truncated_value(state, params, depth, mix, seat, rng, space)
     return best_of(totals, mask)
 
 
 SEARCH = {"iters": 900.0, "policy": 2.0, "margin": 0.5}  # at most 10 ms a decision at 4 players
-PARAMS = {**SEARCH, "depth": 0.0}  # the network's address rides in slot 7 (``NET_SLOT``)
-RANGES = {**search_ranges(SEARCH, len(NET_POLICIES)), "depth": Range(0, MAX_DEPTH, True)}
-DEPTH = list(PARAMS).index("depth")
+PARAMS = {**SEARCH, "depth": 0.0, "mix": MIX}  # the network's address: slot 7 (``NET_SLOT``)
+RANGES = {
+    **search_ranges(SEARCH, len(NET_POLICIES)),
+    "depth": Range(0, MAX_DEPTH, True),
+    "mix": Range(0.0, 1.0),
+}
+DEPTH, MIX_AT = list(PARAMS).index("depth"), list(PARAMS).index("mix")
 
 
 @njit(cache=True)

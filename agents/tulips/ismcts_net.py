@@ -24,6 +24,7 @@ from agents.tulips import learned
 from agents.tulips.leaf import (
     LEARNED,
     MAX_DEPTH,
+    MIX,
     NET_POLICIES,
     learned_action,
     new_space,
@@ -65,7 +66,7 @@ def decide(obs, params, rng):
         world(obs, rng, state)
         open_walks(at, via, observer, params)
         steps = _walk(tree, used, path, at, via, state, params, observer, rng, space)
-        truncated_values(state, params, depth, rng, space, values_now)
+        truncated_values(state, params, depth, MIX, rng, space, values_now)
         backup(tree, path, steps, values_now)
     return root_choice(tree, root_legal)
 

@@ -7,8 +7,8 @@ every other seat the value of its own last afterstate in the playout's last ``RE
 rounds (the network was trained on afterstates: a view in which the seat two ahead is to act
 is outside what it saw), else of its view as it stands; a finished game its true shares.
 The shares are then scaled to sum to 1 (``NORMALISE``): each seat's estimate comes from a
-different view, and the mover's is a maximum, so unscaled they need not. With ``MIX`` below
-1 the playout then goes on to the end, and the value is ``MIX`` times the leaf's plus the
+different view, and the mover's is a maximum, so unscaled they need not. With ``mix`` below
+1 the playout then goes on to the end, and the value is ``mix`` times the leaf's plus the
 rest times the true shares at the end (AlphaGo mixed its value network and rollouts so).
 
 ``depth`` is a parameter of each family (slot 6 of ``ismcts_net``, 3 of ``flatmc_net``: each
@@ -54,7 +54,7 @@ NORMALISE = True  # scale the seats' estimated shares to sum to 1 (see the modul
 VIEW, AFTER, WORLD, WORK, RECENT = range(5)  # the work space's arrays (module docstring)
 RECENT_ROUNDS = 2  # afterstates valued in a playout's last RECENT_ROUNDS * players plies
 NOT_YET = -1.0  # in RECENT: the seat has not acted in this playout's last plies
-MIX = 0.5  # weight of the leaf value against the playout's end (1: the leaf value alone)
+MIX = 0.5  # ismcts_net's weight of the leaf value against the playout's end (flatmc_net: mix)
 
 
 @njit(cache=True)
@@ -184,10 +184,10 @@ def _add_margin(state, params, out):
 
 
 @njit(cache=True)
-def truncated_values(state, params, depth, rng, space, out):
+def truncated_values(state, params, depth, mix, rng, space, out):
     """Play ``depth`` plies of the default policy (fewer if the game ends), then write
-    every seat's value into ``out``: its leaf value (mixed with the playout's end, ``MIX``)
-    plus ``margin`` times its score lead."""
+    every seat's value into ``out``: its leaf value (with ``mix`` below 1, mixed with the
+    playout's end) plus ``margin`` times its score lead."""
     policy, net, recent = int(params[POLICY]), weights_of(params), space[RECENT]
     recent[:] = NOT_YET
     for ply in range(depth):
@@ -201,14 +201,14 @@ def truncated_values(state, params, depth, rng, space, out):
             recent[state[TURN]] = _after_value(state, action, net, rng, space)
         apply_action(state, action)
     leaf_values_in(state, net, out, rng, space)
-    if MIX < 1.0 and not is_over(state):
-        _mix_with_end(state, policy, params, rng, space, out)
+    if mix < 1.0 and not is_over(state):
+        _mix_with_end(state, policy, params, mix, rng, space, out)
     _add_margin(state, params, out)
 
 
 @njit(cache=True)
-def _mix_with_end(state, policy, params, rng, space, out):
-    """Play on to the end and mix: ``MIX`` times the leaf value plus the rest times the
+def _mix_with_end(state, policy, params, mix, rng, space, out):
+    """Play on to the end and mix: ``mix`` times the leaf value plus the rest times the
     true shares at the end (as AlphaGo mixed its value network with its rollouts)."""
     while not is_over(state):
         if policy != LEARNED:
@@ -219,12 +219,12 @@ def _mix_with_end(state, policy, params, rng, space, out):
     end = np.empty(MAX_PLAYERS, np.float64)
     rewards(state, end)
     for p in range(state[N_PLAYERS]):
-        out[p] = MIX * out[p] + (1.0 - MIX) * end[p]
+        out[p] = mix * out[p] + (1.0 - mix) * end[p]
 
 
 @njit(cache=True)
-def truncated_value(state, params, depth, seat, rng, space):
+def truncated_value(state, params, depth, mix, seat, rng, space):
     """One seat's value after a truncated playout (:func:`truncated_values`)."""
     out = np.empty(MAX_PLAYERS, np.float64)
-    truncated_values(state, params, depth, rng, space, out)
+    truncated_values(state, params, depth, mix, rng, space, out)
     return out[seat]
