@@ -363,6 +363,9 @@ def _add_train(sub) -> None:
         "--margin-scale", type=float, default=10.0, help="points of lead worth one logit"
     )
     p.add_argument(
+        "--selfplay", type=float, default=0.5, help="share of self-play games after round 0"
+    )
+    p.add_argument(
         "--lam", type=float, default=1.0, help="TD(lambda) targets below 1 (1: outcomes)"
     )
     p.add_argument("--workers", type=int, default=1, help="worker processes")
@@ -389,6 +392,7 @@ def _train(args) -> None:
         margin=args.margin,
         margin_scale=args.margin_scale,
         lam=args.lam,
+        selfplay=args.selfplay,
     )
     command = "giftsim " + " ".join(args.argv)
     curve = train.train(settings, args.out, args.workers, args.resume, not args.quiet, command)

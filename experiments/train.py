@@ -5,9 +5,9 @@ decision's afterstate features and pairs each with its seat's share of the win, 
 network to those targets (logistic loss, Adam, warm-started from the last round) on this
 round's decisions and the last round's (a window of two rounds steadies the policy). Round 0's
 games are played by the baseline at every seat, so the first network values the baseline's
-play; from round 1 half of the games seat the best network so far (``learned:net=...``, best
-on the held-out deals: a round that got worse does not play) once against the baseline (every
-seat in turn) and half seat it everywhere (self-play). Acting
+play; from round 1 the games seat the best network so far (``learned:net=...``, best on the
+held-out deals: a round that got worse does not play) once against the baseline (every seat
+in turn) or, a share ``selfplay`` of them (half by default), everywhere (self-play). Acting
 greedily on a value of the play it was trained on is a policy-improvement step; the next
 round values the improved play. The recorder explores (a random legal action with
 probability ``explore``) so that every action's afterstates are seen.
@@ -75,6 +75,7 @@ class TrainSettings:
     margin: float = 0.0
     margin_scale: float = 10.0
     lam: float = 1.0
+    selfplay: float = 0.5
 
     def check(self) -> None:
         """A one-line ValueError for a setting out of range, naming the valid values."""
@@ -97,6 +98,8 @@ class TrainSettings:
             raise ValueError(f"explore must be in [0, 1], got {self.explore}")
         if not 0.0 < self.lr <= 1.0:
             raise ValueError(f"lr must be in (0, 1], got {self.lr}")
+        if not 0.0 <= self.selfplay <= 1.0:
+            raise ValueError(f"selfplay must be in [0, 1], got {self.selfplay}")
         if not 0.0 <= self.lam <= 1.0:
             raise ValueError(f"lam must be in [0, 1], got {self.lam}")
         if not 0.0 <= self.margin <= 1.0:
@@ -260,9 +263,9 @@ def lineups(settings: TrainSettings, round_: int, candidate: str) -> list[tuple]
     """The seatings of a round: ``(agents, games, seats)``, ``seats`` the bit mask of the
     seats whose decisions are recorded (every seat explores). Round 0: the baseline everywhere,
     every seat recorded (a more varied record than one seat's: a network trained on it plays
-    better). Then half the games seat the candidate once against the baseline (in every seat
-    in turn; only its decisions are recorded, so that the targets are the value of its own
-    play) and half seat it everywhere (self-play)."""
+    better). Then the share ``selfplay`` of the games seats the candidate everywhere
+    (self-play) and the rest seat it once against the baseline (in every seat in turn; only
+    its decisions are recorded, so that the targets are the value of its own play)."""
     n, games, everyone = settings.players, settings.games, (1 << settings.players) - 1
     if round_ == 0:
         return [([settings.baseline] * n, games, everyone)]
@@ -270,8 +273,9 @@ def lineups(settings: TrainSettings, round_: int, candidate: str) -> list[tuple]
         ([settings.baseline] * s + [candidate] + [settings.baseline] * (n - s - 1), 1 << s)
         for s in range(n)
     ]
-    field = [(lineup, games // (2 * n), seat) for lineup, seat in seated]
-    return [*field, ([candidate] * n, games // 2, everyone)]
+    each, own = int(games * (1.0 - settings.selfplay)) // n, int(games * settings.selfplay)
+    field = [(lineup, each, seat) for lineup, seat in seated if each]
+    return [*field, *([([candidate] * n, own, everyone)] if own else [])]
 
 
 def play_task(game, players, lineup, seats, seed, first, count, explore, margin, scale):

@@ -248,3 +248,19 @@ def test_lambda_returns_match_a_plain_recursion_over_each_seats_decisions(seed, 
     for i, (target, j) in expected.items():
         assert after[i] == j
         assert got[i] == pytest.approx(target, abs=1e-6)
+
+
+@pytest.mark.parametrize("selfplay", [0.0, 0.5, 1.0])
+def test_a_rounds_seatings_split_the_games_between_the_field_and_self_play(selfplay):
+    from experiments.train import lineups
+
+    settings = tiny(games=3000)
+    settings = TrainSettings(**{**settings.__dict__, "selfplay": selfplay}).resolved()
+    assert lineups(settings, 0, "cand") == [(["tuned3p"] * 3, 3000, 0b111)]
+    seatings = lineups(settings, 1, "cand")
+    own = [games for agents, games, seats in seatings if agents == ["cand"] * 3]
+    field = [(agents.index("cand"), seats, games) for agents, games, seats in seatings]
+    field = [(s, mask, games) for s, mask, games in field if mask != 0b111]
+    assert sum(own) == 3000 * selfplay and len(own) == (selfplay > 0)
+    assert [(s, mask) for s, mask, _ in field] == [(s, 1 << s) for s in range(3)][: len(field)]
+    assert sum(games for *_, games in field) == 3000 * (1 - selfplay)
