@@ -363,6 +363,12 @@ def _add_train(sub) -> None:
         "--margin-scale", type=float, default=10.0, help="points of lead worth one logit"
     )
     p.add_argument(
+        "--members",
+        type=int,
+        default=1,
+        help="networks trained side by side, played as one (their mean; hidden x members <= 64)",
+    )
+    p.add_argument(
         "--selfplay", type=float, default=0.5, help="share of self-play games after round 0"
     )
     p.add_argument(
@@ -393,6 +399,7 @@ def _train(args) -> None:
         margin_scale=args.margin_scale,
         lam=args.lam,
         selfplay=args.selfplay,
+        members=args.members,
     )
     command = "giftsim " + " ".join(args.argv)
     curve = train.train(settings, args.out, args.workers, args.resume, not args.quiet, command)

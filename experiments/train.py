@@ -22,6 +22,11 @@ decisions (the cards drawn, the other seats' moves) then costs no variance in th
 4 Tulips players, where one game's outcome says little about one decision, this is what lifts
 the one-ply agent above the tuned field.
 
+With ``members`` above 1 a round fits that many networks side by side on the same data, each
+from its own initialisation and shuffles, and plays them as one: their hidden units side by
+side, the output the mean of theirs (:func:`ensemble`). Averaging cancels much of what one
+fit owes to chance, at the cost of one network of ``members`` times the hidden units.
+
 After each round the network plays the baseline on fixed held-out deals (seat-rotated,
 ``experiments.batch.field``): that learning curve picks the round written to ``--out``. A
 claim about the final network belongs on fresh deals (``giftsim ladder``).
@@ -76,6 +81,7 @@ class TrainSettings:
     margin_scale: float = 10.0
     lam: float = 1.0
     selfplay: float = 0.5
+    members: int = 1
 
     def check(self) -> None:
         """A one-line ValueError for a setting out of range, naming the valid values."""
@@ -90,6 +96,7 @@ class TrainSettings:
             "epochs": (self.epochs, 1, 100),
             "batch": (self.batch, 1, 10**6),
             "eval_games": (self.eval_games, 2, 10**7),
+            "members": (self.members, 1, net.MAX_HIDDEN),
         }
         for name, (value, low, high) in limits.items():
             if not (isinstance(value, int) and low <= value <= high):
@@ -98,6 +105,11 @@ class TrainSettings:
             raise ValueError(f"explore must be in [0, 1], got {self.explore}")
         if not 0.0 < self.lr <= 1.0:
             raise ValueError(f"lr must be in (0, 1], got {self.lr}")
+        if self.members * self.hidden > net.MAX_HIDDEN:
+            raise ValueError(
+                f"hidden x members must be at most {net.MAX_HIDDEN}, got "
+                f"{self.hidden} x {self.members}"
+            )
         if not 0.0 <= self.selfplay <= 1.0:
             raise ValueError(f"selfplay must be in [0, 1], got {self.selfplay}")
         if not 0.0 <= self.lam <= 1.0:
@@ -383,14 +395,17 @@ def _round(settings, folder, round_, state, workers, bar) -> dict:
         window = tuple(np.concatenate(pair) for pair in zip(state["last"], data, strict=True))
     state["last"] = data
     x, y, owners = window
-    rng = np.random.default_rng([settings.seed, round_])
     new = state["network"] is None
+    rngs = [_member_rng(settings.seed, round_, m) for m in range(settings.members)]
     if new:
-        state["network"] = Network.new(x, settings.hidden, rng)
-    network = state["network"]
+        state["network"] = [Network.new(x, settings.hidden, rng) for rng in rngs]
     after = successors(owners) if settings.lam < 1.0 else None
-    loss = fit(network, x, y, settings, rng, after, fresh=new)
-    _save_round(folder, round_, network, settings)
+    losses = [
+        fit(network, x, y, settings, rng, after, fresh=new)
+        for network, rng in zip(state["network"], rngs, strict=True)
+    ]
+    loss = float(np.mean(losses))
+    _save_round(folder, round_, state["network"], settings)
     scored = evaluate(settings, _net_path(folder, round_))
     low, high = scored["ci95"]
     return {
@@ -417,7 +432,8 @@ def _start(settings, folder: Path, resume: bool) -> dict:
     if _but_rounds(saved["settings"]) != _but_rounds(asdict(settings)):
         raise ValueError(f"{folder} is a run with other settings; remove it to start over")
     history = saved["history"]
-    network = _load_round(folder, len(history) - 1) if history else None
+    last = len(history) - 1
+    network = [_load_round(folder, last, m) for m in range(settings.members)] if history else None
     return {"history": history, "network": network, "last": None}
 
 
@@ -430,20 +446,43 @@ def _net_path(folder: Path, round_: int) -> Path:
     return folder / f"round-{round_}.npz"
 
 
-def _save_round(folder: Path, round_: int, network: Network, settings) -> None:
-    """The round's playable network, and beside it the training state (weights over
-    standardised features, scaling, optimiser moments) that ``resume`` continues from."""
+def ensemble(networks: list) -> tuple:
+    """``(w1, b1, w2, b2)`` of one network whose output is the mean of the ``networks``'
+    outputs: their hidden units side by side, the output weights divided by their number."""
+    parts = [network.folded() for network in networks]
+    w1 = np.concatenate([p[0] for p in parts])
+    b1 = np.concatenate([p[1] for p in parts])
+    w2 = np.concatenate([p[2] for p in parts]) / len(parts)
+    return w1, b1, w2, float(np.mean([p[3] for p in parts]))
+
+
+def _member_rng(seed: int, round_: int, member: int) -> np.random.Generator:
+    """A member's stream for a round's initialisation and shuffles (member 0's is the one a
+    single network has always used)."""
+    key = [seed, round_] if member == 0 else [seed, round_, member]
+    return np.random.default_rng(key)
+
+
+def _save_round(folder: Path, round_: int, networks: list, settings) -> None:
+    """The round's playable network (its members as one, :func:`ensemble`), and beside it
+    each member's training state (weights over standardised features, scaling, optimiser
+    moments) that ``resume`` continues from."""
     meta = {"game": settings.game, "players": settings.players, "round": round_}
-    net.save(_net_path(folder, round_), *network.folded(), meta)
-    arrays = {**network.params(), "mean": network.mean, "scale": network.scale}
-    arrays |= {f"m_{k}": network.m[k] for k in network.NAMES}
-    arrays |= {f"v_{k}": network.v[k] for k in network.NAMES}
-    with open(folder / f"state-{round_}.npz", "wb") as f:
-        np.savez(f, steps=network.steps, **arrays)
+    net.save(_net_path(folder, round_), *ensemble(networks), meta)
+    for member, network in enumerate(networks):
+        arrays = {**network.params(), "mean": network.mean, "scale": network.scale}
+        arrays |= {f"m_{k}": network.m[k] for k in network.NAMES}
+        arrays |= {f"v_{k}": network.v[k] for k in network.NAMES}
+        with open(_state_path(folder, round_, member), "wb") as f:
+            np.savez(f, steps=network.steps, **arrays)
 
 
-def _load_round(folder: Path, round_: int) -> Network:
-    with np.load(folder / f"state-{round_}.npz") as data:
+def _state_path(folder: Path, round_: int, member: int) -> Path:
+    return folder / (f"state-{round_}.npz" if member == 0 else f"state-{round_}-{member}.npz")
+
+
+def _load_round(folder: Path, round_: int, member: int) -> Network:
+    with np.load(_state_path(folder, round_, member)) as data:
         arrays = {k: data[k] for k in data.files}
     network = Network(*(arrays[k] for k in (*Network.NAMES, "mean", "scale")))
     network.m = {k: arrays[f"m_{k}"] for k in Network.NAMES}

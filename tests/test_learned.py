@@ -14,7 +14,14 @@ from agents.common.slow import deal
 from agents.geschenkt.learned import NO_CARD, after, features, n_features
 from experiments.batch import field
 from experiments.cli import main
-from experiments.train import Network, TrainSettings, lambda_returns, successors, train
+from experiments.train import (
+    Network,
+    TrainSettings,
+    ensemble,
+    lambda_returns,
+    successors,
+    train,
+)
 from geschenkt_sim.engine import (
     HIDDEN_CHIPS,
     O_CARD,
@@ -144,9 +151,9 @@ def test_the_compiled_network_computes_what_numpy_does():
         )
 
 
-def tiny(seed=1, rounds=2, games=600, lam=1.0) -> TrainSettings:
+def tiny(seed=1, rounds=2, games=600, **more) -> TrainSettings:
     return TrainSettings(
-        "geschenkt", 3, seed=seed, rounds=rounds, games=games, eval_games=60, lam=lam
+        "geschenkt", 3, seed=seed, rounds=rounds, games=games, eval_games=60, **more
     )
 
 
@@ -160,12 +167,13 @@ def test_a_tiny_training_run_beats_random_on_fresh_deals(tmp_path):
     assert result["ci95"][0] > 1 / 3
 
 
-@pytest.mark.parametrize("lam", [1.0, 0.5])
-def test_training_is_deterministic_and_resumes_to_the_same_network(tmp_path, lam):
+@pytest.mark.parametrize(("lam", "members"), [(1.0, 1), (0.5, 2)])
+def test_training_is_deterministic_and_resumes_to_the_same_network(tmp_path, lam, members):
     whole, first = tmp_path / "whole.npz", tmp_path / "part.npz"
-    train(tiny(rounds=2, games=300, lam=lam), whole)
-    train(tiny(rounds=1, games=300, lam=lam), first)
-    curve = train(tiny(rounds=2, games=300, lam=lam), first, resume=True)  # one more round
+    more = {"lam": lam, "members": members}
+    train(tiny(rounds=2, games=300, **more), whole)
+    train(tiny(rounds=1, games=300, **more), first)
+    curve = train(tiny(rounds=2, games=300, **more), first, resume=True)  # one more round
     assert list(curve["round"]) == [0, 1]
     a, _ = net.read(whole.with_suffix(".ckpt") / "round-1.npz")
     b, _ = net.read(first.with_suffix(".ckpt") / "round-1.npz")
@@ -180,6 +188,7 @@ def test_training_is_deterministic_and_resumes_to_the_same_network(tmp_path, lam
         (["--players", "3", "--hidden", "500"], "hidden must be a whole number in [1, 64]"),
         (["--players", "3", "--explore", "2"], "explore must be in [0, 1]"),
         (["--players", "3", "--lam", "1.5"], "lam must be in [0, 1]"),
+        (["--players", "3", "--members", "3"], "hidden x members must be at most 64, got 32 x 3"),
         (["--players", "3", "--baseline", "nobody"], "unknown agent 'nobody'"),
     ],
 )
@@ -264,3 +273,15 @@ def test_a_rounds_seatings_split_the_games_between_the_field_and_self_play(selfp
     assert sum(own) == 3000 * selfplay and len(own) == (selfplay > 0)
     assert [(s, mask) for s, mask, _ in field] == [(s, 1 << s) for s in range(3)][: len(field)]
     assert sum(games for *_, games in field) == 3000 * (1 - selfplay)
+
+
+def test_an_ensemble_is_one_network_whose_output_is_the_mean_of_its_members():
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(50, 9))
+    members = [Network.new(x, 5, np.random.default_rng(m)) for m in range(3)]
+    for m in members:
+        m.b1, m.b2 = rng.normal(size=5), np.float64(rng.normal())
+    w1, b1, w2, b2 = ensemble(members)
+    assert w1.shape == (15, 9)
+    logits = np.maximum(x @ w1.T + b1, 0.0) @ w2 + b2
+    assert np.allclose(logits, np.mean([m.logits(x) for m in members], axis=0))
