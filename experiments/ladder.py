@@ -45,6 +45,7 @@ USED = {  # seeds whose deals chose parameters: a ladder on them is exploratory
     11: "the ISMCTS variants and defaults (docs/findings.md sections 5 and 6)",
     1: "the shipped networks' training games (agents/<game>/nets/*.json)",
     3: "the Tulips 4-player network's training games (agents/tulips/nets/4p.json)",
+    21: "flatmc_net's Tulips mix=0.75 (agents/tulips/flatmc_net.py)",
 }
 FRESH_SEED = 2027  # the default: no parameter was chosen on these deals
 
