@@ -347,7 +347,7 @@ def _add_train(sub) -> None:
     p.add_argument("--out", type=Path, required=True, help="network file to write (.npz)")
     p.add_argument("--rounds", type=int, default=8, help="rounds of play and fitting")
     p.add_argument("--games", type=int, default=20_000, help="self-play games per round")
-    p.add_argument("--hidden", type=int, default=32, help="hidden units (at most 64)")
+    p.add_argument("--hidden", type=int, default=32, help="hidden units (at most 128)")
     p.add_argument("--epochs", type=int, default=3, help="passes over a round's data")
     p.add_argument("--lr", type=float, default=0.003, help="Adam's step size")
     p.add_argument("--explore", type=float, default=0.05, help="share of random moves")
@@ -366,7 +366,7 @@ def _add_train(sub) -> None:
         "--members",
         type=int,
         default=1,
-        help="networks trained side by side, played as one (their mean; hidden x members <= 64)",
+        help="networks trained side by side, played as one (their mean; hidden x members <= 128)",
     )
     p.add_argument(
         "--selfplay", type=float, default=0.5, help="share of self-play games after round 0"

@@ -185,10 +185,10 @@ def test_training_is_deterministic_and_resumes_to_the_same_network(tmp_path, lam
     ("argv", "message"),
     [
         (["--players", "9"], "no 9-player game (valid: 2, 3, 4, 5, 6, 7)"),
-        (["--players", "3", "--hidden", "500"], "hidden must be a whole number in [1, 64]"),
+        (["--players", "3", "--hidden", "500"], "hidden must be a whole number in [1, 128]"),
         (["--players", "3", "--explore", "2"], "explore must be in [0, 1]"),
         (["--players", "3", "--lam", "1.5"], "lam must be in [0, 1]"),
-        (["--players", "3", "--members", "3"], "hidden x members must be at most 64, got 32 x 3"),
+        (["--players", "3", "--members", "5"], "hidden x members must be at most 128, got 32 x 5"),
         (["--players", "3", "--baseline", "nobody"], "unknown agent 'nobody'"),
     ],
 )
@@ -202,10 +202,19 @@ def test_a_network_for_another_table_or_file_is_refused_in_one_line(tmp_path, ca
     shipped = net.shipped("geschenkt", 4)
     junk = tmp_path / "junk.npz"
     junk.write_bytes(b"not a network")
+    wide = tmp_path / "wide.npz"
+    size = n_features(3)
+    w1, w2 = np.zeros((net.MAX_HIDDEN + 1, size)), np.zeros(net.MAX_HIDDEN + 1)
+    net.save(wide, w1, np.zeros(net.MAX_HIDDEN + 1), w2, 0.0, {"game": "geschenkt", "players": 3})
     cases = [
         (f"learned:net={shipped}", "3", "is for 4 players, not 3"),
         (f"learned:net={tmp_path / 'none.npz'}", "3", "no such file"),
         (f"learned:net={junk}", "3", "is not a giftsim network"),
+        (
+            f"learned:net={wide}",
+            "3",
+            "has 129 hidden units; an agent's work space holds at most 128",
+        ),
     ]
     for spec, players, message in cases:
         argv = ["tournament", "geschenkt", "--agents", f"{spec},greedy", "--players", players]

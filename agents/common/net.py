@@ -45,7 +45,7 @@ from giftsim.game import load_game
 NET_SLOT = MAX_PARAMS - 1  # the parameter slot that carries a network's address
 SIZE, INPUTS, HIDDEN, PLAYERS = 0, 1, 2, 3
 HEADER = 8
-MAX_HIDDEN = 64  # hidden units a shipped agent's work space has room for
+MAX_HIDDEN = 128  # hidden units a shipped agent's work space has room for
 _LOADED: dict[str, np.ndarray] = {}  # packed networks by resolved path, kept alive
 
 
@@ -107,6 +107,11 @@ def _check_fits(path, meta, w1, game, players, n_features) -> None:
         raise ValueError(f"{where} is for {meta.get('players')} players, not {players}")
     if w1.ndim != 2 or w1.shape[1] != n_features:
         raise ValueError(f"{where} reads {w1.shape[-1]} features; {game} has {n_features}")
+    if w1.shape[0] > MAX_HIDDEN:
+        raise ValueError(
+            f"{where} has {w1.shape[0]} hidden units; an agent's work space holds at most "
+            f"{MAX_HIDDEN}"
+        )
 
 
 def shipped_dir(game: str) -> Path:
