@@ -49,7 +49,7 @@ NORMALISE = True  # scale the seats' estimated shares to sum to 1 (see the modul
 VIEW, AFTER, WORLD, WORK, RECENT = range(5)  # the work space's arrays (module docstring)
 RECENT_ROUNDS = 2  # afterstates valued in a playout's last RECENT_ROUNDS * players plies
 NOT_YET = -1.0  # in RECENT: the seat has not acted in this playout's last plies
-MIX = 0.5  # ismcts_net's weight of the leaf value against the playout's end (flatmc_net: mix)
+MIX = 0.5  # the leaf value's weight against the playout's end, unless a search sets its own
 
 
 @njit(cache=True)
