@@ -30,7 +30,7 @@ PLAYERS = {"geschenkt": (3, 4, 5), "tulips": (2, 3, 4, 5, 6)}
 SLOW = {"planner": 10, "learned": 4}  # measure slow mixes on fewer games
 # Search agents timed per game: (players, agent whose games give the positions).
 SEARCH = {"geschenkt": (3, "greedy"), "tulips": (4, "hoarder")}
-SEARCHERS = ("flatmc", "ismcts")
+SEARCHERS = ("flatmc", "ismcts", "flatmc_net", "ismcts_net")  # defaults, shipped networks
 
 
 def rate(
