@@ -39,7 +39,7 @@ continues an interrupted run to the same network (or extends a finished one by m
 
 import json
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from itertools import pairwise
 from pathlib import Path
 
@@ -195,8 +195,10 @@ def lambda_returns(outcomes, values, after, lam: float) -> np.ndarray:
     """TD(lambda) targets: ``G = outcome`` after a seat's last decision, else
     ``(1 - lam) * values[next] + lam * G[next]`` (``after``: each row's next, -1 for none).
     Computed from the last decisions back, one step of every chain at a time."""
-    steps = _steps_to_end(after)
     g = outcomes.astype(np.float64).copy()
+    if len(after) == 0:
+        return g.astype(np.float32)
+    steps = _steps_to_end(after)
     order = np.argsort(steps, kind="stable")
     bounds = np.searchsorted(steps[order], np.arange(1, steps.max() + 2))
     for lo, hi in pairwise(bounds):
@@ -285,7 +287,7 @@ def lineups(settings: TrainSettings, round_: int, candidate: str) -> list[tuple]
         ([settings.baseline] * s + [candidate] + [settings.baseline] * (n - s - 1), 1 << s)
         for s in range(n)
     ]
-    each, own = int(games * (1.0 - settings.selfplay)) // n, int(games * settings.selfplay)
+    each, own = round(games * (1.0 - settings.selfplay)) // n, round(games * settings.selfplay)
     field = [(lineup, each, seat) for lineup, seat in seated if each]
     return [*field, *([([candidate] * n, own, everyone)] if own else [])]
 
@@ -438,8 +440,10 @@ def _start(settings, folder: Path, resume: bool) -> dict:
 
 
 def _but_rounds(settings: dict) -> dict:
-    """Settings that make a run the same run: all but ``rounds`` (a run may be extended)."""
-    return {k: v for k, v in settings.items() if k != "rounds"}
+    """Settings that make a run the same run: all but ``rounds`` (a run may be extended); a
+    setting a checkpoint predates takes its default (the behaviour the run had)."""
+    defaults = {f.name: f.default for f in fields(TrainSettings) if f.default is not MISSING}
+    return {k: v for k, v in {**defaults, **settings}.items() if k != "rounds"}
 
 
 def _net_path(folder: Path, round_: int) -> Path:

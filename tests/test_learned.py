@@ -263,6 +263,7 @@ def test_lambda_returns_match_a_plain_recursion_over_each_seats_decisions(seed, 
             expected[i] = (target, j)
     after = successors(owners)
     got = lambda_returns(outcomes, values, after, lam)
+    assert len(got) == len(owners)  # none at all, too
     for i, (target, j) in expected.items():
         assert after[i] == j
         assert got[i] == pytest.approx(target, abs=1e-6)
@@ -287,10 +288,21 @@ def test_a_rounds_seatings_split_the_games_between_the_field_and_self_play(selfp
 def test_an_ensemble_is_one_network_whose_output_is_the_mean_of_its_members():
     rng = np.random.default_rng(4)
     x = rng.normal(size=(50, 9))
-    members = [Network.new(x, 5, np.random.default_rng(m)) for m in range(3)]
+    members = [Network.new(x * (m + 1) + m, 5, np.random.default_rng(m)) for m in range(3)]
     for m in members:
         m.b1, m.b2 = rng.normal(size=5), np.float64(rng.normal())
     w1, b1, w2, b2 = ensemble(members)
     assert w1.shape == (15, 9)
     logits = np.maximum(x @ w1.T + b1, 0.0) @ w2 + b2
     assert np.allclose(logits, np.mean([m.logits(x) for m in members], axis=0))
+
+
+def test_a_checkpoint_from_before_a_setting_existed_resumes_with_its_default(tmp_path):
+    out = tmp_path / "old.npz"
+    train(tiny(rounds=1, games=300), out)
+    progress = out.with_suffix(".ckpt") / "progress.json"
+    record = json.loads(progress.read_text())
+    for name in ("lam", "selfplay", "members"):
+        del record["settings"][name]
+    progress.write_text(json.dumps(record))
+    assert list(train(tiny(rounds=2, games=300), out, resume=True)["round"]) == [0, 1]

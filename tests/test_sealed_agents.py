@@ -204,7 +204,7 @@ for game, n in TABLES:
 """
 
 
-@pytest.mark.parametrize(("game", "tables"), [("tulips", (4,)), ("geschenkt", (4, 3))])
+@pytest.mark.parametrize(("game", "tables"), [("tulips", (4, 6)), ("geschenkt", (4, 3))])
 def test_every_builtin_reads_only_its_observation_when_bounds_are_checked(game, tables, tmp_path):
     """Every built-in family plays compiled with Numba's bounds checks on (and a fresh cache):
     a read past the observation it is shown would be an IndexError, reported as AgentError.
