@@ -12,6 +12,7 @@ from agents.geschenkt import leaf as nt_leaf
 from agents.registry import parse
 from agents.tulips import leaf as tu_leaf
 from experiments.batch import field
+from experiments.bench import positions
 from geschenkt_sim import engine as nt_engine
 from geschenkt_sim import scoring as nt_scoring
 from geschenkt_sim import state as nt_state
@@ -134,3 +135,47 @@ def test_search_with_the_learned_value_reads_the_network_it_is_given(game, name)
 def test_search_with_the_learned_value_beats_random(game, n, spec):
     result = field(game, spec, "random", n, 8, seed=3)
     assert result["ci95"][0] > result["fair"]
+
+
+OWN_CASES = [("geschenkt", 3), ("geschenkt", 5), ("tulips", 2), ("tulips", 4)]
+
+
+def decisions(game, n, games):
+    """Observations of a seat at decisions with a choice, in games of the tuned agent; in Tulips
+    those where no action can end the game (the only afterstates that depend on the sampled
+    world)."""
+    seen = positions(game, n, "tuned4p" if game == "tulips" else "tuned3p", games)
+    if game == "tulips":
+        return [o for o in seen if o[tu_engine.O_DECK_LEFT] > 2]
+    return seen
+
+
+@pytest.mark.parametrize(("game", "n"), OWN_CASES)
+def test_flatmc_net_on_its_own_leaf_with_no_weight_on_it_is_flatmc(game, n):
+    """``leaf=1`` with ``mix=0``: the network drops out, and on the same random stream every
+    choice is ``flatmc``'s (the same worlds, the same playouts; both games' defaults share the
+    playout policy and margin)."""
+    own = parse("flatmc_net:leaf=1:mix=0:iters=60", game)
+    flat = parse("flatmc:iters=60", game)
+    own_row, flat_row = own.param_row(n), flat.param_row(n)
+    for k, obs in enumerate(decisions(game, n, 1)[:12]):
+        a = own.family.decide(obs, own_row, np.array([k + 1], np.uint64))
+        assert a == flat.family.decide(obs, flat_row, np.array([k + 1], np.uint64))
+
+
+@pytest.mark.parametrize(("game", "n"), OWN_CASES)
+@pytest.mark.parametrize("own", ["mix=1:margin=0", "mix=0:top=1"])
+def test_flatmc_net_on_its_own_leaf_led_by_the_network_alone_is_learned(game, n, own):
+    """``leaf=1`` with ``mix=1`` and no margin values each action by the network's share of the
+    seat's afterstate alone; with ``top=1`` it keeps only the action the network values most.
+    Either way the choice is ``learned``'s."""
+    agent, one_ply = parse(f"flatmc_net:leaf=1:{own}:iters=30", game), parse("learned", game)
+    row, one_row = agent.param_row(n), one_ply.param_row(n)
+    observations = decisions(game, n, 2)
+    assert len(observations) > 20
+    chosen = set()
+    for k, obs in enumerate(observations):
+        a = agent.family.decide(obs, row, np.array([k + 1], np.uint64))
+        assert a == one_ply.family.decide(obs, one_row, np.array([k + 7], np.uint64))
+        chosen.add(a)
+    assert len(chosen) > 1  # not one action everywhere

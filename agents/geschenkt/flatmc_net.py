@@ -3,13 +3,22 @@
 import numpy as np
 from numba import njit
 
-from agents.base import Range
-from agents.common.search import ITERS, best_of, only_action, search_ranges
+from agents.base import Choice, Range
+from agents.common.net import weights_of
+from agents.common.search import ITERS, POLICY, best_of, only_action, search_ranges
 from agents.geschenkt import learned
-from agents.geschenkt.leaf import MAX_DEPTH, MIX, NET_POLICIES, new_space, truncated_value
-from agents.geschenkt.worlds import world
+from agents.geschenkt.leaf import (
+    MAX_DEPTH,
+    MIX,
+    NET_POLICIES,
+    after_value,
+    new_space,
+    truncated_value,
+)
+from agents.geschenkt.worlds import play_out, values, world
 from geschenkt_sim.engine import OBS_SIZE, apply_action, legal_mask
-from geschenkt_sim.rules import NUM_ACTIONS
+from geschenkt_sim.rules import MAX_PLAYERS, NUM_ACTIONS
+from geschenkt_sim.scoring import rewards
 from geschenkt_sim.state import N_PLAYERS, STATE_SIZE, TURN
 from giftsim.bits import popcount
 from giftsim.contract import as_arrays
@@ -27,7 +36,8 @@ def decide(obs, params, rng):
     ``mix`` below 1 play on to the end and take ``mix`` times that value plus the rest times the
     true shares (``agents/geschenkt/leaf.py``), add ``margin`` times the score lead, and take the
     action of the highest mean value. The network is the agent's ``net`` (default: the shipped
-    one).
+    one). With ``leaf`` 1 the network values only this seat's afterstate of each action, once a
+    decision (:func:`_decide_own`).
     """
     state = np.empty(STATE_SIZE, np.int64)
     world(obs, rng, state)
@@ -35,6 +45,8 @@ def decide(obs, params, rng):
     if only_action(mask) >= 0:
         return only_action(mask)
     space, depth, mix = new_space(state[N_PLAYERS]), int(params[DEPTH]), params[MIX_AT]
+    if int(params[LEAF]) == OWN:
+        return _decide_own(obs, params, rng, state, mask, space)
     totals = np.zeros(NUM_ACTIONS, np.float64)
     for _ in range(max(int(params[ITERS]) // popcount(mask), 1)):
         for action in range(NUM_ACTIONS):
@@ -45,14 +57,50 @@ def decide(obs, params, rng):
     return best_of(totals, mask)
 
 
+@njit(cache=True)
+def _decide_own(obs, params, rng, state, mask, space):
+    """The ``leaf`` 1 search: each legal action's value is ``mix`` times the network's share of
+    the seat's afterstate (as ``learned`` values it, once per action) plus the mean over its
+    worlds of the rest times the share at the end of a full playout and ``margin`` times the
+    score lead there. With ``top`` above 0 the playouts go to the ``top`` actions the network
+    values most only. The network costs a few evaluations a decision, not one per world."""
+    seat, net, mix, policy = state[TURN], weights_of(params), params[MIX_AT], int(params[POLICY])
+    totals, end, shares = np.zeros(NUM_ACTIONS), np.empty(MAX_PLAYERS), np.empty(MAX_PLAYERS)
+    prior, top = np.zeros(NUM_ACTIONS), int(params[TOP])
+    if mix > 0.0 or top > 0:  # else flatmc's search, on flatmc's stream
+        for action in range(NUM_ACTIONS):
+            if (mask >> action) & 1:
+                prior[action] = after_value(state, action, net, rng, space)
+    while 0 < top < popcount(mask):  # drop the action the network values least
+        mask &= ~(1 << best_of(-prior, mask))
+    if only_action(mask) >= 0:
+        return only_action(mask)
+    rounds = max(int(params[ITERS]) // popcount(mask), 1)
+    for action in range(NUM_ACTIONS):
+        totals[action] = rounds * mix * prior[action]
+    for _ in range(rounds):
+        for action in range(NUM_ACTIONS):
+            if (mask >> action) & 1:
+                world(obs, rng, state)
+                apply_action(state, action)
+                play_out(state, policy, rng)
+                values(state, params, end)
+                rewards(state, shares)
+                totals[action] += end[seat] - mix * shares[seat]
+    return best_of(totals, mask)
+
+
 SEARCH = {"iters": 600.0, "policy": 4.0, "margin": 0.0}
-PARAMS = {**SEARCH, "depth": 0.0, "mix": MIX}  # the network's address: slot 7 (``NET_SLOT``)
+PARAMS = {**SEARCH, "depth": 0.0, "mix": MIX, "leaf": 0.0, "top": 0.0}  # net: slot 7 (NET_SLOT)
 RANGES = {
     **search_ranges(SEARCH, len(NET_POLICIES)),
     "depth": Range(0, MAX_DEPTH, True),
     "mix": Range(0.0, 1.0),
+    "leaf": Choice((0.0, 1.0)),
+    "top": Range(0, NUM_ACTIONS, True),
 }
-DEPTH, MIX_AT = list(PARAMS).index("depth"), list(PARAMS).index("mix")
+DEPTH, MIX_AT, LEAF, TOP = (list(PARAMS).index(k) for k in ("depth", "mix", "leaf", "top"))
+SEATS, OWN = 0, 1  # leaf: every seat's share from its own view after ``depth`` plies; own only
 
 
 @njit(cache=True)

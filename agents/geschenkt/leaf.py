@@ -100,7 +100,7 @@ def _best_after(view, mask, net, rng, space):
 
 
 @njit(cache=True)
-def _after_value(state, action, net, rng, space):
+def after_value(state, action, net, rng, space):
     """The network's share of the afterstate of ``action`` for the seat to act in ``state``."""
     view, after, work = space[VIEW], space[AFTER], space[WORK]
     size = learned.n_features(state[N_PLAYERS])
@@ -185,7 +185,7 @@ def truncated_values(state, params, depth, mix, rng, space, out):
         else:
             action = learned_action(state, params, rng, space)
         if depth - ply <= RECENT_ROUNDS * state[N_PLAYERS]:
-            recent[state[TURN]] = _after_value(state, action, net, rng, space)
+            recent[state[TURN]] = after_value(state, action, net, rng, space)
         apply_action(state, action)
     leaf_values_in(state, net, out, rng, space)
     if mix < 1.0 and not is_over(state):
