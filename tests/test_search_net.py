@@ -128,7 +128,8 @@ def test_search_with_the_learned_value_reads_the_network_it_is_given(game, name)
     [
         ("geschenkt", 3, "flatmc_net:iters=30:depth=3"),
         ("geschenkt", 3, "ismcts_net:iters=40:policy=5"),
-        ("tulips", 2, "flatmc_net:iters=40:depth=4"),
+        ("tulips", 2, "flatmc_net:iters=40:leaf=0:depth=4"),
+        ("tulips", 2, "flatmc_net:iters=40"),
         ("tulips", 2, "ismcts_net:iters=40:policy=5"),
     ],
 )

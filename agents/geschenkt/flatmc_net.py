@@ -1,4 +1,5 @@
-"""``flatmc_net``: flat Monte Carlo whose playouts stop early and take the learned value."""
+"""``flatmc_net``: flat Monte Carlo with the learned value, where its playouts stop or (``leaf`` 1)
+over the afterstates of the root's actions."""
 
 import numpy as np
 from numba import njit
