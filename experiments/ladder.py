@@ -45,7 +45,7 @@ USED = {  # seeds whose deals chose parameters: a ladder on them is exploratory
     11: "the ISMCTS variants and defaults (docs/findings.md sections 5 and 6)",
     1: "the shipped networks' training games (agents/<game>/nets/*.json)",
     3: "the Tulips 4-player network's training games (agents/tulips/nets/4p.json)",
-    21: "flatmc_net's Tulips mix=0.75 (agents/tulips/flatmc_net.py)",
+    21: "flatmc_net's Tulips mix=0.75 and leaf=1 (agents/tulips/flatmc_net.py)",
     4: "the Tulips 6-player network's training games (agents/tulips/nets/6p.json)",
     5: "the Tulips 3- and 5-player networks' training games (agents/tulips/nets/3p.json, 5p)",
     22: "No Thanks! ismcts_net's MIX=0.75 (agents/geschenkt/ismcts_net.py)",

@@ -2,6 +2,7 @@
 ``ismcts_net``) in both games: the leaf value, the truncated playout, and the network they
 read."""
 
+from importlib import import_module
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -159,9 +160,44 @@ def test_flatmc_net_on_its_own_leaf_with_no_weight_on_it_is_flatmc(game, n):
     own = parse("flatmc_net:leaf=1:mix=0:iters=60", game)
     flat = parse("flatmc:iters=60", game)
     own_row, flat_row = own.param_row(n), flat.param_row(n)
-    for k, obs in enumerate(decisions(game, n, 1)[:12]):
+    observations = decisions(game, n, 1)[:12]
+    assert len(observations) == 12
+    for k, obs in enumerate(observations):
         a = own.family.decide(obs, own_row, np.array([k + 1], np.uint64))
         assert a == flat.family.decide(obs, flat_row, np.array([k + 1], np.uint64))
+
+
+@pytest.mark.parametrize(("game", "n"), [("geschenkt", 3), ("tulips", 2)])
+@pytest.mark.parametrize("policy", ["", ":policy=5"])
+def test_flatmc_net_on_its_own_leaf_plays_out_as_the_full_depth_leaf_does(game, n, policy):
+    """``leaf=1`` with ``mix=0`` plays every world to the end with the default policy, the
+    learned agent (``policy=5``) too, as ``leaf=0`` with a depth past the end does: on the same
+    random stream the two choose alike."""
+    own = parse(f"flatmc_net:leaf=1:mix=0:iters=20{policy}", game)
+    deep = parse(f"flatmc_net:leaf=0:depth=1000:iters=20{policy}", game)
+    own_row, deep_row = own.param_row(n), deep.param_row(n)
+    observations = decisions(game, n, 1)[:8]
+    assert len(observations) == 8
+    for k, obs in enumerate(observations):
+        a = own.family.decide(obs, own_row, np.array([k + 1], np.uint64))
+        assert a == deep.family.decide(obs, deep_row, np.array([k + 1], np.uint64))
+
+
+@pytest.mark.parametrize(
+    ("game", "prior", "legal", "least"),
+    [
+        ("geschenkt", [0.2, 0.2], 0b11, 1),
+        ("geschenkt", [0.1, 0.2], 0b11, 0),
+        ("tulips", [0.3, 0.1, 0.1, 0.5], 0b1111, 2),
+        ("tulips", [0.3, 0.1, 0.1, 0.5], 0b1011, 1),
+    ],
+)
+def test_top_drops_the_action_valued_least_the_highest_id_on_ties(game, prior, legal, least):
+    """``top`` keeps what ``best_of`` would choose, so it drops the highest id among equals."""
+    flatmc_net = import_module(f"agents.{game}.flatmc_net")
+    values = np.zeros(flatmc_net.NUM_ACTIONS)
+    values[: len(prior)] = prior
+    assert flatmc_net._least(values, legal) == least
 
 
 @pytest.mark.parametrize(("game", "n"), OWN_CASES)

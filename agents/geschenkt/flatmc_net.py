@@ -12,11 +12,12 @@ from agents.geschenkt.leaf import (
     MAX_DEPTH,
     MIX,
     NET_POLICIES,
-    after_value,
+    after_shares,
     new_space,
+    play_to_end,
     truncated_value,
 )
-from agents.geschenkt.worlds import play_out, values, world
+from agents.geschenkt.worlds import values, world
 from geschenkt_sim.engine import OBS_SIZE, apply_action, legal_mask
 from geschenkt_sim.rules import MAX_PLAYERS, NUM_ACTIONS
 from geschenkt_sim.scoring import rewards
@@ -30,15 +31,21 @@ n_features = learned.n_features  # reads a network: ``flatmc_net:net=FILE``
 @njit(cache=True)
 def decide(obs, params, rng):
     """Try each legal action in ``iters`` / (legal actions) worlds drawn from what this seat may
-    know, play ``depth`` plies on with the default policy ``policy`` (0 random, 1 greedy, 2
-    sniper, 3 tuned sniper, 4 a coin toss between greedy and 3, 5 the learned one-ply agent),
-    value the world reached by the network (each seat's share from its own view, the true
-    shares once the game is over; ``depth`` 0 values the world right after the action), with
-    ``mix`` below 1 play on to the end and take ``mix`` times that value plus the rest times the
-    true shares (``agents/geschenkt/leaf.py``), add ``margin`` times the score lead, and take the
-    action of the highest mean value. The network is the agent's ``net`` (default: the shipped
-    one). With ``leaf`` 1 the network values only this seat's afterstate of each action, once a
-    decision (:func:`_decide_own`).
+    know, with the default policy ``policy`` (0 random, 1 greedy, 2 sniper, 3 tuned sniper, 4
+    a coin toss between greedy and 3, 5 the learned one-ply agent) in the playouts, and take
+    the action of the highest mean value; the network is the agent's ``net`` (default: the
+    shipped one). ``leaf`` says where the network's value enters:
+
+    - 1: each action's afterstate for this seat, valued once a decision, weighs ``mix``
+      against the playouts' share of the win at the end (:func:`_decide_own`); ``top`` above
+      0 spends the playouts on the ``top`` actions the network values most only;
+    - 0: the playouts stop after ``depth`` plies and the world reached is valued by the
+      network (each seat's share from its own view, the true shares once the game is over;
+      ``depth`` 0 values the world right after the action); with ``mix`` below 1 they play on
+      to the end and take ``mix`` times that value plus the rest times the true shares
+      (``agents/geschenkt/leaf.py``).
+
+    Either way ``margin`` times the score lead where the playout ends is added.
     """
     state = np.empty(STATE_SIZE, np.int64)
     world(obs, rng, state)
@@ -60,20 +67,19 @@ def decide(obs, params, rng):
 
 @njit(cache=True)
 def _decide_own(obs, params, rng, state, mask, space):
-    """The ``leaf`` 1 search: each legal action's value is ``mix`` times the network's share of
-    the seat's afterstate (as ``learned`` values it, once per action) plus the mean over its
-    worlds of the rest times the share at the end of a full playout and ``margin`` times the
-    score lead there. With ``top`` above 0 the playouts go to the ``top`` actions the network
-    values most only. The network costs a few evaluations a decision, not one per world."""
+    """The ``leaf`` 1 search (``depth`` unused): each legal action's value is ``mix`` times the
+    network's share of the seat's afterstate (:func:`leaf.after_shares`: one world for all
+    actions, as ``learned`` values them, once a decision) plus the mean over its worlds of the
+    rest times the share at the end of a full playout and ``margin`` times the score lead
+    there. With ``top`` above 0 the playouts go to the ``top`` actions the network values most
+    only. The network costs a few evaluations a decision, not one per world."""
     seat, net, mix, policy = state[TURN], weights_of(params), params[MIX_AT], int(params[POLICY])
     totals, end, shares = np.zeros(NUM_ACTIONS), np.empty(MAX_PLAYERS), np.empty(MAX_PLAYERS)
     prior, top = np.zeros(NUM_ACTIONS), int(params[TOP])
     if mix > 0.0 or top > 0:  # else flatmc's search, on flatmc's stream
-        for action in range(NUM_ACTIONS):
-            if (mask >> action) & 1:
-                prior[action] = after_value(state, action, net, rng, space)
-    while 0 < top < popcount(mask):  # drop the action the network values least
-        mask &= ~(1 << best_of(-prior, mask))
+        after_shares(state, net, rng, space, prior)
+    while 0 < top < popcount(mask):
+        mask &= ~(np.int64(1) << _least(prior, mask))
     if only_action(mask) >= 0:
         return only_action(mask)
     rounds = max(int(params[ITERS]) // popcount(mask), 1)
@@ -84,24 +90,35 @@ def _decide_own(obs, params, rng, state, mask, space):
             if (mask >> action) & 1:
                 world(obs, rng, state)
                 apply_action(state, action)
-                play_out(state, policy, rng)
+                play_to_end(state, policy, params, rng, space)
                 values(state, params, end)
                 rewards(state, shares)
                 totals[action] += end[seat] - mix * shares[seat]
     return best_of(totals, mask)
 
 
+@njit(cache=True)
+def _least(prior, mask):
+    """The legal action of ``mask`` the network values least (the highest id on ties, so that
+    ``top`` keeps what ``best_of`` would choose)."""
+    least = -1
+    for action in range(NUM_ACTIONS - 1, -1, -1):
+        if (mask >> action) & 1 and (least < 0 or prior[action] < prior[least]):
+            least = action
+    return least
+
+
 SEARCH = {"iters": 600.0, "policy": 4.0, "margin": 0.0}
+SEATS, OWN = 0, 1  # leaf: every seat's share from its own view after ``depth`` plies; own only
 PARAMS = {**SEARCH, "depth": 0.0, "mix": MIX, "leaf": 0.0, "top": 0.0}  # net: slot 7 (NET_SLOT)
 RANGES = {
     **search_ranges(SEARCH, len(NET_POLICIES)),
     "depth": Range(0, MAX_DEPTH, True),
     "mix": Range(0.0, 1.0),
-    "leaf": Choice((0.0, 1.0)),
+    "leaf": Choice((float(SEATS), float(OWN))),
     "top": Range(0, NUM_ACTIONS, True),
 }
 DEPTH, MIX_AT, LEAF, TOP = (list(PARAMS).index(k) for k in ("depth", "mix", "leaf", "top"))
-SEATS, OWN = 0, 1  # leaf: every seat's share from its own view after ``depth`` plies; own only
 
 
 @njit(cache=True)

@@ -38,7 +38,7 @@ from geschenkt_sim.engine import (
     legal_mask,
     observe,
 )
-from geschenkt_sim.rules import MAX_PLAYERS
+from geschenkt_sim.rules import MAX_PLAYERS, NUM_ACTIONS
 from geschenkt_sim.scoring import rewards, scores
 from geschenkt_sim.state import N_PLAYERS, STATE_SIZE, TURN
 
@@ -46,7 +46,7 @@ NET_POLICIES = (*POLICIES, "learned")  # the search agents' policies, then the l
 LEARNED = len(POLICIES)  # the policy number of the learned one-ply agent
 MAX_DEPTH = 1000  # more plies than any game has: a full playout
 NORMALISE = True  # scale the seats' estimated shares to sum to 1 (see the module docstring)
-VIEW, AFTER, WORLD, WORK, RECENT = range(5)  # the work space's arrays (module docstring)
+VIEW, AFTER, WORLD, WORK, RECENT, LOGITS = range(6)  # the work space's arrays (docstring)
 RECENT_ROUNDS = 2  # afterstates valued in a playout's last RECENT_ROUNDS * players plies
 NOT_YET = -1.0  # in RECENT: the seat has not acted in this playout's last plies
 MIX = 0.5  # the leaf value's weight against the playout's end, unless a search sets its own
@@ -58,7 +58,8 @@ def new_space(players):
     size = learned.n_features(players)
     view, after = np.empty(OBS_SIZE, np.int64), np.empty(OBS_SIZE, np.int64)
     world, recent = np.empty(STATE_SIZE, np.int64), np.full(MAX_PLAYERS, NOT_YET)
-    return view, after, world, np.empty(2 * size + MAX_HIDDEN, np.float32), recent
+    work, logits = np.empty(2 * size + MAX_HIDDEN, np.float32), np.empty(NUM_ACTIONS)
+    return view, after, world, work, recent, logits
 
 
 @njit(cache=True)
@@ -75,13 +76,14 @@ def _view_value(view, net, x, h):
 
 
 @njit(cache=True)
-def _best_after(view, mask, net, rng, space):
-    """The network's share of the best afterstate among the legal actions of ``mask``: each
-    afterstate's hidden layer is shifted from the one before (they differ in a few inputs)."""
-    after, world, work = space[AFTER], space[WORLD], space[WORK]
+def _after_logits(view, mask, net, rng, space):
+    """The network's logit of each afterstate among the legal actions of ``mask`` into
+    ``space[LOGITS]``: each afterstate's hidden layer is shifted from the one before (they
+    differ in a few inputs)."""
+    after, world, work, logits = space[AFTER], space[WORLD], space[WORK], space[LOGITS]
     size = learned.n_features(view[O_N_PLAYERS])
     x_old, x_new, h = work[:size], work[size : 2 * size], work[2 * size :]
-    best, first = -np.inf, True
+    first = True
     while mask:
         action = np.int64(0)
         while not (mask >> action) & 1:
@@ -94,9 +96,32 @@ def _best_after(view, mask, net, rng, space):
             first = False
         else:
             shift(net, x_old, x_new, h)
-        best = max(best, output(net, h))
+        logits[action] = output(net, h)
         x_old[:] = x_new
+
+
+@njit(cache=True)
+def _best_after(view, mask, net, rng, space):
+    """The network's share of the best afterstate among the legal actions of ``mask``."""
+    _after_logits(view, mask, net, rng, space)
+    best = -np.inf
+    for action in range(NUM_ACTIONS):
+        if (mask >> action) & 1:
+            best = max(best, space[LOGITS][action])
     return _sigmoid(best)
+
+
+@njit(cache=True)
+def after_shares(state, net, rng, space, out):
+    """The network's share of each legal action's afterstate for the seat to act in ``state``
+    (a world; read through that seat's view only), into ``out[action]``."""
+    view = space[VIEW]
+    observe(state, state[TURN], view)
+    mask = legal_mask(state)
+    _after_logits(view, mask, net, rng, space)
+    for action in range(NUM_ACTIONS):
+        if (mask >> action) & 1:
+            out[action] = _sigmoid(space[LOGITS][action])
 
 
 @njit(cache=True)
@@ -194,15 +219,22 @@ def truncated_values(state, params, depth, mix, rng, space, out):
 
 
 @njit(cache=True)
-def _mix_with_end(state, policy, params, mix, rng, space, out):
-    """Play on to the end and mix: ``mix`` times the leaf value plus the rest times the
-    true shares at the end (as AlphaGo mixed its value network with its rollouts)."""
+def play_to_end(state, policy, params, rng, space):
+    """Play ``state`` to the end with the default policy number ``policy`` (``LEARNED``: the
+    learned one-ply agent of ``params``'s network, in the work space ``space``)."""
     while not is_over(state):
         if policy != LEARNED:
             action = policy_action(state, policy, rng)
         else:
             action = learned_action(state, params, rng, space)
         apply_action(state, action)
+
+
+@njit(cache=True)
+def _mix_with_end(state, policy, params, mix, rng, space, out):
+    """Play on to the end and mix: ``mix`` times the leaf value plus the rest times the
+    true shares at the end (as AlphaGo mixed its value network with its rollouts)."""
+    play_to_end(state, policy, params, rng, space)
     end = np.empty(MAX_PLAYERS, np.float64)
     rewards(state, end)
     for p in range(state[N_PLAYERS]):
