@@ -2,13 +2,13 @@
 ``ismcts_net``) in both games: the leaf value, the truncated playout, and the network they
 read."""
 
-from importlib import import_module
 from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
+from agents.common.search import least_of
 from agents.geschenkt import leaf as nt_leaf
 from agents.registry import parse
 from agents.tulips import leaf as tu_leaf
@@ -152,6 +152,14 @@ def decisions(game, n, games):
     return seen
 
 
+def assert_same_choices(first, second, n, observations):
+    """The two agents choose alike at every observation, each given the same random stream."""
+    first_row, second_row = first.param_row(n), second.param_row(n)
+    for k, obs in enumerate(observations):
+        a = first.family.decide(obs, first_row, np.array([k + 1], np.uint64))
+        assert a == second.family.decide(obs, second_row, np.array([k + 1], np.uint64))
+
+
 @pytest.mark.parametrize(("game", "n"), OWN_CASES)
 def test_flatmc_net_on_its_own_leaf_with_no_weight_on_it_is_flatmc(game, n):
     """``leaf=1`` with ``mix=0``: the network drops out, and on the same random stream every
@@ -159,12 +167,9 @@ def test_flatmc_net_on_its_own_leaf_with_no_weight_on_it_is_flatmc(game, n):
     playout policy and margin)."""
     own = parse("flatmc_net:leaf=1:mix=0:iters=60", game)
     flat = parse("flatmc:iters=60", game)
-    own_row, flat_row = own.param_row(n), flat.param_row(n)
     observations = decisions(game, n, 1)[:12]
     assert len(observations) == 12
-    for k, obs in enumerate(observations):
-        a = own.family.decide(obs, own_row, np.array([k + 1], np.uint64))
-        assert a == flat.family.decide(obs, flat_row, np.array([k + 1], np.uint64))
+    assert_same_choices(own, flat, n, observations)
 
 
 @pytest.mark.parametrize(("game", "n"), [("geschenkt", 3), ("tulips", 2)])
@@ -175,29 +180,24 @@ def test_flatmc_net_on_its_own_leaf_plays_out_as_the_full_depth_leaf_does(game, 
     random stream the two choose alike."""
     own = parse(f"flatmc_net:leaf=1:mix=0:iters=20{policy}", game)
     deep = parse(f"flatmc_net:leaf=0:depth=1000:iters=20{policy}", game)
-    own_row, deep_row = own.param_row(n), deep.param_row(n)
     observations = decisions(game, n, 1)[:8]
     assert len(observations) == 8
-    for k, obs in enumerate(observations):
-        a = own.family.decide(obs, own_row, np.array([k + 1], np.uint64))
-        assert a == deep.family.decide(obs, deep_row, np.array([k + 1], np.uint64))
+    assert_same_choices(own, deep, n, observations)
 
 
 @pytest.mark.parametrize(
-    ("game", "prior", "legal", "least"),
+    ("prior", "legal", "least"),
     [
-        ("geschenkt", [0.2, 0.2], 0b11, 1),
-        ("geschenkt", [0.1, 0.2], 0b11, 0),
-        ("tulips", [0.3, 0.1, 0.1, 0.5], 0b1111, 2),
-        ("tulips", [0.3, 0.1, 0.1, 0.5], 0b1011, 1),
+        ([0.2, 0.2], 0b11, 1),
+        ([0.1, 0.2], 0b11, 0),
+        ([0.3, 0.1, 0.1, 0.5], 0b1111, 2),
+        ([0.3, 0.1, 0.1, 0.5], 0b1011, 1),
+        ([0.3, 0.1, 0.1, 0.5, 0.0], 0b01111, 2),  # action 4 not legal
     ],
 )
-def test_top_drops_the_action_valued_least_the_highest_id_on_ties(game, prior, legal, least):
+def test_top_drops_the_action_valued_least_the_highest_id_on_ties(prior, legal, least):
     """``top`` keeps what ``best_of`` would choose, so it drops the highest id among equals."""
-    flatmc_net = import_module(f"agents.{game}.flatmc_net")
-    values = np.zeros(flatmc_net.NUM_ACTIONS)
-    values[: len(prior)] = prior
-    assert flatmc_net._least(values, legal) == least
+    assert least_of(np.array(prior), legal) == least
 
 
 @pytest.mark.parametrize(("game", "n"), OWN_CASES)

@@ -237,6 +237,17 @@ def best_of(scores, legal):
 
 
 @njit(cache=True)
+def least_of(scores, legal):
+    """The legal action with the lowest score (the highest id on ties: what :func:`best_of`
+    would choose last)."""
+    least, bottom = -1, np.inf
+    for a in range(scores.shape[0] - 1, -1, -1):
+        if (legal >> a) & 1 and scores[a] < bottom:
+            least, bottom = a, scores[a]
+    return least
+
+
+@njit(cache=True)
 def root_choice(tree, legal):
     """The most visited legal action at the root."""
     return best_of(tree[VISITS][0], legal)

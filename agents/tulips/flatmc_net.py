@@ -6,7 +6,14 @@ from numba import njit
 
 from agents.base import Choice, Range
 from agents.common.net import weights_of
-from agents.common.search import ITERS, POLICY, best_of, only_action, search_ranges
+from agents.common.search import (
+    ITERS,
+    POLICY,
+    best_of,
+    least_of,
+    only_action,
+    search_ranges,
+)
 from agents.tulips import learned
 from agents.tulips.leaf import (
     MAX_DEPTH,
@@ -78,7 +85,7 @@ def _decide_own(obs, params, rng, state, mask, space):
     if mix > 0.0 or top > 0:  # else flatmc's search, on flatmc's stream
         after_shares(state, net, rng, space, prior)
     while 0 < top < popcount(mask):
-        mask &= ~(np.int64(1) << _least(prior, mask))
+        mask &= ~(np.int64(1) << least_of(prior, mask))
     if only_action(mask) >= 0:
         return only_action(mask)
     rounds = max(int(params[ITERS]) // popcount(mask), 1)
@@ -94,17 +101,6 @@ def _decide_own(obs, params, rng, state, mask, space):
                 rewards(state, shares)
                 totals[action] += end[seat] - mix * shares[seat]
     return best_of(totals, mask)
-
-
-@njit(cache=True)
-def _least(prior, mask):
-    """The legal action of ``mask`` the network values least (the highest id on ties, so that
-    ``top`` keeps what ``best_of`` would choose)."""
-    least = -1
-    for action in range(NUM_ACTIONS - 1, -1, -1):
-        if (mask >> action) & 1 and (least < 0 or prior[action] < prior[least]):
-            least = action
-    return least
 
 
 SEARCH = {"iters": 1500.0, "policy": 2.0, "margin": 0.5}  # flatmc's, at flatmc's time
