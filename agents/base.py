@@ -80,6 +80,11 @@ class Family:
     def __post_init__(self) -> None:
         if len(self.defaults) > MAX_PARAMS:
             raise ValueError(f"an agent has at most {MAX_PARAMS} parameters")
+        if self.n_features and len(self.defaults) > net.NET_SLOT:
+            raise ValueError(
+                f"agent {self.name!r} reads a network, whose address takes parameter slot "
+                f"{net.NET_SLOT}: it has at most {net.NET_SLOT} parameters"
+            )
         if not self.name.isidentifier():
             raise ValueError(f"agent names are identifiers, got {self.name!r}")
         missing = [k for k in self.defaults if k not in self.ranges]

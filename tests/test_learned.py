@@ -9,8 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agents.base import ANY, Family
 from agents.common import net
 from agents.common.slow import deal
+from agents.geschenkt import learned
 from agents.geschenkt.learned import NO_CARD, after, features, n_features
 from experiments.batch import field
 from experiments.cli import main
@@ -221,6 +223,19 @@ def test_a_network_for_another_table_or_file_is_refused_in_one_line(tmp_path, ca
         code = main([*argv, "--games", "10", "--backend", "serial", "--quiet"])
         err = capsys.readouterr().err
         assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_family_that_reads_a_network_keeps_the_network_slot_free():
+    def family(count):
+        defaults = {f"p{i}": 0.0 for i in range(count)}
+        ranges = dict.fromkeys(defaults, ANY)
+        return Family(
+            "wide", "geschenkt", learned.decide, None, defaults, ranges, n_features=n_features
+        )
+
+    assert family(net.NET_SLOT).n_features is n_features  # every slot but the network's: fine
+    with pytest.raises(ValueError, match=f"takes parameter slot {net.NET_SLOT}"):
+        family(net.NET_SLOT + 1)
 
 
 def test_a_rounds_data_is_the_same_on_one_worker_or_two():
