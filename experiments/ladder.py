@@ -49,7 +49,8 @@ USED = {  # seeds whose deals chose parameters: a ladder on them is exploratory
     4: "the Tulips 6-player network's training games (agents/tulips/nets/6p.json)",
     5: "the Tulips 3- and 5-player networks' training games (agents/tulips/nets/3p.json, 5p)",
     22: "No Thanks! ismcts_net's MIX=0.75 (agents/geschenkt/ismcts_net.py)",
-    31: "the screening of flatmc_net's leaf=1 and top at 4 Tulips players (findings section 7)",
+    31: "the screening of flatmc_net's leaf=1, top and search network at 4 Tulips players",
+    42: "the Tulips 4-player search network's training games (agents/tulips/nets/4p-search.json)",
 }
 FRESH_SEED = 2027  # the default: no parameter was chosen on these deals
 
