@@ -76,7 +76,6 @@ class Family:
     compiled: bool = True
     source: str = ""
     n_features: object = None  # features(players) of the network it reads, if it reads one
-    net_kind: str = ""  # its shipped network: ``<players>p-<net_kind>.npz`` where there is one
 
     def __post_init__(self) -> None:
         if len(self.defaults) > MAX_PARAMS:
@@ -106,7 +105,6 @@ class Family:
             module.decide.__doc__,
             builtin=True,
             n_features=getattr(module, "n_features", None),
-            net_kind=getattr(module, "net_kind", ""),
         )
 
     def check(self, values: dict[str, float], what: str = "") -> None:
@@ -153,7 +151,6 @@ class Family:
             doc,
             self.builtin,
             n_features=self.n_features,
-            net_kind=self.net_kind,
         )
 
     def entry(self):
@@ -248,7 +245,7 @@ class Agent:
         if players is None:
             raise ValueError(f"agent {self.name!r} needs the player count to find its network")
         game, size = self.family.game, self.family.n_features(players)
-        path = self.net or net.shipped(game, players, self.family.net_kind)
+        path = self.net or net.shipped(game, players)
         return net.load(path, game, players, size)
 
     def __str__(self) -> str:

@@ -50,7 +50,7 @@ USED = {  # seeds whose deals chose parameters: a ladder on them is exploratory
     5: "the Tulips 3- and 5-player networks' training games (agents/tulips/nets/3p.json, 5p)",
     22: "No Thanks! ismcts_net's MIX=0.75 (agents/geschenkt/ismcts_net.py)",
     31: "the screening of flatmc_net's leaf=1, top and search network at 4 Tulips players",
-    42: "the Tulips 4-player search network's training games (agents/tulips/nets/4p-search.json)",
+    42: "a Tulips 4-player network of flatmc's play, tried in flatmc_net (findings section 7)",
 }
 FRESH_SEED = 2027  # the default: no parameter was chosen on these deals
 

@@ -126,30 +126,12 @@ def test_search_with_the_learned_value_reads_the_network_it_is_given(game, name)
         agent.param_row(3)
 
 
-def test_flatmc_net_reads_the_search_network_where_one_is_shipped():
-    """At 4 Tulips players ``flatmc_net`` values with the network of flat Monte Carlo's own
-    play (``4p-search.npz``); at other counts, in No Thanks! and for ``learned`` the network
-    is the player count's own."""
-    search = net.shipped("tulips", 4, "search")
-    assert search.name == "4p-search.npz"
-    assert net.shipped("tulips", 2, "search").name == "2p.npz"
-
-    def same(first, second, game, n):
-        return np.array_equal(parse(first, game).network(n), parse(second, game).network(n))
-
-    assert same("flatmc_net", f"learned:net={search}", "tulips", 4)
-    assert not same("flatmc_net", "learned", "tulips", 4)
-    assert same("flatmc_net", "learned", "tulips", 2)
-    assert same("flatmc_net", "learned", "geschenkt", 4)
-    assert same("ismcts_net", "learned", "tulips", 4)
-
-
 @pytest.mark.parametrize("game", ["geschenkt", "tulips"])
 def test_every_shipped_network_carries_the_command_that_made_it(game):
     """Each ``nets/*.npz`` has its ``.json`` beside it: a ``giftsim train`` command for the
     game and the player count of the file's name, the same record as the file's own meta."""
     files = sorted(net.shipped_dir(game).glob("*.npz"))
-    assert len(files) >= 3
+    assert len(files) >= 3 and {p.stem for p in files} >= {"3p", "4p", "5p"}
     for path in files:
         record = json.loads(path.with_suffix(".json").read_text())
         players = int(path.stem.split("p")[0])
@@ -240,8 +222,7 @@ def test_flatmc_net_on_its_own_leaf_led_by_the_network_alone_is_learned(game, n,
     """``leaf=1`` with ``mix=1`` and no margin values each action by the network's share of the
     seat's afterstate alone; with ``top=1`` it keeps only the action the network values most.
     Either way the choice is ``learned``'s."""
-    agent = parse(f"flatmc_net:leaf=1:{own}:iters=30", game)
-    one_ply = parse(f"learned:net={net.shipped(game, n, agent.family.net_kind)}", game)
+    agent, one_ply = parse(f"flatmc_net:leaf=1:{own}:iters=30", game), parse("learned", game)
     row, one_row = agent.param_row(n), one_ply.param_row(n)
     observations = decisions(game, n, 2)
     assert len(observations) > 20

@@ -121,13 +121,8 @@ def shipped_dir(game: str) -> Path:
     return Path(package.__file__).parent / "nets"
 
 
-def shipped(game: str, players: int, kind: str = "") -> Path:
-    """The shipped network of ``game`` for ``players`` seats, or a one-line ValueError. A
-    ``kind`` names a network trained for one use (``4p-search.npz``: the value of a search's
-    own play, for ``flatmc_net``), taken where there is one, else the player count's own."""
-    special = shipped_dir(game) / f"{players}p-{kind}.npz"
-    if kind and special.is_file():
-        return special
+def shipped(game: str, players: int) -> Path:
+    """The shipped network of ``game`` for ``players`` seats, or a one-line ValueError."""
     path = shipped_dir(game) / f"{players}p.npz"
     if not path.is_file():
         counts = sorted(int(p.stem[:-1]) for p in shipped_dir(game).glob("*p.npz"))

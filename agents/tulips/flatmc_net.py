@@ -32,10 +32,6 @@ from tulips_sim.scoring import rewards
 from tulips_sim.state import N_PLAYERS, STATE_SIZE, TURN
 
 n_features = learned.n_features  # reads a network: ``flatmc_net:net=FILE``
-# Its default network: the value of flat Monte Carlo's own play where one is shipped
-# (``nets/4p-search.npz``, trained on games of ``flatmc:iters=300`` at every seat), else the
-# player count's (the value of the tuned agent's play, which ``learned`` reads).
-net_kind = "search"
 
 
 @njit(cache=True)
@@ -43,8 +39,7 @@ def decide(obs, params, rng):
     """Try each legal action in ``iters`` / (legal actions) worlds drawn from what this seat may
     know, with the default policy ``policy`` (0 random, 1 greedy, 2 hoarder, 3 planner, 4 tuned
     hoarder, 5 the learned one-ply agent) in the playouts, and take the action of the highest
-    mean value; the network is the agent's ``net`` (default: the shipped search network of the
-    player count, ``nets/<n>p-search.npz``, where there is one, else ``learned``'s). ``leaf`` says
+    mean value; the network is the agent's ``net`` (default: the shipped one). ``leaf`` says
     where the network's value enters:
 
     - 1: each action's afterstate for this seat, valued once a decision, weighs ``mix``
