@@ -49,7 +49,7 @@ USED = {  # seeds whose deals chose parameters: a ladder on them is exploratory
     4: "the Tulips 6-player network's training games (agents/tulips/nets/6p.json)",
     5: "the Tulips 3- and 5-player networks' training games (agents/tulips/nets/3p.json, 5p)",
     22: "No Thanks! ismcts_net's MIX=0.75 (agents/geschenkt/ismcts_net.py)",
-    31: "the screening of flatmc_net's leaf=1, top and search network at 4 Tulips players",
+    31: "flatmc_net's leaf=1, top and network screens at 4 Tulips players (findings section 7)",
     42: "a Tulips 4-player network of flatmc's play, tried in flatmc_net (findings section 7)",
 }
 FRESH_SEED = 2027  # the default: no parameter was chosen on these deals
