@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from agents.common.block import IllegalActionError
@@ -12,7 +12,7 @@ from experiments.batch import by_agent, play
 from geschenkt_sim import engine
 from geschenkt_sim.engine import OBS_SIZE, observe
 from geschenkt_sim.rules import MAX_PLAYERS, TAKE
-from geschenkt_sim.state import DECK, N_CARDS, POS, REMOVED, cards_of, deal, new_state
+from geschenkt_sim.state import DECK, N_CARDS, POS, REMOVED, TURN, cards_of, deal, new_state
 from tests.strategies import assert_same_decisions, quick, random_walk
 
 BUILTINS = builtins("geschenkt")
@@ -35,6 +35,7 @@ def hide_differently(state, seed):
 
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 2**31), st.integers(2, 7), st.integers(0, 150), st.booleans())
+@example(seed=294539, n=7, steps=0, visible=False)  # the seat to act: seat 1's asking failed
 def test_no_builtin_agent_sees_the_stack_or_the_removed_cards(seed, n, steps, visible):
     from geschenkt_sim.rules import Rules
 
@@ -50,7 +51,10 @@ def test_no_builtin_agent_sees_the_stack_or_the_removed_cards(seed, n, steps, vi
         observe(state, seat, a)
         observe(other, seat, b)
         assert np.array_equal(a, b)
-        assert_same_decisions(BUILTINS, a, b, n)
+        # An agent is asked at its own turn only: another seat's legal actions can depend on
+        # hidden chips, so a search would sample worlds where its first action is illegal.
+        if seat == int(state[TURN]):
+            assert_same_decisions(BUILTINS, a, b, n)
 
 
 def test_hidden_chips_read_minus_one_for_opponents_only():
