@@ -14,104 +14,21 @@ Gift of Tulips: the batch rows already carry each seat's giving, keeping and maj
 
 import numpy as np
 import pandas as pd
-from numba import njit
 
-from agents.common.block import run_block
+from agents.drivers.block import event_block
 from agents.registry import parse_list
 from experiments import runner, stats
 from experiments.batch import BLOCK, to_frame
 from experiments.games import entry
 from experiments.results import long_table
 from experiments.schedule import field_design, mirror
-from geschenkt_sim.engine import (
-    OBS_SIZE,
-    apply_action,
-    begin,
-    is_over,
-    legal_mask,
-    observe,
-    show_turn,
-)
-from geschenkt_sim.game import GAME
-from geschenkt_sim.rules import MAX_PLAYERS, R_N_PLAYERS, TAKE
-from geschenkt_sim.scoring import result_row
-from geschenkt_sim.state import CARD, POS, POT, STATE_SIZE, TURN, deal_keyed
-from giftsim.bits import lowest_bit
-from giftsim.contract import MAX_PARAMS, SCRATCH_WORK, address, first_seat
-from giftsim.rng import agent_stream, check_seed, game_key
+from giftsim.rng import check_seed
 
 SOURCES = ("give", "keep", "majority")  # Tulips point sources; their sum is the score
 PRICE_COLUMNS = ("game_index", "turn", "card", "price", "seat", "position", "agent", "win")
 
 
 # ---- No Thanks!: the price of every card --------------------------------------------------
-
-
-@njit(cache=True)
-def _play_prices(rules_vec, root_seed, secret, first_index, policy, entries, params, out, takes):
-    """``agents/geschenkt/loop.play_games`` (kept step for step, so the games are the same), also
-    writing every take into ``takes[g, k]`` (k: turn-up index): card, pot, seat. A copy rather
-    than a hook because a hook in the game loop would cost every other study; the test against
-    ``play_block`` guards the copy."""
-    n = rules_vec[R_N_PLAYERS]
-    state = np.zeros(STATE_SIZE, np.int64)
-    obs = np.zeros(OBS_SIZE, np.int64)
-    shown, live = address(obs, 0), address(state, 0)
-    stride = (
-        OBS_SIZE + STATE_SIZE + SCRATCH_WORK
-    )  # a seat's scratch row: a user agent's copy, then zeros
-    scratch = np.zeros(MAX_PLAYERS * stride, np.int64)
-    rngs = np.zeros(MAX_PLAYERS, np.uint64)
-    flat_params = params.ravel()
-    for g in range(out.shape[0]):
-        game_index = first_index + g
-        key = game_key(root_seed, game_index)
-        deal_keyed(rules_vec, key, first_seat(policy, game_index, n), state)
-        begin(state)
-        for s in range(n):
-            rngs[s] = agent_stream(key, secret, s)
-        while not is_over(state):
-            mask = legal_mask(state)
-            if mask & (mask - 1) == 0:  # one legal action: nobody is asked
-                action = lowest_bit(mask)
-            else:
-                seat, view = state[TURN], live
-                if not show_turn(state):
-                    observe(state, seat, obs)
-                    view = shown
-                row, own = address(flat_params, seat * MAX_PARAMS), seat * stride
-                action = entries[seat](view, row, address(rngs, seat), address(scratch, own))
-                if action < 0 or action > 62 or not (mask >> action) & 1:
-                    return g
-            if action == TAKE:
-                _record_take(state, takes, g)
-            apply_action(state, action)
-        result_row(state, n, 1, 0, out, g)
-    return -1
-
-
-@njit(cache=True)
-def _record_take(state, takes, g):
-    k = state[POS]
-    takes[g, k, 0] = state[CARD]
-    takes[g, k, 1] = state[POT]
-    takes[g, k, 2] = state[TURN]
-
-
-def price_block(rules, agents, seed: int, first_index: int, n_games: int, first_player="rotate"):
-    """Games ``first_index ..`` of ``seed`` as ``(raw, takes)``: ``raw`` as
-    ``agents.geschenkt.loop.play_block`` returns it (scores, first player, decisions, winners) and
-    ``takes`` int64 ``(n_games, n_cards, 3)``: per card in turn-up order the card, its price
-    (chips on it when taken) and the seat that took it."""
-    takes = np.zeros((n_games, rules.n_cards, 3), np.int64)
-
-    def kernel(rules_vec, root_seed, secret, first, policy, entries, params, out):
-        return _play_prices(
-            rules_vec, root_seed, secret, first, policy, entries, params, out, takes
-        )
-
-    raw = run_block(GAME, kernel, rules, agents, seed, first_index, n_games, first_player)
-    return raw, takes
 
 
 def card_prices(
@@ -131,7 +48,10 @@ def card_prices(
     parts = []
     for start in range(0, n_games, BLOCK):
         size = min(BLOCK, n_games - start)
-        raw, takes = price_block(rules, agent_list, seed, first_index + start, size, first_player)
+        raw, events = event_block(
+            ent, rules, agent_list, seed, first_index + start, size, rules.n_cards, first_player
+        )
+        takes = events[:, : rules.n_cards, [3, 4, 1]]  # card, price, seat of each take in order
         parts.append(_take_rows(to_frame(ent, raw, agent_list, first_index + start), takes))
     if not parts:
         return pd.DataFrame({c: [] for c in PRICE_COLUMNS})

@@ -1,18 +1,17 @@
 """What a learned network values: probes of its estimate on the positions it meets.
 
 A probe takes the afterstates a table of ``learned`` agents reaches (recorded by the game's
-self-play recorder, ``agents/<game>/selfplay.py``), changes one thing in their features (a
+self-play recorder, ``agents/templates/selfplay_hook.py``), changes one thing in their features (a
 chip more; a majority point more) and reads how much the network's estimate of the seat's
 share of the win moves. The change is averaged per game stage; the interval is over games
 (a game's positions are not independent of one another).
 """
 
-import importlib
-
 import numpy as np
 import pandas as pd
 
-from agents.common import net
+from agents.drivers.block import recorded_block
+from agents.kernels import net
 from agents.registry import parse_list
 from experiments.games import entry
 from giftsim.game import load_game
@@ -22,7 +21,7 @@ Z95 = 1.959963984540054
 
 def shares(weights: dict, x: np.ndarray) -> np.ndarray:
     """The network's estimated share of the win for each row of features ``x`` (NumPy: the
-    same arithmetic as the compiled ``agents.common.net.share``)."""
+    same arithmetic as the compiled ``agents.kernels.net.share``)."""
     hidden = np.maximum(x @ weights["w1"].T + weights["b1"], 0.0)
     return 1.0 / (1.0 + np.exp(-(hidden @ weights["w2"] + weights["b2"])))
 
@@ -32,8 +31,7 @@ def positions(game: str, players: int, spec: str, n_games: int, seed: int):
     seat, with the game index and decision number of each row."""
     rules = entry(game).rules(n_players=players)
     agents = parse_list([spec] * players, game)
-    recorder = importlib.import_module(load_game(game).agents + ".selfplay")
-    _, feats, owners = recorder.record_block(rules, agents, seed, 0, n_games, 0.0)
+    _, feats, owners = recorded_block(load_game(game), rules, agents, seed, 0, n_games, (0.0, -1))
     return feats.astype(np.float64), owners
 
 

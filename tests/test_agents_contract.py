@@ -2,11 +2,11 @@
 
 import numpy as np
 import pytest
+from agents.geschenkt.loop import play_games
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from agents.common.block import IllegalActionError
-from agents.geschenkt.loop import play_games
+from agents.drivers.block import IllegalActionError
 from agents.registry import builtins, define, parse
 from experiments.batch import by_agent, play
 from geschenkt_sim import engine

@@ -20,8 +20,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.common.block import IllegalActionError
-from agents.common.slow import play_block_slow
+from agents.drivers.block import IllegalActionError
+from agents.drivers.slow import play_block_slow
 from agents.registry import builtins, define
 from experiments.games import play_block, play_slow
 from giftsim.game import GAMES, TAIL, load_game

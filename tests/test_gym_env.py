@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from agents.common.slow import play_slow
+from agents.drivers.slow import play_slow
 from agents.registry import parse
 from experiments.envs.gym_env import GiftsimEnv
 from giftsim.game import GAMES, load_game

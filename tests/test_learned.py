@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agents.base import ANY, Family
-from agents.common import net
-from agents.common.slow import deal
+from agents.drivers.slow import deal
 from agents.geschenkt import learned
 from agents.geschenkt.learned import NO_CARD, after, features, n_features
+from agents.kernels import net
 from experiments.batch import field
 from experiments.cli import main
 from experiments.train import (

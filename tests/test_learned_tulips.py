@@ -4,11 +4,11 @@ slots, its choice the network's best afterstate, and its self-play recorder."""
 
 import numpy as np
 import pytest
+from agents.tulips.selfplay import record_block
 
-from agents.common import net
+from agents.kernels import net
 from agents.registry import parse
 from agents.tulips import learned
-from agents.tulips.selfplay import record_block
 from giftsim.contract import MAX_PARAMS, SCRATCH_WORK
 from tests.kits import kit_of
 from tulips_sim.engine import (

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
-from agents.common.slow import play_slow
+from agents.drivers.slow import play_slow
 from agents.registry import parse
 from experiments.envs.pettingzoo_env import env, raw_env
 from giftsim.game import GAMES, load_game

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from agents.common import net
+from agents.kernels import net
 from experiments import plots, probes
 
 

@@ -235,7 +235,7 @@ def test_tulips_search_keys_of_other_seats_ignore_their_sampled_secret_cards(see
 def test_search_trees_of_every_seat_record_only_their_own_choices(game):
     """Multiple-observer ISMCTS: every walk starts with the searcher's choice at the root,
     each tree node is chosen at by one seat only, and the other seats search too."""
-    from agents.common import search
+    from agents.kernels import search
 
     ismcts = importlib.import_module(f"agents.{game}.ismcts")
     n, iters = 4, 300

@@ -9,9 +9,9 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from agents.common import net
-from agents.common.search import least_of
 from agents.geschenkt import leaf as nt_leaf
+from agents.kernels import net
+from agents.kernels.search import least_of
 from agents.registry import parse
 from agents.tulips import leaf as tu_leaf
 from experiments.batch import field

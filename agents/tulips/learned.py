@@ -50,7 +50,7 @@ feature           size    meaning
 import numpy as np
 from numba import njit
 
-from agents.common.net import MAX_HIDDEN, first_layer, output, shift, weights_of, work_rows
+from agents.kernels.net import MAX_HIDDEN, first_layer, output, shift, weights_of, work_rows
 from agents.tulips.features import NO_SEAT, pay, scored_so_far
 from agents.tulips.worlds import unseen_of, world
 from giftsim.contract import as_arrays
@@ -106,6 +106,20 @@ def after(obs, action, rng, world_, out):
     world drawn from ``obs`` with ``rng`` into ``world_`` (a state-sized work array), the action
     applied to it, observed by the seat, the card drawn after the action hidden."""
     world(obs, rng, world_)
+    resolve(world_, action, obs[O_SEAT], out)
+
+
+@njit(cache=True)
+def after_world(obs, rng, drawn):
+    """What the afterstates of one decision share: one world drawn from ``obs`` into
+    ``drawn`` (common random numbers, as :func:`choose` values them)."""
+    world(obs, rng, drawn)
+
+
+@njit(cache=True)
+def after_of(obs, drawn, action, world_, out):
+    """The afterstate of ``action`` in a copy (``world_``) of the world ``drawn``."""
+    world_[:] = drawn
     resolve(world_, action, obs[O_SEAT], out)
 
 
