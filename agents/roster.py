@@ -15,6 +15,7 @@ from pathlib import Path
 
 from agents.base import Family
 from agents.drivers.generate import driver
+from agents.kernels import net
 from giftsim.game import load_game
 
 SEARCHES = ("flatmc", "ismcts", "flatmc_net", "ismcts_net")  # the search drivers' families
@@ -23,13 +24,15 @@ SEARCHES = ("flatmc", "ismcts", "flatmc_net", "ismcts_net")  # the search driver
 @dataclass(frozen=True)
 class Bench:
     """What ``giftsim bench`` times for a game: ``mixes`` (one agent in every seat) at each of
-    ``players``, and the search agents at ``search_players`` on the positions of games of
-    ``search_field`` (0 and "" for a game without search agents)."""
+    ``players``, the search agents at ``search_players`` on the positions of games of
+    ``search_field`` (0 and "" for a game without search agents), and the vector environment
+    at ``vector`` (players, the opponents' spec)."""
 
     mixes: tuple[str, ...]
     players: tuple[int, ...]
     search_players: int
     search_field: str
+    vector: tuple[int, str] = (4, "greedy")
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,10 @@ class Roster:
         """Every built-in family: the hand-written ones, then the searches (instantiated from
         the templates for this game)."""
         return (*self.families, *(self._search(name) for name in self.search))
+
+    def shipped(self, players: int) -> Path:
+        """The shipped network for ``players`` seats, or a one-line ValueError."""
+        return net.shipped(self.nets, self.game, players)
 
     def driver(self, kind: str, hook: str | None = None):
         """The compiled driver ``kind`` of this game (``agents.drivers.generate``)."""

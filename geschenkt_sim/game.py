@@ -38,6 +38,7 @@ GAME = Game(
     make_record=record.make_record,
     replay=record.replay,
     rounds_slot=rules.R_ROUNDS,
+    make_match_record=record.make_match_record,
     event=engine.event,
     event_columns=("card", "price"),
 )

@@ -31,7 +31,8 @@ out, g)``                          for a single game) to result row ``g``: the `
 ``finish_key(blocks)``             NumPy: each row's place in the finishing order from its
                                    blocks (one seat a row), higher better; ties as in
                                    ``winner_mask``
-``make_record``, ``replay``        JSON game records (Python)
+``make_record``, ``replay``        JSON game records (Python); a game with matches also
+                                   ``make_match_record`` (one record of every round)
 ``event(state, action, out)``      optional: before ``action`` is applied, write what it does
                                    worth a record (``event_width`` numbers, named by
                                    ``event_columns``) into ``out`` and return True, else False
@@ -101,8 +102,10 @@ class Game:
     make_record: object
     replay: object
     rounds_slot: int = -1  # the rules vector's slot of a match's rounds (-1: single games)
+    make_match_record: object = None  # (rules, [(start, actions) per round], meta) -> record
     event: object = None  # compiled event verb (see the verb table), or None
     event_columns: tuple[str, ...] = ()
+    score_parts: tuple[str, ...] = ()  # per-seat blocks whose sum is the score, if any
 
     @property
     def event_width(self) -> int:

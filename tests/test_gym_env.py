@@ -106,7 +106,7 @@ def test_reset_with_a_seed_replays_and_without_one_moves_on():
 )
 def test_bad_arguments_name_the_problem(kwargs, words):
     with pytest.raises(ValueError, match=re.escape(words)):
-        GiftsimEnv(**{"players": 4, **kwargs})
+        GiftsimEnv(**{"game": "geschenkt", "players": 4, **kwargs})
 
 
 def test_readme_gymnasium_snippet_runs():

@@ -121,7 +121,7 @@ def test_rules_and_players_are_configurable():
 )
 def test_bad_arguments_name_the_problem(kwargs, words):
     with pytest.raises(ValueError, match=re.escape(words)):
-        raw_env(**kwargs)
+        raw_env(**{"game": "geschenkt", **kwargs})
 
 
 def test_illegal_actions_raise_unwrapped_and_lose_wrapped():

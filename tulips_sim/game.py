@@ -37,4 +37,5 @@ GAME = Game(
     finish_key=scoring.finish_key,
     make_record=record.make_record,
     replay=record.replay,
+    score_parts=("give", "keep", "majority"),
 )

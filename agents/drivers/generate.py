@@ -82,7 +82,7 @@ def binding_text(game: str) -> str:
     the game's (``SOURCES`` there says where each comes from). A game without search or
     learned agents (no ``worlds`` or ``learned`` module) leaves those names out; a game
     without events gets ``agents.kernels.events.no_event``."""
-    from agents.templates import game as stub
+    from agents.templates.game import SOURCES
 
     record = load_game(game)
     lines = [
@@ -98,7 +98,7 @@ def binding_text(game: str) -> str:
             lines.append(f"from {record.agents} import {module} as _{module}")
             sources.add(module)
     lines.append("")
-    for name, (source, attribute) in stub.SOURCES.items():
+    for name, (source, attribute) in SOURCES.items():
         if source in sources:
             lines.append(f"{name} = _{source}.{attribute}")
     lines.append("event = event if event is not None else _no_event")

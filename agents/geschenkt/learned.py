@@ -185,3 +185,21 @@ def decider(obs, params, rng, scratch):
     o, p, r = as_arrays(obs, params, rng, OBS_SIZE)
     work, x = work_rows(scratch, OBS_SIZE, 2 * n_features(o[O_N_PLAYERS]) + MAX_HIDDEN)
     return choose(o, p, r, None, work, x)
+
+
+def _chip_probe(players: int):
+    """What one more chip in the seat's own stack is worth, by cards left in the stack:
+    ``(change, stage, stage name)`` of ``experiments.probes.nudge``."""
+    first, own_chips = PER_SEAT * players, CHIPS * players  # globals; relative seat 0's chips
+
+    def change(x):
+        x[:, own_chips] += 0.1  # features are chips / 10
+        x[:, first + LEAD] += 0.05  # and its score is one point lower: lead / 20
+
+    def stage(x):
+        return np.rint(x[:, first + CARDS_LEFT] * 24).astype(int)
+
+    return change, stage, "cards_left"
+
+
+PROBES = {"chip": _chip_probe}  # experiments.probes.value_probe

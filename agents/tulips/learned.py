@@ -276,3 +276,21 @@ def decider(obs, params, rng, scratch):
     floats = 2 * n_features(o[O_N_PLAYERS]) + MAX_HIDDEN
     ints, x = work_rows(scratch, WORK_INTS, floats)
     return choose(o, p, r, ints[: 2 * STATE_SIZE], ints[2 * STATE_SIZE :], x)
+
+
+def _majority_probe(players: int, points: int = 5):
+    """What ``points`` more majority points (if the game ended now) are worth, by cards left
+    to draw in bins of 8: ``(change, stage, stage name)`` of ``experiments.probes.nudge``."""
+    first, own_majority = PER_SEAT * players, MAJORITY * players  # relative seat 0's points
+
+    def change(x):
+        x[:, own_majority] += points / 30.0  # features are points / 30
+        x[:, first + MARGIN] += points / 30.0  # and its margin over the best rival too
+
+    def stage(x):
+        return (np.rint(x[:, first + DECK_LEFT] * 72) // 8 * 8).astype(int)
+
+    return change, stage, "cards_left"
+
+
+PROBES = {"majority": _majority_probe}  # experiments.probes.value_probe

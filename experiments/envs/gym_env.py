@@ -54,7 +54,7 @@ class GiftsimEnv(gym.Env):
 
     def __init__(
         self,
-        game: str = "geschenkt",
+        game: str,
         players: int | None = None,
         learner_seat: int = 0,
         opponents="random",

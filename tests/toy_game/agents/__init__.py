@@ -15,7 +15,9 @@ ROSTER = Roster(
     worlds=None,
     learned=None,
     nets=None,
-    bench=Bench(mixes=("random", "steady"), players=(2, 3), search_players=0, search_field=""),
+    bench=Bench(
+        ("random", "steady"), (2, 3), search_players=0, search_field="", vector=(3, "steady")
+    ),
     ladder=Ladder(rungs=("random", "steady"), branches=(), players=(2, 3)),
     demo={
         "seats": Study("mirror", ("random", "steady"), (2, 3), 2_000),
