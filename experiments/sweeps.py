@@ -146,8 +146,7 @@ def turns(game: str, table: pd.DataFrame) -> pd.DataFrame:
     cls = load_game(game).rules
     options = [c for c in table.columns if c in cls.__dataclass_fields__ and c != "n_players"]
     rules = [
-        cls(n_players=int(row["n_players"]), **_given(row, options))
-        for _, row in table.iterrows()
+        cls(n_players=int(row["n_players"]), **_given(row, options)) for _, row in table.iterrows()
     ]
     equal = [r.equal_turns for r in rules]
     return table.assign(turns=[r.max_turns for r in rules], equal_turns=equal)
