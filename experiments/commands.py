@@ -27,6 +27,7 @@ from experiments.results import (
 )
 from experiments.runner import run
 from experiments.schedule import field_design, mirror, round_robin, rows_per_deal
+from giftsim import files
 from giftsim.game import GAMES, rounds_of
 
 PLOTS = {  # file name -> (plot function name, keyword arguments)
@@ -234,7 +235,7 @@ def _draw(long: pd.DataFrame, folder: Path, manifest: dict) -> list[str]:
         else:
             figure.axes[0].set_title("")  # the suptitle says it, with the subject
         figure.suptitle(f"{title}\n{subject}", fontsize=9)
-        figure.savefig(folder / name, dpi=110, bbox_inches="tight")
+        save_png(figure, folder / name)
         written.append(name)
     return written
 
@@ -261,7 +262,7 @@ def _draw_sums(sums: pd.DataFrame, folder: Path, manifest: dict):
         if value == "mean_score":
             label += f" ({_wins(manifest['game'])})"
         figure.suptitle(f"{label} by turn position, one panel per agent\n{subject}", fontsize=9)
-        figure.savefig(folder / name, dpi=110, bbox_inches="tight")
+        save_png(figure, folder / name)
         written.append(name)
     missing = [
         "not drawn (they need per-game rows; run without --summary-only): head-to-head "
@@ -280,7 +281,7 @@ def _markdown(folder: Path, manifest: dict, named, figures, missing=()) -> None:
     for name, table in named.items():
         lines += ["", f"## {name}", "", table.round(4).to_markdown()]
     lines += ["", *[f"![{f}]({f})" for f in figures], *missing]
-    (folder / "summary.md").write_text("\n".join(lines) + "\n")
+    write_text(folder / "summary.md", "\n".join(lines) + "\n", force=True)  # the report's own
 
 
 # The demo: each game's studies (its roster's ``demo``: a seat-advantage study and a
@@ -344,6 +345,8 @@ def tune(args, argv) -> None:
     """``giftsim tune``: CMA-ES over a family's parameters; the result, and its JSON record."""
     from experiments import tune as tuning
 
+    if args.json:  # before the run: a name that cannot be written would lose its result
+        files.check_new(args.json, args.force, "--json")
     result = tuning.tune(
         args.game,
         args.family,
@@ -365,7 +368,8 @@ def tune(args, argv) -> None:
         f"{args.players - 1} x {args.field}"
     )
     if args.json:
-        write_text(args.json, json.dumps(tuning.as_record(result, argv), indent=2) + "\n")
+        record = json.dumps(tuning.as_record(result, argv), indent=2) + "\n"
+        files.write_text(args.json, record, args.force, "--json")
 
 
 def train(args, command: str) -> None:
@@ -390,7 +394,8 @@ def train(args, command: str) -> None:
         selfplay=args.selfplay,
         members=args.members,
     )
-    curve = training.train(settings, args.out, args.workers, args.resume, not args.quiet, command)
+    options = (args.workers, args.resume, not args.quiet, command, args.force)
+    curve = training.train(settings, args.out, *options)
     print(curve.to_string(index=False))
     best = curve.loc[curve["win_share"].idxmax()]
     print(
@@ -401,15 +406,18 @@ def train(args, command: str) -> None:
     )
 
 
-def ladder(games, n_games, search_games, seed, workers, progress, argv, out) -> None:
-    """``giftsim ladder``: play and judge the ladder; print (and write) its markdown."""
+def ladder(games, n_games, search_games, seed, workers, progress, argv, out, force=False) -> None:
+    """``giftsim ladder``: play and judge the ladder; print (and write) its markdown (``out``
+    checked first: an existing file is replaced only if ``force``)."""
     from experiments import ladder as ladders
 
+    if out:
+        files.check_new(out, force)
     table = ladders.ladder(games, n_games, search_games, seed, workers, progress=progress)
     text = ladders.markdown(table, argv, seed)
     print(text)
     if out:
-        write_text(out, text + "\n")
+        write_text(out, text + "\n", force)
         print(f"\nwritten to {out}")
 
 
@@ -462,12 +470,15 @@ def bench_rules(pairs) -> dict:
     return options
 
 
-def record(game, rules, specs, seed, game_index, first_player, secret, out) -> None:
+def record(game, rules, specs, seed, game_index, first_player, secret, out, force=False) -> None:
     """``giftsim record``: play one game (or match) through the slow path and write its JSON
-    record (to ``out``, else to the terminal)."""
+    record (to ``out``, else to the terminal; an existing ``out`` is replaced only if
+    ``force``, and is checked before the game is played)."""
     from agents.registry import parse_list
     from experiments.games import play_slow
 
+    if out:
+        files.check_new(out, force)
     agents = parse_list(specs or ",".join(["greedy"] * rules.n_players), game)
     if len(agents) != rules.n_players:
         raise ValueError(f"--agents names {len(agents)} agents for {rules.n_players} players")
@@ -485,7 +496,7 @@ def record(game, rules, specs, seed, game_index, first_player, secret, out) -> N
         made = entry(game).make_record(rules, games[0].start, games[0].actions, meta)
     text = json.dumps(made, indent=1)
     if out:
-        out.write_text(text + "\n")
+        write_text(out, text + "\n", force)
     else:
         print(text)
 
@@ -515,7 +526,14 @@ def _read(path: Path) -> str:
     return path.read_text()
 
 
-def write_text(path: Path, text: str) -> None:
-    """Write a file, creating its folder."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
+def write_text(path: Path, text: str, force: bool = False) -> None:
+    """Write a file through a temporary one, creating its folder; an existing file is
+    replaced only if ``force`` (``giftsim.files``: else a one-line error naming it)."""
+    files.write_text(path, text, force)
+
+
+def save_png(figure, path: Path) -> None:
+    """A figure as a PNG file, through a temporary file (a report's own file: replaced)."""
+    files.write_with(
+        path, lambda p: figure.savefig(p, dpi=110, bbox_inches="tight", format="png"), True
+    )

@@ -7,8 +7,8 @@ from agents.drivers.slow import Stopped
 HUMAN = "human"  # the spec recorded for the person's seat
 
 
-class InputEnded(EOFError):
-    """Standard input ended before the game did."""
+class InputEnded(Stopped, EOFError):
+    """Standard input ended before the game did (the game so far is saved)."""
 
 
 class Quit(Stopped):
@@ -69,7 +69,7 @@ class Console:
         line = self.stdin.readline()
         if not line:
             self.show([""])
-            raise InputEnded("input ended before the game did; no record saved")
+            raise InputEnded("input ended before the game did")
         return line.strip()
 
 
