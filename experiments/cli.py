@@ -20,15 +20,15 @@ DESCRIPTION += " and Gift of Tulips. Every error is one line and exit status 2."
 # One example per command, shown by its --help (tests/test_readme.py checks each parses).
 EXAMPLES = {
     "bench": "giftsim bench --games 20000",
-    "record": "giftsim record tulips --agents hoarder,planner,greedy,random --out t.json",
-    "replay": "giftsim replay t.json",
+    "record": "giftsim record tulips --agents hoarder,planner,greedy,random --out runs/t.json",
+    "replay": "giftsim replay runs/t.json",
     "demo": "giftsim demo --scale 0.01",
     "tournament": "giftsim tournament tulips --design round-robin --agents random,greedy,hoarder "
     "--players 4 --games 2000 --out runs/rr",
     "seats": "giftsim seats geschenkt --agents greedy,sniper --players 3,4,5 --out runs/seats",
     "report": "giftsim report runs/rr",
     "tune": "giftsim tune geschenkt --family sniper --players 4 --field sniper --games 2000",
-    "train": "giftsim train geschenkt --players 4 --seed 1 --out my4p.npz --rounds 4",
+    "train": "giftsim train geschenkt --players 4 --seed 1 --out runs/my4p.npz --rounds 4",
     "ladder": "giftsim ladder --game geschenkt --games 2000 --search-games 0",
     "play": "giftsim play geschenkt --players 4 --seat 1 --vs ismcts,greedy,tuned4p",
 }
@@ -570,7 +570,9 @@ def _execute_and_print(jobs, args) -> None:
 def _bench(args) -> None:
     from experiments import commands
 
-    commands.bench(args.games, args.rule, not args.no_startup, not args.quiet)
+    progress, startup = not args.quiet, not args.no_startup
+    where = (args.markdown, args.force, args.argv)
+    commands.bench(args.games, args.rule, startup, progress, *where)
 
 
 def _record(args) -> None:
@@ -600,6 +602,14 @@ def _add_bench(sub) -> None:
         metavar="GAME:KEY=VALUE",
         help="a rule variant for one game's mixes, repeatable (e.g. tulips:game_end=deck_out)",
     )
+    p.add_argument(
+        "--markdown",
+        type=Path,
+        metavar="FILE",
+        help="also write the speed section (dated) into FILE, between its marks if it has "
+        "them (giftsim bench --markdown README.md renews the README's), else as a new file",
+    )
+    _add_force(p, "a --markdown file that has no marks")
     p.set_defaults(run=_bench)
 
 

@@ -421,33 +421,46 @@ def ladder(games, n_games, search_games, seed, workers, progress, argv, out, for
         print(f"\nwritten to {out}")
 
 
-def bench(n_games: int, rule_pairs, startup: bool, progress: bool) -> None:
+def bench(
+    n_games: int, rule_pairs, startup: bool, progress: bool, markdown=None, force=False, argv=()
+) -> None:
     """``giftsim bench``: games/s per core of every game's mixes, the vector environment's
-    learner steps/s, the search agents' time per decision, and start-up."""
+    learner steps/s, the search agents' time per decision, and start-up; with ``markdown`` (a
+    file, checked first) also the speed section a document embeds (``bench.embed``)."""
     from experiments import bench as timing
     from giftsim.rule_options import as_pairs
 
     if n_games < 1:
         raise ValueError(f"--games must be at least 1, got {n_games}")
     options = bench_rules(rule_pairs)
+    if markdown is not None:
+        timing.check_target(markdown, force)
+    about = timing.about(" ".join(["giftsim", *argv]), " ".join(rule_pairs))
+    rates = {}
     for game in GAMES:
         where = f", rules {' '.join(as_pairs(options[game]))}" if options[game] else ""
         print(f"{game}: games/s on one core ({n_games:,} games each{where})")
-        print(timing.rates(game, n_games, options[game]).round(0).astype(int).to_string())
+        rates[game] = timing.rates(game, n_games, options[game])
+        print(rates[game].round(0).astype(int).to_string())
     print("\nvector env: learner steps/s on one core (a learner with random legal actions, 256")
     print("lanes)")
+    vector = {}
     for game in GAMES:
         players, opponent = roster(game).bench.vector
-        rate = timing.vector_rate(game, opponent, players)
-        print(f"{game}: {rate:,.0f} ({players} players, the others {opponent})")
+        vector[game] = (timing.vector_rate(game, opponent, players), players, opponent)
+        print(f"{game}: {vector[game][0]:,.0f} ({players} players, the others {opponent})")
     for game in GAMES:
         speed = timing.search_speed(game)
         if not speed.empty:
             print(f"\n{game}: search agents at their defaults, one core")
             print(speed.to_string())
-    if startup:
-        cold, warm = timing.startup_times(progress=progress)
+    times = timing.startup_times(progress=progress) if startup else None
+    if times:
+        cold, warm = times
         print(f"start-up (import + one game of every mix): cold {cold:.1f} s, warm {warm:.1f} s")
+    if markdown is not None:
+        section = timing.markdown(rates, vector, times, about)
+        print(f"\nspeed section written to {timing.embed(markdown, section, force)}")
 
 
 def bench_rules(pairs) -> dict:
@@ -464,7 +477,7 @@ def bench_rules(pairs) -> dict:
     options = {}
     for game, game_pairs in by_game.items():
         cls = entry(game).rules
-        options[game] = cls.options_from_pairs(game_pairs)
+        options[game] = cls.options_from_pairs(game_pairs) if game_pairs else {}
         for n in roster(game).bench.players:
             cls(n_players=n, **options[game])
     return options

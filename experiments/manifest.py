@@ -103,7 +103,7 @@ def _write(path: Path, ident, jobs, chunk_size, summary_only, meta) -> None:
         "agents": sorted({spec for j in jobs for spec in j.agents}),
         "jobs": [asdict(j) for j in jobs],
         "versions": _versions(),
-        "git_revision": _git_revision(),
+        "git_revision": git_revision(),
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         **meta,
     }
@@ -148,7 +148,8 @@ def _versions() -> dict:
     }
 
 
-def _git_revision() -> str | None:
+def git_revision() -> str | None:
+    """The commit giftsim's checkout is at (None outside a git checkout)."""
     root = Path(giftsim.__file__).resolve().parent.parent
     try:
         done = subprocess.run(
