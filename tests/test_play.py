@@ -301,3 +301,20 @@ def test_the_tulips_replay_names_the_cards(tmp_path):
     assert f"puts {' '.join(map(str, setup['bouquet']))} in its bouquet" in lines[0]
     turned = ", ".join(f"{v} {n}" for v, n in record["reveal"])
     assert f"secret festival turned up: {turned}" in lines
+
+
+def test_the_tulips_rules_in_brief_open_the_game_and_answer_a_question_mark(
+    monkeypatch, capsys, tmp_path
+):
+    path = tmp_path / "game.json"
+    rule = ("--rule", "keeping_points=0,1,2,3")  # the points shown are the rules in force
+    code, out, err = play(
+        monkeypatch, capsys, *TULIPS, "--seed", "5", *rule, "--record", str(path), stdin="?\nq\n"
+    )
+    assert code == 0, err
+    brief = "rules in brief (all of them: docs/rules/gift_of_tulips.md):"
+    assert out.count(brief) == 2  # at the start, and after "?"
+    assert out.index(brief) < out.index(PROMPT)
+    for words in ("you score 0/1/2/3 by its variety's rank", "value + 3/2/1/0", "1st 15/10"):
+        assert words in out.replace("\n  ", " ")
+    assert all(len(line) <= 80 for line in out.split("\n── ")[0].splitlines()[2:])

@@ -112,8 +112,10 @@ def run(
     seed = secrets.randbelow(1_000_000) if seed is None else seed
     check_seed(seed)
     path = _record_path(record, f"giftsim-play-{game}-{seed}.json", force)
-    console = Console(stdin or sys.stdin, stdout or sys.stdout)
+    brief = (text.rules_in_brief(rules), text.RULES_FILE)
+    console = Console(stdin or sys.stdin, stdout or sys.stdout, *brief)
     console.show(_welcome(text, seats, seed))
+    console.show(console.brief())
     meta = {"agents": list(seats.specs), "seed": seed, "game_index": 0}
     try:
         result = _play(text, ent, rules, seats, bots, seed, console, meta)
