@@ -287,6 +287,7 @@ def _markdown(folder: Path, manifest: dict, named, figures, missing=()) -> None:
 # The demo: each game's studies (its roster's ``demo``: a seat-advantage study and a
 # round-robin of its built-in agents).
 DEMO_CHUNK = 50_000  # games per chunk file of a demo study
+MAX_SCALE = 100.0  # the largest --scale: 100 times the full demo is hours of play
 
 
 def demo(folder: Path, scale: float, seed: int, progress: bool = True) -> None:
@@ -294,8 +295,11 @@ def demo(folder: Path, scale: float, seed: int, progress: bool = True) -> None:
     ``folder/GAME-STUDY``, print their tables, write plots per study. A study already in its
     folder is resumed (nothing is played again); a folder of any other experiment is refused
     before anything is played."""
-    if not (math.isfinite(scale) and scale > 0):
-        raise ValueError(f"--scale must be a positive fraction of the full size, got {scale}")
+    if not (math.isfinite(scale) and 0 < scale <= MAX_SCALE):
+        raise ValueError(
+            f"--scale must be a positive fraction of the full size, at most {MAX_SCALE:g} "
+            f"(the full size plays 2.6M games), got {scale}"
+        )
     plan = list(_demo_plan(Path(folder), scale, seed))
     for _, _, jobs, out in plan:
         manifest_io.check(out, jobs, DEMO_CHUNK, False, resume=True)

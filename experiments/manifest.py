@@ -60,7 +60,18 @@ def check(folder: Path, jobs: list[Job], chunk_size: int, summary_only: bool, re
         _check_same(folder, path, ident, resume)
     elif folder.exists():
         _check_empty(folder)
+    else:
+        _check_parents(folder)
     return ident
+
+
+def _check_parents(folder: Path) -> None:
+    """The nearest existing folder above a new results folder must be a folder."""
+    for parent in folder.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise ValueError(f"--out {folder}: {parent} is a file, not a folder")
+            return
 
 
 def _check_empty(folder: Path) -> None:

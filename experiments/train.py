@@ -340,8 +340,12 @@ def _start(settings, folder: Path, resume: bool) -> dict:
             raise ValueError(f"{folder} holds files but no checkpoint of a run; remove it")
         folder.mkdir(parents=True, exist_ok=True)
         return {"history": [], "network": None, "last": None}
-    saved = json.loads(progress.read_text())
-    if _but_rounds(saved["settings"]) != _but_rounds(asdict(settings)):
+    try:
+        saved = json.loads(progress.read_text())
+        known = _but_rounds(saved["settings"])
+    except (ValueError, KeyError, TypeError, AttributeError):
+        raise ValueError(f"{progress} is not a readable checkpoint; remove {folder}") from None
+    if known != _but_rounds(asdict(settings)):
         raise ValueError(f"{folder} is a run with other settings; remove it to start over")
     history = saved["history"]
     last = len(history) - 1
