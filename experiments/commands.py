@@ -538,8 +538,10 @@ def replay(path: Path) -> None:
 
 
 def _read(path: Path) -> str:
-    if not path.is_file():
+    if not path.exists():  # a pipe (replay <(giftsim record ...)) is no file, but readable
         raise ValueError(f"no such record file: {path}")
+    if path.is_dir():
+        raise ValueError(f"{path} is a folder, not a record file")
     return path.read_text()
 
 

@@ -178,6 +178,7 @@ CLI = [  # (id, argv, words the one line must hold)
     # replay
     ("replay-missing", ["replay", "none.json"], "no such record file: none.json"),
     ("replay-not-json", ["replay", "paper.txt"], "paper.txt is not JSON"),
+    ("replay-folder", ["replay", "userfolder"], "userfolder is a folder, not a record file"),
     ("replay-deep", ["replay", "deep.json"], "its JSON nests too deeply"),
     ("replay-not-object", ["replay", "list.json"], "record 'game' must be one of"),
     ("replay-other-game", ["replay", "chess.json"], "got 'chess'"),
@@ -656,3 +657,12 @@ def test_piping_into_head_exits_0_without_a_word():
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "geschenkt:" and done.stderr == ""
+
+
+def test_replay_reads_a_record_from_a_pipe(tmp_path):
+    """``giftsim replay <(giftsim record ...)``: a pipe is no regular file, but a record."""
+    cli = f"{sys.executable} -m experiments.cli"
+    both = f"{cli} replay <({cli} record geschenkt --players 3 --seed 2)"
+    done = subprocess.run(["bash", "-c", both], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert "record OK" in done.stdout
