@@ -1,18 +1,27 @@
 """The round-robin is balanced and does not depend on the order of ``--agents``: every distinct
-arrangement of each multiset, agents in canonical order before seeds are assigned."""
+arrangement of each multiset, agents in canonical order before seeds are assigned; the strata
+of a design's deals are the sets of jobs that play them."""
 
 from collections import Counter
 from itertools import permutations
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from experiments import commands
+from experiments.blocks import deal_strata as strata_from_rows
+from experiments.results import long_table
 from experiments.runner import run
 from experiments.schedule import (
+    deal_strata,
     experiment_id,
+    field_design,
+    join,
+    mirror,
     round_robin,
     round_robin_size,
+    stratum_of,
 )
 
 SERIAL = {"backend": "serial", "progress": False}
@@ -105,3 +114,31 @@ def test_permuted_agents_give_identical_tables(game, agents, n):
             assert list(other) == list(named)
             for title, table in named.items():
                 pd.testing.assert_frame_equal(other[title], table, obj=title)
+
+
+def test_strata_are_the_sets_of_jobs_that_play_a_deal():
+    """From the job list (``schedule.deal_strata``, for streamed sums) and from the rows
+    (``blocks.deal_strata``, for long frames): the same partition of the deals, for designs
+    joined on one seed whose game indices partly overlap."""
+    jobs = join(
+        field_design("geschenkt", "sniper", "greedy", 3, 30, seed=4),
+        mirror("geschenkt", ["greedy"], [3], 45, seed=4),
+        round_robin("geschenkt", ["random", "greedy"], 3, 20, seed=4),
+    )
+    frame, _, _ = run(jobs, **SERIAL)
+    strata = deal_strata(jobs)
+    from_jobs = np.concatenate(
+        [
+            stratum_of(strata, job, rows["game_index"])
+            for job, rows in frame.groupby("job", sort=True)
+        ]
+    )
+    long = long_table(frame)
+    first_seat = long[long["seat"] == 0]
+    codes = first_seat.groupby("deal", sort=True).ngroup().to_numpy()
+    from_rows = strata_from_rows(long)[codes]
+    assert pd.crosstab(from_jobs, from_rows).gt(0).sum(axis=1).eq(1).all()
+    assert pd.crosstab(from_rows, from_jobs).gt(0).sum(axis=1).eq(1).all()
+    # indices 0-19: field, mirror, group 0; 20-29: field, mirror, group 1; 30-39: mirror,
+    # group 1; 40-44: mirror alone
+    assert len(set(from_jobs)) == 4
