@@ -91,10 +91,11 @@ def field(
     """``candidate`` against ``n_players - 1`` copies of ``baseline``, seat-rotated on
     duplicate deals: the candidate takes every seat in turn on the same ``n_games`` deals (and
     first players), so card and seat luck cancel. Returns its win share (ties split) with its
-    95% interval over deals (``ci95``: ``stats.share_interval`` of the standard error ``se``,
-    so inside [0, 1] and never of zero width), the ``deals``, the ``games`` and the share a
+    95% interval over deals (``ci95``: ``stats.share_interval`` of the standard error ``se``
+    with Student's t on deals - 1 degrees of freedom, so inside [0, 1] and never of zero
+    width), the ``deals``, the ``games`` and the share a
     seat would get by chance (``fair``)."""
-    from experiments.stats import share_interval  # scipy: only when a field is scored
+    from experiments.stats import quantile, share_interval  # scipy: only when scored
 
     shares = np.zeros(n_games)
     for seat in range(n_players):
@@ -104,7 +105,7 @@ def field(
         shares += frame[f"win_{seat}"].to_numpy() / n_players
     mean = shares.mean()
     se = shares.std(ddof=1) / np.sqrt(n_games) if n_games > 1 else float("nan")
-    low, high = share_interval(mean, se, n_games)
+    low, high = share_interval(mean, se, n_games, quantile(n_games - 1))
     return {
         "win_share": mean,
         "ci95": (float(low), float(high)),

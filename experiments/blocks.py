@@ -125,11 +125,13 @@ def row_ids(rows: np.ndarray):
 
 def stratified_cov(group: np.ndarray, stratum: np.ndarray, z: np.ndarray):
     """The stratified cluster covariance of the rows of ``z`` (one per cluster, m columns of
-    linearised residuals) per group (codes 0..G-1): ``(cov, clusters, free)`` with
+    linearised residuals) per group (codes 0..G-1): ``(cov, clusters, free, df)`` with
     ``cov[g] = sum_h n_h / (n_h - 1) sum_{c in h} (z_c - mean_h z)(z_c - mean_h z)'`` over the
     strata ``h`` of the group's clusters (strata of one cluster pooled into one, which adds
-    nothing if it stays one cluster), ``clusters[g]`` and ``free[g]`` = clusters minus
-    strata, the degrees of freedom of the estimate."""
+    nothing if it stays one cluster), ``clusters[g]``, ``free[g]`` = clusters minus strata,
+    and ``df[g, k]``, the Satterthwaite degrees of freedom of the variance of column ``k``,
+    ``(sum_h V_h)^2 / sum_h V_h^2 / (n_h - 1)`` with ``V_h`` stratum h's part: fewer than
+    ``free`` when a few strata carry most of the variance (``free`` where it is 0)."""
     group = np.asarray(group, np.int64)
     z = np.asarray(z, float).reshape(len(group), -1)
     groups = int(group.max(initial=-1)) + 1
@@ -152,4 +154,19 @@ def stratified_cov(group: np.ndarray, stratum: np.ndarray, z: np.ndarray):
     owner = np.zeros(len(size), np.int64)
     owner[cell] = group
     clusters = np.bincount(group, minlength=groups)
-    return cov, clusters, clusters - np.bincount(owner, minlength=groups)
+    free = clusters - np.bincount(owner, minlength=groups)
+    return cov, clusters, free, _satterthwaite(centred, cell, owner, size, free)
+
+
+def _satterthwaite(centred, cell, owner, size, free) -> np.ndarray:
+    """Per group and column: ``(sum_h V_h)^2 / sum_h V_h^2 / (n_h - 1)``, ``free`` where the
+    variance is 0."""
+    groups = len(free)
+    parts = np.stack([np.bincount(cell, c * c, len(size)) for c in centred.T], axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.where(size[:, None] > 1, parts**2 / (size[:, None] - 1.0), 0.0)
+    total = np.stack([np.bincount(owner, p, groups) for p in parts.T], axis=1)
+    spread = np.stack([np.bincount(owner, p, groups) for p in share.T], axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        df = total**2 / spread
+    return np.where(spread > 0, np.minimum(df, free[:, None]), free[:, None].astype(float))

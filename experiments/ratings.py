@@ -44,7 +44,7 @@ SCALES = {"log": 1.0, "elo": 400 / np.log(10)}
 Z95 = float(stats.norm.ppf(0.975))
 NEWTON_TOL = 1e-10
 NEWTON_MAX = 100
-DRAWS_AT_ONCE = 50  # bootstrap draws fitted together (memory: draws x patterns x agents)
+DRAWS_AT_ONCE = 100  # bootstrap draws fitted together (memory: draws x patterns x agents)
 
 
 class _Patterns(NamedTuple):
@@ -185,15 +185,16 @@ def _bootstrap_sd(pat: _Patterns, n_boot: int, rng, prior) -> np.ndarray:
     draws = []
     for start in range(0, n_boot, DRAWS_AT_ONCE):
         size = min(DRAWS_AT_ONCE, n_boot - start)
-        weight = np.asarray((pat.by_deal.T @ np.stack([draw(rng) for _ in range(size)]).T).T)
+        weight = np.asarray((pat.by_deal.T @ draw(rng, size).T).T)
         draws.append(_fit(pat.in_play, pat.chosen, weight, prior))
     return np.concatenate(draws).std(0, ddof=1)
 
 
 def _within_strata(stratum: np.ndarray):
-    """A function ``rng -> weights`` of the deals: Rao and Wu's rescaled bootstrap, ``n_h - 1``
-    deals drawn with replacement from the ``n_h`` of each stratum and each draw weighted
-    ``n_h / (n_h - 1)`` (strata of one deal pooled; a lone deal keeps weight 1)."""
+    """A function ``(rng, draws) -> weights`` (draws x deals): Rao and Wu's rescaled
+    bootstrap, ``n_h - 1`` deals drawn with replacement from the ``n_h`` of each stratum and
+    each draw weighted ``n_h / (n_h - 1)`` (strata of one deal pooled; a lone deal keeps
+    weight 1)."""
     codes = pd.factorize(stratum, sort=True)[0]
     size = np.bincount(codes)
     codes = np.where(size[codes] > 1, codes + 1, 0)  # 0: the pool of lone deals
@@ -205,8 +206,10 @@ def _within_strata(stratum: np.ndarray):
     weight = np.where(size > 1, size / np.maximum(size - 1, 1), 0.0)
     fixed = np.where(size[codes] == 1, 1.0, 0.0)  # a lone deal is always there
 
-    def draw(rng) -> np.ndarray:
-        picks = order[offset[slots] + (rng.random(len(slots)) * size[slots]).astype(np.int64)]
-        return np.bincount(picks, minlength=len(codes)) * weight[codes] + fixed
+    def draw(rng, draws: int) -> np.ndarray:
+        pick = offset[slots] + (rng.random((draws, len(slots))) * size[slots]).astype(np.int64)
+        rows = np.repeat(np.arange(draws), len(slots)) * len(codes)
+        counts = np.bincount(rows + order[pick].reshape(-1), minlength=draws * len(codes))
+        return counts.reshape(draws, len(codes)) * weight[codes] + fixed
 
     return draw

@@ -135,9 +135,25 @@ def _strata(frame: pd.DataFrame, strata: dict) -> np.ndarray:
 
 
 def add_deal_sums(parts) -> pd.DataFrame:
-    """Several ``deal_sums`` frames as one (a deal spread over chunks is summed)."""
+    """Several ``deal_sums`` frames as one (a deal spread over chunks is summed), sorted by
+    the keys. The keys are packed into one integer per row and summed with ``np.bincount``
+    (a pandas groupby over the five keys is several times slower)."""
     frame = pd.concat(parts, ignore_index=True)
-    return frame.groupby(DEAL_KEYS, as_index=False, sort=True).sum()
+    packed, levels = np.zeros(len(frame), np.int64), []
+    for key in DEAL_KEYS:
+        codes, values = pd.factorize(frame[key], sort=True)
+        packed = packed * len(values) + codes
+        levels.append(values)
+    rows, index = np.unique(packed, return_inverse=True)
+    out = {}
+    for key, values in zip(DEAL_KEYS[::-1], levels[::-1], strict=True):
+        rows, code = np.divmod(rows, len(values))
+        out[key] = np.asarray(values)[code]
+    out = {key: out[key] for key in DEAL_KEYS}
+    for column in frame.columns.difference(DEAL_KEYS, sort=False):
+        total = np.bincount(index, frame[column].to_numpy(float), len(out["deal"]))
+        out[column] = total.astype(frame[column].dtype)
+    return pd.DataFrame(out)
 
 
 def load_deal_sums(folder) -> pd.DataFrame:

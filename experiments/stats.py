@@ -76,6 +76,15 @@ Z95 = float(stats.norm.ppf(0.975))
 FEW_DEALS = 30  # an interval over fewer deals is flagged: its coverage is not assured
 
 
+def quantile(df):
+    """The 97.5% point of Student's t with ``df`` degrees of freedom (normal where ``df`` is
+    infinite; NaN where it is below 1)."""
+    df = np.asarray(df, float)
+    with np.errstate(invalid="ignore"):
+        out = np.where(df >= 1, stats.t.ppf(0.975, np.maximum(df, 1)), np.nan)
+    return float(out) if out.ndim == 0 else out
+
+
 def _as_list(by) -> list:
     return [by] if isinstance(by, str) else list(by)
 
@@ -93,10 +102,11 @@ def wilson(successes, trials, z: float = Z95):
     return np.clip(centre - half, 0, 1), np.clip(centre + half, 0, 1)
 
 
-def share_interval(share, se, deals, z: float = Z95):
+def share_interval(share, se, deals, z=Z95):
     """A 95% interval ``(low, high)`` for a share in [0, 1] with standard error ``se``: the
     Wilson interval at the effective number of trials ``share (1 - share) / se^2`` (the
-    normal interval ``share +- z se`` when that is large, inside [0, 1] always); where
+    interval ``share +- z se`` when that is large, inside [0, 1] always; ``z`` may be a
+    t quantile per row, see ``quantile``); where
     ``se`` is 0 (every deal alike, e.g. a share of 0 or 1) the trials are the ``deals``.
     NaN where ``se`` is NaN."""
     p = np.clip(np.asarray(share, float), 0, 1)
@@ -126,10 +136,11 @@ def clustered_mean(
     are summed first, and the variance is ``sum_h n_h / (n_h - 1) sum_c (z_c - mean_h z)^2 /
     (sum count)^2`` with ``z_c = value_c - mean * count_c`` over the group's clusters in each
     stratum ``h`` of the column ``stratum`` (one stratum without it; strata of one cluster are
-    pooled). Normal quantile, or Student t with (clusters - strata) degrees of freedom if
-    ``t``. When every row is its own cluster and there is one stratum this is the usual
-    ``sd / sqrt(n)`` interval. Columns ``n`` (sum of ``count``), ``mean``, ``se``, ``half``
-    (half width, NaN without a degree of freedom) and ``clusters``."""
+    pooled). Columns ``n`` (sum of ``count``), ``mean``, ``se``, ``df`` (Satterthwaite's
+    degrees of freedom of the variance, ``blocks.stratified_cov``), ``half`` (half width:
+    Student t with ``df`` if ``t``, else normal; NaN without a degree of freedom) and
+    ``clusters``. When every row is its own cluster and there is one stratum this is the
+    usual ``sd / sqrt(n)`` interval, with n - 1 degrees of freedom."""
     keys = _as_list(by)
     strata = [stratum] if stratum else []
     _require(frame, [value, count, cluster, *keys, *strata])
@@ -142,11 +153,11 @@ def clustered_mean(
     codes = group.ngroup().to_numpy()
     residual = sums[value].to_numpy() - table["mean"].to_numpy()[codes] * sums[count].to_numpy()
     layer = sums.index.get_level_values(stratum).to_numpy() if stratum else np.zeros(len(sums))
-    spread, _, free = stratified_cov(codes, layer, residual[:, None])
+    spread, _, free, df = stratified_cov(codes, layer, residual[:, None])
     with np.errstate(invalid="ignore", divide="ignore"):
         table["se"] = np.where(free > 0, np.sqrt(spread[:, 0, 0]), np.nan) / table["n"]
-        quantile = stats.t.ppf(0.975, free) if t else Z95
-    table["half"] = quantile * table["se"]
+    table["df"] = df[:, 0]
+    table["half"] = (quantile(table["df"]) if t else Z95) * table["se"]
     return table
 
 
@@ -187,7 +198,8 @@ def deal_mean_score(deals: pd.DataFrame, by="agent") -> pd.DataFrame:
 
 def _share_table(table: pd.DataFrame, fair: pd.Series) -> pd.DataFrame:
     out = pd.DataFrame({"seats": table["n"].round().astype(int), "win_share": table["mean"]})
-    out["ci_low"], out["ci_high"] = share_interval(table["mean"], table["se"], table["clusters"])
+    z = quantile(table["df"])
+    out["ci_low"], out["ci_high"] = share_interval(table["mean"], table["se"], table["clusters"], z)
     out["fair"] = fair
     out["deals"] = table["clusters"]
     return out
@@ -206,7 +218,8 @@ def _summary_spread(sums, value: str, square: str, keys: list, rows="deal_rows")
     ``mean`` and ``se``, the games of each job a stratum (jobs of one game pooled), widened
     by the column ``rows`` (the group's rows that share one deal, e.g. ``deal_rows`` 4 for a
     field candidate in 4 rotations; 1 without the column): a deal counts as that many games
-    of the summed variance, which is never too narrow."""
+    of the summed variance, which is never too narrow; ``df``, Satterthwaite's degrees of
+    freedom over the jobs (as ``blocks.stratified_cov``)."""
     rows = sums[rows] if rows in sums else pd.Series(1, index=sums.index)
     cells = sums.assign(_rows=rows).groupby([*keys, "job"], observed=True, sort=True)
     cells = cells.agg(
@@ -221,9 +234,20 @@ def _summary_spread(sums, value: str, square: str, keys: list, rows="deal_rows")
     with np.errstate(invalid="ignore", divide="ignore"):
         within = (cells["q"] - cells["s"] ** 2 / cells["n"]).clip(lower=0)
         cells["var"] = np.where(cells["n"] > 1, within * cells["n"] / (cells["n"] - 1), 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cells["var_sq"] = np.where(cells["n"] > 1, cells["var"] ** 2 / (cells["n"] - 1), 0.0)
     table = cells.groupby(level=keys, sort=True).agg(
-        n=("n", "sum"), s=("s", "sum"), var=("var", "sum"), rows=("rows", "max")
+        n=("n", "sum"),
+        s=("s", "sum"),
+        var=("var", "sum"),
+        var_sq=("var_sq", "sum"),
+        rows=("rows", "max"),
+        cells=("n", "size"),
     )
+    with np.errstate(invalid="ignore", divide="ignore"):
+        free = (table["n"] - table["cells"]).astype(float)
+        df = np.where(table["var_sq"] > 0, table["var"] ** 2 / table["var_sq"], free)
+    table["df"] = np.minimum(df, free)
     table["mean"] = table["s"] / table["n"]
     with np.errstate(invalid="ignore", divide="ignore"):
         table["se"] = np.where(table["n"] > 1, np.sqrt(table["rows"] * table["var"]), np.nan)
@@ -244,7 +268,8 @@ def summary_win_share(sums: pd.DataFrame, by="agent") -> pd.DataFrame:
     fair = fair.groupby(_as_list(by), observed=True, sort=True)["_fair"].sum() / table["n"]
     deals = table["n"] // table["rows"]
     out = pd.DataFrame({"seats": table["n"], "win_share": table["mean"]})
-    out["ci_low"], out["ci_high"] = share_interval(table["mean"], table["se"], deals)
+    z = quantile(table["df"])
+    out["ci_low"], out["ci_high"] = share_interval(table["mean"], table["se"], deals, z)
     out["fair"] = fair
     out["deals"] = deals
     return out
@@ -252,11 +277,10 @@ def summary_win_share(sums: pd.DataFrame, by="agent") -> pd.DataFrame:
 
 def summary_mean_score(sums: pd.DataFrame, by="agent") -> pd.DataFrame:
     """``mean_score`` from streamed sums (``job``, ``games``, ``score_sum``, ``score_sq``),
-    with a normal 95% interval (the sums are over many games), bounded as in
-    ``summary_win_share``."""
+    bounded as in ``summary_win_share``."""
     _require(sums, ["job", "games", "score_sum", "score_sq", *_as_list(by)])
     table = _summary_spread(sums, "score_sum", "score_sq", _as_list(by))
-    half = Z95 * table["se"]
+    half = quantile(table["df"]) * table["se"]
     out = pd.DataFrame({"seats": table["n"], "mean": table["mean"]})
     out["ci_low"], out["ci_high"] = table["mean"] - half, table["mean"] + half
     return out.assign(deals=table["n"] // table["rows"])
@@ -291,15 +315,15 @@ class _Positions:
     """The win shares of the places ``0..n-1`` of a seat-like column per (``keys``, n_players)
     group, from per-(cluster, place) sums, with their stratified covariance over clusters.
     ``table``: one row per (keys, n_players, place) with ``games``, ``wins``, ``win_share``,
-    ``se`` and ``deals``; ``groups``: per (keys, n_players) ``(shares, covariance, deals,
-    degrees of freedom)``."""
+    ``se``, ``df`` and ``deals``; per player count ``n``, ``parts[n]`` keeps the group labels,
+    codes, strata and residuals of the clusters, from which any contrast of places follows."""
 
     def __init__(self, frame, win, count, keys, column, cluster, stratum):
         _require(frame, [win, count, "n_players", column, cluster, stratum, *keys])
-        self.keys, self.column, self.groups, parts = keys, column, {}, []
+        self.keys, self.column, self.parts, tables = keys, column, {}, []
         for n, part in frame.groupby("n_players", sort=True):
-            parts.append(self._count(int(n), part, win, count, cluster, stratum))
-        self.table = pd.concat(parts).sort_index()
+            tables.append(self._count(int(n), part, win, count, cluster, stratum))
+        self.table = pd.concat(tables).sort_index()
 
     def _count(self, n, part, win, count, cluster, stratum) -> pd.DataFrame:
         levels = [*self.keys, stratum, cluster]
@@ -313,50 +337,67 @@ class _Positions:
         total_g = _sum_rows(codes, games.to_numpy(), len(labels))
         with np.errstate(invalid="ignore", divide="ignore"):
             share = total_w / total_g
-            z = (wins.to_numpy() - share[codes] * games.to_numpy()) / total_g[codes]
+            z = np.nan_to_num((wins.to_numpy() - share[codes] * games.to_numpy()) / total_g[codes])
         layer = wins.index.get_level_values(stratum).to_numpy()
-        cov, deals, free = stratified_cov(codes, layer, np.nan_to_num(z))
-        for g, label in enumerate(labels):
-            self.groups[(*label, n)] = (share[g], cov[g], deals[g], free[g])
+        cov, deals, free, df = stratified_cov(codes, layer, z)
+        self.parts[n] = (labels, codes, layer, z, share, cov, deals, free)
         index = pd.MultiIndex.from_tuples(
             [(*label, n, k) for label in labels for k in range(n)],
             names=[*self.keys, "n_players", self.column],
         )
         with np.errstate(invalid="ignore"):
-            se = (
-                np.sqrt(np.diagonal(cov, axis1=1, axis2=2)) * np.where(free > 0, 1, np.nan)[:, None]
-            )
-        columns = {"games": total_g, "wins": total_w, "win_share": share, "se": se}
+            se = np.sqrt(np.diagonal(cov, axis1=1, axis2=2))
+        se = np.where(free[:, None] > 0, se, np.nan)
+        columns = {"games": total_g, "wins": total_w, "win_share": share, "se": se, "df": df}
         table = pd.DataFrame({k: v.reshape(-1) for k, v in columns.items()}, index=index)
-        return table.assign(
-            games=np.rint(table["games"]).astype(np.int64), deals=np.repeat(deals, n)
-        )
+        table["games"] = np.rint(table["games"]).astype(np.int64)
+        return table.assign(deals=np.repeat(deals, n))
 
     def advantage(self) -> pd.DataFrame:
         table = self.table.copy()
+        z = quantile(table["df"])
         table["ci_low"], table["ci_high"] = share_interval(
-            table["win_share"], table["se"], table["deals"]
+            table["win_share"], table["se"], table["deals"], z
         )
         table["fair"] = 1 / table.index.get_level_values("n_players")
         return table[["games", "wins", "win_share", "ci_low", "ci_high", "fair", "deals"]]
 
     def gap(self, first: int, second: int) -> pd.DataFrame:
-        rows = {}
-        for key, (share, cov, deals, free) in self.groups.items():
-            a, b = _place(first, key[-1]), _place(second, key[-1])
-            variance = cov[a, a] + cov[b, b] - 2 * cov[a, b] if free > 0 else np.nan
-            gap, se = share[b] - share[a], np.sqrt(max(variance, 0.0))
-            low, high = gap_interval(gap, se if free > 0 else np.nan, deals)
-            rows[key] = {"first": a, "second": b, "gap": gap, "ci_low": float(low)}
-            rows[key] |= {"ci_high": float(high), "deals": deals}
-        return _keyed(rows, [*self.keys, "n_players"])
+        frames = []
+        for n, (labels, codes, layer, z, share, _, deals, free) in self.parts.items():
+            a, b = _place(first, n), _place(second, n)
+            cov, _, _, df = stratified_cov(codes, layer, z[:, b] - z[:, a])
+            se = np.where(free > 0, np.sqrt(cov[:, 0, 0]), np.nan)
+            gap = share[:, b] - share[:, a]
+            low, high = gap_interval(gap, se, deals, quantile(df[:, 0]))
+            index = pd.MultiIndex.from_tuples(
+                [(*label, n) for label in labels], names=[*self.keys, "n_players"]
+            )
+            columns = {"first": a, "second": b, "gap": gap, "ci_low": low, "ci_high": high}
+            frames.append(pd.DataFrame(columns | {"deals": deals}, index=index))
+        return _single(pd.concat(frames).sort_index())
 
     def test(self, alpha: float) -> pd.DataFrame:
-        rows = {key: _wald(*values) for key, values in self.groups.items()}
-        table = _keyed(rows, [*self.keys, "n_players"])
-        table.insert(0, "games", self.table["games"].groupby(level=table.index.names).max())
+        rows = {}
+        for n, (labels, _, _, _, share, cov, deals, free) in self.parts.items():
+            for g, label in enumerate(labels):
+                rows[(*label, n)] = wald_equal_shares(share[g], cov[g], free[g]) | {
+                    "deals": deals[g]
+                }
+        names = [*self.keys, "n_players"]
+        table = _single(
+            pd.DataFrame(rows.values(), index=pd.MultiIndex.from_tuples(rows, names=names))
+        )
+        table.insert(0, "games", self.table["games"].groupby(level=names).max())
         table["seat_effect"] = table["p_value"] < alpha
         return table
+
+
+def _single(table: pd.DataFrame) -> pd.DataFrame:
+    """A one-level MultiIndex as a plain index."""
+    return (
+        table.droplevel(list(range(table.index.nlevels - 1))) if table.index.nlevels == 1 else table
+    )
 
 
 def _group_codes(index: pd.MultiIndex, keys: list):
@@ -390,17 +431,14 @@ def _keyed(rows: dict, names: list) -> pd.DataFrame:
     return table.droplevel(names[:-1]) if len(names) == 1 else table
 
 
-def _wald(share, cov, deals, free) -> dict:
-    if free < 1:
-        return {"chi2": np.nan, "dof": 0, "p_value": np.nan, "deals": deals}
-    return wald_equal_shares(share, cov) | {"deals": deals}
-
-
-def wald_equal_shares(share, cov) -> dict:
-    """Wald test that every place has the same win share (the differences from place 0 are
-    all 0), given the shares and their covariance: ``chi2``, ``dof`` (the contrasts' rank)
-    and ``p_value``. A difference where the covariance has no spread (every deal alike) is
-    certain: ``chi2`` is then infinite and ``p_value`` 0."""
+def wald_equal_shares(share, cov, free=np.inf) -> dict:
+    """Test that every place has the same win share (the differences from place 0 are all 0),
+    given the shares, their covariance and its degrees of freedom ``free`` (clusters minus
+    strata): the Wald statistic ``chi2`` on ``dof`` (the contrasts' rank) and ``p_value``
+    from its F form, ``(free - dof + 1) / (free dof) chi2 ~ F(dof, free - dof + 1)``, which
+    is the chi-square test for many deals and does not overstate a few (NaN when ``free`` <
+    ``dof``). A difference where the covariance has no spread (every deal alike) is certain:
+    ``chi2`` is then infinite and ``p_value`` 0."""
     share, cov = np.asarray(share, float), np.asarray(cov, float)
     n = len(share)
     contrast = np.eye(n)[1:] - np.eye(n)[0]
@@ -412,7 +450,12 @@ def wald_equal_shares(share, cov) -> dict:
     if np.abs(unexplained).max(initial=0) > 1e-9:
         return {"chi2": np.inf, "dof": n - 1, "p_value": 0.0}
     chi2 = float(diff @ inverse @ diff)
-    return {"chi2": chi2, "dof": dof, "p_value": float(stats.chi2.sf(chi2, dof))}
+    if free < dof:
+        return {"chi2": chi2, "dof": dof, "p_value": np.nan}
+    if np.isinf(free):
+        return {"chi2": chi2, "dof": dof, "p_value": float(stats.chi2.sf(chi2, dof))}
+    f = (free - dof + 1) / (free * dof) * chi2
+    return {"chi2": chi2, "dof": dof, "p_value": float(stats.f.sf(f, dof, free - dof + 1))}
 
 
 def _long_positions(long: pd.DataFrame, column: str, by) -> _Positions:
@@ -477,7 +520,8 @@ def summary_seat_advantage(sums: pd.DataFrame, column: str = "seat", by=()) -> p
     table = _summary_spread(sums, "win_sum", "win_sq", keys, rows="deal_jobs")
     out = pd.DataFrame({"games": table["n"], "wins": table["s"], "win_share": table["mean"]})
     deals = table["n"] // table["rows"]
-    out["ci_low"], out["ci_high"] = share_interval(table["mean"], table["se"], deals)
+    z = quantile(table["df"])
+    out["ci_low"], out["ci_high"] = share_interval(table["mean"], table["se"], deals, z)
     out["fair"] = 1 / out.index.get_level_values("n_players")
     return out.assign(deals=deals)
 
@@ -509,7 +553,11 @@ def _summary_gap_row(part, first, second, column, n) -> dict:
     rows = int(part["deal_jobs"].max()) if "deal_jobs" in part else 1
     se = np.sqrt(rows * within.sum()) / total if total > 1 else np.nan
     gap = (s_b.sum() - s_a.sum()) / total
-    low, high = gap_interval(gap, se, total // rows)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        spread = np.where(games > 1, within**2 / (games - 1), 0.0).sum()
+    free = total - len(games)
+    df = min(within.sum() ** 2 / spread, free) if spread > 0 else free
+    low, high = gap_interval(gap, se, total // rows, quantile(df))
     return {"first": a, "second": b, "gap": gap, "ci_low": float(low), "ci_high": float(high)} | {
         "deals": total // rows
     }
@@ -685,7 +733,8 @@ def pairwise_table(long: pd.DataFrame) -> pd.DataFrame:
     index = pd.MultiIndex.from_arrays(
         [names[keys // k], names[keys % k]], names=["agent", "opponent"]
     )
-    low, high = share_interval(table["mean"], table["se"], table["clusters"])
+    z = quantile(table["df"])
+    low, high = share_interval(table["mean"], table["se"], table["clusters"], z)
     out = pd.DataFrame(
         {
             "games": np.rint(table["n"].to_numpy()).astype(int),

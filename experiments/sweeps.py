@@ -60,15 +60,16 @@ def balance(frame: pd.DataFrame) -> dict:
     seat_at = (frame["first_player"].to_numpy()[:, None] + np.arange(n)) % n
     by_position = wins[games[:, None], seat_at]  # turn position 0 = first player
     share, cov = by_position.mean(axis=0), np.cov(by_position, rowvar=False) / len(frame)
-    low, high = stats.share_interval(share, np.sqrt(np.diagonal(cov)), len(frame))
+    z = stats.quantile(len(frame) - 1)  # every game its own deal, one stratum
+    low, high = stats.share_interval(share, np.sqrt(np.diagonal(cov)), len(frame), z)
     row = {"games": len(frame), "n_players": n}
     row.update(_position("first", share[0], low[0], high[0], n))
     row.update(_position("last", share[-1], low[-1], high[-1], n))
     gap_se = np.sqrt(max(cov[0, 0] + cov[-1, -1] - 2 * cov[0, -1], 0.0))
-    gap_low, gap_high = stats.gap_interval(share[-1] - share[0], gap_se, len(frame))
+    gap_low, gap_high = stats.gap_interval(share[-1] - share[0], gap_se, len(frame), z)
     row.update(_interval("last_minus_first", share[-1] - share[0], float(gap_low), float(gap_high)))
     row["spread"] = share.max() - share.min()
-    test = stats.wald_equal_shares(share, cov)
+    test = stats.wald_equal_shares(share, cov, len(frame) - 1)
     row["chi2"], row["p_value"] = test["chi2"], test["p_value"]
     row.update(_mean("decisions", frame["n_decisions"].to_numpy(float)))
     row.update(_mean("winning_score", scores[games, wins.argmax(axis=1)].astype(float)))

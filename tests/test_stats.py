@@ -1,7 +1,6 @@
 """experiments.stats on synthetic long frames with planted effects (and without), against slow
 twins written from the docstrings, and against known values."""
 
-import time
 from collections import defaultdict
 from itertools import permutations
 
@@ -149,24 +148,37 @@ def stratified_frame(seed, games=40, strata=3):
     return pd.concat(parts, ignore_index=True)
 
 
-def naive_spread(residual: dict, stratum: dict) -> float:
-    """``sum_h n_h / (n_h - 1) sum_{d in h} (z_d - mean_h z)^2`` over the deals' strata, strata
-    of one deal pooled (written from the stats docstring)."""
+def naive_parts(residual: dict, stratum: dict) -> list[tuple[float, int]]:
+    """Per stratum (strata of one deal pooled): ``n_h / (n_h - 1) sum_{d in h} (z_d -
+    mean_h z)^2`` and ``n_h`` (written from the stats docstring)."""
     members = defaultdict(list)
     for d, z in residual.items():
         members[stratum[d]].append(z)
     lone = [z for zs in members.values() if len(zs) == 1 for z in zs]
     groups = [zs for zs in members.values() if len(zs) > 1] + ([lone] if len(lone) > 1 else [])
-    return sum(len(zs) / (len(zs) - 1) * sum((z - np.mean(zs)) ** 2 for z in zs) for zs in groups)
+    return [
+        (len(zs) / (len(zs) - 1) * sum((z - np.mean(zs)) ** 2 for z in zs), len(zs))
+        for zs in groups
+    ]
 
 
-def naive_stratified_se(per_deal: dict, stratum: dict) -> float:
+def naive_spread(residual: dict, stratum: dict) -> float:
+    return sum(v for v, _ in naive_parts(residual, stratum))
+
+
+def naive_df(residual: dict, stratum: dict) -> float:
+    """Satterthwaite's degrees of freedom of the stratified variance."""
+    parts = naive_parts(residual, stratum)
+    return sum(v for v, _ in parts) ** 2 / sum(v**2 / (n - 1) for v, n in parts)
+
+
+def naive_stratified(per_deal: dict, stratum: dict) -> tuple[float, float]:
     """The stratified linearised standard error of sum(x) / sum(c) over deals, from
-    ``per_deal[d] = (x_d, c_d)`` and each deal's stratum."""
+    ``per_deal[d] = (x_d, c_d)`` and each deal's stratum, and its degrees of freedom."""
     total_x = sum(x for x, _ in per_deal.values())
     total_c = sum(c for _, c in per_deal.values())
     residual = {d: x - total_x / total_c * c for d, (x, c) in per_deal.items()}
-    return np.sqrt(naive_spread(residual, stratum)) / total_c
+    return np.sqrt(naive_spread(residual, stratum)) / total_c, naive_df(residual, stratum)
 
 
 def naive_strata(long) -> dict:
@@ -180,12 +192,13 @@ def test_stratified_intervals_match_a_slow_twin():
     for agent in ("a", "c"):
         mine = long[long["agent"] == agent]
         wins = {d: (r["win"].sum(), len(r)) for d, r in mine.groupby("deal")}
-        se = naive_stratified_se(wins, strata)
-        low, high = stats.share_interval(share.loc[agent, "win_share"], se, len(wins))
+        se, df = naive_stratified(wins, strata)
+        z = sps.t.ppf(0.975, df)
+        low, high = stats.share_interval(share.loc[agent, "win_share"], se, len(wins), z)
         assert share.loc[agent, ["ci_low", "ci_high"]].tolist() == pytest.approx([low, high])
         scores = {d: (r["score"].sum(), len(r)) for d, r in mine.groupby("deal")}
-        free = len(scores) - len({strata[d] for d in scores})
-        half = sps.t.ppf(0.975, free) * naive_stratified_se(scores, strata)
+        se, df = naive_stratified(scores, strata)
+        half = sps.t.ppf(0.975, df) * se
         row = score.loc[agent]
         assert row["ci_high"] - row["mean"] == pytest.approx(half)
     # the pooled mean would count the groups' designed differences as noise: wider
@@ -209,8 +222,8 @@ def test_a_seat_gap_counts_the_covariance_of_its_places():
             for k in (0, 2)
         ]
         per_deal[d] = z[1] - z[0]
-    se = np.sqrt(naive_spread(per_deal, strata))
-    low, high = stats.gap_interval(rate[2] - rate[0], se, len(per_deal))
+    se, df = np.sqrt(naive_spread(per_deal, strata)), naive_df(per_deal, strata)
+    low, high = stats.gap_interval(rate[2] - rate[0], se, len(per_deal), sps.t.ppf(0.975, df))
     assert gap["gap"] == pytest.approx(rate[2] - rate[0])
     assert [gap["ci_low"], gap["ci_high"]] == pytest.approx([low, high])
 
@@ -224,7 +237,7 @@ def test_the_rescaled_bootstrap_within_strata_gives_the_stratified_variance():
     stratum = np.repeat([0, 1, 2, 3], [3, 10, 25, 1])
     values = rng.normal(stratum * 2.0, 1.0)
     draw = _within_strata(stratum)
-    weights = np.stack([draw(rng) for _ in range(40_000)])
+    weights = draw(rng, 40_000)
     for h in range(4):
         assert weights[:, stratum == h].sum(1) == pytest.approx(
             np.full(40_000, (stratum == h).sum())
@@ -478,11 +491,10 @@ def test_ratings_are_seeded_and_scaled():
     assert (one["ci_low"] <= one["rating"]).all() and (one["rating"] <= one["ci_high"]).all()
 
 
-def test_ratings_are_fast_on_200k_games():
+def test_ratings_of_200k_games_are_narrow():
+    """200,000 games of 8 agents (timed by no test: speed is measured, not asserted)."""
     long = make_long(46, 200_000, 4, agents=tuple("abcdefgh"), tie=0.05)
-    start = time.perf_counter()
     table = stats.ratings(long, n_boot=200, seed=0)
-    assert time.perf_counter() - start < 20
     assert table["ci_high"].sub(table["ci_low"]).max() < 0.05
 
 
