@@ -63,6 +63,15 @@ def design_jobs(
     raise ValueError(f"unknown design {design!r} (valid: mirror, round-robin, field)")
 
 
+def plan(jobs, games: int) -> str:
+    """One line: how many seatings and seating groups a design plays, and its games."""
+    groups = len({job.group for job in jobs})
+    return (
+        f"{jobs[0].design}: {len(jobs):,} seatings in {groups:,} seating group(s), "
+        f"{games:,} games each: {len(jobs) * games:,} games"
+    )
+
+
 def execute(jobs, out, options):
     """Run jobs (into ``out`` if given) and return ``(sums, deals)``: their per-(job, seat,
     position) sums (with ``deal_rows``, see ``schedule.rows_per_deal``) and, unless the run
@@ -320,11 +329,11 @@ DEMO_CHUNK = 50_000  # games per chunk file of a demo study
 DEMO = {
     "geschenkt": {
         "seats": (["random", "greedy", "sniper"], [3, 4, 5], 100_000),
-        "round-robin": (["random", "greedy", "sniper"], [4], 25_000),
+        "round-robin": (["random", "greedy", "sniper"], [4], 15_000),
     },
     "tulips": {
         "seats": (["random", "greedy", "hoarder"], [2, 3, 4, 5, 6], 20_000),
-        "round-robin": (["random", "greedy", "hoarder", "planner"], [4], 2_000),
+        "round-robin": (["random", "greedy", "hoarder", "planner"], [4], 1_000),
     },
 }
 
