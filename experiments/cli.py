@@ -425,9 +425,10 @@ def _add_ladder(sub) -> None:
     p.add_argument(
         "--seed",
         type=int,
-        default=2027,
-        help="root seed of the deals (default 2027: no parameter was chosen on it; seeds 0, 7 "
-        "and 11 chose parameters and give an exploratory ladder)",
+        default=2033,
+        help="root seed of the deals (default 2033: no result on it was looked at before; the "
+        "seeds in experiments/ladder.py's USED, such as 0, 7, 11 and 2027, were, and give an "
+        "exploratory ladder)",
     )
     p.add_argument("--workers", type=int, default=1, help="steps run in parallel")
     p.add_argument(
