@@ -30,11 +30,14 @@ The variance of a ratio of sums over deals (a share, a mean) is its linearisatio
 deals, ``sum_h n_h / (n_h - 1) sum_{d in h} (z_d - mean_h z)^2 / N^2`` with ``z_d = value_d -
 estimate * count_d`` over the ``n_h`` deals of each stratum ``h`` (strata of one deal are
 pooled into one); the same with the whole turn order of a deal gives the covariance of the
-turn positions, from which a seat gap and the test of equal positions follow. A share's
+turn positions, from which a seat gap and the test of equal positions follow. Quantiles are
+Student t's on Satterthwaite's degrees of freedom of that variance (few when a few strata
+carry most of it: with 12 deals per group the normal quantile covered 0.91-0.92). A share's
 interval is Wilson's at the effective number of trials ``p (1 - p) / se^2``, so it never
 leaves [0, 1] and is not of zero width (a share of 0 or 1 counts its deals as the trials);
 a gap in [-1, 1] is taken to [0, 1] the same way. ``FEW_DEALS``: tables carry ``deals`` and
-figures on fewer deals than this are flagged by whoever prints them.
+figures on fewer deals than this are flagged by whoever prints them. Coverage of all of
+these on real games: ``tests/test_coverage.py``.
 
 These functions only compute; ``experiments.plots`` draws. Ratings live in
 ``experiments.ratings`` (``stats.ratings`` is the same function).
