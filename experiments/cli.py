@@ -530,7 +530,7 @@ def _tournament(args) -> None:
         args.baseline,
         rules=_rule_options(args, players),
     )
-    print(commands.plan(jobs, args.games), flush=True)
+    print(commands.seatings_line(jobs, args.games), flush=True)
     _execute_and_print(jobs, args)
 
 

@@ -63,7 +63,7 @@ def design_jobs(
     raise ValueError(f"unknown design {design!r} (valid: mirror, round-robin, field)")
 
 
-def plan(jobs, games: int) -> str:
+def seatings_line(jobs, games: int) -> str:
     """One line: how many seatings and seating groups a design plays, and its games."""
     groups = len({job.group for job in jobs})
     return (
