@@ -58,11 +58,14 @@ def test_the_record_declares_consistent_sizes_and_rules(name):
     assert set(game.official) <= set(game.players) and game.players[0] >= 2
     assert game.blocks[0] == "score" and game.max_decisions > 0
     assert 0 <= game.turn_slot < game.state_size
+    assert game.max_chance_outcomes >= max(game.players) and game.chance_kinds
+    assert game.public_actions >= game.num_actions
     for n in game.players:
         rules = game.rules(n_players=n)
         assert rules.n_players == n and rules.to_array().dtype == np.int64
         assert game.rules(**rules.as_dict()).as_dict() == rules.as_dict()
         assert game.row_width(rules) == len(game.blocks) * n + len(TAIL)
+        assert game.chance_events(rules) > n
     with pytest.raises(ValueError):
         game.rules(n_players=game.max_players + 1)
     agents = importlib.import_module(game.agents)

@@ -288,6 +288,32 @@ def test_observer_views(name):
         assert state.observation_string(seat).startswith(f"p{seat} ")
 
 
+@pytest.mark.parametrize("name", ["geschenkt", "tulips"])
+def test_python_answers_are_openspiels(name):
+    """The methods a state answers in Python for speed give what OpenSpiel's C++ gives through
+    the observers and ``_legal_actions``, at chance nodes, decisions and the end."""
+    game = og.load(name, players=3)
+    state, rng = game.new_initial_state(), np.random.default_rng(2)
+    while True:
+        assert state.is_chance_node() == pyspiel.State.is_chance_node(state)
+        for p in [None, *range(3)]:
+            args = () if p is None else (p,)
+            assert state.legal_actions(*args) == pyspiel.State.legal_actions(state, *args)
+            if p is None and state.current_player() < 0:
+                with pytest.raises(ValueError, match="a tensor is a seat's"):
+                    state.observation_tensor()
+                continue
+            seat = state.current_player() if p is None else p
+            for mine, theirs in (
+                (state.observation_tensor, pyspiel.State.observation_tensor),
+                (state.information_state_tensor, pyspiel.State.information_state_tensor),
+            ):
+                assert mine(*args) == theirs(state, seat)
+        if state.is_terminal():
+            break
+        state.apply_action(int(rng.choice(state.legal_actions())))
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_dealt_states_with_giftsim_bots_play_giftsims_games(name):
     """A state dealt with game i's key, its chance events resolved with ``dealt_outcome``, and

@@ -79,7 +79,7 @@ these games but searches the true state, seeing every hidden card.
 """
 
 import importlib
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 import pyspiel
@@ -193,9 +193,25 @@ class Setup:
     start: np.ndarray  # the board of a new state (dealt with DEAL_KEY, begun)
     kinds: int  # chance event kinds (K of the event codes)
     width: int  # W of the event codes: above every outcome id, action id and public code
+    observers: dict = field(default_factory=dict, compare=False)  # perfect_recall -> observer
 
     def __deepcopy__(self, memo) -> "Setup":
         return self
+
+    def __reduce__(self):
+        """Pickled (OpenSpiel serialises a state's attributes so) as the game and parameters
+        it is made from: small, and shared again once loaded."""
+        return setup_of, (self.game.name, tuple(sorted(self.params.items())))
+
+
+_SETUPS: dict = {}  # (game name, parameters) -> Setup
+
+
+def setup_of(name: str, params: tuple) -> Setup:
+    """The shared :class:`Setup` of game ``name`` under full parameters ``params`` (pairs)."""
+    if (name, params) not in _SETUPS:
+        _SETUPS[(name, params)] = _setup(load_game(name), dict(params))
+    return _SETUPS[(name, params)]
 
 
 def _setup(game: Game, params: dict) -> Setup:
@@ -258,7 +274,8 @@ class GiftsimGame(pyspiel.Game):
     def __init__(self, params=None):
         game = load_game(self.giftsim_name)
         kind = _game_type(game)
-        self.setup = _setup(game, {**kind.parameter_specification, **(params or {})})
+        full = {**kind.parameter_specification, **(params or {})}
+        self.setup = setup_of(game.name, tuple(sorted(full.items())))
         info = pyspiel.GameInfo(
             num_distinct_actions=game.num_actions,
             max_chance_outcomes=game.max_chance_outcomes,
@@ -287,10 +304,15 @@ class GiftsimGame(pyspiel.Game):
         kind = iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False)
         if params or not _seat_view(kind):
             return GiftsimObserver(self.setup, kind, params)  # refuses with the reason
-        observers = self.__dict__.setdefault("_observers", {})
-        if kind.perfect_recall not in observers:
-            observers[kind.perfect_recall] = GiftsimObserver(self.setup, kind, params)
-        return observers[kind.perfect_recall]
+        return observer_of(self.setup, kind.perfect_recall)
+
+
+def observer_of(setup: Setup, recall: bool) -> "GiftsimObserver":
+    """The observer of a seat's view (``recall``: of its information state), one per setup."""
+    if recall not in setup.observers:
+        kind = pyspiel.IIGObservationType(perfect_recall=recall)
+        setup.observers[recall] = GiftsimObserver(setup, kind, None)
+    return setup.observers[recall]
 
 
 def _seat_view(kind) -> bool:
@@ -339,6 +361,36 @@ class GiftsimState(pyspiel.State):
     def current_player(self) -> int:
         """The seat to act, ``CHANCE`` while a chance event is pending, ``TERMINAL`` once over."""
         return self._node()[0]
+
+    # What OpenSpiel's Python tools ask at every step, answered here without the round trip
+    # through C++ (which makes a new state to size each tensor); C++ callers get the same
+    # answers through the observers and _legal_actions.
+
+    def is_chance_node(self) -> bool:
+        return self._node()[0] == pyspiel.PlayerId.CHANCE
+
+    def legal_actions(self, player=None) -> list[int]:
+        """The legal actions of ``player`` (the one to act by default), as OpenSpiel's C++ gives
+        them: the chance outcomes at a chance node, else the decisions of the seat to act and
+        none for the others."""
+        to_act, kind, legal = self._node()
+        if kind:
+            return [o for o, _ in self.chance_outcomes()]
+        return list(legal) if player is None or player == to_act else []
+
+    def observation_tensor(self, player=None) -> list[float]:
+        return self._tensor(False, player)
+
+    def information_state_tensor(self, player=None) -> list[float]:
+        return self._tensor(True, player)
+
+    def _tensor(self, recall: bool, player) -> list[float]:
+        seat = self.current_player() if player is None else player
+        if not 0 <= seat < self.setup.n:
+            raise ValueError(f"a tensor is a seat's: player must be in 0..{self.setup.n - 1}")
+        observer = observer_of(self.setup, recall)
+        observer.set_from(self, seat)
+        return observer.tensor.tolist()
 
     def _legal_actions(self, player) -> list[int]:
         return list(self._node()[2])
