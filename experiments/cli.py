@@ -639,8 +639,9 @@ def _add_record(sub) -> None:
 
 
 def _add_replay(sub) -> None:
-    p = _command(sub, "replay", "check a JSON record rule by rule and print it")
+    p = _command(sub, "replay", "check a JSON record rule by rule and by its seed and agents")
     p.add_argument("file", type=Path, help="record file ('-' for stdin)")
+    p.add_argument("--quiet", action="store_true", help="no notice while agents compile")
     p.set_defaults(run=_replay)
 
 

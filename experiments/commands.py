@@ -15,7 +15,7 @@ import pandas as pd
 
 from agents.roster import roster
 from experiments import manifest as manifest_io
-from experiments import stats
+from experiments import provenance, stats
 from experiments.games import entry
 from experiments.results import (
     deal_sums,
@@ -568,7 +568,8 @@ def record(game, rules, specs, seed, game_index, first_player, secret, out, forc
 
 
 def replay(path: Path) -> None:
-    """``giftsim replay``: check a JSON record rule by rule and print it (``-``: stdin)."""
+    """``giftsim replay``: check a JSON record rule by rule and print it (``-``: stdin), then
+    check that its seed, game index and agents make it (:mod:`experiments.provenance`)."""
     raw = sys.stdin.read() if str(path) == "-" else _read(path)
     try:
         made = json.loads(raw)
@@ -583,6 +584,7 @@ def replay(path: Path) -> None:
         raise ValueError(f"{path} is a game quit part-way; replay checks finished games only")
     for line in entry(game).replay(made):
         print(line)
+    print(provenance.check(made))  # then its seed, game index and agents
     print("record OK: every action legal, scores and winners confirmed")
 
 
