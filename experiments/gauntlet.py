@@ -495,16 +495,30 @@ def _reading(made: Plan) -> list[str]:
         "win share minus the first's, with its interval); a field of the agent alone is that",
         f"mirror and is not played again. † marks a cell on fewer than {stats.FEW_DEALS} deals.",
         f"Seed {made.seed}: every cell's deals start at game 0, so the cells share deals.",
+        *_seed_warning(made.seed),
         "",
     ]
 
 
+def _seed_warning(seed: int) -> list[str]:
+    """A line for a seed whose results were looked at before (``ladder.USED``): a claim made
+    on its deals is exploratory."""
+    from experiments.ladder import USED
+
+    if seed not in USED:
+        return []
+    return [f"Results on seed {seed} were looked at before ({USED[seed]}): read as exploratory."]
+
+
 def title(made: Plan, found: pd.DataFrame, n: int) -> str:
-    """A plot's title: the game, the player count, the fields and the deals per cell."""
+    """A plot's title: the game, the player count, the fields, the deals per cell and the
+    games played at that count."""
     fields = "; ".join(f"{k}: {v}" for k, v in field_words(made, n, short=True).items())
+    games = int(found.xs(n, level="n_players")["games"].sum())
     return (
         f"{entry(made.game).title}, {n} players: win share of each agent in each field "
-        f"(95% intervals by deal), {deals_text(found, n)} deals per cell\nfields: {fields}"
+        f"(95% intervals by deal), {deals_text(found, n)} deals per cell, {games:,} games"
+        f"\nfields: {fields}"
     )
 
 
@@ -542,3 +556,5 @@ def print_tables(made: Plan, found: pd.DataFrame) -> None:
         print(display(made, found, n).to_string())
     if found["deals"].between(1, stats.FEW_DEALS - 1).any():
         print(f"† fewer than {stats.FEW_DEALS} deals: the interval's coverage is not assured")
+    for line in _seed_warning(made.seed):
+        print(line)
