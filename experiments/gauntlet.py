@@ -68,7 +68,9 @@ class Cell:
 @dataclass(frozen=True)
 class Plan:
     """A gauntlet's jobs and cells; ``agents``, ``fields`` and ``players`` as listed (the
-    order tables and plots show), ``notes``: what was left out at a player count and why."""
+    order tables and plots show), ``notes``: what was left out at a player count and why;
+    ``caveat``: why claims on the seed are exploratory (its results were looked at before
+    the run, ``ladder.USED``), fixed when the plan is made."""
 
     game: str
     jobs: list[Job]
@@ -79,6 +81,7 @@ class Plan:
     deals: int
     seed: int
     notes: tuple[str, ...] = ()
+    caveat: str = ""
 
     def record(self) -> dict:
         """The plan as JSON-ready data (kept in the results folder's manifest)."""
@@ -90,6 +93,7 @@ class Plan:
             "deals": self.deals,
             "seed": self.seed,
             "notes": list(self.notes),
+            "caveat": self.caveat,
             "cells": cells,
         }
 
@@ -100,8 +104,8 @@ class Plan:
             for c in record["cells"]
         ]
         listed = (tuple(record[k]) for k in ("agents", "fields", "players"))
-        notes = tuple(record["notes"])
-        return cls(game, jobs, cells, *listed, record["deals"], record["seed"], notes)
+        notes, caveat = tuple(record["notes"]), record.get("caveat", "")
+        return cls(game, jobs, cells, *listed, record["deals"], record["seed"], notes, caveat)
 
 
 # ---- the design ---------------------------------------------------------------------------
@@ -140,7 +144,8 @@ def plan(
                 cells.append((n, agent, listed[agent], field, pools[n][field], made))
     jobs, cells = _numbered(parts, cells)
     jobs = [replace(job, secret=secret) for job in jobs]
-    return Plan(game, jobs, cells, agents, fields, players, deals, seed, tuple(notes))
+    caveat = _seed_caveat(seed)
+    return Plan(game, jobs, cells, agents, fields, players, deals, seed, tuple(notes), caveat)
 
 
 def _listed(game, agents, fields, players):
@@ -495,19 +500,19 @@ def _reading(made: Plan) -> list[str]:
         "win share minus the first's, with its interval); a field of the agent alone is that",
         f"mirror and is not played again. † marks a cell on fewer than {stats.FEW_DEALS} deals.",
         f"Seed {made.seed}: every cell's deals start at game 0, so the cells share deals.",
-        *_seed_warning(made.seed),
+        *([made.caveat] if made.caveat else []),
         "",
     ]
 
 
-def _seed_warning(seed: int) -> list[str]:
+def _seed_caveat(seed: int) -> str:
     """A line for a seed whose results were looked at before (``ladder.USED``): a claim made
-    on its deals is exploratory."""
+    on its deals is exploratory. Empty for a fresh seed."""
     from experiments.ladder import USED
 
     if seed not in USED:
-        return []
-    return [f"Results on seed {seed} were looked at before ({USED[seed]}): read as exploratory."]
+        return ""
+    return f"Results on seed {seed} were looked at before ({USED[seed]}): read as exploratory."
 
 
 def title(made: Plan, found: pd.DataFrame, n: int) -> str:
@@ -556,5 +561,5 @@ def print_tables(made: Plan, found: pd.DataFrame) -> None:
         print(display(made, found, n).to_string())
     if found["deals"].between(1, stats.FEW_DEALS - 1).any():
         print(f"† fewer than {stats.FEW_DEALS} deals: the interval's coverage is not assured")
-    for line in _seed_warning(made.seed):
-        print(line)
+    if made.caveat:
+        print(made.caveat)

@@ -179,9 +179,12 @@ def test_the_plot_names_the_game_the_count_the_fields_and_the_games(toy):
 
 def test_an_exploratory_seed_is_said_so(toy):
     made, _, found = toy
-    assert "exploratory" not in gauntlets.markdown(made, found, "", "today")
-    used = gauntlets.Plan(**{**vars(made), "seed": 0})
-    assert "Results on seed 0 were looked at before" in gauntlets.markdown(used, found, "", "x")
+    assert made.caveat == "" and "exploratory" not in gauntlets.markdown(made, found, "", "x")
+    used = gauntlets.plan("toy", list(TOY["agents"]), list(TOY_FIELDS), [2, 3], 40, seed=0)
+    assert used.caveat.startswith("Results on seed 0 were looked at before (")
+    assert used.caveat in gauntlets.markdown(used, found, "", "x")
+    kept = gauntlets.Plan.from_record("toy", used.jobs, used.record())
+    assert kept == used  # the manifest keeps the plan, caveat included
 
 
 BAD = [
