@@ -36,6 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 QUICK = ["--games", "10", "--backend", "serial", "--quiet"]
 TUNE = ["tune", "geschenkt", "--family", "sniper", "--players", "4", "--field", "greedy"]
 TRAIN = ["train", "geschenkt", "--players", "3", "--rounds", "1", "--games", "20"]
+GAUNTLET = ["gauntlet", "geschenkt", "--deals", "5", "--backend", "serial", "--quiet"]
 LEARNED = ["record", "geschenkt", "--players", "3", "--agents"]  # + "learned:net=X,greedy,greedy"
 NET_FILES = ["trunc.npz", "empty.npz", "nan.npz", "inf.npz", "shape.npz", "text.npz"]
 
@@ -411,6 +412,19 @@ CLI = [  # (id, argv, words the one line must hold)
     ),
     ("play-seed", ["play", "geschenkt", "--seed", "-1"], "the seed must be in 0.."),
     ("play-module", ["play", "geschenkt", "--agents-module", "exits.py"], "ended the program"),
+    # gauntlet
+    ("gauntlet-deals-0", [*GAUNTLET, "--deals", "0"], "--deals must be at least 1, got 0"),
+    ("gauntlet-field", [*GAUNTLET, "--fields", "nobody"], "field 'nobody' is not a field"),
+    ("gauntlet-pool", [*GAUNTLET, "--fields", "greedy+nobody"], "unknown agent 'nobody'"),
+    ("gauntlet-agent", [*GAUNTLET, "--agents", "bogus"], "unknown agent 'bogus'"),
+    ("gauntlet-players-9", [*GAUNTLET, "--players", "9"], "played by 2..7 players, not 9"),
+    ("gauntlet-players-text", [*GAUNTLET, "--players", "3,x"], "got '3,x'"),
+    ("gauntlet-out-file", [*GAUNTLET, "--out", "paper.txt"], "is a file, not a results folder"),
+    ("gauntlet-resume-no-out", [*GAUNTLET, "--resume"], "give --out"),
+    ("gauntlet-scheduler", [*GAUNTLET, "--scheduler", "tcp://127.0.0.1:1"], "needs --backend"),
+    ("gauntlet-workers-serial", [*GAUNTLET, "--workers", "2"], "--workers needs --backend"),
+    ("gauntlet-rule", [*GAUNTLET, "--rule", "speed=3"], "unknown rule 'speed'"),
+    ("gauntlet-module", [*GAUNTLET, "--agents-module", "exits.py"], "ended the program"),
     # agents
     ("agents-game", ["agents", "chess"], "invalid choice: 'chess'"),
     ("agents-module-nothing", ["agents", "--agents-module", "nothing.py"], "defines no agents"),
