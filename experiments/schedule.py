@@ -59,6 +59,14 @@ class Job:
         check_secret(self.secret)
         if self.n_games < 1:
             raise ValueError(f"a seating plays at least one game, got {self.n_games}")
+        if "first_player" in self.rules:  # the rules' first player, not a silent rotation
+            fixed = self.rules["first_player"]
+            if self.first_player not in ("rotate", fixed):
+                raise ValueError(
+                    f"first_player={self.first_player!r} contradicts the rule "
+                    f"first_player={fixed!r}: give one of them"
+                )
+            object.__setattr__(self, "first_player", fixed)
 
     def make_rules(self):
         return entry(self.game).rules(n_players=self.n_players, **self.rules)

@@ -110,3 +110,20 @@ def test_ladder_writes_no_file_unless_asked(tmp_path, monkeypatch, capsys):
 def test_runs_folder_is_ignored_by_git():
     ignored = (README.parent / ".gitignore").read_text().splitlines()
     assert "runs/" in ignored
+
+
+WRITES = ("--out", "--json", "--record", "--markdown")  # options that name what a command writes
+
+
+def test_readme_commands_write_only_into_folders_git_ignores():
+    ignored = {line.rstrip("/") for line in (README.parent / ".gitignore").read_text().split()}
+    ignored = {name for name in ignored if "*" not in name and "." not in name}
+    written = [
+        args[i + 1]
+        for args in readme_commands(README.read_text())
+        for i, word in enumerate(args[:-1])
+        if word in WRITES
+    ]
+    assert len(written) >= 6
+    for path in written:
+        assert Path(path).parts[0] in ignored, f"{path} is not in a git-ignored folder"
