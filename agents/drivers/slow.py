@@ -41,7 +41,7 @@ def play_slow(
 ) -> PlayedGame:
     """Play one game with any mix of agents and Python callables."""
     check_secret(secret)
-    announce(f"the {game.title} engine", game.apply_action, players)
+    announce(f"the {game.title} engine", game.apply_action, players, slow=True)
     state, key = deal(game, rules, root_seed, game_index, first_player)
     start = state.copy()
     rngs = seat_streams(key, rules.n_players, secret)
