@@ -92,11 +92,11 @@ def as_arrays(obs, params, rng, obs_size):
     return shown, readonly(carray(params, (MAX_PARAMS,))), carray(rng, (1,))
 
 
-def pointer_entry(decide, obs_size: int):
+def pointer_entry(decide, obs_size: int, lazy: bool = False):
     """Compile the loop entry of a user-defined ``decide`` (not cached: closures cannot be),
-    which gets its own writable copy of the observation and its parameters read-only."""
+    which gets its own writable copy of the observation and its parameters read-only; with
+    ``lazy``, compile it only when first asked (``Family.entry``)."""
 
-    @njit(DECIDER_SIG)
     def entry(obs, params, rng, scratch):
         shown, own = carray(obs, (obs_size,)), carray(scratch, (obs_size,))
         for i in range(obs_size):
@@ -104,7 +104,7 @@ def pointer_entry(decide, obs_size: int):
         row = readonly(carray(params, (MAX_PARAMS,)))
         return decide(own, row, carray(rng, (1,)))
 
-    return entry
+    return njit(entry) if lazy else njit(DECIDER_SIG)(entry)
 
 
 @njit(cache=True)

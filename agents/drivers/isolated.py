@@ -91,7 +91,7 @@ class _Loop:
         self.forfeits = np.zeros((n_games, game.max_players), np.int64)
         self.slots = np.full((width, layout.SLOT_WIDTH), -1, np.int64)
         self.slots[:, layout.S_OUT] = 0
-        self.wait_slot = layout.S_WAIT
+        self.wait_slot, self.mask_slot = layout.S_WAIT, layout.S_MASK
         self.states = np.zeros((width, game.state_size), np.int64)
         self.rngs = np.zeros((width, game.max_players), np.uint64)
         self.rows = np.zeros((width, game.obs_size), np.int64)
@@ -152,10 +152,14 @@ class _Loop:
             return
         box.rows[:k] = self.rows[pending]
         box.words[:k] = self.rngs[pending, seat]
-        faults = box.run(k)
-        actions = box.actions[:k]
-        actions = np.where(actions < 0, 63, actions)  # a negative action is illegal, not a code
-        self.answers[pending] = np.where(faults == 0, actions, -faults.astype(np.int64))
+        faults = box.run(k).astype(np.int64)
+        actions = box.actions[:k].copy()
+        legal = (self.slots[pending, self.mask_slot] >> np.clip(actions, 0, 63)) & 1
+        illegal = (faults == 0) & ((actions < 0) | (actions > 62) | (legal == 0))
+        if illegal.any():  # a forfeit, and a fresh process for the next decision
+            faults[illegal] = ILLEGAL
+            box.discard(ILLEGAL, f"action {actions[illegal][0]} is not legal")
+        self.answers[pending] = np.where(faults == 0, actions, -faults)
         self.rngs[pending, seat] = box.words[:k]
 
 

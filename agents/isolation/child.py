@@ -1,44 +1,53 @@
-"""The isolated agent's process: ``python -I -m agents.isolation.child GO DONE BLOCK``.
+"""The isolated agent's process: ``python -I -m agents.isolation.child CONTROL BLOCK``.
 
-Started by ``agents.isolation.host`` with three file descriptors (the ``GO`` pipe it reads,
-the ``DONE`` pipe it writes, the shared ``BLOCK`` of ``agents.isolation.protocol``) and its
-start message on stdin: a pickle of plain data (the game, the agent, the limits; see
-``host.start_message``). It limits its own address space before it imports anything, loads the
-agent, and answers ``READY`` on ``DONE`` (or ``FAILED`` and the reason); then it decides each
-batch it is sent, one byte each way, until the parent closes ``GO``.
+Started by ``agents.isolation.host`` with two file descriptors (``CONTROL``, its end of a
+socket pair with the parent; ``BLOCK``, the shared block of ``agents.isolation.protocol``, or
+-1) and its start message on stdin: a pickle of plain data (the game, the agent, the limits;
+see ``host.start_message``). It limits its own address space and asks to die with its parent
+before it imports anything, loads the agent, compiles what it will run, and answers ``READY``
+on ``CONTROL`` (or ``FAILED`` and the reason).
 
-In ``describe`` mode it only loads an untrusted module and writes what agents it defines (as
-JSON after ``READY``), so that the parent can list them without running the module's code.
+It then serves as a *template*: for each pair of pipe ends the parent sends (``GO`` to read,
+``DONE`` to write) it forks a *worker*, a copy of itself as it stands, which decides each batch
+it is sent, one byte each way, until the parent closes ``GO`` or kills it. So a worker killed
+after a fault is replaced in milliseconds by another copy of the same clean process, never by
+one that ran the faulty decision. In ``describe`` mode it only loads an untrusted module and
+writes what agents it defines (as JSON after ``READY``).
 """
 
+import contextlib
+import ctypes
 import json
 import os
 import pickle
 import resource
+import signal
+import socket
 import sys
 import traceback
 
 FAILED = b"x"
+_PR_SET_PDEATHSIG = 1
 
 
 def main(argv) -> None:
-    go, done, block_fd = (int(a) for a in argv[1:4])
+    control = socket.socket(fileno=int(argv[1]))
+    block_fd = int(argv[2])
     start = pickle.loads(sys.stdin.buffer.read())
     sys.stdin.close()
     _limit(start["memory_mb"])
+    _die_with_parent()
     try:
         agent, added = _load(start)
         if start["mode"] == "describe":
-            _answer(done, b"r" + json.dumps(added).encode())
+            control.sendall(b"r" + json.dumps(added).encode())
             return
         serve = _server(start, agent, block_fd)
     except BaseException as error:  # the agent's own code ran: anything may come out of it
-        _answer(done, FAILED + _reason(error).encode())
+        control.sendall(FAILED + _reason(error).encode())
         return
-    os.write(done, b"r")
-    while os.read(go, 1):
-        serve()
-        os.write(done, b"d")
+    control.sendall(b"r")
+    _template(control, serve)
 
 
 def _limit(memory_mb: int) -> None:
@@ -48,12 +57,50 @@ def _limit(memory_mb: int) -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
+def _die_with_parent() -> None:
+    """Linux: the kernel kills this process when its parent ends (a killed run leaves none)."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+def _template(control: socket.socket, serve) -> None:
+    """Fork a worker for each pair of pipe ends the parent sends; tell it the worker's pid."""
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # workers are reaped by the kernel
+    while True:
+        data, fds, _, _ = socket.recv_fds(control, 1, 2)
+        if not data or len(fds) != 2:
+            return
+        pid = os.fork()
+        if pid == 0:
+            _worker(control, fds, serve)
+        for fd in fds:
+            os.close(fd)
+        control.sendall(pid.to_bytes(8, "little"))
+
+
+def _worker(control: socket.socket, fds, serve) -> None:
+    """A forked worker: decide each batch until ``GO`` closes; never returns."""
+    code = 0
+    try:
+        os.setsid()  # its own group: the parent kills it with all it starts
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        control.close()
+        _die_with_parent()
+        go, done = fds
+        while os.read(go, 1):
+            serve()
+            os.write(done, b"d")
+    except BaseException:
+        code = 1
+    os._exit(code)
+
+
 def _load(start: dict):
     """The agent to serve (None in describe mode) and the families an untrusted module added
     (descriptions, see ``untrusted.describe``)."""
     sys.path[:0] = start["path"]
     from agents.isolation.untrusted import describe
-    from agents.registry import load_module, parse
+    from agents.registry import compiling_later, load_module, parse
     from giftsim.game import GAMES, register_game
 
     if start["game"] not in GAMES:
@@ -64,11 +111,13 @@ def _load(start: dict):
         path = os.path.join(os.getcwd(), name)
         with open(path, "w") as f:
             f.write(text)
-        added = [describe(family) for family in load_module(path)]
-    if start["mode"] == "describe":
-        return None, added
+        if start["mode"] == "describe":  # every agent compiled: errors show before a run
+            return None, [describe(family) for family in load_module(path)]
+        with compiling_later():  # only the agent it serves is compiled (Family.entry)
+            load_module(path)
     if start["agent"] is not None:
-        return pickle.loads(start["agent"]), added
+        with compiling_later():
+            return pickle.loads(start["agent"]), added
     return parse(start["spec"], start["game"]), added
 
 
@@ -77,7 +126,7 @@ def _server(start: dict, agent, block_fd: int):
     import numpy as np
 
     from agents.isolation.protocol import Block
-    from agents.isolation.serve import python_server, serve
+    from agents.isolation.serve import fault_of, python_server, serve
     from agents.kernels.lanes import entry_addresses
     from giftsim.contract import SCRATCH_WORK
     from giftsim.game import load_game
@@ -90,14 +139,12 @@ def _server(start: dict, agent, block_fd: int):
     entry = agent.family.entry()
     address = entry_addresses([entry])[0]
     scratch = np.zeros(game.obs_size + game.state_size + SCRATCH_WORK, np.int64)
-    arrays = (block.header, block.flat, block.words, block.actions, params, scratch)
-    serve(address, *arrays, game.obs_size)  # compiles (or loads) before the first batch
+    arrays = (block.flat, block.words, block.actions, params, scratch, game.obs_size)
+    serve(address, np.zeros_like(block.header), *arrays)  # no decision: compiles (or loads)
 
     def run():
-        from agents.isolation.serve import fault_of
-
         try:
-            serve(address, *arrays, game.obs_size)
+            serve(address, block.header, *arrays)
         except BaseException as error:
             fault_of(error, block)
 
@@ -111,11 +158,6 @@ def _reason(error: BaseException) -> str:
     where = f" ({os.path.basename(frames[-1].filename)}:{frames[-1].lineno})" if frames else ""
     text = str(error).strip().splitlines()
     return f"{type(error).__name__}: {text[0] if text else ''}{where}"
-
-
-def _answer(fd: int, data: bytes) -> None:
-    while data:
-        data = data[os.write(fd, data) :]
 
 
 if __name__ == "__main__":

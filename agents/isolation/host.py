@@ -1,23 +1,24 @@
 """The parent's side of an isolated agent: a :class:`Sandbox` per isolated seat.
 
-A sandbox owns the shared block of its seat (``agents.isolation.protocol``) and the child
-process that decides from it (``agents.isolation.child``). :meth:`Sandbox.run` sends a batch
-and returns a fault code per decision (0: answered); a fault kills the child, and the next
-decision goes to a fresh one, so the run goes on whatever the agent does. A child that cannot
-be started again forfeits every later decision of the block at once (``NO_START``), so that a
-broken agent never stalls a run.
-
-Children start as fresh interpreters with a scrubbed environment (:func:`environment`), in a
-session of their own (killed with everything they started), in an empty temporary folder.
+A sandbox owns the shared block of its seat (``agents.isolation.protocol``), a *template*
+process that loaded the agent (``agents.isolation.child``: a fresh interpreter with a scrubbed
+environment, in a session of its own and an empty temporary folder) and the *worker* forked
+from it that decides. :meth:`Sandbox.run` sends a batch and returns a fault code per decision
+(0: answered); a fault kills the worker, and the next decision goes to a fresh fork of the
+template, so the run goes on whatever the agent does. A template that cannot fork (it died)
+is started again once; if that fails too, every later decision of the block is forfeited at
+once (``NO_START``), so that a broken agent never stalls a run.
 """
 
 import contextlib
 import ctypes
+import json
 import os
 import pickle
 import select
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -30,7 +31,10 @@ from agents.isolation.child import FAILED
 from agents.isolation.protocol import H_COUNT, H_DONE, H_FAULT, H_FIRST
 from giftsim.game import GAMES, load_game
 
-START_LIMIT = 120.0  # seconds for a child to import and compile its agent (a loaded machine)
+START_LIMIT = 120.0  # seconds for a template to import and compile its agent (a loaded machine)
+# Seconds a worker's first decision may take beyond the time limit: code the agent compiles
+# only when first called (a plain-Python agent's ``@njit`` helpers) compiles in each worker.
+WARM_UP = 10.0
 THREADS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS")
 
 
@@ -44,14 +48,8 @@ def environment(folder: str) -> dict:
     home and temporary folder."""
     numba = {k: v for k, v in os.environ.items() if k.startswith("NUMBA_")}
     threads = dict.fromkeys(THREADS, "1")
-    return {
-        "PATH": os.defpath,
-        "LANG": "C.UTF-8",
-        "HOME": folder,
-        "TMPDIR": folder,
-        **numba,
-        **threads,
-    }
+    base = {"PATH": os.defpath, "LANG": "C.UTF-8", "HOME": folder, "TMPDIR": folder}
+    return {**base, **numba, **threads}
 
 
 def start_message(game: str, agent, players: int, capacity: int, memory_mb: int, mode="serve"):
@@ -80,17 +78,14 @@ def start_message(game: str, agent, players: int, capacity: int, memory_mb: int,
     }
 
 
-class Child:
-    """One child process: started, asked, killed. Without ``block_fd`` it only describes an
-    untrusted module (``describe``)."""
+class Template:
+    """The template process of an agent: started, asked to fork workers, killed."""
 
-    def __init__(self, message: dict, block_fd: int | None):
-        self.describing = block_fd is None
+    def __init__(self, message: dict, block_fd: int = -1):
         self.folder = tempfile.mkdtemp(prefix="giftsim-agent-")
-        go_read, self.go = os.pipe()
-        self.done, done_write = os.pipe()
-        fds = (go_read, done_write, -1 if block_fd is None else block_fd)
-        command = [sys.executable, "-I", "-m", "agents.isolation.child", *map(str, fds)]
+        self.control, theirs = socket.socketpair()
+        command = [sys.executable, "-I", "-m", "agents.isolation.child"]
+        command += [str(theirs.fileno()), str(block_fd)]
         _DUMPABLE.hold()  # before the child runs any code
         self.process = subprocess.Popen(
             command,
@@ -99,47 +94,82 @@ class Child:
             stderr=subprocess.DEVNULL,
             cwd=self.folder,
             env=environment(self.folder),
-            pass_fds=[fd for fd in fds if fd >= 0],
+            pass_fds=[theirs.fileno()] + ([block_fd] if block_fd >= 0 else []),
             start_new_session=True,
         )
-        os.close(go_read)
-        os.close(done_write)
-        try:
+        theirs.close()
+        with contextlib.suppress(OSError):  # if it ended before reading, its answer says so
             self.process.stdin.write(pickle.dumps(message))
             self.process.stdin.close()
-        except OSError:  # it ended before reading: the wait for its answer says so
-            pass
 
-    def answer(self, limit: float) -> tuple[bytes, bytes]:
-        """The child's first byte (``READY``, ``FAILED``, or b"" when it ended) and, after
-        ``FAILED`` or when describing, all it wrote until it exited; raises TimeoutError."""
-        first = self.read(limit)
-        if first == protocol.READY and not self.describing:
+    def answer(self, limit: float, everything: bool) -> tuple[bytes, bytes]:
+        """Its first byte (``READY``, ``FAILED``, or b"" when it ended) and, after ``FAILED``
+        or when ``everything``, all it sent until it closed; TimeoutError after ``limit``."""
+        first = _read(self.control.fileno(), limit)
+        if first == protocol.READY and not everything:
             return first, b""
         rest, deadline = b"", time.monotonic() + limit
-        while first and (more := self.read(max(deadline - time.monotonic(), 0.01), 65536)):
+        while first and (
+            more := _read(self.control.fileno(), deadline - time.monotonic(), 1 << 16)
+        ):
             rest += more
         return first, rest
 
-    def read(self, limit: float, size: int = 1) -> bytes:
-        """Up to ``size`` bytes from the child (b"": it ended); TimeoutError after ``limit``."""
-        ready, _, _ = select.select([self.done], [], [], limit)
-        if not ready:
-            raise TimeoutError
-        return os.read(self.done, size)
+    def fork(self) -> "Worker | None":
+        """A fresh worker forked from the template (None if the template is gone)."""
+        go_read, go = os.pipe()
+        done, done_write = os.pipe()
+        try:
+            socket.send_fds(self.control, [b"f"], [go_read, done_write])
+            pid = int.from_bytes(_read(self.control.fileno(), START_LIMIT, 8), "little")
+        except (OSError, TimeoutError):
+            pid = 0
+        finally:
+            os.close(go_read)
+            os.close(done_write)
+        if pid <= 0:
+            os.close(go)
+            os.close(done)
+            return None
+        return Worker(pid, go, done)
 
     def kill(self) -> None:
-        """End the child and everything it started; free its pipes and folder."""
-        if self.process is None:
-            return
+        """End the template (its workers are killed on their own); free its folder."""
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, signal.SIGKILL)
         self.process.wait()
-        for fd in (self.go, self.done):
-            os.close(fd)
+        self.control.close()
         shutil.rmtree(self.folder, ignore_errors=True)
-        self.process = None
         _DUMPABLE.release()
+
+
+class Worker:
+    """A forked worker: its pid (and process group) and its two pipe ends."""
+
+    def __init__(self, pid: int, go: int, done: int):
+        self.pid, self.go, self.done = pid, go, done
+        self.fresh = True  # no decision made yet (see WARM_UP)
+
+    def read(self, limit: float) -> bytes | None:
+        """Its ``DONE`` byte, b"" if it ended, None if nothing came within ``limit``."""
+        try:
+            return _read(self.done, limit)
+        except TimeoutError:
+            return None
+
+    def kill(self) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pid, signal.SIGKILL)
+        os.close(self.go)
+        os.close(self.done)
+
+
+def _read(fd: int, limit: float, size: int = 1) -> bytes:
+    """Up to ``size`` bytes (b"": closed); TimeoutError after ``limit`` seconds."""
+    ready, _, _ = select.select([fd], [], [], max(limit, 0.0))
+    if not ready:
+        raise TimeoutError
+    return os.read(fd, size)
 
 
 class Sandbox:
@@ -147,7 +177,8 @@ class Sandbox:
     ``capacity`` decisions of a ``players``-seat table, under ``isolation``'s limits.
 
     Fill ``rows[:k]`` (observations) and ``words[:k]`` (random words), call ``run(k)``; then
-    ``actions[:k]`` and ``words[:k]`` hold the answers where the returned fault code is 0."""
+    ``actions[:k]`` and ``words[:k]`` hold the answers where the returned fault code is 0.
+    ``faults`` lists every fault so far as ``(code, explanation)``."""
 
     def __init__(self, game: str, agent, players: int, capacity: int, isolation: Isolation):
         self.limit, obs_size = isolation.time_limit, load_game(game).obs_size
@@ -155,27 +186,30 @@ class Sandbox:
         self.block = protocol.Block(self.fd, capacity, obs_size)
         self.rows, self.words, self.actions = self.block.rows, self.block.words, self.block.actions
         self.message = start_message(game, agent, players, capacity, isolation.memory_mb)
-        self.child, self.broken, self.faults = None, "", []  # faults: (code, message)
+        self.template = self.worker = None
+        self.broken, self.faults = "", []
         self.name = getattr(agent, "spec", str(agent))
 
     def start(self) -> None:
-        """Start the child; raise :class:`StartError` (one line) if it does not get ready."""
+        """Start the agent's process; :class:`StartError` (one line) if it does not get ready."""
         self.spawn()
         self.ready()
 
     def spawn(self) -> None:
-        """Start the child without waiting for it (several start side by side)."""
-        self.child = Child(self.message, self.fd)
+        """Start the template without waiting for it (several start side by side)."""
+        self.template = Template(self.message, self.fd)
 
     def ready(self) -> None:
-        """Wait for the spawned child to be ready; :class:`StartError` if it is not."""
+        """Wait for the template to be ready and fork the first worker; :class:`StartError`
+        if it does not get ready."""
         try:
-            first, rest = self.child.answer(START_LIMIT)
+            first, rest = self.template.answer(START_LIMIT, everything=False)
         except TimeoutError:
             first, rest = FAILED, f"not ready in {START_LIMIT:g} s".encode()
-        if first != protocol.READY:
-            self.child.kill()
-            self.child = None
+        self.worker = self.template.fork() if first == protocol.READY else None
+        if self.worker is None:
+            self.template.kill()
+            self.template = None
             why = rest.decode(errors="replace") or "its process ended while starting"
             raise StartError(f"isolated agent {self.name!r} did not start: {why}")
 
@@ -184,53 +218,67 @@ class Sandbox:
         faults = np.zeros(count, np.int8)
         first = 0
         while first < count:
-            if self.child is None and not self._restart():
+            if self.worker is None and not self._restart():
                 faults[first:] = NO_START
                 break
             done, code = self._batch(first, count)
             if code:
                 faults[done] = code
-                self.child.kill()
-                self.child = None
+                self.discard()
             first = done + 1 if code else count
         return faults
+
+    def discard(self, code: int = 0, message: str = "") -> None:
+        """Kill the worker (the next decision goes to a fresh one); with ``code``, note a
+        fault found here (an illegal action)."""
+        if code:
+            self.faults.append((code, message))
+        if self.worker is not None:
+            self.worker.kill()
+            self.worker = None
 
     def _batch(self, first: int, count: int) -> tuple[int, int]:
         """Send rows ``first ..``; ``(rows answered up to, fault code or 0)``."""
         header = self.block.header
         header[H_FIRST], header[H_COUNT], header[H_DONE], header[H_FAULT] = first, count, first, 0
-        os.write(self.child.go, protocol.GO)
+        try:
+            os.write(self.worker.go, protocol.GO)
+        except OSError:  # it died between batches
+            return first, self._note(CRASHED, "its process ended")
         seen, since = first, time.monotonic()
+        limit = self.limit + (WARM_UP if self.worker.fresh else 0.0)
         while True:
-            try:
-                signal_byte = self.child.read(self.limit / 4)
-            except TimeoutError:
-                signal_byte = None
+            signal_byte = self.worker.read(self.limit / 4)
             done = int(min(max(header[H_DONE], first), count))
+            if done > first:
+                self.worker.fresh, limit = False, self.limit
             if signal_byte == protocol.DONE:
                 if done == count:
                     return done, 0
                 code = int(header[H_FAULT])
                 code = code if 0 < code < len(FAULTS) else RAISED
                 return done, self._note(code, self.block.said())
-            if signal_byte is not None:  # b"": the child ended
-                return done, self._note(CRASHED, self._exit())
+            if signal_byte is not None:  # b"": the worker ended
+                return done, self._note(CRASHED, "its process ended (a crash or an exit)")
             if done != seen:
                 seen, since = done, time.monotonic()
-            elif time.monotonic() - since > self.limit:
-                return done, self._note(TIMEOUT, f"no answer in {self.limit:g} s")
+            elif time.monotonic() - since > limit:
+                return done, self._note(TIMEOUT, f"no answer in {limit:g} s")
 
     def _note(self, code: int, message: str) -> int:
         self.faults.append((code, message))
         return code
 
-    def _exit(self) -> str:
-        status = self.child.process.wait()
-        return f"signal {-status}" if status < 0 else f"exit status {status}"
-
     def _restart(self) -> bool:
+        """A fresh worker from the template, or from a template started again."""
         if self.broken:
             return False
+        self.worker = self.template.fork() if self.template is not None else None
+        if self.worker is not None:
+            return True
+        if self.template is not None:
+            self.template.kill()
+            self.template = None
         try:
             self.start()
         except StartError as error:
@@ -239,29 +287,28 @@ class Sandbox:
         return True
 
     def close(self) -> None:
-        if self.child is not None:
-            self.child.kill()
-            self.child = None
+        self.discard()
+        if self.template is not None:
+            self.template.kill()
+            self.template = None
         self.rows = self.words = self.actions = None
         self.block.close()
         os.close(self.fd)
 
 
 def describe(name: str, text: str, memory_mb: int) -> list[dict]:
-    """The agents an untrusted module's source defines, as it reports them from a child of
-    its own (``agents.isolation.untrusted.describe``); a one-line ValueError if the module
-    cannot be imported there."""
-    import json
-
+    """The agents an untrusted module's source defines, as a child of its own reports them
+    (``agents.isolation.untrusted.describe``); a one-line ValueError if the module cannot be
+    imported there."""
     message = start_message("geschenkt", None, 0, 0, memory_mb, mode="describe")
     message["module"] = (name, text)
-    child = Child(message, None)
+    template = Template(message)
     try:
-        first, rest = child.answer(START_LIMIT)
+        first, rest = template.answer(START_LIMIT, everything=True)
     except TimeoutError:
         first, rest = FAILED, f"no answer in {START_LIMIT:g} s".encode()
     finally:
-        child.kill()
+        template.kill()
     if first != protocol.READY:
         why = rest.decode(errors="replace") or "its process ended while importing it"
         raise ValueError(f"untrusted module {name!r} cannot be imported in its own process: {why}")

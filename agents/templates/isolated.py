@@ -15,6 +15,7 @@ slot        at  meaning
 ``S_ROUND``  1  its round
 ``S_WAIT``   2  the isolated seat whose answer the slot waits for, -1 none
 ``S_OUT``    3  bit mask of the seats that forfeited the current game
+``S_MASK``   4  the legal actions' mask of the decision the slot waits for
 ==========  ==  =========================================================================
 
 An isolated seat is shown a copy of its observation (``observe`` into the slot's row of
@@ -50,8 +51,8 @@ from .game import (
 )
 from .loop import SCRATCH_STRIDE
 
-S_MATCH, S_ROUND, S_WAIT, S_OUT = 0, 1, 2, 3
-SLOT_WIDTH = 4
+S_MATCH, S_ROUND, S_WAIT, S_OUT, S_MASK = 0, 1, 2, 3, 4
+SLOT_WIDTH = 5
 # The block's settings (int64): its first match, the first-player policy, the isolated seats'
 # bit mask, and the next match a slot takes.
 B_FIRST, B_POLICY, B_ISOLATED, B_CURSOR = 0, 1, 2, 3
@@ -172,7 +173,7 @@ def _play(rules_vec, block, keys, entries, params, out, slot, state, streams, ro
         elif (isolated >> seat) & 1:
             if not (slot[S_OUT] >> seat) & 1:
                 observe(state, seat, row)
-                slot[S_WAIT] = seat
+                slot[S_WAIT], slot[S_MASK] = seat, mask
                 return -1
             action = lowest_bit(mask)  # a seat that forfeited the game
         else:
