@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from agents.base import Agent
+from agents.drivers import isolated
 from agents.registry import parse_list
 from experiments.games import entry, play_slow
 from experiments.play.screen import HUMAN, Console, Quit, Seats, count, rule
@@ -38,7 +39,10 @@ class MoveLog:
         self.known = None  # public facts after the last noted decision (game-specific)
 
     def watch(self, agent: Agent) -> Agent:
-        """The same agent, with the same random stream in the slow path, its moves noted."""
+        """The same agent, with the same random stream in the slow path, its moves noted (an
+        isolated seat, ``agents.drivers.isolated.IsolatedSeat``, too)."""
+        if hasattr(agent, "with_stream"):
+            return _Watched(agent, self)
         decide = agent.family.decide
 
         def noted(obs, params, rng):
@@ -62,6 +66,20 @@ class MoveLog:
     def flush(self) -> list[str]:
         lines, self.lines = self.lines, []
         return ["since your last decision:", *(f"  {x}" for x in lines)] if lines else []
+
+
+class _Watched:
+    """An isolated seat whose moves a :class:`MoveLog` notes."""
+
+    def __init__(self, seat, log: MoveLog):
+        self.seat, self.log = seat, log
+
+    def with_stream(self, obs, rng, legal) -> int:
+        action = self.seat.with_stream(obs, rng, legal)
+        self.log.catch_up(obs)
+        self.log.lines.append(self.log.text.event(obs, action, self.log.seats))
+        self.log.decided(obs, action)
+        return action
 
 
 class Human:
@@ -91,11 +109,14 @@ def run(
     rule=(),
     stdin=None,
     stdout=None,
+    isolation=None,
 ) -> Path:
     """Play one game against the bots ``vs`` (specs of the other seats in seat order), show the
     result and save the record; return its path. ``rule``: ``key=value`` rule options (the
-    command line's ``--rule``). Raises ValueError on bad arguments and :class:`InputEnded` when
-    the input ends first."""
+    command line's ``--rule``); ``isolation`` (``agents.isolation.Isolation``): bots that
+    play from processes of their own. The seed is shown once the game is over (and kept in
+    the record). Raises ValueError on bad arguments and :class:`InputEnded` when the input
+    ends first."""
     text, ent = screens(game), entry(game)
     rules = ent.rules.from_pairs(rule, players)
     if getattr(rules, "rounds", 1) > 1:
@@ -107,8 +128,14 @@ def run(
     if not path.parent.is_dir():
         raise ValueError(f"--record: no folder {path.parent} to save the game in")
     console = Console(stdin or sys.stdin, stdout or sys.stdout)
-    console.show(_welcome(text, seats, seed))
-    result = _play(text, ent, rules, seats, bots, seed, console)
+    console.show(_welcome(text, seats))
+    if isolation is not None:
+        bots = isolated.seated(game, bots, players, isolation)
+    try:
+        result = _play(text, ent, rules, seats, bots, seed, console)
+    finally:
+        isolated.close(bots)
+    console.show([f"seed {seed} (the same deal again: --seed {seed})"])
     path.write_text(json.dumps(result, indent=1) + "\n")
     if result.get("unfinished"):
         console.show([f"the game so far saved to {path} (unfinished, so replay will not check it)"])
@@ -150,12 +177,11 @@ def _seating(game: str, players: int, seat: int, vs) -> tuple[Seats, list[Agent]
     return Seats(tuple(specs), seat), bots
 
 
-def _welcome(text, seats: Seats, seed: int) -> list[str]:
+def _welcome(text, seats: Seats) -> list[str]:
+    """The first screen: the table and the goal; not the seed, which with ``giftsim record``
+    would show the whole deal (it is shown at the end)."""
     others = ", ".join(seats.name(s) for s in range(len(seats.specs)) if s != seats.human)
-    return [
-        f"{text.TITLE}: you are seat {seats.human} against {others}",
-        f"seed {seed} (the same deal again: --seed {seed}); {text.GOAL}",
-    ]
+    return [f"{text.TITLE}: you are seat {seats.human} against {others}", text.GOAL]
 
 
 def _winners(result: dict, seats: Seats) -> list[str]:
