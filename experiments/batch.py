@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
+from agents.isolation.host import end_idle
 from agents.registry import parse_list
 from experiments.games import TAIL, entry, play_block, play_block_isolated
 from experiments.isolation import with_forfeits
@@ -60,7 +61,10 @@ def play(
             if isolation is None:
                 blocks.append(play_block(game, rules, agent_list, *where))
             else:
-                rows, forfeits = play_block_isolated(game, rules, agent_list, *where, isolation)
+                try:
+                    rows, forfeits = play_block_isolated(game, rules, agent_list, *where, isolation)
+                finally:
+                    end_idle()  # the isolated agents' processes end with the call
                 blocks.append(rows)
                 lost.append(forfeits)
             bar.update(size)

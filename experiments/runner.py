@@ -24,6 +24,7 @@ from tqdm import tqdm
 
 from agents.drivers.block import announce
 from agents.drivers.generate import driver
+from agents.isolation.host import end_idle
 from agents.registry import parse_list
 from experiments import manifest as manifest_io
 from experiments.batch import to_frame
@@ -215,7 +216,12 @@ def run(
         todo = [c for c in todo if c.name not in done]
     start_workers(todo, backend, workers)
     start = time.perf_counter()
-    frames, played = _dispatch(todo, folder, summary_only, backend, workers, scheduler, progress)
+    try:
+        frames, played = _dispatch(
+            todo, folder, summary_only, backend, workers, scheduler, progress
+        )
+    finally:
+        end_idle()  # isolated agents' templates kept by this process (agents.isolation.host)
     seconds = time.perf_counter() - start
     if folder is not None:
         return None, seconds, played

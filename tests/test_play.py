@@ -260,3 +260,21 @@ def test_the_tulips_replay_names_the_cards(tmp_path):
     assert f"puts {' '.join(map(str, setup['bouquet']))} in its bouquet" in lines[0]
     turned = ", ".join(f"{v} {n}" for v, n in record["reveal"])
     assert f"secret festival turned up: {turned}" in lines
+
+
+def test_the_seed_is_shown_only_once_the_game_is_over(monkeypatch, capsys, tmp_path):
+    """With the seed, ``giftsim record`` would show the whole deck: no screen shows it while
+    the game is played, only the end (and the saved record)."""
+    out, record = played(monkeypatch, capsys, tmp_path, (*NO_THANKS, "--seed", "987654"))
+    assert "987654" not in screen_before_the_end(out)
+    assert "seed 987654 (the same deal again: --seed 987654)" in out.split("── game over")[1]
+    assert record["seed"] == 987654
+
+
+def test_an_isolated_bot_plays_the_game_it_plays_in_process(monkeypatch, capsys, tmp_path):
+    out, record = played(monkeypatch, capsys, tmp_path, (*NO_THANKS, "--seed", "4"))
+    isolated, again = played(
+        monkeypatch, capsys, tmp_path, (*NO_THANKS, "--seed", "4", "--isolate", "sniper")
+    )
+    assert again["actions"] == record["actions"] and again["scores"] == record["scores"]
+    assert isolated == out  # the same screens: the same moves, told the same way

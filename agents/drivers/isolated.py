@@ -4,8 +4,8 @@ The trusted seats play in the compiled loop with isolated seats
 (``agents/templates/isolated.py``), which keeps up to ``WIDTH`` games in flight and stops each
 where an isolated seat must decide; the pending decisions of each isolated seat go to its
 process in one batch (``agents.isolation.host.Sandbox``), their answers come back, and the
-loop goes on. A block starts a fresh process per isolated seat and ends it with the block, so
-an agent keeps nothing from one block (one job's chunk) to the next.
+loop goes on. Each block decides from fresh processes (forked from a template the process
+keeps per agent), so an agent keeps nothing from one block (one job's chunk) to the next.
 
 Beside the result rows, a block returns each seat's forfeit code per row (0: none;
 ``agents.isolation.FAULTS``). In a row with forfeits the winners are the best of the seats
@@ -59,7 +59,7 @@ def play_block(
     announce(f"the {game.title} loop with isolated seats", kernel, trusted)
     loop = _Loop(game, rules, agents, seats, n_games, min(WIDTH, max(n_games, 1)))
     loop.settings(root_seed, secret, first_index, first_policy(first_player, n))
-    boxes = {s: Sandbox(game.name, agents[s], n, loop.width, isolation) for s in seats}
+    boxes = {s: Sandbox(game.name, agents[s], n, WIDTH, isolation) for s in seats}
     try:
         _start(boxes.values())
         loop.play(kernel, boxes)
@@ -185,7 +185,8 @@ class IsolatedSeat:
     forfeit code (0: none) and ``message`` its explanation."""
 
     def __init__(self, game: str, agent: Agent, players: int, isolation: Isolation):
-        self.agent, self.box = agent, Sandbox(game, agent, players, 1, isolation)
+        # the loop's capacity: one template of the agent serves both (agents.isolation.host)
+        self.agent, self.box = agent, Sandbox(game, agent, players, WIDTH, isolation)
         self.fault, self.message = 0, ""
 
     def start(self) -> "IsolatedSeat":

@@ -17,6 +17,7 @@ writes what agents it defines (as JSON after ``READY``).
 
 import contextlib
 import ctypes
+import importlib.util
 import json
 import os
 import pickle
@@ -25,6 +26,7 @@ import signal
 import socket
 import sys
 import traceback
+import types
 
 FAILED = b"x"
 _PR_SET_PDEATHSIG = 1
@@ -34,7 +36,7 @@ def main(argv) -> None:
     control = socket.socket(fileno=int(argv[1]))
     block_fd = int(argv[2])
     start = pickle.loads(sys.stdin.buffer.read())
-    sys.stdin.close()
+    os.close(0)
     _limit(start["memory_mb"])
     _die_with_parent()
     try:
@@ -100,7 +102,7 @@ def _load(start: dict):
     (descriptions, see ``untrusted.describe``)."""
     sys.path[:0] = start["path"]
     from agents.isolation.untrusted import describe
-    from agents.registry import compiling_later, load_module, parse
+    from agents.registry import compiling_later, parse
     from giftsim.game import GAMES, register_game
 
     if start["game"] not in GAMES:
@@ -112,13 +114,42 @@ def _load(start: dict):
         with open(path, "w") as f:
             f.write(text)
         if start["mode"] == "describe":  # every agent compiled: errors show before a run
-            return None, [describe(family) for family in load_module(path)]
+            return None, [describe(family) for family in _run_module(path)]
         with compiling_later():  # only the agent it serves is compiled (Family.entry)
-            load_module(path)
+            _run_module(path)
     if start["agent"] is not None:
         with compiling_later():
-            return pickle.loads(start["agent"]), added
+            agent = pickle.loads(start["agent"])
+        _module_of(agent.family.decide)
+        return agent, added
     return parse(start["spec"], start["game"]), added
+
+
+def _run_module(path: str) -> list:
+    """Run an untrusted module's source here; the families it defined. Its own exception
+    propagates (``_reason`` then names its line)."""
+    from agents.registry import families
+    from giftsim.game import GAMES
+
+    before = {(g, f.name): f for g in GAMES for f in families(g)}
+    name = "giftsim_untrusted_" + os.path.splitext(os.path.basename(path))[0]
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return [f for g in GAMES for f in families(g) if before.get((g, f.name)) is not f]
+
+
+def _module_of(decide) -> None:
+    """Give a ``decide`` pickled by value (its module is not importable here) a module under
+    its module's name, holding its globals: Numba resolves the globals of an ``objmode``
+    block through the module of the function."""
+    function = getattr(decide, "py_func", decide)
+    name = getattr(function, "__module__", None)
+    if name and name not in sys.modules and hasattr(function, "__globals__"):
+        module = types.ModuleType(name)
+        module.__dict__.update(function.__globals__)
+        sys.modules[name] = module
 
 
 def _server(start: dict, agent, block_fd: int):

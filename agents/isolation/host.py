@@ -10,6 +10,7 @@ is started again once; if that fails too, every later decision of the block is f
 once (``NO_START``), so that a broken agent never stalls a run.
 """
 
+import atexit
 import contextlib
 import ctypes
 import json
@@ -84,7 +85,7 @@ class Template:
     def __init__(self, message: dict, block_fd: int = -1):
         self.folder = tempfile.mkdtemp(prefix="giftsim-agent-")
         self.control, theirs = socket.socketpair()
-        command = [sys.executable, "-I", "-m", "agents.isolation.child"]
+        command = [sys.executable, "-I", "-B", "-m", "agents.isolation.child"]
         command += [str(theirs.fileno()), str(block_fd)]
         _DUMPABLE.hold()  # before the child runs any code
         self.process = subprocess.Popen(
@@ -158,8 +159,10 @@ class Worker:
             return None
 
     def kill(self) -> None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.pid, signal.SIGKILL)
+        """End the worker and all it started (the template reaps it)."""
+        for kill in (os.kill, os.killpg):  # os.kill: it may not have made its group yet
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                kill(self.pid, signal.SIGKILL)
         os.close(self.go)
         os.close(self.done)
 
@@ -172,22 +175,89 @@ def _read(fd: int, limit: float, size: int = 1) -> bytes:
     return os.read(fd, size)
 
 
+class Kept:
+    """What a process keeps of an isolated agent between blocks: its template and the shared
+    block the template maps. A block forks its workers from it, so each block's decisions
+    come from fresh copies of one clean process, which starts (imports, compiles) once."""
+
+    def __init__(self, message: dict, obs_size: int):
+        self.fd = protocol.create(message["capacity"], obs_size)
+        self.block = protocol.Block(self.fd, message["capacity"], obs_size)
+        self.template, self.ready = None, False
+
+    def alive(self) -> bool:
+        return self.template is not None and self.template.process.poll() is None
+
+    def end(self) -> None:
+        """Kill the template (it is started again when next needed)."""
+        if self.template is not None:
+            self.template.kill()
+        self.template, self.ready = None, False
+
+    def close(self) -> None:
+        self.end()
+        self.block.close()
+        os.close(self.fd)
+
+
+class _Pool:
+    """Idle :class:`Kept` agents of this process, by start message, the least recently used
+    ended first beyond ``KEEP``."""
+
+    KEEP = 8
+
+    def __init__(self):
+        self.idle: dict[bytes, list[Kept]] = {}
+
+    def take(self, key: bytes) -> "Kept | None":
+        kept = self.idle.get(key, [])
+        found = kept.pop() if kept else None
+        if not kept:
+            self.idle.pop(key, None)
+        return found
+
+    def give(self, key: bytes, kept: Kept) -> None:
+        if not kept.alive():
+            kept.close()
+            return
+        self.idle.setdefault(key, []).append(kept)
+        self.idle[key] = self.idle.pop(key)  # most recently used last
+        while sum(map(len, self.idle.values())) > self.KEEP:
+            oldest = next(iter(self.idle))
+            self.take(oldest).close()
+
+    def clear(self) -> None:
+        for key in list(self.idle):
+            while (kept := self.take(key)) is not None:
+                kept.close()
+
+
+_POOL = _Pool()
+atexit.register(_POOL.clear)
+
+
+def end_idle() -> None:
+    """End every idle template of this process (a run ends them when it is over)."""
+    _POOL.clear()
+
+
 class Sandbox:
     """An isolated seat: ``agent`` deciding from a process of its own, batches of up to
     ``capacity`` decisions of a ``players``-seat table, under ``isolation``'s limits.
 
     Fill ``rows[:k]`` (observations) and ``words[:k]`` (random words), call ``run(k)``; then
     ``actions[:k]`` and ``words[:k]`` hold the answers where the returned fault code is 0.
-    ``faults`` lists every fault so far as ``(code, explanation)``."""
+    ``faults`` lists every fault so far as ``(code, explanation)``. :meth:`close` ends the
+    worker and gives the template back to this process's pool, for the next block."""
 
     def __init__(self, game: str, agent, players: int, capacity: int, isolation: Isolation):
         self.limit, obs_size = isolation.time_limit, load_game(game).obs_size
-        self.fd = protocol.create(capacity, obs_size)
-        self.block = protocol.Block(self.fd, capacity, obs_size)
-        self.rows, self.words, self.actions = self.block.rows, self.block.words, self.block.actions
         self.message = start_message(game, agent, players, capacity, isolation.memory_mb)
-        self.template = self.worker = None
-        self.broken, self.faults = "", []
+        self.key = pickle.dumps(self.message)
+        self.kept = _POOL.take(self.key) or Kept(self.message, obs_size)
+        self.block = self.kept.block
+        self.rows, self.words, self.actions = self.block.rows, self.block.words, self.block.actions
+        self.worker, self.broken, self.faults = None, "", []
         self.name = getattr(agent, "spec", str(agent))
 
     def start(self) -> None:
@@ -196,20 +266,24 @@ class Sandbox:
         self.ready()
 
     def spawn(self) -> None:
-        """Start the template without waiting for it (several start side by side)."""
-        self.template = Template(self.message, self.fd)
+        """Start the template (unless kept alive) without waiting for it."""
+        if not self.kept.alive():
+            self.kept.end()
+            self.kept.template = Template(self.message, self.kept.fd)
 
     def ready(self) -> None:
         """Wait for the template to be ready and fork the first worker; :class:`StartError`
         if it does not get ready."""
-        try:
-            first, rest = self.template.answer(START_LIMIT, everything=False)
-        except TimeoutError:
-            first, rest = FAILED, f"not ready in {START_LIMIT:g} s".encode()
-        self.worker = self.template.fork() if first == protocol.READY else None
+        first, rest = protocol.READY, b""
+        if not self.kept.ready:
+            try:
+                first, rest = self.kept.template.answer(START_LIMIT, everything=False)
+            except TimeoutError:
+                first, rest = FAILED, f"not ready in {START_LIMIT:g} s".encode()
+        self.kept.ready = first == protocol.READY
+        self.worker = self.kept.template.fork() if self.kept.ready else None
         if self.worker is None:
-            self.template.kill()
-            self.template = None
+            self.kept.end()
             why = rest.decode(errors="replace") or "its process ended while starting"
             raise StartError(f"isolated agent {self.name!r} did not start: {why}")
 
@@ -273,12 +347,9 @@ class Sandbox:
         """A fresh worker from the template, or from a template started again."""
         if self.broken:
             return False
-        self.worker = self.template.fork() if self.template is not None else None
+        self.worker = self.kept.template.fork() if self.kept.alive() else None
         if self.worker is not None:
             return True
-        if self.template is not None:
-            self.template.kill()
-            self.template = None
         try:
             self.start()
         except StartError as error:
@@ -287,13 +358,11 @@ class Sandbox:
         return True
 
     def close(self) -> None:
+        """End the worker; keep the template for the next block of this process."""
         self.discard()
-        if self.template is not None:
-            self.template.kill()
-            self.template = None
-        self.rows = self.words = self.actions = None
-        self.block.close()
-        os.close(self.fd)
+        self.rows = self.words = self.actions = self.block = None
+        _POOL.give(self.key, self.kept)
+        self.kept = None
 
 
 def describe(name: str, text: str, memory_mb: int) -> list[dict]:
