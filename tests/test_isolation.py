@@ -22,10 +22,10 @@ from experiments.manifest import read
 from experiments.results import load
 from experiments.runner import run
 from experiments.schedule import Job, field_design
-from geschenkt_sim.engine import O_CHIPS, O_POT, O_SEAT
 from geschenkt_sim.rules import PASS, TAKE
+from geschenkt_sim.state import CHIPS, POT, SEAT
 from giftsim.rng import next_below
-from tulips_sim.engine import O_LEGAL
+from tulips_sim.state import LEGAL
 
 BOTS = Path(__file__).parent / "bots"
 SECRET = 0x5EC2E7
@@ -33,19 +33,19 @@ SECRET = 0x5EC2E7
 
 def pot5(obs, params, rng):
     """Take once 5 chips lie on the card (the faulty bots' rule when they do not fault)."""
-    broke = obs[O_CHIPS + obs[O_SEAT]] == 0
-    return TAKE if broke or obs[O_POT] >= 5 else PASS
+    broke = obs[CHIPS + obs[SEAT]] == 0
+    return TAKE if broke or obs[POT] >= 5 else PASS
 
 
 def coin(obs, params, rng):
     """Take or pass at random, drawing from the seat's stream (the stream crosses)."""
-    broke = obs[O_CHIPS + obs[O_SEAT]] == 0
+    broke = obs[CHIPS + obs[SEAT]] == 0
     return TAKE if broke or next_below(rng, 2) == 1 else PASS
 
 
 def tulips_coin(obs, params, rng):
     """A random legal action, drawn from the seat's stream."""
-    legal, count = obs[O_LEGAL], 0
+    legal, count = obs[LEGAL], 0
     for action in range(63):
         count += (legal >> action) & 1
     pick = next_below(rng, count)
@@ -303,7 +303,7 @@ def test_an_agent_that_writes_its_parameters_does_not_compile():
 def counting(obs, params, rng):
     """Plays differently after 150 decisions counted in its parameter row (if it kept)."""
     params[1] += 1
-    return TAKE if params[1] > 150 or obs[O_CHIPS + obs[O_SEAT]] == 0 else PASS
+    return TAKE if params[1] > 150 or obs[CHIPS + obs[SEAT]] == 0 else PASS
 
 
 define("geschenkt", "param_counter_py", counting, compiled=False)

@@ -30,7 +30,7 @@ from agents.isolation.host import Sandbox, end_idle
 from agents.isolation.serve import serve
 from agents.isolation.untrusted import load_untrusted
 from agents.kernels.lanes import entry_addresses
-from agents.registry import parse
+from agents.registry import load_module, parse
 from experiments.games import entry
 from experiments.runner import run
 from experiments.schedule import field_design
@@ -67,7 +67,8 @@ def on_cpu(pid: int) -> float:
 
 
 def in_process(agent, rows: np.ndarray, words: np.ndarray) -> tuple[float, float]:
-    """Wall and CPU seconds of one batch decided here by the agent's compiled entry."""
+    """Wall and CPU seconds of one batch decided here by the agent's compiled entry (the
+    median of 200 times)."""
     ent = entry(GAME)
     entry_fn = agent.family.entry()
     address = entry_addresses([entry_fn])[0]
@@ -76,19 +77,23 @@ def in_process(agent, rows: np.ndarray, words: np.ndarray) -> tuple[float, float
     actions = np.zeros(len(rows), np.int64)
     scratch = np.zeros(ent.obs_size + ent.state_size + SCRATCH_WORK, np.int64)
     params, flat = agent.param_row(4), rows.ravel().copy()
-    serve(address, header, flat, words.copy(), actions, params, scratch, ent.obs_size)  # warm
-    wall, cpu = time.perf_counter(), time.process_time()
-    serve(address, header, flat, words.copy(), actions, params, scratch, ent.obs_size)
-    return time.perf_counter() - wall, time.process_time() - cpu
+    times = np.zeros((201, 2))
+    for i in range(201):  # the first warms up
+        own = words.copy()
+        wall, cpu = time.perf_counter(), time.process_time()
+        serve(address, header, flat, own, actions, params, scratch, ent.obs_size)
+        times[i] = time.perf_counter() - wall, time.process_time() - cpu
+    return tuple(np.median(times[1:], axis=0))
 
 
-def batch_costs(agent, k: int, batches: int, rows: np.ndarray) -> np.ndarray:
+def batch_costs(agents, k: int, batches: int, rows: np.ndarray) -> np.ndarray:
     """Per batch of ``k``: the isolated (wall, CPU) seconds per decision minus the in-process
-    ones, in microseconds."""
-    box = Sandbox(GAME, agent, 4, WIDTH, Isolation())
+    ones, in microseconds (``agents``: the agent loaded untrusted, and in process)."""
+    untrusted, trusted = agents
+    box = Sandbox(GAME, untrusted, 4, WIDTH, Isolation())
     box.start()
     words = np.arange(1, k + 1, dtype=np.uint64)
-    base_wall, base_cpu = in_process(agent, rows[:k], words)
+    base_wall, base_cpu = in_process(trusted, rows[:k], words)
     costs = np.zeros((batches, 2))
     try:
         for b in range(batches + 10):  # the first ten warm up
@@ -125,17 +130,21 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=100_000, help="deals per rotation")
     args = parser.parse_args()
     print(f"load average before: {os.getloadavg()}, {os.cpu_count()} cores")
+    load_module(str(HERE / "user_greedy.py"))  # the in-process baseline
+    trusted = parse("user_greedy", GAME)
     load_untrusted(HERE / "user_greedy.py")
-    agent = parse("user_greedy", GAME)
+    agents = (parse("user_greedy", GAME), trusted)
     rows = observations(4096)
     print("cost of isolation per decision, microseconds (isolated minus in process)")
     print(f"{'batch':>6} {'wall median':>12} {'wall p99':>9} {'CPU median':>11} {'CPU p99':>8}")
     for k in (1, 16, 256, WIDTH):
-        costs = batch_costs(agent, k, args.batches if k < 256 else args.batches // 4, rows)
+        costs = batch_costs(agents, k, args.batches if k < 256 else args.batches // 4, rows)
         median, p99 = np.median(costs, axis=0), np.percentile(costs, 99, axis=0)
         print(f"{k:>6} {median[0]:>12.2f} {p99[0]:>9.2f} {median[1]:>11.2f} {p99[1]:>8.2f}")
     print(f"load average: {os.getloadavg()}")
-    for isolate in (False, True):
+    for isolate in (False, True):  # the family of the registry: in process, then untrusted
+        load = load_untrusted if isolate else load_module
+        load(str(HERE / "user_greedy.py"))
         rate = tournament(args.games, isolate)
         where = "isolated" if isolate else "in process"
         print(f"4p field of user_greedy ({where}) vs 3 greedy, 2 workers: {rate:,.0f} games/s")

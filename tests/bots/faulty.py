@@ -20,51 +20,51 @@ import ctypes
 import numpy as np
 
 from agents.registry import define
-from geschenkt_sim.engine import O_CHIPS, O_N_DECISIONS, O_POT, O_SEAT
 from geschenkt_sim.rules import PASS, TAKE
+from geschenkt_sim.state import CHIPS, N_DECISIONS, POT, SEAT
 
 
 def rule(obs):
     """The twin's rule (plain Python here, and compiled into the compiled bots)."""
-    broke = obs[O_CHIPS + obs[O_SEAT]] == 0
-    return TAKE if broke or obs[O_POT] >= 5 else PASS
+    broke = obs[CHIPS + obs[SEAT]] == 0
+    return TAKE if broke or obs[POT] >= 5 else PASS
 
 
 def raiser(obs, params, rng):
-    if obs[O_N_DECISIONS] == 0:
+    if obs[N_DECISIONS] == 0:
         raise ValueError("the raiser raises")
-    broke = obs[O_CHIPS + obs[O_SEAT]] == 0
-    return TAKE if broke or obs[O_POT] >= 5 else PASS
+    broke = obs[CHIPS + obs[SEAT]] == 0
+    return TAKE if broke or obs[POT] >= 5 else PASS
 
 
 def looper(obs, params, rng):
-    while obs[O_N_DECISIONS] == 0:
+    while obs[N_DECISIONS] == 0:
         pass
     return rule(obs)
 
 
 def crasher(obs, params, rng):
-    if obs[O_N_DECISIONS] == 0:
+    if obs[N_DECISIONS] == 0:
         ctypes.string_at(0)
     return rule(obs)
 
 
 def hog(obs, params, rng):
     held = []
-    while obs[O_N_DECISIONS] == 0:
+    while obs[N_DECISIONS] == 0:
         held.append(np.empty(1 << 20))
     return rule(obs)
 
 
 def illegal(obs, params, rng):
-    if obs[O_N_DECISIONS] == 0:
+    if obs[N_DECISIONS] == 0:
         return 7
-    broke = obs[O_CHIPS + obs[O_SEAT]] == 0
-    return TAKE if broke or obs[O_POT] >= 5 else PASS
+    broke = obs[CHIPS + obs[SEAT]] == 0
+    return TAKE if broke or obs[POT] >= 5 else PASS
 
 
 def fraction(obs, params, rng):
-    return 0.5 if obs[O_N_DECISIONS] == 0 else rule(obs)
+    return 0.5 if obs[N_DECISIONS] == 0 else rule(obs)
 
 
 for bot, compiled in (
