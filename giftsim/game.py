@@ -37,11 +37,39 @@ out, g)``                          for a single game) to result row ``g``: the `
                                    worth a record (``event_width`` numbers, named by
                                    ``event_columns``) into ``out`` and return True, else False
                                    (the event recorder of ``experiments.anatomy``)
+``deal_open(rules_vec, key,        explicit chance: deal as ``deal_keyed`` does (the same stack
+first, state)``                    for the same key) but stop at every chance event, each
+                                   card turned up, drawn or dealt, removed unseen where it
+                                   matters, a drawn first seat; ``begin`` follows as usual
+``chance_pending(state)``          the kind of the chance event to resolve before anyone acts
+                                   (``chance_kinds[kind - 1]`` names it), else 0; while one is
+                                   pending, ``legal_mask`` is not defined
+``chance_outcomes(state,           write the weight of each outcome id of the pending event
+weights)``                         into ``weights`` (int64, ``max_chance_outcomes`` long;
+                                   probability in proportion, 0: not an outcome); return the
+                                   number of outcome ids written. Outcomes are conditional on
+                                   all earlier outcomes: a card anyone saw is not one again
+``next_outcome(state)``            the outcome the dealt game holds for the pending event:
+                                   resolving every event with it plays ``deal_keyed``'s game
+``apply_chance(state, outcome)``   resolve the pending event with an outcome of positive
+                                   weight (the stack stays consistent: the card is swapped in
+                                   from wherever it lies) and go on to the next decision or
+                                   chance event
+``chance_observers(state)``        bit mask of the seats that see the pending event's outcome
+                                   (0: nobody, such as a card removed unseen)
+``public_action(state, a)``        what the other seats see of the decision ``a`` of the seat
+                                   to act: a code below ``public_actions``
+``chance_text``, ``public_text``,  Python: an outcome (``kind, outcome``) and a public code as
+``chance_events(rules)``           text; a bound on the chance events of a game
 =================================  =============================================================
 
 Slot 0 of every state and of every rules vector holds the number of seats (:data:`N_PLAYERS`);
 a game with matches of several rounds names the rules vector's slot of their number
 (``rounds_slot``, else -1).
+
+The fast loops never call the chance verbs: a state dealt by ``deal_keyed`` never has a chance
+event pending (its stack holds every card face up to the engine), and the engine's reveals cost
+one predictable branch for the explicit mode.
 
 The compiled verbs are Numba functions over int64 arrays; the fast game loops of ``agents/``
 call them, and so do the slow path, the records and every adapter: no rule is written twice.
@@ -101,6 +129,20 @@ class Game:
     finish_key: object
     make_record: object
     replay: object
+    # explicit chance (see the verb table)
+    max_chance_outcomes: int  # outcome ids of any chance event (for fixed-size buffers)
+    chance_kinds: tuple[str, ...]  # name of each chance event kind k at k - 1
+    public_actions: int  # codes of public_action
+    deal_open: object
+    chance_pending: object
+    chance_outcomes: object
+    next_outcome: object
+    apply_chance: object
+    chance_observers: object
+    public_action: object
+    chance_text: object
+    public_text: object
+    chance_events: object
     rounds_slot: int = -1  # the rules vector's slot of a match's rounds (-1: single games)
     make_match_record: object = None  # (rules, [(start, actions) per round], meta) -> record
     event: object = None  # compiled event verb (see the verb table), or None
