@@ -520,8 +520,9 @@ def _tournament(args) -> None:
         args.baseline,
         rules=_rule_options(args, players),
     )
+    jobs = _secured(jobs, args)  # bad isolation options fail before anything is printed
     print(commands.seatings_line(jobs, args.games), flush=True)
-    _execute_and_print(jobs, args)
+    commands.execute_and_print(jobs, args.out, _run_options(args))
 
 
 def _seats(args) -> None:
@@ -573,19 +574,23 @@ def _ladder(args) -> None:
 
 
 def _execute_and_print(jobs, args) -> None:
-    from dataclasses import replace
-
     from experiments import commands
+
+    commands.execute_and_print(_secured(jobs, args), args.out, _run_options(args))
+
+
+def _secured(jobs, args) -> list:
+    """``jobs`` with the run's secret and isolation (a random secret when an agent is
+    isolated and no --secret is given)."""
+    from dataclasses import replace
 
     isolation = _isolation(args, [spec for job in jobs for spec in job.agents], args.game)
     if isolation is None:
-        jobs = [replace(job, secret=_secret(args)) for job in jobs]
-    else:
-        from experiments.isolation import isolate
+        return [replace(job, secret=_secret(args)) for job in jobs]
+    from experiments.isolation import isolate
 
-        given = None if args.secret is None else _secret(args)
-        jobs = isolate(jobs, isolation, given)
-    commands.execute_and_print(jobs, args.out, _run_options(args))
+    given = None if args.secret is None else _secret(args)
+    return isolate(jobs, isolation, given)
 
 
 def _bench(args) -> None:
