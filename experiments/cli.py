@@ -27,6 +27,7 @@ EXAMPLES = {
     "--players 4 --games 2000 --out runs/rr",
     "seats": "giftsim seats geschenkt --agents greedy,sniper --players 3,4,5 --out runs/seats",
     "report": "giftsim report runs/rr",
+    "gauntlet": "giftsim gauntlet geschenkt --players 4 --deals 1000 --out runs/gauntlet",
     "tune": "giftsim tune geschenkt --family sniper --players 4 --field sniper --games 2000",
     "train": "giftsim train geschenkt --players 4 --seed 1 --out my4p.npz --rounds 4",
     "ladder": "giftsim ladder --game geschenkt --games 2000 --search-games 0",
@@ -125,6 +126,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_tournament(sub)
     _add_seats(sub)
     _add_report(sub)
+    _add_gauntlet(sub)
     _add_tune(sub)
     _add_train(sub)
     _add_ladder(sub)
@@ -339,6 +341,54 @@ def _add_tournament(sub) -> None:
     p.set_defaults(run=_tournament)
 
 
+def _add_gauntlet(sub) -> None:
+    p = _command(sub, "gauntlet", "each agent against several fields: a table and a plot per count")
+    p.add_argument("game", choices=sorted(GAMES), help="which game")
+    p.add_argument(
+        "--agents",
+        help="comma-separated agent specs under test, {n} standing for the player count "
+        "(default: the game's gauntlet list, e.g. random,greedy,sniper,tuned{n}p,learned)",
+    )
+    p.add_argument(
+        "--fields",
+        help="comma-separated fields filling the other seats: a field of the game's gauntlet "
+        "(greedy, tuned, mixed), self (the agent's own copies), an agent spec (its copies) or "
+        "specs joined by + (a pool, each member in the same share of the seats, every seat "
+        "order played) (default: the game's gauntlet fields)",
+    )
+    p.add_argument(
+        "--players",
+        help="player counts, comma-separated (default: the game's gauntlet counts, the ladder's)",
+    )
+    p.add_argument(
+        "--deals",
+        type=int,
+        default=1000,
+        help="deals per cell (one agent in one field), each played once with the agent in "
+        "every seat",
+    )
+    _add_agent_options(p)
+    _add_rule_option(p)
+    p.add_argument("--seed", type=int, default=0, help="root seed of every deal")
+    p.add_argument(
+        "--out",
+        type=Path,
+        help="results folder (manifest, parquet chunks, gauntlet.md and one PNG per count)",
+    )
+    p.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
+    p.add_argument(
+        "--backend",
+        choices=("serial", "processes", "dask"),
+        default="processes",
+        help="where games run",
+    )
+    p.add_argument("--workers", type=int, help="worker processes (default: all cores)")
+    p.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://HOST:8786")
+    p.add_argument("--chunk-size", type=int, default=50_000, help="games per task and file")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(run=_gauntlet, summary_only=False)
+
+
 def _add_seats(sub) -> None:
     p = _command(sub, "seats", "seat advantage of agents across player counts")
     p.add_argument("game", choices=sorted(GAMES), help="which game")
@@ -539,6 +589,17 @@ def _seats(args) -> None:
         rules=_rule_options(args, players),
     )
     _execute_and_print(jobs, args)
+
+
+def _gauntlet(args) -> None:
+    from experiments import commands
+
+    players = None if args.players is None else _players(args.players, args.game)
+    lists = (args.agents, args.fields, players, args.deals, args.seed)
+    rules = _rule_options(args, players or [])
+    command = "giftsim " + " ".join(args.argv)
+    run = (args.out, _run_options(args), command)
+    commands.gauntlet(args.game, *lists, rules, _secret(args), *run)
 
 
 def _report(args) -> None:

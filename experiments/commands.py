@@ -84,11 +84,7 @@ def execute(jobs, out, options):
     keeps summaries only, their per-(deal, agent, turn position) sums (``results.deal_sums``),
     both read chunk by chunk so that memory does not grow with the number of games."""
     frame, seconds, played = run(jobs, out=out, **options)
-    if played == 0 and out is not None:
-        print(f"every game is already in {out}; nothing left to play")
-    else:
-        rate = played / seconds if seconds > 0 else float("nan")
-        print(f"played {played:,} games in {seconds:.1f} s ({rate:,.0f} games/s)")
+    _played_line(played, seconds, out)
     summary_only = options.get("summary_only", False)
     if out is not None:
         sums = load_summary(out)
@@ -97,6 +93,14 @@ def execute(jobs, out, options):
         sums = summary_of(frame, summary_only, jobs)
         deals = None if summary_only else deal_sums(frame, deal_strata(jobs))
     return sums.merge(rows_per_deal(jobs), on=["job", "seat"], how="left"), deals
+
+
+def _played_line(played: int, seconds: float, out) -> None:
+    if played == 0 and out is not None:
+        print(f"every game is already in {out}; nothing left to play")
+    else:
+        rate = played / seconds if seconds > 0 else float("nan")
+        print(f"played {played:,} games in {seconds:.1f} s ({rate:,.0f} games/s)")
 
 
 def _mixed(table: pd.DataFrame, game=("job",)) -> bool:
@@ -228,6 +232,8 @@ def _wins(game: str) -> str:
 def report(folder) -> dict[str, pd.DataFrame]:
     """Tables to the terminal, PNG plots and a Markdown summary into the results folder."""
     folder = Path(folder)
+    if manifest_io.read(folder).get("gauntlet"):
+        return gauntlet_report(folder)
     manifest, frame = load(folder)
     if frame.empty:
         raise ValueError(f"{folder} holds no results yet")
@@ -367,6 +373,39 @@ def _demo_plan(folder: Path, scale: float, seed: int):
 
 
 # ---- The other commands' bodies (the CLI parses, these run) -----------------------------
+
+
+def gauntlet(game, agents, fields, players, deals, seed, rules, secret, out, options, command):
+    """``giftsim gauntlet``: plan, play and print a gauntlet (``experiments.gauntlet``); with
+    ``out``, its markdown and plots go into that folder."""
+    from experiments import gauntlet as gauntlets
+
+    made = gauntlets.plan(game, agents, fields, players, deals, seed, rules, secret)
+    print(gauntlets.plan_line(made), flush=True)
+    frame, seconds, played = gauntlets.play(made, out, command, **options)
+    _played_line(played, seconds, out)
+    found = gauntlets.table(made, out if out is not None else frame)
+    gauntlets.print_tables(made, found)
+    if out is not None:
+        when = manifest_io.read(out)["created"][:10]
+        written = gauntlets.report(made, found, out, command, when)
+        print(f"\nwrote {', '.join(str(path) for path in written)}")
+
+
+def gauntlet_report(folder: Path) -> dict[str, pd.DataFrame]:
+    """``giftsim report`` of a gauntlet's folder: its tables, markdown and plots again."""
+    from experiments import gauntlet as gauntlets
+
+    manifest = manifest_io.read(folder)
+    made = gauntlets.Plan.from_record(
+        manifest["game"], manifest_jobs(manifest), manifest["gauntlet"]
+    )
+    found = gauntlets.table(made, folder)
+    gauntlets.print_tables(made, found)
+    command = manifest.get("command", "")
+    written = gauntlets.report(made, found, folder, command, manifest["created"][:10])
+    print(f"\nwrote {', '.join(str(path) for path in written)}")
+    return {"gauntlet": found}
 
 
 def execute_and_print(jobs, out, options) -> None:

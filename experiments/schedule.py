@@ -33,8 +33,6 @@ from agents.registry import parse_list
 from experiments.games import entry
 from giftsim.rng import check_secret, check_seed
 
-DESIGNS = ("mirror", "round-robin", "field")
-
 
 @dataclass(frozen=True)
 class Job:
@@ -186,6 +184,19 @@ def field_design(game, candidate, baseline, n_players, n_games, seed=0, rules=No
     cand, base = _check(game, [candidate, baseline], [n_players])
     seating = (cand,) + (base,) * (n_players - 1)
     return _group_jobs(game, [_rotations(seating)], n_games, seed, rules, "field", duplicate)
+
+
+def seating_groups(game, groups, n_games, seed=0, rules=None, design="field") -> list[Job]:
+    """Jobs of given seating groups (each a list of seatings, one agent spec per seat), the
+    seatings of a group on the same ``n_games`` deals and each group on its own, as the
+    designs above are made: the building block of designs made elsewhere
+    (``experiments.gauntlet``)."""
+    return _group_jobs(game, groups, n_games, seed, rules, design, duplicate=True)
+
+
+def rotations(seating) -> list[tuple[str, ...]]:
+    """The distinct cyclic rotations of a seating (the seatings of a field design)."""
+    return _rotations(tuple(seating))
 
 
 def join(*designs: list[Job]) -> list[Job]:

@@ -29,6 +29,7 @@ SMALL = {  # size option -> the value the test runs it with
     "--scale": "0.0001",
     "--rounds": "1",
     "--eval-games": "10",
+    "--deals": "2",
 }
 ADDED = {  # command -> options (with their value, or None for a flag) added when absent
     "bench": {"--games": "20", "--no-startup": None},
@@ -67,7 +68,7 @@ def shrunk(args: list[str]) -> list[str]:
 def test_the_readme_has_the_commands_a_user_starts_with():
     names = {args[0] for args in readme_commands(README.read_text())}
     assert names >= {"record", "replay", "bench", "demo", "tournament", "seats", "report"}
-    assert names >= {"tune", "ladder", "play", "train"}
+    assert names >= {"tune", "ladder", "play", "train", "gauntlet"}
 
 
 def test_every_readme_command_runs(tmp_path, monkeypatch, capsys):
