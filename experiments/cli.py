@@ -116,7 +116,13 @@ def _command(sub, name: str, summary: str):
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line (with a hint to --help) and exit status 2."""
+    """argparse, but a usage error is one line (with a hint to --help) and exit status 2, and
+    an option is only its whole name (an abbreviation such as ``--agents`` for
+    ``--agents-module`` would run another experiment than the one typed)."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")

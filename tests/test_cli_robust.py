@@ -207,3 +207,19 @@ def test_bad_isolation_options_are_one_line_and_write_nothing(
     err = one_line_error(capsys, [*args, *out])
     assert message.replace("{bad}", str(bad)) in err
     assert not list(work.iterdir())
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["play", "geschenkt", "--agents", "greedy"],  # would have been --agents-module
+        ["tournament", "geschenkt", "--game", "5"],  # would have been --games
+        ["record", "tulips", "--play", "4"],  # would have been --players
+    ],
+)
+def test_an_abbreviated_option_is_refused_not_read_as_another(capsys, args):
+    with pytest.raises(SystemExit) as stop:
+        main(args)
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and err.count("\n") == 1
+    assert "unrecognized arguments" in err and args[2] in err
