@@ -6,7 +6,8 @@ those and its rules, so a record whose seats are all agents of the game is dealt
 again from them, through the slow path, with the recorded first player of each game (whatever
 policy chose it, that seat deals the same game): the record must come out the same, entry for
 entry. A record with a seat that is no agent here (a person, a learner, an agent of a module not
-loaded) cannot be played again; its provenance is then reported as not checked, and why.
+loaded) cannot be played again, nor can a game where an isolated seat forfeited; its
+provenance is then reported as not checked, and why.
 
 Errors are one-line ``ValueError``\\ s naming the entry that does not follow from the provenance
 (a relabelled seed changes the deal; other agents change the moves).
@@ -15,7 +16,7 @@ Errors are one-line ``ValueError``\\ s naming the entry that does not follow fro
 from agents.registry import parse_list
 from experiments.games import entry, play_slow
 
-META = ("agents", "seed", "game_index", "secret")  # the record's provenance keys
+META = ("agents", "seed", "game_index", "secret", "isolated")  # the record's provenance keys
 
 
 def check(made: dict) -> str:
@@ -30,6 +31,8 @@ def check(made: dict) -> str:
     _check_agents(agents, rules.n_players)
     if "seed" not in made or "game_index" not in made:
         return "provenance not checked: the record has no seed and game index"
+    if made.get("forfeits"):
+        return "provenance not checked: a seat forfeited (its moves were not its agent's)"
     try:
         players = parse_list(agents, ent.name)
     except ValueError as error:

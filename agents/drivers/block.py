@@ -92,8 +92,9 @@ def announce(label: str, kernel, agents, slow: bool = False) -> None:
     what = {label: kernel} if hasattr(kernel, "signatures") else {}
     for agent in agents:
         if isinstance(agent, Agent) and agent.family.builtin:
-            family = agent.family
-            what[f"agent {agent.name}"] = family.decide if slow else family.decider
+            kernel = agent.family.decide if slow else agent.family.decider
+            if hasattr(kernel, "signatures"):  # compiled (a plain Python decide is not)
+                what[f"agent {agent.name}"] = kernel
     search = sum(isinstance(a, Agent) and "iters" in a.family.defaults for a in agents)
     notice.compiling(what, seconds=3 * len(what) + 15 * search)
 
