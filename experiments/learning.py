@@ -17,6 +17,7 @@ from numba import njit
 
 from agents.registry import define
 from experiments.envs.vector import VectorEnv
+from experiments.policy import tensor_scale
 from giftsim.game import load_game
 
 
@@ -29,12 +30,6 @@ class Curve:
 
     def frame(self) -> pd.DataFrame:
         return pd.DataFrame({"episodes": self.episodes, "reward": self.reward})
-
-
-def tensor_scale(game, rules) -> np.ndarray:
-    """Each tensor entry's largest magnitude (at least 1), to bring features to about [-1, 1]."""
-    low, high = game.tensor_bounds(rules)
-    return np.maximum(np.maximum(np.abs(low), np.abs(high)), 1.0).astype(np.float32)
 
 
 def _softmax(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:

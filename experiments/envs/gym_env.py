@@ -12,7 +12,8 @@ takes one seat, giftsim agents (any spec) the others::
         observation, reward, done, truncated, info = env.step(action)
 
 * Observation: the learner seat's float32 tensor (``Game.observe`` + ``Game.encode``, layout
-  in ``<game>/tensor.py``, bounds ``Game.tensor_bounds``); action space
+  in ``<game>/tensor.py``, bounds ``Game.tensor_bounds``), with ``scale=True`` divided by
+  :func:`experiments.policy.tensor_scale` so that every entry lies in [-1, 1]; action space
   ``Discrete(num_actions)``.
 * Legal actions: Gymnasium has no masked ``Discrete``, so the mask (``Game.legal_mask``) is
   where the libraries look for it: ``env.action_masks()`` (bool, one per action id: the
@@ -52,6 +53,7 @@ import numpy as np
 from gymnasium import spaces
 
 from experiments.envs.table import EnvError, Table, check_seeds, load, make_rules, render_text
+from experiments.policy import tensor_scale
 from giftsim.rng import MAX_SEED
 
 
@@ -74,6 +76,7 @@ class GiftsimEnv(gym.Env):
         secret: int = 0,
         render_mode: str | None = None,
         record: bool = False,
+        scale: bool = False,
     ):
         if render_mode not in (None, "ansi"):
             raise EnvError(f"render_mode must be None or 'ansi', got {render_mode!r}")
@@ -87,7 +90,10 @@ class GiftsimEnv(gym.Env):
         self.table = Table(game, rules, bots, first_player, secret, record)
         self.seat, self.margin, self.illegal_reward = learner_seat, margin, illegal_reward
         self.render_mode = render_mode
-        self.observation_space = spaces.Box(self.table.low, self.table.high, dtype=np.float32)
+        factor = 1.0 / tensor_scale(entry, rules) if scale else np.ones(self.table.size)
+        self.factor = factor.astype(np.float32) if scale else None
+        low, high = self.table.low * factor, self.table.high * factor
+        self.observation_space = spaces.Box(low, high, dtype=np.float32)
         self.action_space = spaces.Discrete(entry.num_actions)
         self.root_seed, self.index, self.done, self.started = None, -1, True, False
         self._kept: list[dict] = []
@@ -102,7 +108,7 @@ class GiftsimEnv(gym.Env):
             self.root_seed = int(self.np_random.integers(MAX_SEED, dtype=np.uint64))
         self.index = self.table.start(self.root_seed, self.index + 1)
         self.done, self.started = False, True
-        return self.table.tensor(self.seat), self._info()
+        return self._observation(), self._info()
 
     def step(self, action):
         if self.done:
@@ -112,13 +118,13 @@ class GiftsimEnv(gym.Env):
         if not table.is_legal(action):
             self.done = True
             info = {**self._info(), "illegal_action": True}
-            return table.tensor(self.seat), float(self.illegal_reward), True, False, info
+            return self._observation(), float(self.illegal_reward), True, False, info
         table.advance(action)
         self.done = table.over()
         reward = self._final_reward() if self.done else 0.0
         if self.done and table.keeps:
             self._kept.append(self._record())
-        return table.tensor(self.seat), reward, self.done, False, self._info()
+        return self._observation(), reward, self.done, False, self._info()
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions now, as bools, one per action id (sb3-contrib's
@@ -142,6 +148,10 @@ class GiftsimEnv(gym.Env):
     def _final_reward(self) -> float:
         share = float(self.table.rewards()[self.seat])
         return share + self.margin * self.table.lead(self.seat) if self.margin else share
+
+    def _observation(self) -> np.ndarray:
+        tensor = self.table.tensor(self.seat)
+        return tensor if self.factor is None else tensor * self.factor
 
     def _info(self) -> dict:
         return {"action_mask": self.table.mask(), "game_index": self.index}
