@@ -95,7 +95,8 @@ def linear_agent(game: str, name: str, weights: np.ndarray, n_players: int):
 
     The agent takes the argmax over all actions, so it suits games where every action is legal
     whenever a seat is asked (No Thanks!: the only forced move, taking without chips, is not
-    asked); elsewhere it would need the legal set, which an observation does not list."""
+    asked); elsewhere it needs the legal set, which this compiled agent does not read:
+    :func:`experiments.policy.from_policy` plays any policy with the legal mask (slow path)."""
     ent = load_game(game)
     rules = ent.rules(n_players=n_players)
     size, scale = ent.tensor_size(rules), tensor_scale(ent, rules)

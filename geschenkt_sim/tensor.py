@@ -18,6 +18,23 @@ block           size        meaning
 ``turn``        n           one-hot: the relative seat to act
 ``position``    n           one-hot: the observing seat's place in the turn order (0: first)
 ==============  ==========  ==================================================================
+
+Ranges (``tensor_bounds``: each entry's true range under the rules; ``C`` is every chip of the
+game, ``n`` times the chips per player, 44 for 4 players by default):
+
+==============  ==================================================================
+block           range
+==============  ==================================================================
+``card``        0..1; always 0 for a card the rules always remove (tactical: 10, 20, 30)
+``pot``         0..C: every seat passes until none has a chip left
+``cards_left``  0..(cards played - 1), the stack under the first card (23 by default)
+``unseen``      0..1; always 1 for a card the rules always remove
+``chips``       0..C: the seat that then takes the card has them all; the other seats'
+                entries always -1 where the rules hide their chips
+``hands``       0..1; always 0 for a card the rules always remove
+``turn``        0..1
+``position``    0..1
+==============  ==================================================================
 """
 
 import numpy as np
@@ -48,16 +65,30 @@ def tensor_size(rules) -> int:
     return 2 * cards + 2 + n * (cards + 3)
 
 
+def block_sizes(rules) -> list[tuple[str, int]]:
+    """Each block of the layout and its length under ``rules``, in order."""
+    cards, n = rules.highest_card - rules.lowest_card + 1, rules.n_players
+    sizes = (cards, 1, 1, cards, n, n * cards, n, n)
+    return list(zip(BLOCKS, sizes, strict=True))
+
+
 def tensor_bounds(rules) -> tuple[np.ndarray, np.ndarray]:
-    """Lowest and highest value of every entry (for an environment's observation space)."""
+    """Lowest and highest value of every entry under ``rules`` (for an environment's
+    observation space), each the entry's true range (module docstring, "Ranges")."""
     size, cards, n = tensor_size(rules), rules.highest_card - rules.lowest_card + 1, rules.n_players
     low, high = np.zeros(size, np.float32), np.ones(size, np.float32)
-    chips = n * rules.chips
+    chips = n * rules.chips  # every chip of the game: on one card, or in one seat's hands
     high[cards] = chips  # pot
-    high[cards + 1] = cards  # cards left
-    first = 2 * cards + 2
-    low[first : first + n] = HIDDEN_CHIPS
+    high[cards + 1] = max(rules.n_cards - 1, 0)  # cards left: the stack under the first card
+    first = 2 * cards + 2  # the chips block
     high[first : first + n] = chips
+    if not rules.chips_visible:  # the others' chips always read HIDDEN_CHIPS
+        low[first + 1 : first + n] = high[first + 1 : first + n] = HIDDEN_CHIPS
+    for c in rules.forced_removed:  # never face up or taken, always unseen
+        k = c - rules.lowest_card
+        high[k] = 0.0
+        low[cards + 2 + k] = 1.0
+        high[first + n + k : first + n + n * cards : cards] = 0.0
     return low, high
 
 
