@@ -13,7 +13,7 @@ from pathlib import Path
 
 import giftsim
 from giftsim import notice
-from giftsim.game import GAMES
+from giftsim.game import GAMES, rounds_of
 
 DESCRIPTION = "giftsim: tournaments, seat studies, reports, records and benchmarks of No Thanks!"
 DESCRIPTION += " and Gift of Tulips. Every error is one line and exit status 2."
@@ -415,7 +415,7 @@ def _train(args) -> None:
 
 def _add_ladder(sub) -> None:
     p = _command(sub, "ladder", "strength ladder of the built-ins, written as markdown")
-    p.add_argument("--game", choices=sorted(GAMES), help="one game (default: both)")
+    p.add_argument("--game", choices=sorted(GAMES), help="one game (default: every game)")
     p.add_argument("--games", type=int, default=20000, help="deals per heuristic step")
     p.add_argument("--search-games", type=int, default=100, help="deals per search step")
     p.add_argument(
@@ -436,7 +436,7 @@ def _add_ladder(sub) -> None:
 def _ladder(args) -> None:
     from experiments import ladder
 
-    games = [args.game] if args.game else list(ladder.RUNGS)
+    games = [args.game] if args.game else None
     table = ladder.ladder(
         games, args.games, args.search_games, args.seed, args.workers, progress=not args.quiet
     )
@@ -587,9 +587,9 @@ def _add_bench(sub) -> None:
 
 def _bench_rules(pairs) -> dict:
     """``--rule GAME:KEY=VALUE`` options of bench, per game, checked at its player counts."""
-    from experiments import bench
+    from agents.roster import roster
 
-    by_game = {game: [] for game in bench.MIXES}
+    by_game = {game: [] for game in GAMES}
     for pair in pairs:
         game, sep, rest = pair.partition(":")
         if not sep or game not in by_game:
@@ -602,7 +602,7 @@ def _bench_rules(pairs) -> dict:
     for game, game_pairs in by_game.items():
         cls = _entry(game).rules
         options[game] = cls.options_from_pairs(game_pairs)
-        for n in bench.PLAYERS[game]:
+        for n in roster(game).bench.players:
             cls(n_players=n, **options[game])
     return options
 
@@ -650,22 +650,27 @@ def _add_demo(sub) -> None:
 
 
 def _bench(args) -> None:
+    from agents.roster import roster
     from experiments import bench
 
     if args.games < 1:
         raise CliError(f"--games must be at least 1, got {args.games}")
     options = _bench_rules(args.rule)
-    for game in bench.MIXES:
+    for game in GAMES:
         where = f", rules {' '.join(_as_pairs(options[game]))}" if options[game] else ""
         print(f"{game}: games/s on one core ({args.games:,} games each{where})")
         print(bench.rates(game, args.games, options[game]).round(0).astype(int).to_string())
-    print("\nvector env: learner steps/s on one core (4 players, a learner with random legal")
-    print("actions against three greedy, 256 lanes)")
-    for game in bench.MIXES:
-        print(f"{game}: {bench.vector_rate(game):,.0f}")
-    for game in bench.MIXES:
-        print(f"\n{game}: search agents at their defaults, one core")
-        print(bench.search_speed(game).to_string())
+    print("\nvector env: learner steps/s on one core (a learner with random legal actions, 256")
+    print("lanes)")
+    for game in GAMES:
+        players, opponent = roster(game).bench.vector
+        rate = bench.vector_rate(game, opponent, players)
+        print(f"{game}: {rate:,.0f} ({players} players, the others {opponent})")
+    for game in GAMES:
+        speed = bench.search_speed(game)
+        if not speed.empty:
+            print(f"\n{game}: search agents at their defaults, one core")
+            print(speed.to_string())
     if not args.no_startup:
         cold, warm = bench.startup_times(progress=not args.quiet)
         print(f"start-up (import + one game of every mix): cold {cold:.1f} s, warm {warm:.1f} s")
@@ -686,17 +691,15 @@ def _record(args) -> None:
     secret = _secret(args)
     if secret:
         meta["secret"] = secret
-    rounds = getattr(rules, "rounds", 1)
-    if rounds > 1:  # a No Thanks! match: rounds m * R .. m * R + R - 1 (as the fast loop)
-        from geschenkt_sim.record import make_match_record
-
+    rounds = rounds_of(rules)
+    if rounds > 1:  # a match: rounds m * R .. m * R + R - 1 (as the fast loop)
         games = [
             play_slow(
                 args.game, rules, agents, args.seed, args.game_index * rounds + r, first, secret
             )
             for r in range(rounds)
         ]
-        record = make_match_record(rules, [(g.start, g.actions) for g in games], meta)
+        record = ent.make_match_record(rules, [(g.start, g.actions) for g in games], meta)
     else:
         played = play_slow(args.game, rules, agents, args.seed, args.game_index, first, secret)
         record = ent.make_record(rules, played.start, played.actions, meta)

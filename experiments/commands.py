@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from agents.roster import roster
 from experiments import manifest as manifest_io
 from experiments import stats
 from experiments.games import entry
@@ -23,6 +24,7 @@ from experiments.results import (
 )
 from experiments.runner import run
 from experiments.schedule import field_design, mirror, round_robin, rows_per_deal
+from giftsim.game import GAMES
 
 PLOTS = {  # file name -> (plot function name, keyword arguments)
     "seat_win_share.png": ("seat_win_share", {"column": "position"}),
@@ -278,24 +280,16 @@ def _markdown(folder: Path, manifest: dict, named, figures, missing=()) -> None:
     (folder / "summary.md").write_text("\n".join(lines) + "\n")
 
 
-# The demo: for each game a seat-advantage study and a round-robin of the built-in agents.
+# The demo: each game's studies (its roster's ``demo``: a seat-advantage study and a
+# round-robin of its built-in agents).
 DEMO_CHUNK = 50_000  # games per chunk file of a demo study
-DEMO = {
-    "geschenkt": {
-        "seats": (["random", "greedy", "sniper"], [3, 4, 5], 100_000),
-        "round-robin": (["random", "greedy", "sniper"], [4], 25_000),
-    },
-    "tulips": {
-        "seats": (["random", "greedy", "hoarder"], [2, 3, 4, 5, 6], 20_000),
-        "round-robin": (["random", "greedy", "hoarder", "planner"], [4], 2_000),
-    },
-}
 
 
 def demo(folder: Path, scale: float, seed: int, progress: bool = True) -> None:
-    """Run every study of ``DEMO`` at ``scale`` into ``folder/GAME-STUDY``, print its tables,
-    write plots per study. A study already in its folder is resumed (nothing is played
-    again); a folder of any other experiment is refused before anything is played."""
+    """Run every game's demo studies (``agents.roster.Study``) at ``scale`` into
+    ``folder/GAME-STUDY``, print their tables, write plots per study. A study already in its
+    folder is resumed (nothing is played again); a folder of any other experiment is refused
+    before anything is played."""
     if not (math.isfinite(scale) and scale > 0):
         raise ValueError(f"--scale must be a positive fraction of the full size, got {scale}")
     plan = list(_demo_plan(Path(folder), scale, seed))
@@ -310,8 +304,9 @@ def demo(folder: Path, scale: float, seed: int, progress: bool = True) -> None:
 
 def _demo_plan(folder: Path, scale: float, seed: int):
     """``(title, agents, jobs, folder)`` of every demo study."""
-    for game, studies in DEMO.items():
-        for study, (agents, players, games) in studies.items():
-            design = "mirror" if study == "seats" else study
-            jobs = design_jobs(game, design, agents, players, max(int(games * scale), 10), seed)
-            yield f"{game}: {study}", agents, jobs, folder / f"{game}-{study}"
+    for game in GAMES:
+        for name, study in roster(game).demo.items():
+            games = max(int(study.games * scale), 10)
+            agents, players = list(study.agents), list(study.players)
+            jobs = design_jobs(game, study.design, agents, players, games, seed)
+            yield f"{game}: {name}", agents, jobs, folder / f"{game}-{name}"

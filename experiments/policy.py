@@ -1,7 +1,7 @@
 """A trained policy as a giftsim agent: :func:`from_policy` turns any callable over the
 observation tensor and the legal mask (a NumPy function, a torch module, a Stable-Baselines3
 model) into an agent family that plays in tournaments, ``giftsim play`` and every other place
-an agent spec goes, through the slow path (plain Python, ``agents/common/slow.py``)::
+an agent spec goes, through the slow path (plain Python, ``agents/drivers/slow.py``)::
 
     from experiments.policy import from_policy
 
@@ -29,14 +29,14 @@ values), of which the highest legal one is taken; tuples give their first elemen
 ``(action, state)``). An illegal answer is an error of the agent, as for any agent.
 """
 
-import importlib
 import inspect
 
 import numpy as np
 
 from agents.registry import define
+from agents.roster import roster
 from experiments.envs.table import make_rules
-from giftsim.game import load_game
+from giftsim.game import N_PLAYERS, load_game
 
 _WORLD_STREAM = 0x9E3779B97F4A7C15  # the fixed stream of observed_mask's sampled world
 _SCRATCH = 4096  # floats: above the tensor of any game's rules (No Thanks! at most 590)
@@ -55,8 +55,11 @@ def observed_mask(game, obs: np.ndarray) -> np.ndarray:
     Which actions are legal is public to the seat to act (No Thanks!: its own chips; Tulips:
     the phase and the kind already used), so every world consistent with its observation has
     the same legal mask. This draws one (the game's ``worlds.world``, the search agents'
-    sampler, with a fixed stream) and asks ``Game.legal_mask``: no rule is written here."""
-    worlds = importlib.import_module(game.agents + ".worlds")
+    sampler, with a fixed stream) and asks ``Game.legal_mask``: no rule is written here. A
+    game without a sampler (no search agents) gets a one-line ValueError."""
+    worlds = roster(game.name).worlds
+    if worlds is None:
+        raise ValueError(f"{game.title} has no sampled worlds: its legal mask is not observed")
     state = np.zeros(game.state_size, np.int64)
     worlds.world(obs, np.array([_WORLD_STREAM], np.uint64), state)
     bits = int(game.legal_mask(state))
@@ -86,8 +89,8 @@ def from_policy(
     call = _caller(policy, deterministic)
 
     def decide(obs, params, rng):
-        if obs[0] != n:  # every game's observation opens with its player count
-            raise ValueError(f"agent {name!r} plays {n}-player games, not {int(obs[0])}")
+        if obs[N_PLAYERS] != n:
+            raise ValueError(f"agent {name!r} plays {n}-player games, not {int(obs[N_PLAYERS])}")
         scratch = np.zeros(max(size, _SCRATCH), np.float32)  # room for any layout: no overrun
         entry.encode(obs, scratch)
         x = scratch[:size] if factor is None else scratch[:size] * factor

@@ -1,9 +1,10 @@
 """Training a learned evaluator by self-play (``giftsim train``): generalised policy iteration.
 
-Each round plays games in compiled code (``agents/<game>/selfplay.py``), records every asked
-decision's afterstate features and pairs each with its seat's share of the win, then fits the
-network to those targets (logistic loss, Adam, warm-started from the last round) on this
-round's decisions and the last round's (a window of two rounds steadies the policy). Round 0's
+Each round plays games in compiled code (the self-play recorder,
+``agents/templates/selfplay_hook.py``), records every asked decision's afterstate features and
+pairs each with its seat's share of the win, then fits the network to those targets
+(logistic loss, Adam, warm-started from the last round) on this round's decisions and the last
+round's (a window of two rounds steadies the policy). Round 0's
 games are played by the baseline at every seat, so the first network values the baseline's
 play; from round 1 the games seat the best network so far (``learned:net=...``, best on the
 held-out deals: a round that got worse does not play) once against the baseline (every seat
@@ -48,7 +49,8 @@ import pandas as pd
 from joblib import Parallel, delayed
 from tqdm import tqdm
 
-from agents.common import net
+from agents.drivers.block import recorded_block
+from agents.kernels import net
 from agents.registry import parse, parse_list
 from experiments.batch import field as field_share
 from experiments.batch import win_shares
@@ -299,8 +301,10 @@ def play_task(game, players, lineup, seats, seed, first, count, explore, margin,
     ent = entry(game)
     rules = ent.rules(n_players=players)
     agents = parse_list(lineup, game)
-    recorder = __import__(load_game(game).agents + ".selfplay", fromlist=["record_block"])
-    rows, feats, owners = recorder.record_block(rules, agents, seed, first, count, explore, seats)
+    recording = (explore, seats)
+    rows, feats, owners = recorded_block(
+        load_game(game), rules, agents, seed, first, count, recording
+    )
     y = targets(load_game(game), rows, players, margin, scale)
     return feats, y[owners[:, 0] - first, owners[:, 1]].astype(np.float32), owners
 

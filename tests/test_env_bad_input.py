@@ -5,12 +5,23 @@ problem, never an AttributeError, OverflowError or TypeError from deep inside.""
 import numpy as np
 import pytest
 
-from experiments.envs.gym_env import GiftsimEnv
-from experiments.envs.pettingzoo_env import env, raw_env
+from experiments.envs import gym_env, pettingzoo_env
 from experiments.envs.table import EnvError
 from experiments.envs.vector import VectorEnv
 from geschenkt_sim.rules import Rules as NoThanksRules
 from tulips_sim.rules import Rules as TulipsRules
+
+
+def GiftsimEnv(game="geschenkt", **kwargs):
+    return gym_env.GiftsimEnv(game, **kwargs)
+
+
+def raw_env(game="geschenkt", **kwargs):
+    return pettingzoo_env.raw_env(game, **kwargs)
+
+
+def env(game="geschenkt", **kwargs):
+    return pettingzoo_env.env(game, **kwargs)
 
 
 def _stepped(make, action):

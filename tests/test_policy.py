@@ -9,7 +9,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from agents.common.slow import deal, play_slow
+from agents.drivers.slow import deal, play_slow
 from agents.registry import parse
 from experiments.batch import field
 from experiments.policy import _action, from_policy, observed_mask, tensor_scale

@@ -8,7 +8,7 @@ import importlib
 import numpy as np
 import pytest
 
-from agents.common.slow import deal
+from agents.drivers.slow import deal
 from giftsim.game import load_game
 
 SETS = {

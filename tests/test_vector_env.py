@@ -5,7 +5,7 @@ same learner actions, lanes do not depend on how many run, and its records repla
 import numpy as np
 import pytest
 
-from agents.common.slow import play_slow
+from agents.drivers.slow import play_slow
 from agents.registry import define, parse_list
 from experiments.envs.vector import VectorEnv, lane_game_index
 from giftsim.game import GAMES, load_game
@@ -310,10 +310,11 @@ def test_a_python_callable_opponent_plays_the_same_games_whatever_the_number_of_
 def test_a_live_network_is_read_at_every_decision_and_updated_in_place(tmp_path):
     """Opponents of a LiveNetwork play as ``learned:net=FILE`` of the same weights, inside the
     compiled kernels; after ``update`` the same environment plays as the new weights' file."""
-    from agents.common import net
+    from agents.kernels import net
+    from agents.roster import roster
     from experiments.envs.opponents import LiveNetwork
 
-    shipped = net.shipped("geschenkt", 4)
+    shipped = roster("geschenkt").shipped(4)
     weights, meta = net.read(shipped)
     rng = np.random.default_rng(0)
     other = {k: v + rng.normal(0, 0.5, np.shape(v)) for k, v in weights.items()}

@@ -44,7 +44,7 @@ class GiftsimVectorEnv(GymnasiumVectorEnv):
 
     def __init__(
         self,
-        game: str = "geschenkt",
+        game: str,
         n_envs: int = 64,
         players: int = 4,
         learner_seat="rotate",

@@ -2,7 +2,7 @@
 held in memory, which a trainer updates in place between rollouts (self-play against the
 network being trained, or a frozen snapshot of it).
 
-A giftsim network (``agents/common/net.py``) values a seat's afterstate features; the built-in
+A giftsim network (``agents/kernels/net.py``) values a seat's afterstate features; the built-in
 families that read one (``learned``, ``flatmc_net``, ``ismcts_net``) find it through an address
 in their parameter row, so compiled code reads whatever the array holds at each decision. A
 :class:`LiveNetwork` owns such an array: ``VectorEnv(..., opponents=live)`` (or
@@ -21,8 +21,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.base import Agent
-from agents.common import net
+from agents.kernels import net
 from agents.registry import family
+from agents.roster import roster
 from experiments.envs.table import EnvError, bad_input
 
 
@@ -30,7 +31,7 @@ class LiveNetwork:
     """A network of ``game`` for ``players`` seats, packed in one float32 array that the
     opponents built by :meth:`agent` read at every decision (module docstring). ``w1`` is
     ``(hidden, features)``, ``b1`` and ``w2`` ``(hidden,)``, ``b2`` a number: the layout of
-    ``agents.common.net``, features those of the game's ``learned`` agent."""
+    ``agents.kernels.net``, features those of the game's ``learned`` agent."""
 
     def __init__(self, game: str, players: int, w1, b1, w2, b2):
         self.game, self.players = game, int(players)
@@ -45,7 +46,7 @@ class LiveNetwork:
 
     @property
     def n_features(self) -> int:
-        return int(family(self.game, "learned").n_features(self.players))
+        return int(roster(self.game).learned.n_features(self.players))
 
     def update(self, w1, b1, w2, b2) -> None:
         """Write new weights into the array the opponents read (same shapes as before)."""

@@ -7,7 +7,7 @@ rows, logs and outputs), so an environment runs on either and plays the same gam
 opponents may be what the compiled kernels cannot call:
 
 * a giftsim agent (compiled or plain Python), asked as the slow path asks it
-  (``agents/common/slow.py``: its ``decide`` on a copy of its seat's observation, its
+  (``agents/drivers/slow.py``: its ``decide`` on a copy of its seat's observation, its
   parameter row, its own stream);
 * a Python callable ``policy(tensors, masks) -> actions`` over a batch: ``tensors`` float32
   ``(B, tensor_size)`` (``Game.encode`` of each deciding seat's observation), ``masks`` bool
@@ -23,7 +23,7 @@ that must be Python, and compiled agents or networks in giftsim's format otherwi
 import numpy as np
 
 from agents.base import Agent
-from agents.common.lanes import (
+from agents.kernels.lanes import (
     KEY_SECRET,
     KEY_SEED,
     L_ID,
@@ -41,12 +41,12 @@ from agents.common.lanes import (
     RUN_LEARNER,
     RUN_RECORD,
     keep_finished,
-    lead,
     learner_seat,
     log_action,
     opponent,
     write_mask,
 )
+from agents.kernels.search import lead
 from giftsim.contract import first_seat
 from giftsim.rng import agent_stream, game_key
 

@@ -38,7 +38,7 @@ class GiftsimVecEnv(VecEnv):
 
     def __init__(
         self,
-        game: str = "geschenkt",
+        game: str,
         n_envs: int = 64,
         players: int = 4,
         learner_seat="rotate",

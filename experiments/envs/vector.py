@@ -3,7 +3,7 @@
 ``step(actions)`` takes the learner's action in every lane and returns NumPy arrays: the
 learner's next observation tensors (``Game.encode``), legal masks (``Game.legal_mask``),
 rewards and done flags. Every other seat is played by a compiled giftsim agent (any spec,
-user-defined agents too) inside the same kernel call (``agents/<game>/vector.py``), which runs
+user-defined agents too) inside the same kernel call (``agents/templates/vector.py``), which runs
 each lane until the learner must choose again or the episode ends. No rule is written here:
 what is legal, what the learner sees and who wins come from the game's verbs.
 
@@ -49,13 +49,12 @@ Conventions:
   environment must be ``reset`` before the next step.
 """
 
-import importlib
-
 import numpy as np
 
 from agents.base import Agent
-from agents.common.block import IllegalActionError, announce
-from agents.common.lanes import (
+from agents.drivers.block import IllegalActionError, announce
+from agents.drivers.generate import driver
+from agents.kernels.lanes import (
     FINISHED,
     KEY_SECRET,
     KEY_SEED,
@@ -193,7 +192,7 @@ class VectorEnv:
             addresses = np.zeros((0, 3), np.int64)
         else:
             self._entries = [a.family.entry() for a in agents]  # kept alive: addresses
-            self._kernels = importlib.import_module(game.agents + ".vector")
+            self._kernels = driver(game.name, "vector")
             addresses = entry_addresses(self._entries)
             announce(f"the {game.title} vector environment", self._kernels.step_lanes, agents)
         self._call = (
