@@ -661,11 +661,15 @@ def _bench(args) -> None:
         print(f"{game}: games/s on one core ({args.games:,} games each{where})")
         print(bench.rates(game, args.games, options[game]).round(0).astype(int).to_string())
     print("\nvector env: learner steps/s on one core (a learner with random legal actions, 256")
-    print("lanes)")
+    print("lanes, the env's own buffers), beside the compiled loop's games/s on the same table")
     for game in GAMES:
         players, opponent = roster(game).bench.vector
-        rate = bench.vector_rate(game, opponent, players)
-        print(f"{game}: {rate:,.0f} ({players} players, the others {opponent})")
+        steps, episodes = bench.vector_rate(game, opponent, players)
+        games = bench.kernel_rate(game, opponent, players)
+        print(
+            f"{game}: {steps:,.0f} learner steps/s = {episodes:,.0f} episodes/s; the loop alone "
+            f"{games:,.0f} games/s ({players} players, the others {opponent})"
+        )
     for game in GAMES:
         speed = bench.search_speed(game)
         if not speed.empty:

@@ -25,3 +25,12 @@ def test_maskable_ppo_trains_and_its_policy_plays_a_tournament_on_fresh_deals(ca
     assert result["steps"] >= 256 and result["games"] == 18
     assert 0.0 <= result["win_share"] <= 1.0 and result["fair"] == pytest.approx(1 / 3)
     assert "ppo_test vs 2 x greedy" in out and "fresh deals of seed 777000" in out
+
+
+def test_pettingzoo_selfplay_trains_and_its_policy_plays_a_tournament(capsys):
+    example = _load("pettingzoo_selfplay")
+    argv = ["--game", "geschenkt", "--players", "3", "--games", "5", "--deals", "4"]
+    result = example.main([*argv, "--name", "selfplay_test"])
+    out = capsys.readouterr().out
+    assert "trained a linear policy on 5 games" in out and result["games"] == 12
+    assert 0.0 <= result["win_share"] <= 1.0 and "selfplay_test vs 2 x greedy" in out

@@ -96,3 +96,19 @@ def test_maskable_ppo_trains_on_the_sb3_vec_env_without_a_wrapper():
     model = MaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=64, n_epochs=1, seed=1)
     model.learn(256)
     assert model.num_timesteps >= 256
+
+
+def test_the_speed_table_has_one_row_per_interface_and_a_column_per_game():
+    """``python -m experiments.envs.speed`` at 5% of its work (figures are not asserted:
+    tests never time)."""
+    from experiments.envs import speed
+
+    text = speed.table(["geschenkt"], repeats=1, quick=True)
+    lines = text.splitlines()
+    assert lines[0].startswith("| learner steps/s, one core | No Thanks!, 4 players |")
+    labels = [line.split(" | ")[0].strip("| ") for line in lines[2:]]
+    assert labels[0] == "kernel" and "Gymnasium GiftsimEnv" in labels
+    assert any(label.startswith("SB3 VecEnv") for label in labels)
+    assert all(
+        any(c.isdigit() for c in line.split(" | ")[1]) for line in lines[2:] if "SB3" not in line
+    )
