@@ -112,3 +112,25 @@ def test_the_speed_table_has_one_row_per_interface_and_a_column_per_game():
     assert all(
         any(c.isdigit() for c in line.split(" | ")[1]) for line in lines[2:] if "SB3" not in line
     )
+
+
+def test_sb3s_env_checker_passes_on_the_gymnasium_env():
+    checker = pytest.importorskip("stable_baselines3.common.env_checker", reason="needs SB3")
+    for name in ("geschenkt", "tulips"):
+        checker.check_env(GiftsimEnv(name, players=4, opponents="greedy", scale=True))
+
+
+def test_a_trained_policy_is_an_opponent_of_the_vector_env():
+    """A plain-Python agent (``from_policy``'s) plays opponent seats through the slow path; its
+    episodes are records that replay."""
+    from experiments.policy import from_policy
+
+    game = load_game("geschenkt")
+    from_policy("geschenkt", "adapter_test_policy", lambda x, mask: x[:2], players=3)
+    env = VectorEnv("geschenkt", 4, 3, "rotate", ["adapter_test_policy", "greedy"], record=True)
+    _, mask = env.reset()
+    for _ in range(60):
+        _, mask, *_ = env.step(mask.argmax(axis=1))
+    assert env.slow and env.records()
+    for record in env.records():
+        assert "adapter_test_policy" in record["agents"] and game.replay(record)
