@@ -2,7 +2,7 @@
 Python (``experiments.envs.vector``).
 
 :class:`PythonLanes` has the two calls of a game's compiled vector kernels
-(``agents/<game>/vector.py``: ``reset_lanes`` and ``step_lanes``, same arguments, same lane
+(``agents/templates/vector.py``: ``reset_lanes`` and ``step_lanes``, same arguments, same lane
 rows, logs and outputs), so an environment runs on either and plays the same games. Its
 opponents may be what the compiled kernels cannot call:
 

@@ -2,10 +2,11 @@
 
 ``step(actions)`` takes the learner's action in every lane and returns NumPy arrays: the
 learner's next observation tensors (``Game.encode``), legal masks (``Game.legal_mask``),
-rewards and done flags. Every other seat is played by a compiled giftsim agent (any spec,
-user-defined agents too) inside the same kernel call (``agents/templates/vector.py``), which runs
-each lane until the learner must choose again or the episode ends. No rule is written here:
-what is legal, what the learner sees and who wins come from the game's verbs.
+rewards and done flags. Every other seat is played by an opponent (**Opponents** below: a
+compiled giftsim agent, user-defined ones too, or a network, inside the same kernel call,
+``agents/templates/vector.py``), which runs each lane until the learner must choose again or
+the episode ends. No rule is written here: what is legal, what the learner sees and who wins
+come from the game's verbs.
 
 Conventions:
 
