@@ -90,9 +90,10 @@ class GiftsimEnv(gym.Env):
         self.table = Table(game, rules, bots, first_player, secret, record)
         self.seat, self.margin, self.illegal_reward = learner_seat, margin, illegal_reward
         self.render_mode = render_mode
-        factor = 1.0 / tensor_scale(entry, rules) if scale else np.ones(self.table.size)
-        self.factor = factor.astype(np.float32) if scale else None
-        low, high = self.table.low * factor, self.table.high * factor
+        self.factor = (1.0 / tensor_scale(entry, rules)).astype(np.float32) if scale else None
+        low, high = self.table.low, self.table.high
+        if scale:
+            low, high = low * self.factor, high * self.factor
         self.observation_space = spaces.Box(low, high, dtype=np.float32)
         self.action_space = spaces.Discrete(entry.num_actions)
         self.root_seed, self.index, self.done, self.started = None, -1, True, False
