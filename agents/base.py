@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.drivers.generate import entry
 from agents.kernels import net
 from agents.kernels.search import MAX_ITERS, SEARCH_PARAMS
 from giftsim.contract import DECIDER_SIG, MAX_PARAMS
@@ -95,13 +96,16 @@ class Family:
 
     @classmethod
     def of_module(cls, name: str, game: str, module, nets: Path | None = None) -> "Family":
-        """A built-in family from its module's ``decide``, ``decider``, ``PARAMS``, ``RANGES``
-        (and ``n_features`` if it reads a network, shipped in ``nets``)."""
+        """A built-in family from its module's ``decide``, ``PARAMS``, ``RANGES`` (and
+        ``n_features`` if it reads a network, shipped in ``nets``); its entry for the compiled
+        loop is the module's ``decider`` if it has one (to give ``decide`` work space), else
+        generated (``agents/templates/entry.py``)."""
+        decider = getattr(module, "decider", None) or entry(game, module.__name__)
         return cls(
             name,
             game,
             module.decide,
-            module.decider,
+            decider,
             module.PARAMS,
             module.RANGES,
             module.decide.__doc__,

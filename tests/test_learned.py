@@ -17,14 +17,9 @@ from agents.kernels import net
 from agents.roster import roster
 from experiments.batch import field
 from experiments.cli import main
-from experiments.train import (
-    Network,
-    TrainSettings,
-    ensemble,
-    lambda_returns,
-    successors,
-    train,
-)
+from experiments.network import Network, ensemble
+from experiments.targets import lambda_returns, successors
+from experiments.train import TrainSettings, train
 from geschenkt_sim.engine import (
     HIDDEN_CHIPS,
     O_CARD,

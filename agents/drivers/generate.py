@@ -34,6 +34,7 @@ from giftsim.game import GAMES, load_game
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 HOOK_LINE = "from .no_hook import "  # the marked line of a template that names its hook
+FAMILY_LINE = "from .family import "  # the entry template's import of its family's decide
 PREFIX = "giftsim_drivers_"  # generated packages are named PREFIX + game
 
 
@@ -45,6 +46,18 @@ def driver(game: str, kind: str, hook: str | None = None) -> types.ModuleType:
     if hook is not None:
         _write(Path(pkg.__path__[0]) / f"{name}.py", _hooked(kind, hook))
     return importlib.import_module(f"{pkg.__name__}.{name}")
+
+
+def entry(game: str, family_module: str):
+    """The compiled loop's entry of the hand-written family whose ``decide`` is in the module
+    ``family_module`` (``agents/templates/entry.py``, its family line importing that module)."""
+    pkg = package(game)
+    name = "entry__" + family_module.replace(".", "_")
+    text = _marked(
+        (TEMPLATES / "entry.py").read_text(), FAMILY_LINE, f"from {family_module} import "
+    )
+    _write(Path(pkg.__path__[0]) / f"{name}.py", text)
+    return importlib.import_module(f"{pkg.__name__}.{name}").decider
 
 
 def package(game: str) -> types.ModuleType:
@@ -66,8 +79,9 @@ def package(game: str) -> types.ModuleType:
 
 
 def templates() -> list[Path]:
-    """The template files (every module of ``agents/templates/`` but its stub ``game.py``)."""
-    skip = {"__init__.py", "game.py"}
+    """The template files (every module of ``agents/templates/`` but the stubs ``game.py`` and
+    ``family.py`` and the per-family ``entry.py``)."""
+    skip = {"__init__.py", "game.py", "family.py", "entry.py"}
     return sorted(p for p in TEMPLATES.glob("*.py") if p.name not in skip)
 
 
@@ -107,9 +121,14 @@ def binding_text(game: str) -> str:
 
 def _hooked(kind: str, hook: str) -> str:
     text = (TEMPLATES / f"{kind}.py").read_text()
-    if text.count(HOOK_LINE) != 1:
-        raise ValueError(f"template {kind!r} has no hook line ({HOOK_LINE!r})")
-    return text.replace(HOOK_LINE, f"from .{hook} import ")
+    return _marked(text, HOOK_LINE, f"from .{hook} import ", f"template {kind!r} has no hook line")
+
+
+def _marked(text: str, line: str, replacement: str, missing: str = "no marked line") -> str:
+    """``text`` with its one marked import ``line`` replaced."""
+    if text.count(line) != 1:
+        raise ValueError(f"{missing} ({line!r})")
+    return text.replace(line, replacement)
 
 
 def _write(path: Path, text: str) -> None:

@@ -9,24 +9,15 @@ row per event of game ``g`` of the block (the ply, the acting seat, the action, 
 from numba import njit
 
 from .game import EVENT_WIDTH, TURN, event
+from .no_hook import decided, ended, has_room  # noqa: F401  (the loop imports them from here)
 
 PLY, SEAT, ACTION = 0, 1, 2  # columns of an event row; the event's own numbers follow
 EVENTS, AT = 0, 1  # slots of the hook value
 
 
 @njit(cache=True)
-def has_room(hook):
-    return True
-
-
-@njit(cache=True)
 def started(hook, state, key):
     hook[AT][0], hook[AT][1] = 0, 0
-
-
-@njit(cache=True)
-def decided(hook, state, seat, action, mask, g):
-    return action
 
 
 @njit(cache=True)
@@ -39,8 +30,3 @@ def acted(hook, state, action, g):
         return
     events[g, row, PLY], events[g, row, SEAT], events[g, row, ACTION] = ply, state[TURN], action
     at[1] = row + 1
-
-
-@njit(cache=True)
-def ended(hook, state, g):
-    pass

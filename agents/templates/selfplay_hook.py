@@ -22,6 +22,7 @@ from giftsim.bits import lowest_bit, popcount
 from giftsim.rng import EXPLORE_STREAM, next_below, next_float, stream_from
 
 from .game import DECISIONS, OBS_SIZE, STATE_SIZE, after, features, n_features, observe
+from .no_hook import acted, ended  # noqa: F401  (the loop imports them from here)
 
 GAME_COLUMN, SEAT_COLUMN, STAGE_COLUMN = 0, 1, 2  # an owner row: game in block, seat, decision
 EXPLORE, PER_GAME, FEATS, OWNERS, SEATS, ROWS, CHANCE = range(7)  # slots of the hook value
@@ -52,16 +53,6 @@ def decided(hook, state, seat, action, mask, g):
     if (hook[SEATS] >> seat) & 1:
         _record(state, seat, action, chance, hook, g)
     return action
-
-
-@njit(cache=True)
-def acted(hook, state, action, g):
-    pass
-
-
-@njit(cache=True)
-def ended(hook, state, g):
-    pass
 
 
 @njit(cache=True)
