@@ -55,6 +55,7 @@ from geschenkt_sim.engine import (
     O_TURN,
     O_UNSEEN,
 )
+from giftsim.bits import lowest_bit
 
 BLOCKS = ("card", "pot", "cards_left", "unseen", "chips", "hands", "turn", "position")
 
@@ -115,5 +116,9 @@ def encode(obs, out):
 
 @njit(cache=True)
 def _bits(mask, lowest, cards, out, at):
-    for k in range(cards):
-        out[at + k] = (mask >> (lowest + k)) & 1
+    """1.0 at ``out[at + k]`` for each card ``lowest + k`` in ``mask`` (``out`` is zeroed):
+    only the set bits are visited, a few per mask, not all ``cards``."""
+    held = (mask >> lowest) & ((np.int64(1) << cards) - 1)
+    while held != 0:
+        out[at + lowest_bit(held)] = 1.0
+        held &= held - 1
