@@ -12,6 +12,9 @@ end. The vector environments run ``lanes`` games at once and count every lane's 
 The kernel row is the compiled game loop itself (``experiments.batch.play``: a ``random`` seat
 and the table's opponents, no Python between decisions) in games per second, beside which
 the vector environment's episodes per second show how much of the loop's speed a learner keeps.
+The last rows are ratios of figures above (the vector environment's episodes per loop game;
+the SB3 VecEnv's steps per Gymnasium ``GiftsimEnv`` step), which a shared machine's load
+moves less than the figures themselves.
 """
 
 import argparse
@@ -153,24 +156,34 @@ def rows(game: str, repeats: int, quick: bool = False) -> dict[str, str]:
         steps, episodes = vector_steps(env, max(vec * LANES // lanes, 1), repeats)
         label = f"VectorEnv, {lanes} lanes, {'new arrays' if copy else 'its own buffers'}"
         out[label] = f"{steps:,.0f} ({episodes:,.0f} episodes/s)"
+        if (lanes, copy) == (LANES, False):
+            kept = episodes / games
     gymv = GiftsimVectorEnv(game, LANES, players, "rotate", opponent, seed=1)
     out[f"Gymnasium VectorEnv ({LANES} lanes)"] = f"{vector_steps(gymv, vec, repeats)[0]:,.0f}"
-    out[f"SB3 VecEnv ({LANES} lanes)"] = _sb3(game, players, opponent, vec, repeats)
+    sb3 = _sb3(game, players, opponent, vec, repeats)
+    out[f"SB3 VecEnv ({LANES} lanes)"] = (
+        "(stable-baselines3 not installed)" if sb3 is None else f"{sb3:,.0f}"
+    )
     slow = VectorEnv(game, 64, players, "rotate", python_opponent, seed=1)
     slow_steps = vector_steps(slow, vec // 10 or 1, repeats)[0]
     out["VectorEnv, 64 lanes, Python opponents"] = f"{slow_steps:,.0f}"
-    out["Gymnasium GiftsimEnv"] = f"{gym_steps(game, players, opponent, decisions, repeats):,.0f}"
+    single = gym_steps(game, players, opponent, decisions, repeats)
+    out["Gymnasium GiftsimEnv"] = f"{single:,.0f}"
     out["PettingZoo env(), every seat"] = f"{aec_steps(game, players, decisions, repeats):,.0f}"
+    out[f"VectorEnv ({LANES} lanes, its own buffers) episodes / kernel games"] = f"{kept:.2f}"
+    if sb3 is not None:
+        out["SB3 VecEnv / Gymnasium GiftsimEnv"] = f"{sb3 / single:.0f} times"
     return out
 
 
-def _sb3(game, players, opponent, steps, repeats) -> str:
+def _sb3(game, players, opponent, steps, repeats) -> float | None:
+    """Learner steps/s of the SB3 VecEnv; None without stable-baselines3."""
     try:
         from experiments.envs.sb3_vec import GiftsimVecEnv
     except ImportError:
-        return "(stable-baselines3 not installed)"
+        return None
     venv = GiftsimVecEnv(game, LANES, players, "rotate", opponent, seed=1)
-    return f"{vector_steps(venv, steps, repeats)[0]:,.0f}"
+    return vector_steps(venv, steps, repeats)[0]
 
 
 def table(games, repeats: int, quick: bool = False) -> str:
