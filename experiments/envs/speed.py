@@ -2,6 +2,7 @@
 
     python -m experiments.envs.speed              # every game at its bench table
     python -m experiments.envs.speed --repeats 5
+    python -m experiments.envs.speed --maskable-ppo   # MaskablePPO's rollouts (needs giftsim[sb3])
 
 Method: one process, one core. Every environment plays the game's bench table
 (``Roster.bench.vector``: 4 players, the others ``greedy``); the learner takes a uniformly
@@ -186,6 +187,50 @@ def _sb3(game, players, opponent, steps, repeats) -> float | None:
     return vector_steps(venv, steps, repeats)[0]
 
 
+def ppo_rollouts(game: str, rollouts: int = 3) -> tuple[float, float]:
+    """Learner steps per second of sb3-contrib's MaskablePPO collecting rollouts (its network's
+    forward pass included, its updates not) on ``GiftsimVecEnv`` (64 lanes) and on SB3's
+    ``DummyVecEnv`` of 8 ``GiftsimEnv``, ``rollouts`` rollouts each, on the bench table."""
+    import torch
+    from stable_baselines3.common.env_util import make_vec_env
+
+    from experiments.envs.gym_env import GiftsimEnv
+    from experiments.envs.sb3_vec import GiftsimVecEnv
+
+    torch.set_num_threads(1)
+    players, opponent = roster(game).bench.vector
+    fast = GiftsimVecEnv(game, 64, players, "rotate", opponent, scale=True, seed=1)
+    single = dict(players=players, opponents=opponent, scale=True)
+    dummy = make_vec_env(lambda: GiftsimEnv(game, **single), n_envs=8)
+    return _rollout_rate(fast, 128, rollouts), _rollout_rate(dummy, 1024, rollouts)
+
+
+def _rollout_rate(venv, n_steps: int, rollouts: int) -> float:
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class Clock(BaseCallback):
+        """Wall time spent collecting rollouts."""
+
+        def __init__(self):
+            super().__init__()
+            self.seconds, self.start = 0.0, 0.0
+
+        def _on_rollout_start(self):
+            self.start = time.perf_counter()
+
+        def _on_rollout_end(self):
+            self.seconds += time.perf_counter() - self.start
+
+        def _on_step(self) -> bool:
+            return True
+
+    clock = Clock()
+    model = MaskablePPO("MlpPolicy", venv, n_steps=n_steps, batch_size=512, n_epochs=1, seed=1)
+    model.learn(rollouts * n_steps * venv.num_envs, callback=clock)
+    return model.num_timesteps / clock.seconds
+
+
 def table(games, repeats: int, quick: bool = False) -> str:
     """The markdown table: one row per interface, one column per game."""
     columns = {game: rows(game, repeats, quick) for game in games}
@@ -201,7 +246,20 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=3, help="timed runs per figure (best)")
     parser.add_argument("--quick", action="store_true", help="5%% of the work (a smoke test)")
+    parser.add_argument(
+        "--maskable-ppo",
+        action="store_true",
+        help="instead: MaskablePPO's rollouts on the SB3 VecEnv and a DummyVecEnv of Gym envs",
+    )
     args = parser.parse_args(argv)
+    if args.maskable_ppo:
+        for game in GAMES:
+            fast, dummy = ppo_rollouts(game)
+            print(
+                f"{game}: MaskablePPO rollouts, GiftsimVecEnv (64 lanes) {fast:,.0f} learner "
+                f"steps/s, DummyVecEnv of 8 GiftsimEnv {dummy:,.0f}: {fast / dummy:.1f} times"
+            )
+        return
     print(table(list(GAMES), args.repeats, args.quick))
 
 
