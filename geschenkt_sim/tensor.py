@@ -27,7 +27,8 @@ block           range
 ==============  ==================================================================
 ``card``        0..1; always 0 for a card the rules always remove (tactical: 10, 20, 30)
 ``pot``         0..C: every seat passes until none has a chip left
-``cards_left``  0..(cards played - 1), the stack under the first card (23 by default)
+``cards_left``  0..cards played (24 by default): the whole stack before the first card is
+                turned up (explicit chance, ``deal_open``); under it afterwards
 ``unseen``      0..1; always 1 for a card the rules always remove
 ``chips``       0..C: the seat that then takes the card has them all; the other seats'
                 entries always -1 where the rules hide their chips
@@ -80,7 +81,7 @@ def tensor_bounds(rules) -> tuple[np.ndarray, np.ndarray]:
     low, high = np.zeros(size, np.float32), np.ones(size, np.float32)
     chips = n * rules.chips  # every chip of the game: on one card, or in one seat's hands
     high[cards] = chips  # pot
-    high[cards + 1] = max(rules.n_cards - 1, 0)  # cards left: the stack under the first card
+    high[cards + 1] = rules.n_cards  # cards left: the whole stack before the first turn-up
     first = 2 * cards + 2  # the chips block
     high[first : first + n] = chips
     if not rules.chips_visible:  # the others' chips always read HIDDEN_CHIPS

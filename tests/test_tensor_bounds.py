@@ -10,6 +10,7 @@ import pytest
 
 from agents.drivers.slow import deal
 from giftsim.game import load_game
+from giftsim.rng import game_key
 
 SETS = {
     "geschenkt": [
@@ -43,6 +44,7 @@ EXPLAINED = {
     },
 }
 # Directed players: the action each prefers whenever it is legal (else a random legal one).
+RANDOM_FIRST = -1  # the first-seat value every deal draws from its own stream
 PREFERRED = {"geschenkt": (None, 0, 1), "tulips": (None, 0, 1, 2, 3, 4)}
 
 
@@ -59,13 +61,15 @@ def _blocks(game, rules) -> list[str]:
 
 def _seen(game, rules, n_games: int, seed: int):
     """The lowest and highest value of every entry over ``n_games`` games, every seat's view
-    at every state; each game's seats share one directed preference, ties broken at random."""
+    at every state; each game's seats share one directed preference, ties broken at random.
+    Odd games are dealt with explicit chance (``deal_open``, each event resolved with the
+    dealt outcome), so the states before the deal's events are resolved are seen too."""
     rng = np.random.default_rng(seed)
     n, size = rules.n_players, game.tensor_size(rules)
     low, high = np.full(size, np.inf), np.full(size, -np.inf)
     obs, tensor = np.zeros(game.obs_size, np.int64), np.zeros(size, np.float32)
     for index in range(n_games):
-        state, _ = deal(game, rules, seed, index, "random")
+        state = _start(game, rules, seed, index)
         prefer = PREFERRED[game.name][index % len(PREFERRED[game.name])]
         while True:
             for seat in range(n):
@@ -75,12 +79,36 @@ def _seen(game, rules, n_games: int, seed: int):
                 np.maximum(high, tensor, out=high)
             if game.is_over(state):
                 break
+            if game.chance_pending(state):
+                game.apply_chance(state, game.next_outcome(state))
+                continue
             legal = game.legal_actions(state)
             game.apply_action(state, prefer if prefer in legal else int(rng.choice(legal)))
     return low, high
 
 
-CASES = [(name, n, pairs) for name, sets in SETS.items() for n, pairs in sets]
+def _start(game, rules, seed: int, index: int) -> np.ndarray:
+    """Game ``index`` of ``seed`` as dealt, or (odd ``index``) opened with explicit chance."""
+    if index % 2 == 0:
+        return deal(game, rules, seed, index, "random")[0]
+    state = np.zeros(game.state_size, np.int64)
+    key = np.uint64(game_key(np.uint64(seed), index))
+    game.deal_open(rules.to_array(), key, RANDOM_FIRST, state)
+    game.begin(state)
+    return state
+
+
+# Known gap (issue 27, item 3, after explicit chance was merged): in the Tulips deck with no
+# turn at all, states before the deal's chance events are resolved show the phase, the ranks
+# and the totals (entries 1, 12, 16, 25, 26) outside the bounds computed for dealt games.
+NO_TURN_GAP = pytest.mark.xfail(
+    strict=True, reason="Tulips bounds at unresolved explicit-chance states of a deck with no turn"
+)
+CASES = [
+    pytest.param(name, n, pairs, marks=NO_TURN_GAP if "2,0,2/2,0,1" in str(pairs) else ())
+    for name, sets in SETS.items()
+    for n, pairs in sets
+]
 
 
 @pytest.mark.parametrize("name, players, pairs", CASES)
