@@ -102,7 +102,7 @@ def test_a_policy_plays_at_its_player_count_only():
     _, policy = _linear("geschenkt", 4)
     from_policy("geschenkt", "policy_test_4p", policy, players=4)
     with pytest.raises(ValueError, match="plays 4-player games, not 3"):
-        field("geschenkt", "policy_test_4p", "greedy", 3, 1)
+        field("geschenkt", "policy_test_4p", "greedy", 3, 2)
 
 
 def test_a_torch_module_is_a_policy():

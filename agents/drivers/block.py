@@ -93,7 +93,9 @@ def announce(label: str, kernel, agents, slow: bool = False) -> None:
     for agent in agents:
         if isinstance(agent, Agent) and agent.family.builtin:
             family = agent.family
-            what[f"agent {agent.name}"] = family.decide if slow else family.decider
+            code = family.decide if slow else family.decider
+            if hasattr(code, "signatures"):  # a plain-Python family has nothing to compile
+                what[f"agent {agent.name}"] = code
     search = sum(isinstance(a, Agent) and "iters" in a.family.defaults for a in agents)
     notice.compiling(what, seconds=3 * len(what) + 15 * search)
 
