@@ -66,24 +66,25 @@ def rates(game: str, n_games: int, options=None) -> pd.DataFrame:
 
 def vector_rate(
     game: str, opponents: str = "greedy", n_players: int = 4, n_envs: int = 256, steps: int = 400
-) -> float:
-    """Learner steps per second of the vector environment (``experiments.envs.vector``) on one
-    core: one learner seat against ``opponents``, random legal learner actions drawn in NumPy
-    outside the kernel, ``n_envs`` lanes, new arrays every step; best of three runs of
-    ``steps`` steps after a warm-up."""
+) -> tuple[float, float]:
+    """Learner steps and episodes per second of the vector environment
+    (``experiments.envs.vector``) on one core: one learner seat against ``opponents``, random
+    legal learner actions drawn in NumPy outside the kernel, ``n_envs`` lanes, the
+    environment's own output buffers (``copy=False``); best of three runs of ``steps`` steps
+    after a warm-up (``experiments.envs.speed``, the method of the README's table)."""
+    from experiments.envs.speed import vector_steps
     from experiments.envs.vector import VectorEnv
 
-    env = VectorEnv(game, n_envs, n_players, "rotate", opponents=opponents, seed=1)
-    rng = np.random.default_rng(1)
-    _, mask = env.reset()
-    best = float("inf")
-    for timed in (False, True, True, True):
-        start = time.perf_counter()
-        for _ in range(steps if timed else 10):
-            _, mask, *_ = env.step((rng.random(mask.shape) * mask).argmax(axis=1))
-        if timed:
-            best = min(best, time.perf_counter() - start)
-    return n_envs * steps / best
+    env = VectorEnv(game, n_envs, n_players, "rotate", opponents, seed=1, copy=False)
+    return vector_steps(env, steps, 3)
+
+
+def kernel_rate(game: str, opponents: str = "greedy", n_players: int = 4, n_games=50_000):
+    """Games per second of the compiled loop on the vector environment's table: a ``random``
+    seat (the learner's stand-in) and ``opponents`` at the others."""
+    from experiments.envs.speed import kernel_games
+
+    return kernel_games(game, n_players, opponents, n_games, 3)
 
 
 def positions(game: str, n_players: int, spec: str, n_games: int) -> list[np.ndarray]:

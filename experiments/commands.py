@@ -537,12 +537,17 @@ def bench(
         rates[game] = timing.rates(game, n_games, options[game])
         print(rates[game].round(0).astype(int).to_string())
     print("\nvector env: learner steps/s on one core (a learner with random legal actions, 256")
-    print("lanes)")
+    print("lanes, the env's own buffers), beside the compiled loop's games/s on the same table")
     vector = {}
     for game in GAMES:
         players, opponent = roster(game).bench.vector
-        vector[game] = (timing.vector_rate(game, opponent, players), players, opponent)
-        print(f"{game}: {vector[game][0]:,.0f} ({players} players, the others {opponent})")
+        steps, episodes = timing.vector_rate(game, opponent, players)
+        games = timing.kernel_rate(game, opponent, players)
+        vector[game] = (steps, players, opponent)
+        print(
+            f"{game}: {steps:,.0f} learner steps/s = {episodes:,.0f} episodes/s; the loop alone "
+            f"{games:,.0f} games/s ({players} players, the others {opponent})"
+        )
     for game in GAMES:
         speed = timing.search_speed(game)
         if not speed.empty:

@@ -17,6 +17,7 @@ from numba import njit
 
 from agents.registry import define
 from experiments.envs.vector import VectorEnv
+from experiments.policy import tensor_scale
 from giftsim.game import load_game
 
 
@@ -29,12 +30,6 @@ class Curve:
 
     def frame(self) -> pd.DataFrame:
         return pd.DataFrame({"episodes": self.episodes, "reward": self.reward})
-
-
-def tensor_scale(game, rules) -> np.ndarray:
-    """Each tensor entry's largest magnitude (at least 1), to bring features to about [-1, 1]."""
-    low, high = game.tensor_bounds(rules)
-    return np.maximum(np.maximum(np.abs(low), np.abs(high)), 1.0).astype(np.float32)
 
 
 def _softmax(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -100,7 +95,8 @@ def linear_agent(game: str, name: str, weights: np.ndarray, n_players: int):
 
     The agent takes the argmax over all actions, so it suits games where every action is legal
     whenever a seat is asked (No Thanks!: the only forced move, taking without chips, is not
-    asked); elsewhere it would need the legal set, which an observation does not list."""
+    asked); elsewhere it needs the legal set, which this compiled agent does not read:
+    :func:`experiments.policy.from_policy` plays any policy with the legal mask (slow path)."""
     ent = load_game(game)
     rules = ent.rules(n_players=n_players)
     size, scale = ent.tensor_size(rules), tensor_scale(ent, rules)

@@ -1,6 +1,7 @@
 """The single-agent Gymnasium environment of every game of the list (the toy game included):
 Gymnasium's own checker, the same games as the engine's slow path, rewards, illegal actions."""
 
+import json
 import re
 
 import numpy as np
@@ -9,7 +10,9 @@ from gymnasium.utils.env_checker import check_env
 
 from agents.drivers.slow import play_slow
 from agents.registry import parse
+from experiments.cli import main
 from experiments.envs.gym_env import GiftsimEnv
+from experiments.envs.table import EnvError
 from giftsim.game import GAMES, load_game
 from tests.env_helpers import BOT, choose, readme_snippet
 
@@ -79,7 +82,7 @@ def test_an_illegal_action_ends_the_episode_as_a_loss():
     assert info["action_mask"].tolist() == [1, 1]
     _, reward, over, truncated, info = env.step(7)
     assert (reward, over, truncated, info["illegal_action"]) == (-1.0, True, False, True)
-    with pytest.raises(RuntimeError, match="reset"):
+    with pytest.raises(EnvError, match="reset"):
         env.step(0)
     _, info = env.reset()
     assert info["game_index"] == 1 and "illegal_action" not in info
@@ -113,3 +116,66 @@ def test_readme_gymnasium_snippet_runs():
     namespace = {}
     exec(readme_snippet("experiments.envs.gym_env"), namespace)
     assert namespace["done"] and namespace["reward"] in (0.0, 1 / 4, 1 / 3, 1 / 2, 1.0)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_action_masks_are_the_legal_actions_at_every_step(name):
+    """``action_masks()`` (sb3-contrib's convention) and ``info["action_mask"]`` are the legal
+    actions of the state at every decision of the learner, and all False once it is over."""
+    game = load_game(name)
+    env = GiftsimEnv(name, players=3, learner_seat=1, opponents=BOT[name])
+    steps = 0
+    for index in range(4):
+        observation, info = env.reset(seed=3 if index == 0 else None)
+        over = False
+        while not over:
+            legal = game.legal_actions(env.table.state)
+            masks = env.action_masks()
+            assert masks.dtype == np.bool_ and masks.shape == (game.num_actions,)
+            assert np.flatnonzero(masks).tolist() == legal
+            assert np.array_equal(info["action_mask"].astype(bool), masks)
+            observation, _, over, _, info = env.step(choose(observation, legal))
+            steps += 1
+        assert not env.action_masks().any() and not info["action_mask"].any()
+    assert steps >= 4
+
+
+def test_action_masks_are_what_sb3_contrib_reads():
+    """MaskablePPO finds the masks without a wrapper (skipped without sb3-contrib)."""
+    maskable = pytest.importorskip("sb3_contrib.common.maskable.utils", reason="needs sb3-contrib")
+    env = GiftsimEnv("geschenkt", players=4, opponents="greedy")
+    env.reset(seed=1)
+    assert maskable.is_masking_supported(env)
+    assert np.array_equal(maskable.get_action_masks(env), env.action_masks())
+
+
+@pytest.mark.parametrize("name", ["geschenkt", "tulips"])
+def test_records_are_the_episodes_and_replay(name, tmp_path):
+    """With record=True each finished episode is a record that replays (``giftsim replay``)
+    and is the slow path's game of the same seed and index."""
+    game = load_game(name)
+    env = GiftsimEnv(name, players=3, learner_seat=0, opponents=BOT[name], record=True)
+    size = game.tensor_size(env.table.rules)
+
+    def slow_player(obs, legal):
+        tensor = np.empty(size, np.float32)
+        game.encode(obs, tensor)
+        return choose(tensor, legal)
+
+    for index in range(3):
+        play(env, seed=5 if index == 0 else None)
+    records = env.records()
+    assert [r["game_index"] for r in records] == [0, 1, 2]
+    seats = [slow_player] + [parse(BOT[name], name)] * 2
+    for record in records:
+        assert record["agents"] == ["learner", BOT[name], BOT[name]] and record["seed"] == 5
+        played = play_slow(game, env.table.rules, seats, 5, record["game_index"], "random")
+        expected = game.make_record(env.table.rules, played.start, played.actions, {})
+        assert {k: v for k, v in record.items() if k in expected} == expected
+        path = tmp_path / f"{record['game_index']}.json"
+        path.write_text(json.dumps(record))
+        assert main(["replay", str(path)]) == 0
+    env.reset(seed=5)
+    assert env.records() == []
+    with pytest.raises(EnvError, match="record=True"):
+        GiftsimEnv(name).records()

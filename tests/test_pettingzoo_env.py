@@ -156,3 +156,37 @@ def test_readme_pettingzoo_snippet_runs():
     exec(readme_snippet("experiments.envs.pettingzoo_env"), namespace)
     aec = namespace["aec"]
     assert not aec.agents and aec.unwrapped.table.over()
+
+
+@pytest.mark.parametrize("name", ["geschenkt", "tulips"])
+def test_records_are_the_games_played_and_replay(name):
+    """With record=True every finished game is kept as a record that replays and is the slow
+    path's game of the same seed and index with the same choices; reset(seed) starts over."""
+    game = load_game(name)
+    aec = raw_env(game=name, players=3, opponents={"player_2": "greedy"}, record=True)
+    choices = []  # per game, the learners' actions where they had a choice
+    for index in range(3):
+        aec.reset(seed=8 if index == 0 else None)
+        chosen = []
+        for _ in aec.agent_iter():
+            observation, _, termination, _, _ = aec.last()
+            if termination:
+                aec.step(None)
+                continue
+            legal = list(np.flatnonzero(observation["action_mask"]))
+            action = int(choose(observation["observation"], legal))
+            chosen += [action] if len(legal) > 1 else []
+            aec.step(action)
+        choices.append(chosen)
+    records = aec.records()
+    assert [r["game_index"] for r in records] == [0, 1, 2]
+    for record, chosen in zip(records, choices, strict=True):
+        assert record["agents"] == ["learner", "learner", "greedy"] and record["seed"] == 8
+        assert game.replay(record)  # raises on any wrong entry
+        script = iter(chosen)
+        seats = [lambda obs, legal, script=script: next(script)] * 2 + [parse("greedy", name)]
+        played = play_slow(game, aec.table.rules, seats, 8, record["game_index"], "random")
+        expected = game.make_record(aec.table.rules, played.start, played.actions, {})
+        assert {k: v for k, v in record.items() if k in expected} == expected
+    aec.reset(seed=8)
+    assert aec.records() == []

@@ -5,7 +5,6 @@ same learner actions, lanes do not depend on how many run, and its records repla
 import numpy as np
 import pytest
 
-from agents.drivers.block import IllegalActionError
 from agents.drivers.slow import play_slow
 from agents.registry import define, parse_list
 from experiments.envs.vector import VectorEnv, lane_game_index
@@ -210,27 +209,127 @@ def test_reset_with_a_seed_starts_over_and_margin_adds_the_lead():
     assert seen > 0
 
 
-def test_bad_input_is_one_clear_error():
-    env = VectorEnv("geschenkt", 2, 3, 0, opponents="greedy")
-    with pytest.raises(RuntimeError, match="reset"):
-        env.step(np.zeros(2, np.int64))
-    env.reset()
-    with pytest.raises(ValueError, match="shape"):
-        env.step(np.zeros(3, np.int64))
-    with pytest.raises(IllegalActionError, match="lane 0"):
-        env.step(np.array([5, 1]))
-    bad = [
-        dict(opponents="greedy,greedy,greedy"),
-        dict(learner_seat=3),
-        dict(learner_seat="left"),
-        dict(opponents="nobody"),
-    ]
-    for kwargs in bad:
-        with pytest.raises(ValueError):
-            VectorEnv("geschenkt", 2, 3, **{"learner_seat": 0, **kwargs})
-    with pytest.raises(ValueError, match="n_envs"):
-        VectorEnv("geschenkt", 0, 3)
-    with pytest.raises(ValueError, match="players"):
-        VectorEnv("geschenkt", 2, 9)
-    with pytest.raises(ValueError, match="record=True"):
-        env.records()
+def _trace(env, steps, seed=0):
+    """Everything the environment returns over ``steps`` random-action steps from a reset to its
+    seed, and its records and skipped counts."""
+    rng = np.random.default_rng(seed)
+    obs, mask = env.reset(seed=env.seed)
+    trace = [obs.copy(), mask.copy()]
+    for _ in range(steps):
+        obs, mask, rewards, dones, info = env.step(_random_actions(rng, mask))
+        trace += [obs.copy(), mask.copy(), rewards.copy(), dones.copy(), info["final_obs"].copy()]
+        trace += [info["game_index"].copy(), info["learner_seat"].copy(), info["lead"].copy()]
+    return trace, env.records(), env.skipped().tolist()
+
+
+def _same(a, b) -> None:
+    """Two traces agree: every array, every record (but the opponents' names), the skips."""
+    assert all(np.array_equal(x, y) for x, y in zip(a[0], b[0], strict=True))
+    assert [_games(r) for r in a[1]] == [_games(r) for r in b[1]] and a[2] == b[2]
+
+
+def _games(record: dict) -> dict:
+    return {k: v for k, v in record.items() if k != "agents"}
+
+
+@pytest.mark.parametrize("name", ["geschenkt", "tulips"])
+def test_python_lanes_play_the_compiled_kernels_games(name):
+    """``slow=True`` steps the lanes from Python (the path of Python opponents) and returns
+    exactly what the compiled kernels return: arrays, infos, records, skipped episodes."""
+    kwargs = dict(opponents="greedy,random,greedy", seed=13, record=True, margin=0.01)
+    fast = VectorEnv(name, 5, 4, "rotate", **kwargs)
+    slow = VectorEnv(name, 5, 4, "rotate", slow=True, **kwargs)
+    assert slow.slow and not fast.slow
+    a, b = _trace(fast, 90), _trace(slow, 90)
+    _same(a, b)
+    assert sum(d.sum() for d in a[0][5::8]) >= 5  # several episodes finished
+
+
+def _lowest_legal_compiled(name):
+    """A compiled user agent that takes the lowest legal action (the twin of ``lowest``)."""
+    if name == "geschenkt":
+
+        def first(obs, params, rng):
+            """Pass (action 0), legal whenever a No Thanks! seat is asked."""
+            return 0
+
+    else:
+        from tulips_sim.engine import O_LEGAL
+
+        def first(obs, params, rng):
+            """The lowest legal action id (``O_LEGAL``)."""
+            a = 0
+            while not (obs[O_LEGAL] >> a) & 1:
+                a += 1
+            return a
+
+    return define(name, f"vector_test_lowest_{name}", first)
+
+
+@pytest.mark.parametrize("name", ["geschenkt", "tulips"])
+def test_a_python_callable_opponent_is_asked_in_batches_for_its_seats_view(name):
+    """A callable over batched tensors and masks plays as its compiled twin does; it is asked
+    for all waiting lanes at once, each row the deciding seat's own tensor and legal mask."""
+    game = load_game(name)
+    calls = []
+
+    def lowest(tensors, masks):
+        calls.append(len(tensors))
+        assert tensors.dtype == np.float32 and masks.dtype == np.bool_
+        assert (masks.sum(axis=1) >= 2).all()  # a seat with one legal action is not asked
+        turn = game.tensor_size(game.rules(n_players=3)) - 2 * 3  # the turn block's start
+        assert (tensors[:, turn] == 1).all()  # the seat to act is the observer
+        return masks.argmax(axis=1)
+
+    twin = _lowest_legal_compiled(name)
+    kwargs = dict(seed=21, record=True)
+    python = VectorEnv(name, 8, 3, "rotate", opponents=[lowest, "greedy"], **kwargs)
+    compiled = VectorEnv(name, 8, 3, "rotate", opponents=[twin.name, "greedy"], **kwargs)
+    a, b = _trace(python, 60), _trace(compiled, 60)
+    assert python.slow and a[1] and all(r["agents"].count("python:lowest") == 1 for r in a[1])
+    _same(a, b)
+    assert sum(calls) > len(calls) > 0  # batches of several lanes
+
+
+def test_a_python_callable_opponent_plays_the_same_games_whatever_the_number_of_lanes():
+    def pass_first(tensors, masks):
+        return masks.argmax(axis=1)
+
+    runs = []
+    for n_envs in (1, 6):
+        env = VectorEnv("geschenkt", n_envs, 4, "rotate", opponents=pass_first, seed=3)
+        obs, _ = env.reset()
+        trace = [obs[0].copy()]
+        for _ in range(80):
+            obs, _, rewards, dones, _ = env.step(np.ones(n_envs, np.int64))  # take: legal
+            trace += [obs[0].copy(), rewards[0], dones[0]]
+        runs.append(trace)
+    assert all(np.array_equal(x, y) for x, y in zip(*runs, strict=True))
+
+
+def test_a_live_network_is_read_at_every_decision_and_updated_in_place(tmp_path):
+    """Opponents of a LiveNetwork play as ``learned:net=FILE`` of the same weights, inside the
+    compiled kernels; after ``update`` the same environment plays as the new weights' file."""
+    from agents.kernels import net
+    from agents.roster import roster
+    from experiments.envs.opponents import LiveNetwork
+
+    shipped = roster("geschenkt").shipped(4)
+    weights, meta = net.read(shipped)
+    rng = np.random.default_rng(0)
+    other = {k: v + rng.normal(0, 0.5, np.shape(v)) for k, v in weights.items()}
+    changed = tmp_path / "other.npz"
+    net.save(changed, other["w1"], other["b1"], other["w2"], float(other["b2"]), meta)
+    live = LiveNetwork.from_file("geschenkt", 4, shipped)
+    kwargs = dict(seed=6, record=True)
+    env = VectorEnv("geschenkt", 4, 4, "rotate", opponents=live, **kwargs)
+    assert not env.slow
+    before = VectorEnv("geschenkt", 4, 4, "rotate", opponents=f"learned:net={shipped}", **kwargs)
+    after = VectorEnv("geschenkt", 4, 4, "rotate", opponents=f"learned:net={changed}", **kwargs)
+    first = _trace(env, 60)
+    _same(first, _trace(before, 60))
+    live.update(other["w1"], other["b1"], other["w2"], other["b2"])
+    second = _trace(env, 60)
+    _same(second, _trace(after, 60))
+    assert [_games(r) for r in first[1]] != [_games(r) for r in second[1]]  # weights matter
+    assert all(r["agents"].count("learned:net=live") == 3 for r in second[1])

@@ -6,6 +6,10 @@ The lane bookkeeping is in ``agents/kernels/lanes.py``. Opponents are called thr
 pointer entries exactly as in the game loop (``loop.py``: sealed observations,
 ``agent_stream(key, secret, seat)`` per seat), so an episode is the game the slow path plays
 with the same actions. A seat with one legal action, the learner's included, is not asked.
+
+The helpers a lane runs at every step are inlined into the two kernels (``inline="always"``):
+a call between compiled functions passes every array as a struct and counts its references,
+which cost about as much as the lane's game itself.
 """
 
 import numpy as np
@@ -67,7 +71,7 @@ def reset_lanes(rules_vec, keys, run, entries, params, lanes, states, rngs, logs
     """Begin every lane's next episode and play it to the learner's first decision; write the
     learner's observation tensors and masks into ``out`` (its first two arrays). Returns
     ``(-1, OK)`` or ``(lane, problem)`` (``agents.kernels.lanes``)."""
-    work = _work()
+    work = _work(params)
     for i in range(lanes.shape[0]):
         problem = _next_episode(
             rules_vec, keys, run, entries, params, i, lanes, states, rngs, logs, work
@@ -85,7 +89,7 @@ def step_lanes(rules_vec, keys, run, entries, params, lanes, states, rngs, logs,
     lane writes its reward, lead and final tensor, then begins its next episode. Returns as
     :func:`reset_lanes`."""
     tensors, masks, shares, dones, finals, leads = out
-    work = _work()
+    work = _work(params)
     record, n = run[RUN_RECORD], rules_vec[N_PLAYERS]
     for i in range(lanes.shape[0]):
         lane, state, action = lanes[i], states[i], actions[i]
@@ -94,7 +98,7 @@ def step_lanes(rules_vec, keys, run, entries, params, lanes, states, rngs, logs,
         if not log_action(record, lane, logs[i], STATE_SIZE, action):
             return i, LOG_FULL
         apply_action(state, action)
-        asked = _advance(n, record, entries, params, lane, state, rngs[i], logs[i], work)
+        asked = _advance(n, record, entries, lane, state, rngs[i], logs[i], work)
         if asked < 0:
             return i, -asked
         dones[i] = asked == 0
@@ -111,14 +115,16 @@ def step_lanes(rules_vec, keys, run, entries, params, lanes, states, rngs, logs,
 
 
 @njit(cache=True)
-def _work():
-    """Scratch of one call: an observation, the opponents' scratch rows, scores and shares."""
+def _work(params):
+    """Scratch of one call: an observation, the opponents' scratch rows, scores and shares,
+    and the opponents' parameter rows as one flat array (made once per call, not per lane)."""
     obs = np.zeros(OBS_SIZE, np.int64)
     scratch = np.zeros(MAX_PLAYERS * SCRATCH_STRIDE, np.int64)
-    return obs, scratch, np.zeros(MAX_PLAYERS, np.int64), np.zeros(MAX_PLAYERS, np.float64)
+    points, share = np.zeros(MAX_PLAYERS, np.int64), np.zeros(MAX_PLAYERS, np.float64)
+    return obs, scratch, points, share, params.ravel()
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _next_episode(rules_vec, keys, run, entries, params, i, lanes, states, rngs, logs, work):
     """Deal lane ``i``'s next episode and play to the learner's first decision (an episode
     that ends before it is counted in ``L_SKIPPED`` and the next one dealt)."""
@@ -137,18 +143,18 @@ def _next_episode(rules_vec, keys, run, entries, params, i, lanes, states, rngs,
         lane[L_SEAT] = learner_seat(run[RUN_LEARNER], lane[L_ID], k, state[TURN], n)
         if record != 0:
             log[CURRENT, :STATE_SIZE] = state
-        asked = _advance(n, record, entries, params, lane, state, streams, log, work)
+        asked = _advance(n, record, entries, lane, state, streams, log, work)
         if asked != 0:
             return OK if asked > 0 else -asked
         lane[L_SKIPPED] += 1
 
 
-@njit(cache=True)
-def _advance(n, record, entries, params, lane, state, streams, log, work):
+@njit(cache=True, inline="always")
+def _advance(n, record, entries, lane, state, streams, log, work):
     """Play the opponents' decisions and every forced move until the learner must choose (1)
     or the game is over (0); ``-problem`` when an opponent breaks the contract."""
     obs, scratch = work[0], work[1]
-    shown, live, flat_params = address(obs, 0), address(state, 0), params.ravel()
+    shown, live, flat_params = address(obs, 0), address(state, 0), work[4]
     learner = lane[L_SEAT]
     while not is_over(state):
         mask = legal_mask(state)
@@ -173,7 +179,7 @@ def _advance(n, record, entries, params, lane, state, streams, log, work):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _finish(n, lane, state, work, shares, leads, final, i):
     """The learner's share of the win, score lead and final observation tensor."""
     obs, points, share = work[0], work[2], work[3]
@@ -186,7 +192,7 @@ def _finish(n, lane, state, work, shares, leads, final, i):
     encode(obs, final)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _show(lane, state, work, tensor, mask_row):
     """The learner's observation tensor and legal mask, at its decision."""
     obs = work[0]

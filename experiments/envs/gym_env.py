@@ -12,15 +12,21 @@ takes one seat, giftsim agents (any spec) the others::
         observation, reward, done, truncated, info = env.step(action)
 
 * Observation: the learner seat's float32 tensor (``Game.observe`` + ``Game.encode``, layout
-  in ``<game>/tensor.py``, bounds ``Game.tensor_bounds``); action space
+  in ``<game>/tensor.py``, bounds ``Game.tensor_bounds``), with ``scale=True`` divided by
+  :func:`experiments.policy.tensor_scale` so that every entry lies in [-1, 1]; action space
   ``Discrete(num_actions)``.
-* Legal actions: Gymnasium has no masked ``Discrete``, so ``info["action_mask"]`` (int8 0/1,
-  ``Game.legal_mask``) comes with every observation: sample with
-  ``env.action_space.sample(info["action_mask"])``, or set the logits of the zeros to -inf.
-  The learner is asked at every one of its decisions, a forced one too (one legal action).
-* An illegal action ends the episode as a loss: reward ``illegal_reward`` (default -1, below
-  any legal outcome, as PettingZoo's ``TerminateIllegalWrapper``), ``terminated`` True and
-  ``info["illegal_action"]`` True; the game is abandoned.
+* Legal actions: Gymnasium has no masked ``Discrete``, so the mask (``Game.legal_mask``) is
+  where the libraries look for it: ``env.action_masks()`` (bool, one per action id: the
+  method sb3-contrib's ``MaskablePPO`` calls) and ``info["action_mask"]`` (int8 0/1) with
+  every observation: sample with ``env.action_space.sample(info["action_mask"])``, or set the
+  logits of the zeros to -inf. The learner is asked at every one of its decisions, a forced
+  one too (one legal action); once the episode is over the mask is all zeros.
+* An illegal action (an integer that is not a legal action id) ends the episode as a loss:
+  reward ``illegal_reward`` (default -1, below any legal outcome, as PettingZoo's
+  ``TerminateIllegalWrapper``), ``terminated`` True and ``info["illegal_action"]`` True; the
+  game is abandoned. An action that is not an integer (an int, a NumPy integer or a 0-d
+  integer array), a step before ``reset`` or after the end, and every bad argument raise
+  :class:`~experiments.envs.table.EnvError` (a ValueError) with one line naming the problem.
 * Reward: 0 until the end, then the learner's share of the win (``Game.rewards``: 1 alone,
   1/k in a k-way tie, 0 for a loss) plus ``margin`` times its score lead over the best other
   seat (positive when ahead, in the direction that wins: lower is better in No Thanks!).
@@ -33,6 +39,10 @@ takes one seat, giftsim agents (any spec) the others::
   first seat, agent streams). ``first_player``: ``"random"`` (the deal draws it, default),
   ``"rotate"`` or a seat. A game that ends before the learner acts is skipped for the next
   index.
+* Records: with ``record=True`` every finished episode is kept, and :meth:`GiftsimEnv.records`
+  returns them as JSON game records (``Game.make_record``, the vector environment's format:
+  ``agents`` with ``"learner"`` at the learner's seat, ``seed``, ``game_index``) that
+  ``giftsim replay`` checks; an episode abandoned by an illegal action is not kept.
 * ``render_mode="ansi"``: ``render()`` returns the public state as text.
 """
 
@@ -42,8 +52,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from experiments.envs.table import Table, make_rules, render_text
-from giftsim.game import load_game
+from experiments.envs.table import EnvError, Table, check_seeds, load, make_rules, render_text
+from experiments.policy import tensor_scale
 from giftsim.rng import MAX_SEED
 
 
@@ -65,44 +75,71 @@ class GiftsimEnv(gym.Env):
         illegal_reward: float = -1.0,
         secret: int = 0,
         render_mode: str | None = None,
+        record: bool = False,
+        scale: bool = False,
     ):
         if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
-        record = load_game(game)
-        rules = make_rules(record, players, rules, rule)
+            raise EnvError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        entry = load(game)
+        rules = make_rules(entry, players, rules, rule)
         n = rules.n_players
         if not (isinstance(learner_seat, int) and 0 <= learner_seat < n):
-            raise ValueError(f"learner_seat must be a seat in 0..{n - 1}, got {learner_seat!r}")
+            raise EnvError(f"learner_seat must be a seat in 0..{n - 1}, got {learner_seat!r}")
         others = [s for s in range(n) if s != learner_seat]
-        self.table = Table(game, rules, _bots(opponents, others), first_player, secret)
+        bots = _bots(opponents, others)
+        self.table = Table(game, rules, bots, first_player, secret, record)
         self.seat, self.margin, self.illegal_reward = learner_seat, margin, illegal_reward
         self.render_mode = render_mode
-        self.observation_space = spaces.Box(self.table.low, self.table.high, dtype=np.float32)
-        self.action_space = spaces.Discrete(record.num_actions)
-        self.root_seed, self.index, self.done = None, -1, True
+        self.factor = (1.0 / tensor_scale(entry, rules)).astype(np.float32) if scale else None
+        low, high = self.table.low, self.table.high
+        if scale:
+            low, high = low * self.factor, high * self.factor
+        self.observation_space = spaces.Box(low, high, dtype=np.float32)
+        self.action_space = spaces.Discrete(entry.num_actions)
+        self.root_seed, self.index, self.done, self.started = None, -1, True, False
+        self._kept: list[dict] = []
 
     def reset(self, *, seed=None, options=None):
+        if seed is not None:
+            check_seeds(seed)
         super().reset(seed=seed)
         if seed is not None:
-            self.root_seed, self.index = int(seed), -1
+            self.root_seed, self.index, self._kept = int(seed), -1, []
         elif self.root_seed is None:
             self.root_seed = int(self.np_random.integers(MAX_SEED, dtype=np.uint64))
         self.index = self.table.start(self.root_seed, self.index + 1)
-        self.done = False
-        return self.table.tensor(self.seat), self._info()
+        self.done, self.started = False, True
+        return self._observation(), self._info()
 
     def step(self, action):
         if self.done:
-            raise RuntimeError("the episode is over: call reset() first")
+            when = "the episode is over" if self.started else "no episode has begun"
+            raise EnvError(f"{when}: call reset() before step()")
         table = self.table
         if not table.is_legal(action):
             self.done = True
             info = {**self._info(), "illegal_action": True}
-            return table.tensor(self.seat), float(self.illegal_reward), True, False, info
+            return self._observation(), float(self.illegal_reward), True, False, info
         table.advance(action)
         self.done = table.over()
         reward = self._final_reward() if self.done else 0.0
-        return table.tensor(self.seat), reward, self.done, False, self._info()
+        if self.done and table.keeps:
+            self._kept.append(self._record())
+        return self._observation(), reward, self.done, False, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions now, as bools, one per action id (sb3-contrib's
+        ``MaskablePPO`` reads this method; all False once the episode is over or before it)."""
+        if self.done:
+            return np.zeros(self.action_space.n, np.bool_)
+        return self.table.mask(np.bool_)
+
+    def records(self) -> list[dict]:
+        """JSON game records of the episodes finished since the last ``reset(seed=...)`` (with
+        ``record=True``), in the order they finished."""
+        if not self.table.keeps:
+            raise EnvError("records() needs GiftsimEnv(..., record=True)")
+        return list(self._kept)
 
     def render(self):
         if self.render_mode is None:
@@ -113,8 +150,18 @@ class GiftsimEnv(gym.Env):
         share = float(self.table.rewards()[self.seat])
         return share + self.margin * self.table.lead(self.seat) if self.margin else share
 
+    def _observation(self) -> np.ndarray:
+        tensor = self.table.tensor(self.seat)
+        return tensor if self.factor is None else tensor * self.factor
+
     def _info(self) -> dict:
         return {"action_mask": self.table.mask(), "game_index": self.index}
+
+    def _record(self) -> dict:
+        meta = {"agents": self.table.agents(), "seed": self.root_seed, "game_index": self.index}
+        if self.table.secret:
+            meta["secret"] = self.table.secret
+        return self.table.record(meta)
 
 
 def _bots(opponents, others: list[int]) -> dict:
@@ -124,7 +171,7 @@ def _bots(opponents, others: list[int]) -> dict:
     if not isinstance(opponents, list | tuple):
         return dict.fromkeys(others, opponents)
     if len(opponents) != len(others):
-        raise ValueError(
+        raise EnvError(
             f"opponents: give one spec, or one per other seat ({len(others)}), got {len(opponents)}"
         )
     return dict(zip(others, opponents, strict=True))

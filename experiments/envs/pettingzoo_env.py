@@ -36,10 +36,17 @@ PettingZoo's classic card games (``pettingzoo/classic/``)::
   a wrapper would have to rewrite each of them; the plain environment (no ``opponents``) is
   the one PettingZoo's ``api_test`` and ``seed_test`` check, and the test suite runs them with
   opponents too. A game that ends before any learner seat acts is skipped for the next index.
-* Illegal actions: :class:`raw_env` raises ValueError (or, given ``illegal_reward``, ends
-  the game with that reward for the offender and 0 for the others, ``info["illegal_action"]``
-  set). :func:`env` is the classic games' setting: ``illegal_reward=-1`` (the outcome of
-  PettingZoo's ``TerminateIllegalWrapper``) and the ``OrderEnforcingWrapper``.
+* Illegal actions (an integer that is not a legal action id): :class:`raw_env` raises
+  :class:`~experiments.envs.table.EnvError` (or, given ``illegal_reward``, ends the game with
+  that reward for the offender and 0 for the others, ``info["illegal_action"]`` set).
+  :func:`env` is the classic games' setting: ``illegal_reward=-1`` (the outcome of
+  PettingZoo's ``TerminateIllegalWrapper``) and the ``OrderEnforcingWrapper``. An action that
+  is not an integer, a step before ``reset`` and every bad argument raise ``EnvError`` (a
+  ValueError) with one line naming the problem, in both.
+* Records: with ``record=True`` every finished game is kept, and ``records()`` (on
+  ``env.unwrapped``) returns them as JSON game records (``Game.make_record``, the vector
+  environment's format: ``agents`` with ``"learner"`` at the learner seats, ``seed``,
+  ``game_index``) that ``giftsim replay`` checks; a game ended by an illegal action is not.
 * ``render_mode="ansi"``: ``render()`` returns the public state as text from the view of the
   seat to act (the terminal game's screens, ``experiments/play/<game>.py``).
 """
@@ -52,8 +59,15 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from experiments.envs.table import Table, make_rules, render_text, seat_name
-from giftsim.game import load_game
+from experiments.envs.table import (
+    EnvError,
+    Table,
+    check_seeds,
+    load,
+    make_rules,
+    render_text,
+    seat_name,
+)
 
 
 def env(game: str, illegal_reward: float = -1.0, **kwargs) -> AECEnv:
@@ -62,9 +76,22 @@ def env(game: str, illegal_reward: float = -1.0, **kwargs) -> AECEnv:
     (``TerminateIllegalWrapper``'s outcome, done inside :class:`raw_env`: each wrapper layer
     costs a lookup chain on every attribute, and three of them cut the speed by 5), calls
     checked for order (``OrderEnforcingWrapper``)."""
-    return wrappers.OrderEnforcingWrapper(
-        raw_env(game=game, illegal_reward=illegal_reward, **kwargs)
-    )
+    return _OrderEnforcing(raw_env(game=game, illegal_reward=illegal_reward, **kwargs))
+
+
+class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper``, whose step or observation before ``reset``
+    raises :class:`EnvError` (PettingZoo's own raises an AssertionError)."""
+
+    def step(self, action) -> None:
+        if not self._has_reset:
+            raise EnvError("no game has begun: call reset() before step()")
+        super().step(action)
+
+    def observe(self, agent):
+        if not self._has_reset:
+            raise EnvError("no game has begun: call reset() before observe()")
+        return super().observe(agent)
 
 
 class raw_env(AECEnv):  # PettingZoo's name for the unwrapped class
@@ -87,14 +114,15 @@ class raw_env(AECEnv):  # PettingZoo's name for the unwrapped class
         secret: int = 0,
         render_mode: str | None = None,
         illegal_reward: float | None = None,
+        record: bool = False,
     ):
         super().__init__()
         if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
-        record = load_game(game)
-        rules = make_rules(record, players, rules, rule)
+            raise EnvError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        entry = load(game)
+        rules = make_rules(entry, players, rules, rule)
         bots = _bot_seats(opponents or {}, rules.n_players)
-        self.table = Table(game, rules, bots, first_player, secret)
+        self.table = Table(game, rules, bots, first_player, secret, record)
         self.render_mode, self.illegal_reward = render_mode, illegal_reward
         self.metadata = {**self.metadata, "name": f"giftsim_{game}_v0"}
         self.possible_agents = [seat_name(s) for s in self.table.learners]
@@ -103,12 +131,12 @@ class raw_env(AECEnv):  # PettingZoo's name for the unwrapped class
         space = spaces.Dict(
             {
                 "observation": spaces.Box(low, high, dtype=np.float32),
-                "action_mask": spaces.Box(0, 1, (record.num_actions,), np.int8),
+                "action_mask": spaces.Box(0, 1, (entry.num_actions,), np.int8),
             }
         )
         self.observation_spaces = {a: space for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(record.num_actions) for a in self.possible_agents}
-        self.root_seed, self.index = None, -1
+        self.action_spaces = {a: spaces.Discrete(entry.num_actions) for a in self.possible_agents}
+        self.root_seed, self.index, self._kept = None, -1, []
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
@@ -118,7 +146,8 @@ class raw_env(AECEnv):  # PettingZoo's name for the unwrapped class
 
     def reset(self, seed=None, options=None):
         if seed is not None:
-            self.root_seed, self.index = int(seed), -1
+            check_seeds(seed)
+            self.root_seed, self.index, self._kept = int(seed), -1, []
         elif self.root_seed is None:
             self.root_seed = secrets.randbits(63)
         self.index = self.table.start(self.root_seed, self.index + 1)
@@ -137,6 +166,8 @@ class raw_env(AECEnv):  # PettingZoo's name for the unwrapped class
         return {"observation": table.tensor(seat), "action_mask": mask}
 
     def step(self, action):
+        if self.table.state is None:
+            raise EnvError("no game has begun: call reset() before step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
@@ -150,8 +181,23 @@ class raw_env(AECEnv):  # PettingZoo's name for the unwrapped class
             self.rewards = {a: float(shares[self._seat[a]]) for a in self.agents}
             self.terminations = dict.fromkeys(self.agents, True)
             self._accumulate_rewards()
+            if self.table.keeps:
+                self._kept.append(self._record())
         else:
             self.agent_selection = seat_name(self.table.to_act())
+
+    def records(self) -> list[dict]:
+        """JSON game records of the games finished since the last ``reset(seed=...)`` (with
+        ``record=True``), in the order they finished."""
+        if not self.table.keeps:
+            raise EnvError("records() needs env(..., record=True)")
+        return list(self._kept)
+
+    def _record(self) -> dict:
+        meta = {"agents": self.table.agents(), "seed": self.root_seed, "game_index": self.index}
+        if self.table.secret:
+            meta["secret"] = self.table.secret
+        return self.table.record(meta)
 
     def render(self):
         if self.render_mode is None:
@@ -175,9 +221,12 @@ class raw_env(AECEnv):  # PettingZoo's name for the unwrapped class
 
 
 def _bot_seats(opponents: dict, n_players: int) -> dict:
-    """``{"player_k": spec}`` as ``{k: spec}``, or a ValueError naming the valid agents."""
+    """``{"player_k": spec}`` as ``{k: spec}``, or an EnvError naming the valid agents."""
     names = {seat_name(s): s for s in range(n_players)}
+    if not isinstance(opponents, dict):
+        example = '{"player_1": "greedy"}'
+        raise EnvError(f"opponents is a dict of agent name to spec ({example}), got {opponents!r}")
     unknown = [k for k in opponents if k not in names]
     if unknown:
-        raise ValueError(f"unknown opponent seats {unknown} (valid: {', '.join(names)})")
+        raise EnvError(f"unknown opponent seats {unknown} (valid: {', '.join(names)})")
     return {names[k]: spec for k, spec in opponents.items()}

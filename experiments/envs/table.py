@@ -8,7 +8,13 @@ a bot decides with ``slow.ask``, on a fresh copy of its own observation and with
 stream, and a seat with one legal action is not asked (as in the fast loops). What a seat sees
 is ``observe`` + ``encode``; what is legal is ``legal_mask``; who wins is ``rewards``. No rule
 is written here. This module imports no optional package.
+
+Bad input to any environment (an argument, a rules object, an action that is not an integer,
+a call out of order) raises :class:`EnvError`, a ValueError whose one-line message names the
+problem and the valid choices.
 """
+
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -19,6 +25,50 @@ from experiments.play.screen import Seats
 from experiments.play.session import screens
 from giftsim.contract import first_policy
 from giftsim.game import load_game, rounds_of
+from giftsim.rng import check_secret, check_seed
+
+
+class EnvError(ValueError):
+    """Bad input to an environment: a wrong argument, rules of another game, an action that is
+    not an integer (or, where the environment raises rather than ends the episode, not legal),
+    a step before ``reset``. The message is one line naming the problem and the valid
+    choices."""
+
+
+@contextmanager
+def bad_input():
+    """Raise the ValueError of the checks inside (a rules class's, an agent spec's, a seed's)
+    as an :class:`EnvError` with the same message."""
+    try:
+        yield
+    except EnvError:
+        raise
+    except ValueError as error:
+        raise EnvError(str(error)) from None
+
+
+def load(game: str):
+    """The ``Game`` record of ``game``, or an :class:`EnvError` listing the games."""
+    with bad_input():
+        return load_game(game)
+
+
+def check_seeds(seed=0, secret=0) -> None:
+    """An :class:`EnvError` unless ``seed`` and ``secret`` are 64-bit words."""
+    with bad_input():
+        check_seed(seed)
+        check_secret(secret)
+
+
+def action_id(action, num_actions: int):
+    """``action`` as a Python int (an int, a NumPy integer or a 0-d integer array), or None
+    when it is an integer that is no action id (an illegal action); an :class:`EnvError` when
+    it is not an integer at all."""
+    if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+        action = action[()]
+    if not isinstance(action, int | np.integer) or isinstance(action, bool | np.bool_):
+        raise EnvError(f"an action is an integer action id in 0..{num_actions - 1}, got {action!r}")
+    return int(action) if 0 <= action < num_actions else None
 
 
 def seat_name(seat: int) -> str:
@@ -27,46 +77,62 @@ def seat_name(seat: int) -> str:
 
 
 def make_rules(game, players=None, rules=None, rule=()):
-    """The rules of an environment: a rules object, or ``key=value`` pairs (``--rule``) and a
-    player count (default: the rules class's). One game per episode: ``rounds`` must be 1."""
-    if rules is not None and (rule or (players is not None and players != rules.n_players)):
-        raise ValueError("give either rules= or players=/rule=, not both")
-    if rules is None and rule:
-        if not hasattr(game.rules, "from_pairs"):
-            raise ValueError(f"{game.name} takes no rule=key=value pairs; pass rules=")
-        rules = game.rules.from_pairs(list(rule), players or game.rules().n_players)
+    """The rules of an environment: a rules object of ``game``, or ``key=value`` pairs
+    (``--rule``; one string or a list) and a player count (default: the rules class's). One
+    game per episode: ``rounds`` must be 1. An :class:`EnvError` names what is wrong."""
     if rules is None:
-        rules = game.rules() if players is None else game.rules(n_players=players)
-    if not isinstance(rules, game.rules):
-        raise ValueError(f"rules must be a {game.rules.__module__}.Rules, got {rules!r}")
+        with bad_input():
+            rules = _rules_from(game, players, [rule] if isinstance(rule, str) else list(rule))
+    elif not isinstance(rules, game.rules):
+        kind = f"{type(rules).__module__}.{type(rules).__qualname__}"
+        raise EnvError(
+            f"rules must be {game.title} rules ({game.rules.__module__}.Rules), got {kind}"
+        )
+    elif rule or (players is not None and players != rules.n_players):
+        raise EnvError(
+            f"give either rules= or players=/rule=, not both (the rules are for "
+            f"{rules.n_players} players)"
+        )
     if rounds_of(rules) != 1:
-        raise ValueError(f"an environment plays single games: rounds must be 1, got {rules.rounds}")
+        raise EnvError(f"an environment plays single games: rounds must be 1, got {rules.rounds}")
     return rules
+
+
+def _rules_from(game, players, pairs: list):
+    """``game``'s rules for ``players`` (default: its rules class's count) under ``pairs``."""
+    if not pairs:
+        return game.rules() if players is None else game.rules(n_players=players)
+    if not hasattr(game.rules, "from_pairs"):
+        raise ValueError(f"{game.name} takes no rule=key=value pairs; pass rules=")
+    return game.rules.from_pairs(pairs, game.rules().n_players if players is None else players)
 
 
 class Table:
     """A game of ``game`` under ``rules`` with giftsim agents at the seats of ``bots``
-    (``{seat: spec or Agent}``); the other seats are the learner's."""
+    (``{seat: spec or Agent}``); the other seats are the learner's. With ``record=True`` it
+    keeps the start state and the actions of the game being played (:meth:`record`)."""
 
-    def __init__(self, game: str, rules, bots=None, first_player="random", secret=0):
-        self.game = load_game(game)
+    def __init__(self, game: str, rules, bots=None, first_player="random", secret=0, record=False):
+        self.game = load(game)
         self.rules, self.n = rules, rules.n_players
-        first_policy(first_player, self.n)  # a bad value fails here, with the valid choices
-        self.first_player, self.secret = first_player, secret
-        self.bots = {s: _agent(a, game) for s, a in (bots or {}).items()}
+        with bad_input():
+            first_policy(first_player, self.n)  # a bad value fails here, with the valid choices
+            check_secret(secret)
+            self.bots = {s: _agent(a, game) for s, a in (bots or {}).items()}
+        self.first_player, self.secret, self.keeps = first_player, int(secret), bool(record)
         bad = [s for s in self.bots if not (isinstance(s, int) and 0 <= s < self.n)]
         if bad:
-            raise ValueError(f"bot seats must be in 0..{self.n - 1}, got {bad}")
+            raise EnvError(f"bot seats must be in 0..{self.n - 1}, got {bad}")
         self.learners = [s for s in range(self.n) if s not in self.bots]
         if not self.learners:
-            raise ValueError("every seat has a bot: leave at least one seat to the learner")
+            raise EnvError("every seat has a bot: leave at least one seat to the learner")
         self.seats = [self.bots.get(s) for s in range(self.n)]
         self.size = self.game.tensor_size(rules)
         self.low, self.high = self.game.tensor_bounds(rules)
         self._obs = np.zeros(self.game.obs_size, np.int64)
         self._out = np.zeros(self.n, np.float64)
         self._scores = np.zeros(self.n, np.int64)
-        self.state = None
+        self.state, self.start_state, self.actions = None, None, []
 
     def start(self, root_seed: int, index: int) -> int:
         """Deal game ``index`` of ``root_seed`` and let the bots play up to a learner's turn.
@@ -74,6 +140,8 @@ class Table:
         with bots); return the index dealt."""
         while True:
             self.state, key = deal(self.game, self.rules, root_seed, index, self.first_player)
+            if self.keeps:
+                self.start_state, self.actions = self.state.copy(), []
             self.rngs = seat_streams(key, self.n, self.secret)
             self.play_bots()
             if not self.over():
@@ -87,10 +155,10 @@ class Table:
         """The seat to act (meaningless once the game is over)."""
         return int(self.state[self.game.turn_slot])
 
-    def mask(self) -> np.ndarray:
-        """The legal actions of the seat to act as an int8 0/1 array (all 0 once over)."""
+    def mask(self, dtype=np.int8) -> np.ndarray:
+        """The legal actions of the seat to act as a 0/1 array (all 0 once over)."""
         bits = int(self.game.legal_mask(self.state))
-        return np.array([(bits >> a) & 1 for a in range(self.game.num_actions)], np.int8)
+        return np.array([(bits >> a) & 1 for a in range(self.game.num_actions)], dtype)
 
     def tensor(self, seat: int) -> np.ndarray:
         """The float32 observation tensor of ``seat`` (``observe`` + ``encode``), a new array."""
@@ -106,22 +174,22 @@ class Table:
         return obs
 
     def is_legal(self, action) -> bool:
-        """True for a legal action id (a Python or NumPy integer) of the seat to act."""
-        if not isinstance(action, int | np.integer) or not 0 <= action < self.game.num_actions:
-            return False
-        return bool((int(self.game.legal_mask(self.state)) >> int(action)) & 1)
+        """True for a legal action id of the seat to act; False for an integer that is not one;
+        an :class:`EnvError` for anything but an integer (:func:`action_id`)."""
+        action = action_id(action, self.game.num_actions)
+        return action is not None and bool((int(self.game.legal_mask(self.state)) >> action) & 1)
 
     def play(self, action) -> None:
-        """Apply the learner's ``action`` (ValueError naming the legal ones if it is not one of
-        them), then the bots' moves up to the next learner turn or the end."""
+        """Apply the learner's ``action`` (an :class:`EnvError` naming the legal ones if it is
+        not one of them), then the bots' moves up to the next learner turn or the end."""
         if not self.is_legal(action):
             legal = self.game.legal_actions(self.state)
-            raise ValueError(f"illegal action {action!r} for seat {self.to_act()} (legal: {legal})")
+            raise EnvError(f"illegal action {action!r} for seat {self.to_act()} (legal: {legal})")
         self.advance(action)
 
     def advance(self, action) -> None:
         """:meth:`play` for an action already found legal (:meth:`is_legal`)."""
-        self.game.apply_action(self.state, int(action))
+        self._apply(int(action))
         self.play_bots()
 
     def play_bots(self) -> None:
@@ -129,7 +197,21 @@ class Table:
         while not game.is_over(state) and self.seats[int(state[game.turn_slot])] is not None:
             legal = game.legal_actions(state)
             action = legal[0] if len(legal) == 1 else ask(game, self.seats, state, self.rngs, legal)
-            game.apply_action(state, action)
+            self._apply(action)
+
+    def _apply(self, action: int) -> None:
+        self.game.apply_action(self.state, action)
+        if self.keeps:
+            self.actions.append(action)
+
+    def record(self, meta: dict) -> dict:
+        """The JSON game record (``Game.make_record``, what ``giftsim replay`` checks) of the
+        finished game, with ``meta`` (agents, seed, game index) added."""
+        return self.game.make_record(self.rules, self.start_state, self.actions, meta)
+
+    def agents(self) -> list[str]:
+        """Every seat's spec, ``"learner"`` for a learner seat (a record's ``agents``)."""
+        return [self.spec(s) for s in range(self.n)]
 
     def rewards(self) -> np.ndarray:
         """Each seat's share of the win (``Game.rewards``) of the finished game."""
@@ -155,7 +237,11 @@ class Table:
 
 
 def _agent(agent, game: str) -> Agent:
-    return agent if isinstance(agent, Agent) else parse(agent, game)
+    if isinstance(agent, Agent):
+        return agent
+    if not isinstance(agent, str):
+        raise EnvError(f"an opponent is an agent spec (a string) or an Agent, got {agent!r}")
+    return parse(agent, game)
 
 
 def render_text(table: Table) -> str:

@@ -2,10 +2,11 @@
 
 ``step(actions)`` takes the learner's action in every lane and returns NumPy arrays: the
 learner's next observation tensors (``Game.encode``), legal masks (``Game.legal_mask``),
-rewards and done flags. Every other seat is played by a compiled giftsim agent (any spec,
-user-defined agents too) inside the same kernel call (``agents/templates/vector.py``), which runs
-each lane until the learner must choose again or the episode ends. No rule is written here:
-what is legal, what the learner sees and who wins come from the game's verbs.
+rewards and done flags. Every other seat is played by an opponent (**Opponents** below: a
+compiled giftsim agent, user-defined ones too, or a network, inside the same kernel call,
+``agents/templates/vector.py``), which runs each lane until the learner must choose again or
+the episode ends. No rule is written here: what is legal, what the learner sees and who wins
+come from the game's verbs.
 
 Conventions:
 
@@ -33,11 +34,26 @@ Conventions:
   fresh arrays of a few MB cost page faults).
 * **Records.** With ``record=True`` every finished episode is kept and :meth:`records` gives
   them as JSON game records that ``giftsim replay`` accepts.
+* **Opponents.** Each is a compiled giftsim agent (a spec such as ``"greedy"``, or an
+  :class:`~agents.base.Agent`), played inside the kernel call; a network in giftsim's own
+  format held in memory (:class:`~experiments.envs.opponents.LiveNetwork`: the one being
+  trained, for self-play, updated in place between rollouts), played inside the kernel call
+  as well; or Python: a plain-Python agent, or a callable ``policy(tensors, masks) ->
+  actions`` over a batch of the deciding seats' tensors and masks. With a Python opponent the
+  lanes are stepped from Python (``experiments.envs.python_lanes``, the slow path: Python work
+  at every decision, the callable asked once per round for every lane waiting on it);
+  ``slow=True`` asks for that path with compiled opponents too. Both paths play the same
+  games.
+* **Bad input** (an argument, actions that are not integers or not one per lane, a step before
+  ``reset``) raises :class:`~experiments.envs.table.EnvError` with one line. An illegal
+  learner action raises it too, naming the lane; the lanes before it have moved on, so the
+  environment must be ``reset`` before the next step.
 """
 
 import numpy as np
 
-from agents.drivers.block import AgentError, IllegalActionError, announce
+from agents.base import Agent
+from agents.drivers.block import IllegalActionError, announce
 from agents.drivers.generate import driver
 from agents.kernels.lanes import (
     FINISHED,
@@ -61,15 +77,17 @@ from agents.kernels.lanes import (
     empty_lanes,
     entry_addresses,
 )
-from agents.registry import param_table, parse_list
+from agents.registry import parse
+from experiments.envs.opponents import LiveNetwork
+from experiments.envs.python_lanes import PythonLanes
+from experiments.envs.table import EnvError, bad_input, check_seeds, make_rules
 from giftsim.contract import MAX_PARAMS, first_policy
-from giftsim.game import Game, load_game, rounds_of
-from giftsim.rng import check_secret, check_seed
+from giftsim.game import Game, load_game
 
 
 class VectorEnv:
-    """``n_envs`` games of ``game`` for one learner against compiled giftsim agents (see the
-    module docstring for seats, seeds, rewards and auto-reset)."""
+    """``n_envs`` games of ``game`` for one learner against giftsim agents, networks or Python
+    opponents (see the module docstring for seats, seeds, rewards, auto-reset and opponents)."""
 
     def __init__(
         self,
@@ -85,18 +103,21 @@ class VectorEnv:
         record: bool = False,
         first_player="rotate",
         copy: bool = True,
+        rule=(),
+        slow: bool = False,
     ):
-        self.game = game if isinstance(game, Game) else load_game(game)
-        self.rules = _rules(self.game, players, rules)
+        with bad_input():
+            self.game = game if isinstance(game, Game) else load_game(game)
+        self.rules = _rules(self.game, players, rules, rule)
         self.n_envs, self.n_players = _positive(n_envs, "n_envs"), self.rules.n_players
         self.opponents = _opponents(self.game, opponents, self.n_players)
         self.margin, self.record, self.copy = float(margin), bool(record), bool(copy)
-        check_seed(seed)
-        check_secret(secret)
+        check_seeds(seed, secret)
         self.seed, self.secret = int(seed), int(secret)
         self.learner_seat = learner_seat
-        self._run = _run_settings(first_player, learner_seat, self.n_players, self.record)
-        self._kernels = driver(self.game.name, "vector")
+        with bad_input():
+            self._run = _run_settings(first_player, learner_seat, self.n_players, self.record)
+        self.slow = bool(slow) or not all(_compiled(a) for a in self.opponents)
         self._build()
 
     @property
@@ -111,25 +132,24 @@ class VectorEnv:
         """Begin an episode in every lane: ``(obs, mask)`` of the learner's first decisions.
         With ``seed``, every lane starts over at its episode 0 of that seed."""
         if seed is not None:
-            check_seed(seed)
+            check_seeds(seed)
             self.seed = int(seed)
+            self._keys[KEY_SEED] = np.uint64(self.seed)
             self._lanes[:, L_NEXT] = 0
             self._finished.clear()
         out = self._outputs() if self.copy else self._buffers
-        self._check(self._kernels.reset_lanes(*self._args(), out[:2]))
+        self._check(self._kernels.reset_lanes(*self._call, out[:2]))
         self._ready = True
         return out[0], out[1]
 
     def step(self, actions):
-        """Apply the learner's ``actions`` (int, one per lane) and play on: ``(obs, mask,
-        rewards, dones, info)``."""
+        """Apply the learner's ``actions`` (integer action ids, one per lane) and play on:
+        ``(obs, mask, rewards, dones, info)``."""
         if not self._ready:
-            raise RuntimeError("call reset() before step()")
-        actions = np.ascontiguousarray(actions, dtype=np.int64)
-        if actions.shape != (self.n_envs,):
-            raise ValueError(f"actions must have shape ({self.n_envs},), got {actions.shape}")
+            raise EnvError("call reset() before step() (and after an illegal action)")
+        actions = self._actions(actions)
         out = self._outputs() if self.copy else self._buffers
-        self._check(self._kernels.step_lanes(*self._args(), actions, out))
+        self._check(self._kernels.step_lanes(*self._call, actions, out), actions)
         obs, mask, shares, dones, finals, leads = out
         if self.record and dones.any():
             self._keep(np.flatnonzero(dones))
@@ -140,7 +160,7 @@ class VectorEnv:
         """JSON game records of the episodes finished since the last ``reset(seed=...)`` (with
         ``record=True``), in the order they finished."""
         if not self.record:
-            raise ValueError("records() needs VectorEnv(..., record=True)")
+            raise EnvError("records() needs VectorEnv(..., record=True)")
         return [self._record(*finished) for finished in self._finished]
 
     def lane_state(self, lane: int) -> tuple[np.ndarray, int]:
@@ -154,35 +174,51 @@ class VectorEnv:
 
     def _build(self) -> None:
         game, n, lanes = self.game, self.n_players, self.n_envs
-        self._entries = [a.family.entry() for a in self.opponents]  # kept alive: addresses
-        self._addresses = entry_addresses(self._entries)
+        agents = [a for a in self.opponents if isinstance(a, Agent)]
         self._params = np.zeros((game.max_players, MAX_PARAMS), np.float64)
-        self._params[: n - 1] = param_table(self.opponents, n)
+        self._params[: len(self.opponents)] = [_param_row(a, n) for a in self.opponents]
         self._lanes = empty_lanes(lanes)
         self._states = np.zeros((lanes, game.state_size), np.int64)
         self._rngs = np.zeros((lanes, game.max_players), np.uint64)
         width = game.state_size + game.max_decisions if self.record else 1
         self._logs = np.zeros((lanes, 2, width), np.int64)
+        self._keys = np.zeros(2, np.uint64)
+        self._keys[KEY_SEED], self._keys[KEY_SECRET] = self.seed, self.secret
         self._finished: list[tuple] = []
         self._buffers = self._outputs()
         self._ready = False
-        label = f"the {game.title} vector environment"
-        announce(label, self._kernels.step_lanes, self.opponents)
-
-    def _args(self) -> tuple:
-        keys = np.array([0, 0], np.uint64)
-        keys[KEY_SEED], keys[KEY_SECRET] = np.uint64(self.seed), np.uint64(self.secret)
-        return (
+        if self.slow:
+            self._entries = []
+            self._kernels = PythonLanes(game, self.rules, self.opponents)
+            addresses = np.zeros((0, 3), np.int64)
+        else:
+            self._entries = [a.family.entry() for a in agents]  # kept alive: addresses
+            self._kernels = driver(game.name, "vector")
+            addresses = entry_addresses(self._entries)
+            announce(f"the {game.title} vector environment", self._kernels.step_lanes, agents)
+        self._call = (
             self.rules.to_array(),
-            keys,
+            self._keys,
             self._run,
-            self._addresses,
+            addresses,
             self._params,
             self._lanes,
             self._states,
             self._rngs,
             self._logs,
         )
+
+    def _actions(self, actions) -> np.ndarray:
+        """The learner's actions as int64, or an EnvError (not integers, not one per lane)."""
+        array = np.asarray(actions)
+        if array.dtype.kind not in "iu":
+            raise EnvError(
+                f"actions must be integer action ids (0..{self.num_actions - 1}), one per lane; "
+                f"got an array of {array.dtype}"
+            )
+        if array.shape != (self.n_envs,):
+            raise EnvError(f"actions must have shape ({self.n_envs},), got {array.shape}")
+        return np.ascontiguousarray(array, dtype=np.int64)
 
     def _outputs(self) -> tuple:
         n, size = self.n_envs, self.tensor_size
@@ -195,16 +231,20 @@ class VectorEnv:
             np.zeros(n, np.float32),
         )
 
-    def _check(self, result) -> None:
+    def _check(self, result, actions=None) -> None:
         lane, problem = result
         if problem == OK:
             return
         self._ready = False
         if problem == LEARNER_ILLEGAL:
-            raise IllegalActionError(f"lane {lane}: the learner's action is not legal there")
+            legal = self.game.legal_actions(self._states[lane])
+            raise EnvError(
+                f"lane {lane}: the learner's action {int(actions[lane])} is not legal there "
+                f"(legal: {legal}); reset() before the next step"
+            )
         if problem == LOG_FULL:
-            raise ValueError(f"lane {lane}: an episode outgrew the action log; use record=False")
-        names = ", ".join(dict.fromkeys(a.spec for a in self.opponents))
+            raise EnvError(f"lane {lane}: an episode outgrew the action log; use record=False")
+        names = ", ".join(dict.fromkeys(_name(a) for a in self.opponents))
         raise IllegalActionError(f"lane {lane}: an opponent ({names}) chose an illegal action")
 
     def _info(self, dones, finals, leads) -> dict:
@@ -224,7 +264,7 @@ class VectorEnv:
             self._finished.append((index, seat, row[:base].copy(), row[base:end].tolist()))
 
     def _record(self, index, seat, start, actions) -> dict:
-        names = [a.spec for a in self.opponents]
+        names = [_name(a) for a in self.opponents]
         n = self.n_players
         seats = [names[(s - seat - 1) % n] if s != seat else "learner" for s in range(n)]
         meta = {"agents": seats, "seed": self.seed, "game_index": index}
@@ -238,36 +278,71 @@ def lane_game_index(lane: int, episode: int) -> int:
     return lane * LANE_STRIDE + episode
 
 
-def _rules(game: Game, players: int, rules):
-    if players not in game.players:
-        valid = ", ".join(map(str, game.players))
-        raise ValueError(f"{game.title} takes {valid} players, got {players!r}")
-    rules = game.rules(n_players=players) if rules is None else rules
-    if rules.n_players != players:
-        raise ValueError(f"rules are for {rules.n_players} players, not {players}")
-    if rounds_of(rules) > 1:
-        raise ValueError("an episode is one game: use rules with rounds 1")
-    return rules
+def _rules(game: Game, players, rules, rule):
+    valid = ", ".join(map(str, game.players))
+    if not isinstance(players, int | np.integer) or players not in game.players:
+        raise EnvError(f"{game.title} takes {valid} players, got {players!r}")
+    return make_rules(game, int(players), rules, rule)
 
 
 def _positive(value, name: str) -> int:
     if not isinstance(value, int | np.integer) or isinstance(value, bool) or value < 1:
-        raise ValueError(f"{name} must be a whole number of at least 1, got {value!r}")
+        raise EnvError(f"{name} must be a whole number of at least 1, got {value!r}")
     if value > 1 << 31:
-        raise ValueError(f"{name} must be at most 2**31, got {value}")
+        raise EnvError(f"{name} must be at most 2**31, got {value}")
     return int(value)
 
 
 def _opponents(game: Game, specs, n_players: int) -> list:
-    agents = parse_list(specs, game.name)
-    if len(agents) == 1:
-        agents = agents * (n_players - 1)
-    if len(agents) != n_players - 1:
-        raise ValueError(f"{n_players} players need {n_players - 1} opponents, got {len(agents)}")
-    plain = [a.spec for a in agents if not a.family.compiled]
-    if plain:
-        raise AgentError(f"agent {plain[0]!r} is plain Python: the vector env needs compiled ones")
-    return agents
+    """``n_players - 1`` opponents (one is repeated) from specs, agents, live networks or
+    Python callables (a comma-separated string of specs too)."""
+    if isinstance(specs, str):
+        specs = [s for s in specs.split(",") if s.strip()]
+    elif not isinstance(specs, list | tuple):
+        specs = [specs]
+    opponents = [_opponent(game, s, n_players) for s in specs]
+    if len(opponents) == 1:
+        opponents = opponents * (n_players - 1)
+    if len(opponents) != n_players - 1:
+        raise EnvError(f"{n_players} players need {n_players - 1} opponents, got {len(opponents)}")
+    return opponents
+
+
+def _opponent(game: Game, spec, n_players: int):
+    if isinstance(spec, LiveNetwork):
+        spec = spec.agent()
+    if isinstance(spec, Agent):
+        if spec.family.game != game.name:
+            raise EnvError(f"opponent {spec.spec!r} is a {spec.family.game} agent, not {game.name}")
+        with bad_input():
+            spec.param_row(n_players)  # a network that does not fit fails here
+        return spec
+    if isinstance(spec, str):
+        with bad_input():
+            return _opponent(game, parse(spec, game.name), n_players)
+    if callable(spec):
+        return spec
+    raise EnvError(
+        f"an opponent is an agent spec, an Agent, a LiveNetwork or a Python callable "
+        f"policy(tensors, masks) -> actions; got {spec!r}"
+    )
+
+
+def _compiled(opponent) -> bool:
+    return isinstance(opponent, Agent) and opponent.family.compiled
+
+
+def _param_row(opponent, n_players: int) -> np.ndarray:
+    if isinstance(opponent, Agent):
+        return opponent.param_row(n_players)
+    return np.zeros(MAX_PARAMS, np.float64)
+
+
+def _name(opponent) -> str:
+    """An opponent's name in records and messages: its spec, or ``python:NAME``."""
+    if isinstance(opponent, Agent):
+        return opponent.spec
+    return "python:" + getattr(opponent, "__name__", type(opponent).__name__)
 
 
 def _run_settings(first_player, learner_seat, n_players: int, record: bool) -> np.ndarray:

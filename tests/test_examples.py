@@ -1,0 +1,36 @@
+"""The examples run (at a tiny budget), where their optional packages are installed."""
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(f"example_{name}", EXAMPLES / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_maskable_ppo_trains_and_its_policy_plays_a_tournament_on_fresh_deals(capsys):
+    pytest.importorskip("sb3_contrib", reason="needs sb3-contrib and torch (giftsim[sb3])")
+    example = _load("maskable_ppo")
+    argv = ["--game", "tulips", "--players", "3", "--steps", "256", "--lanes", "8"]
+    argv += ["--n-steps", "32", "--batch-size", "64", "--deals", "6", "--name", "ppo_test"]
+    result = example.main(argv)
+    out = capsys.readouterr().out
+    assert result["steps"] >= 256 and result["games"] == 18
+    assert 0.0 <= result["win_share"] <= 1.0 and result["fair"] == pytest.approx(1 / 3)
+    assert "ppo_test vs 2 x greedy" in out and "fresh deals of seed 777000" in out
+
+
+def test_pettingzoo_selfplay_trains_and_its_policy_plays_a_tournament(capsys):
+    example = _load("pettingzoo_selfplay")
+    argv = ["--game", "geschenkt", "--players", "3", "--games", "5", "--deals", "4"]
+    result = example.main([*argv, "--name", "selfplay_test"])
+    out = capsys.readouterr().out
+    assert "trained a linear policy on 5 games" in out and result["games"] == 12
+    assert 0.0 <= result["win_share"] <= 1.0 and "selfplay_test vs 2 x greedy" in out
