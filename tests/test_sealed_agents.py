@@ -196,7 +196,7 @@ BOUNDS_CHECKED_RUN = """
 from agents.registry import builtins
 from experiments.batch import play
 for game, n in TABLES:
-    for family in builtins(game):
+    for family in [f for f in builtins(game) if not f.table]:  # solved: tests/test_solve.py
         spec = family.name + (":iters=4" if "iters" in family.defaults else "")
         rules = {"geschenkt": {"chips_visible": n == 3}}.get(game, {})
         play(game, [spec] * n, 3, rules=entry(game).rules(n_players=n, **rules), seed=1)
@@ -217,7 +217,7 @@ def test_every_builtin_reads_only_its_observation_when_bounds_are_checked(game, 
     )
     assert done.returncode == 0, done.stderr[-2000:]
     played = [line for line in done.stdout.split("\n") if line.startswith(game + " ")]
-    assert len(played) == len(tables) * len(builtins(game))
+    assert len(played) == len(tables) * len([f for f in builtins(game) if not f.table])
 
 
 def test_a_builtin_entry_shows_the_observation_read_only():

@@ -15,6 +15,7 @@ from agents.geschenkt import (
     learned,
     random_agent,
     sniper,
+    solved,
     tuned,
 )
 from agents.geschenkt.loop import play_block, play_games
@@ -28,5 +29,6 @@ ISMCTS = Family.of_module("ismcts", "geschenkt", ismcts)
 LEARNED = Family.of_module("learned", "geschenkt", learned)
 FLATMC_NET = Family.of_module("flatmc_net", "geschenkt", flatmc_net)
 ISMCTS_NET = Family.of_module("ismcts_net", "geschenkt", ismcts_net)
-BUILTINS = (RANDOM, GREEDY, SNIPER, *TUNED, FLATMC, ISMCTS, LEARNED, FLATMC_NET, ISMCTS_NET)
+SOLVED = Family.of_module("solved", "geschenkt", solved)  # plays a table: solved:table=FILE
+BUILTINS = (RANDOM, GREEDY, SNIPER, *TUNED, FLATMC, ISMCTS, LEARNED, FLATMC_NET, ISMCTS_NET, SOLVED)
 __all__ = ["BUILTINS", "play_block", "play_games"]
