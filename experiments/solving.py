@@ -386,7 +386,7 @@ def _exploit(rules, targets, args, command_line: str) -> None:
         print(result.table.round(6).to_string(index=False))
         rows.append(result.table.assign(agent=result.agent, queries=result.queries))
         if args.out is not None:
-            write_best_responses(result, args.out)
+            exploit.write_best_responses(result, args.out)
     table = pd_concat(rows)
     if args.out is not None:
         table.to_csv(args.out / "exploit.csv", index=False)
@@ -409,35 +409,6 @@ def pd_concat(rows):
             "queries",
         ]
     ]
-
-
-def write_best_responses(result, folder: Path) -> list[Path]:
-    """One table per seat of the best response to an agent, in ``folder/best-response/``:
-    ``solved:table=FILE`` plays it (in that seat, against the agent in the others)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from experiments import exploit
-
-    where = folder / "best-response"
-    where.mkdir(parents=True, exist_ok=True)
-    slug = "".join(ch if ch.isalnum() else "_" for ch in result.agent)[:60]
-    paths = []
-    for seat in range(result.layout.n_players):
-        chains, masks = exploit.best_response_table(result, seat)
-        meta = {
-            "game": "geschenkt",
-            "variant": result.layout.as_dict(),
-            "layout": solve.LAYOUT_VERSION,
-            "kind": "best response",
-            "seat": seat,
-            "target": result.agent,
-        }
-        table = pa.table({"chain": chains, "take": masks})
-        table = table.replace_schema_metadata({solve.TABLE_KEY: json.dumps(meta)})
-        paths.append(where / f"{slug}-seat{seat}.parquet")
-        pq.write_table(table, paths[-1], compression="zstd")
-    return paths
 
 
 def exploit_markdown(table, rules, command_line: str) -> str:

@@ -46,6 +46,7 @@ needs only two levels at a time in memory (the arrays may be memory-mapped).
 """
 
 from dataclasses import dataclass
+from functools import cached_property
 from math import comb
 
 import numpy as np
@@ -137,7 +138,12 @@ class Layout:
         return self.total_chips + 1
 
     def arrays(self):
-        """``(layout vector, binomials, level starts, chips table)`` for compiled code."""
+        """``(layout vector, binomials, level starts, chips table)`` for compiled code (made
+        once per layout; read them, never write)."""
+        return self._arrays
+
+    @cached_property
+    def _arrays(self):
         size = max(self.positions, self.total_chips + self.n_players) + 2
         binom = np.array(
             [[min(comb(a, b), 2**62) for b in range(size)] for a in range(size)], np.int64
@@ -431,27 +437,27 @@ def _power(n, e):
 
 
 @njit(cache=True, parallel=True)
-def solve_block(lay, binom, start, chip_rows, k, h0, h1, values, masks, eps):
-    """Solve the afterstates of hand codes ``h0 .. h1 - 1`` (level ``k``) from the values of
-    level ``k + 1``: write their shares into ``values`` and each chain's take mask into
-    ``masks`` (block-local chain order; 0 for a card already taken, since a real mask always
-    has its last pot's bit, the forced take)."""
+def solve_block(game, k, h0, h1, values, masks, eps):
+    """Solve the afterstates of hand codes ``h0 .. h1 - 1`` (level ``k``; ``game``:
+    :meth:`Layout.arrays`) from the values of level ``k + 1``: write their shares into
+    ``values`` and each chain's take mask into ``masks`` (block-local chain order; 0 for a
+    card already taken, since a real mask always has its last pot's bit, the forced take)."""
     for b in prange(h1 - h0):
-        _solve_hand(h0 + b, b, k, lay, binom, start, chip_rows, values, masks, eps)
+        _solve_hand(game, h0 + b, b, k, values, masks, eps)
 
 
 @njit(cache=True)
-def _solve_hand(h, b, k, lay, binom, start, chip_rows, values, masks, eps):
+def _solve_hand(game, h, b, k, values, masks, eps):
     """One hand code's afterstates (every chips code and seat to act): each is the mean, over
     the cards that may turn up, of its chain's value under subgame-perfect play."""
+    lay, binom, start, chip_rows = game
     n, positions, nch = lay[LAY_PLAYERS], lay[LAY_POSITIONS], lay[LAY_CHIP_CODES]
     nexts, hands = np.empty((positions, n), np.int64), np.empty(n, np.int64)
     successors(h, k, lay, binom, start, nexts, hands)
     if k == lay[LAY_CARDS]:
         _terminal(h, hands, lay, chip_rows, values)
         return
-    chain, total, work = np.empty(n), np.empty(n), np.empty((2, n))
-    after = np.empty(n, np.int64)
+    chain, total, space = np.empty(n), np.empty(n), (np.empty(n), np.empty(n, np.int64))
     for c in range(nch):
         for s in range(n):
             total[:] = 0.0
@@ -459,19 +465,20 @@ def _solve_hand(h, b, k, lay, binom, start, chip_rows, values, masks, eps):
             for u in range(positions):
                 if nexts[u, 0] >= 0:
                     masks[row + u] = _solve_chain(
-                        nexts[u], chip_rows[c], s, lay, binom, values, eps, chain, work, after
+                        game, nexts[u], chip_rows[c], s, values, eps, chain, space
                     )
                     total += chain
             store_shares(values, (h * nch + c) * n + s, n, total / (positions - k))
 
 
 @njit(cache=True)
-def _solve_chain(nexts, chips, s, lay, binom, values, eps, out, work, after):
+def _solve_chain(game, nexts, chips, s, values, eps, out, space):
     """Subgame-perfect play of one chain, from the forced take at its end back to pot 0: the
     seat acting at pot ``j`` takes iff taking is worth at least what passing is to it (within
     ``eps``: ties take). Writes the shares at pot 0 into ``out``; returns the take mask."""
+    lay, binom = game[0], game[1]
     n, nch = lay[LAY_PLAYERS], lay[LAY_CHIP_CODES]
-    take = work[0]
+    take, after = space
     end = chain_end(chips, s, n)
     mask = np.uint64(0)
     for j in range(end, -1, -1):
@@ -511,11 +518,11 @@ def solve(layout: Layout, values: np.ndarray, on_block=None, eps: float = TIE_EP
 
     ``on_block(level, h0, h1, masks)`` is called after each block with the take masks of its
     chains (chain ``h0 * per_hand * R + i`` is ``masks[i]``; 0 where the card is taken)."""
-    vec, binom, start, chip_rows = layout.arrays()
+    game = layout.arrays()
     per_hand = layout.per_hand * layout.positions
     for k, h0, h1 in blocks(layout):
         masks = np.zeros((h1 - h0) * per_hand, np.uint64)
-        solve_block(vec, binom, start, chip_rows, k, h0, h1, values, masks, eps)
+        solve_block(game, k, h0, h1, values, masks, eps)
         if on_block is not None:
             on_block(k, h0, h1, masks)
 
@@ -532,3 +539,29 @@ def shares_at(values: np.ndarray, a: int, n: int) -> np.ndarray:
     out = np.empty(n)
     load_shares(values, a, n, out)
     return out
+
+
+def decode_afterstate(layout: Layout, a: int) -> tuple[list[list[int]], list[int], int]:
+    """``(hands, chips, seat to act)`` of afterstate ``a``: each seat's cards (numbers),
+    chips, and the seat to act next."""
+    vec, binom, start, chip_rows = layout.arrays()
+    n = layout.n_players
+    h, rest = divmod(a, layout.per_hand)
+    code, seat = divmod(rest, n)
+    hands = np.zeros(n, np.int64)
+    decode_hand(h, vec, binom, start, hands)
+    cards = [
+        [layout.lowest + u for u in range(layout.positions) if (int(m) >> u) & 1] for m in hands
+    ]
+    return cards, [int(c) for c in chip_rows[code]], int(seat)
+
+
+def decode_chain(layout: Layout, chain: int) -> tuple[list[list[int]], list[int], int, int]:
+    """``(hands, chips, card, seat)`` of a chain: its afterstate's hands and chips, the card
+    that turns up and the seat that acts on it first."""
+    a, u = divmod(chain, layout.positions)
+    hands, chips, seat = decode_afterstate(layout, a)
+    card = layout.lowest + u
+    if any(card in hand for hand in hands) or sum(map(len, hands)) == layout.n_cards:
+        raise ValueError(f"chain {chain} is no chain: its card is taken or the game is over")
+    return hands, chips, card, seat

@@ -157,6 +157,38 @@ class Response:
         keep = self.best_chain(*t.passed(hands, chips, card, pot, seat))
         return "take" if take >= keep else "pass"
 
+    def decisions(self, first=0):
+        """The responder's decisions reached from the start when the others follow the
+        policy (every action it plays with a positive probability) and the responder may do
+        anything: ``(hands, chips, card, pot, seat)``."""
+        t, found, seen, todo = self.twin, [], set(), [self.twin.start(first)]
+        while todo:
+            hands, chips, seat = todo.pop()
+            if (hands, chips, seat) in seen or sum(map(len, hands)) == t.played:
+                continue
+            seen.add((hands, chips, seat))
+            for card in t.unseen(hands):
+                state = (hands, chips, card, 0, seat)
+                while state is not None:
+                    state = self._step(state, found, todo)
+        return found
+
+    def _step(self, state, found, todo):
+        """Record ``state`` if the responder acts; queue the take if it may happen; return the
+        state after a pass if that may happen (else None)."""
+        t = self.twin
+        chips, seat = state[1], state[4]
+        p = Fraction(1) if chips[seat] == 0 else None
+        if seat == self.me and chips[seat] > 0:
+            found.append(state)
+        elif p is None:
+            p = self.policy(*state)
+        if p is None or p > 0:
+            todo.append(t.took(*state))
+        if chips[seat] > 0 and (p is None or p < 1):
+            return t.passed(*state)
+        return None
+
     def _own(self, hands, chips, seat):
         return self._mean(hands, chips, seat, self.own_chain, lambda r: np.array(r, object))
 

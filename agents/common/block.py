@@ -37,6 +37,8 @@ def run_block(
     if len(agents) != n:
         raise ValueError(f"{n} players need {n} agents, got {len(agents)}")
     check_secret(secret)
+    for agent in agents:
+        agent.check_rules(rules)
     announce(f"the {game.title} game loop", kernel, agents)
     entries = tuple(a.family.entry() for a in agents)
     entries += (entries[0],) * (game.max_players - n)
