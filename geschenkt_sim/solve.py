@@ -457,7 +457,8 @@ def _solve_hand(game, h, b, k, values, masks, eps):
     if k == lay[LAY_CARDS]:
         _terminal(h, hands, lay, chip_rows, values)
         return
-    chain, total, space = np.empty(n), np.empty(n), (np.empty(n), np.empty(n, np.int64))
+    chain, total = np.empty(n), np.empty(n)
+    space = (np.empty(n), np.empty(n, np.int64), np.empty(lay[LAY_TOTAL_CHIPS] + 1, np.int64))
     for c in range(nch):
         for s in range(n):
             total[:] = 0.0
@@ -468,7 +469,29 @@ def _solve_hand(game, h, b, k, values, masks, eps):
                         game, nexts[u], chip_rows[c], s, values, eps, chain, space
                     )
                     total += chain
-            store_shares(values, (h * nch + c) * n + s, n, total / (positions - k))
+            total /= positions - k
+            store_shares(values, (h * nch + c) * n + s, n, total)
+
+
+@njit(cache=True)
+def chain_successors(game, nexts, chips, s, now, out):
+    """The afterstate each pot's take leads to in a chain begun by seat ``s`` with ``chips``
+    (``nexts[t]``: the hand code after seat ``t`` takes the card), into ``out[j]``, walking
+    forward as the seats pass in turn (``now``: work space); returns the last pot, where the
+    seat to act has no chip and must take."""
+    lay, binom = game[0], game[1]
+    n, nch = lay[LAY_PLAYERS], lay[LAY_CHIP_CODES]
+    now[:n] = chips[:n]
+    t = s
+    for j in range(lay[LAY_TOTAL_CHIPS] + 1):
+        now[t] += j
+        out[j] = (nexts[t] * nch + chips_code(now, binom)) * n + t
+        now[t] -= j
+        if now[t] == 0:
+            return j
+        now[t] -= 1
+        t = t + 1 if t + 1 < n else 0
+    return lay[LAY_TOTAL_CHIPS]
 
 
 @njit(cache=True)
@@ -476,17 +499,17 @@ def _solve_chain(game, nexts, chips, s, values, eps, out, space):
     """Subgame-perfect play of one chain, from the forced take at its end back to pot 0: the
     seat acting at pot ``j`` takes iff taking is worth at least what passing is to it (within
     ``eps``: ties take). Writes the shares at pot 0 into ``out``; returns the take mask."""
-    lay, binom = game[0], game[1]
-    n, nch = lay[LAY_PLAYERS], lay[LAY_CHIP_CODES]
-    take, after = space
-    end = chain_end(chips, s, n)
+    n = game[0][LAY_PLAYERS]
+    take, now, succ = space
+    end = chain_successors(game, nexts, chips, s, now, succ)
     mask = np.uint64(0)
+    t = (s + end) % n
     for j in range(end, -1, -1):
-        taker = after_take(chips, s, j, n, after)
-        load_shares(values, (nexts[taker] * nch + chips_code(after, binom)) * n + taker, n, take)
-        if j == end or take[taker] >= out[taker] - eps:
+        load_shares(values, succ[j], n, take)
+        if j == end or take[t] >= out[t] - eps:
             out[:n] = take[:n]
             mask |= np.uint64(1) << np.uint64(j)
+        t = t - 1 if t > 0 else n - 1
     return mask
 
 
