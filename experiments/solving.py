@@ -383,7 +383,7 @@ def _exploit(rules, targets, args, command_line: str) -> None:
             rules, target, args.queries, args.seed, not args.quiet, args.memory, keep=bool(args.out)
         )
         print(f"\n{result.describe()} ({result.seconds:.1f} s)")
-        print(result.table.round(6).to_string(index=False))
+        print(result.brief().round(6).to_string(index=False))
         rows.append(result.table.assign(agent=result.agent, queries=result.queries))
         if args.out is not None:
             exploit.write_best_responses(result, args.out)
@@ -396,19 +396,7 @@ def _exploit(rules, targets, args, command_line: str) -> None:
 def pd_concat(rows):
     import pandas as pd
 
-    return pd.concat(rows, ignore_index=True)[
-        [
-            "agent",
-            "seat",
-            "target_share",
-            "target_se",
-            "best_response",
-            "best_se",
-            "gain",
-            "gain_se",
-            "queries",
-        ]
-    ]
+    return pd.concat(rows, ignore_index=True)
 
 
 def exploit_markdown(table, rules, command_line: str) -> str:
@@ -420,9 +408,13 @@ def exploit_markdown(table, rules, command_line: str) -> str:
         "",
         "Seat = position in the turn order (0 moves first). `target_share`: the agent's own "
         "share in that seat when it plays every seat; `best_response`: a best response's "
-        "share in that seat against the agent in the others; `gain` their difference. "
-        "Standard errors are those of the estimated probabilities of an agent that randomises "
-        "(0 for a deterministic one).",
+        "share in that seat against the agent in the others; `gain` their difference. For an "
+        "agent that randomises (its probabilities estimated from `queries` answers per "
+        "decision) the best response answers the estimates, so `gain` can overstate; "
+        "`held_out` is the share of the best response to half the queries under the other "
+        "half's estimates, and `gain_low` = `held_out` - `target_share` is an unbiased "
+        "estimate of a gain some strategy achieves, a lower bound. `_se`: standard errors "
+        "of the estimates (0 for a deterministic agent).",
         "",
         table.round(4).to_markdown(index=False),
     ]
