@@ -419,3 +419,28 @@ def exploit_markdown(table, rules, command_line: str) -> str:
         table.round(4).to_markdown(index=False),
     ]
     return "\n".join(lines)
+
+
+def lookup(table, hands, chips, card: int, pot: int, turn: int) -> str:
+    """The action (``"take"`` or ``"pass"``) a policy table (``policy.parquet`` or a best
+    response's) gives at a public state: each seat's cards (numbers) and chips now, the card
+    up, the chips on it and the seat to act; a one-line ValueError for a state the table's
+    variant does not have."""
+    from agents.geschenkt import solved
+    from geschenkt_sim.rules import TAKE
+
+    meta, _, _ = solved.read(table)
+    layout = solve.Layout.from_variant(meta["variant"])
+    flat = solved.load_table(table, layout.n_players)
+    cards = range(layout.lowest, layout.highest + 1)
+    inside = len(hands) == len(chips) == layout.n_players and card in cards
+    if inside and all(c in cards for hand in hands for c in hand):
+        positions = np.array([sum(1 << (c - layout.lowest) for c in h) for h in hands], np.int64)
+        at = (positions, np.array(chips, np.int64), card - layout.lowest, pot, turn)
+        action = solved.lookup(flat, *at)
+        if action >= 0:
+            return "take" if action == TAKE else "pass"
+    raise ValueError(
+        f"no state of {layout.describe()}: hands {hands}, chips {chips}, card {card}, pot "
+        f"{pot}, seat {turn}"
+    )

@@ -142,3 +142,18 @@ def test_rules_the_solver_does_not_model_are_refused():
         solve.Layout.of(Rules(**small, rounds=4))
     with pytest.raises(ValueError, match="standard"):
         solve.Layout.of(Rules(n_players=2, variant="tactical"))
+
+
+def test_a_table_is_looked_up_as_the_solver_decided(tmp_path):
+    """``solving.lookup`` (through the ``solved`` agent's packed table) gives the solver's
+    action at every decision state the twin reaches; a state of another deck is refused."""
+    from experiments.solving import lookup, solve_variant
+
+    rules = variant(3, 2, 6, 1, 1)
+    solve_variant(rules, tmp_path, progress=False)
+    layout, _, masks = solved(rules)
+    twin = Twin(3, 2, 6, 1, 1)
+    for state in twin.decisions(0):
+        assert lookup(tmp_path / "policy.parquet", *state) == solver_action(layout, masks, state)
+    with pytest.raises(ValueError, match=r"no state of 3 players, cards 2\.\.6"):
+        lookup(tmp_path / "policy.parquet", [[], [], [9]], [1, 1, 1], 3, 0, 0)

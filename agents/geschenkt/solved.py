@@ -108,20 +108,25 @@ def decide(obs, params, rng):
     if obs[O_CHIPS + seat] == 0:
         return TAKE
     table = table_of(params)
-    lay, binom, start, bits = _parts(table)
-    if not _fits(obs, lay):
+    if not _fits(obs, _parts(table)[0]):
         return NOT_IN_TABLE
     n, lowest = obs[O_N_PLAYERS], obs[O_LOWEST]
     hands, chips = np.zeros(MAX_PLAYERS, np.int64), np.zeros(MAX_PLAYERS, np.int64)
     for p in range(n):
         hands[p] = obs[O_HANDS + p] >> lowest
         chips[p] = obs[O_CHIPS + p]
-    chain, pot = solve.decision_of(
-        hands[:n], chips[:n], obs[O_CARD] - lowest, obs[O_POT], obs[O_TURN], lay, binom, start
-    )
+    return lookup(table, hands[:n], chips[:n], obs[O_CARD] - lowest, obs[O_POT], obs[O_TURN])
+
+
+@njit(cache=True)
+def lookup(table, hands, chips, card, pot, turn):
+    """The table's action at a public state (hands as position bits, chips now, the card up as
+    a position, the pot, the seat to act), or ``NOT_IN_TABLE``."""
+    lay, binom, start, bits = _parts(table)
+    chain, j = solve.decision_of(hands, chips, card, pot, turn, lay, binom, start)
     if chain < 0:
         return NOT_IN_TABLE
-    bit = chain * table[T_WIDTH] + pot
+    bit = chain * table[T_WIDTH] + j
     return TAKE if (bits[bit >> 6] >> (bit & 63)) & 1 else PASS
 
 
