@@ -157,3 +157,28 @@ def test_a_table_is_looked_up_as_the_solver_decided(tmp_path):
         assert lookup(tmp_path / "policy.parquet", *state) == solver_action(layout, masks, state)
     with pytest.raises(ValueError, match=r"no state of 3 players, cards 2\.\.6"):
         lookup(tmp_path / "policy.parquet", [[], [], [9]], [1, 1, 1], 3, 0, 0)
+
+
+def test_values_memory_mapped_two_levels_at_a_time_give_the_same_solution(tmp_path):
+    """Under a memory limit that holds two levels of values but not all of them, the values
+    are memory-mapped to disk (and the file removed after); the solution and the tables are
+    those of a solve in memory. A limit below two levels is refused in one line."""
+    from experiments.solving import GB, OVERHEAD, plan, solve_variant
+
+    rules = variant(2, 3, 11, 2, 2)
+    free = plan(rules)
+    assert not free.mapped and free.working_bytes < free.values_bytes
+    limit = (OVERHEAD + (free.working_bytes + free.values_bytes) / 2) / GB
+    mapped = plan(rules, memory=limit)
+    assert mapped.mapped
+    a = solve_variant(rules, tmp_path / "a", progress=False)
+    b = solve_variant(rules, tmp_path / "b", memory=limit, progress=False)
+    assert np.array_equal(a.shares, b.shares)
+    assert sorted(p.name for p in (tmp_path / "b").iterdir()) == [
+        "policy.parquet",
+        "values.parquet",
+    ]
+    for name in ("policy.parquet", "values.parquet"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    with pytest.raises(ValueError, match="does not fit"):
+        plan(rules, memory=(OVERHEAD + free.working_bytes / 2) / GB)
