@@ -437,6 +437,7 @@ def first_player_exact(table: pd.DataFrame, players: int, games: int, ax=None):
             capsize=3,
         )
     ax.axhline(0, color="grey", linestyle="--", linewidth=1)
+    ax.set_xticks(sorted(data.cards.unique()))
     ax.set_xlabel("cards in the deck (of which about 27% removed)")
     ax.set_ylabel("first player's share minus 1/n")
     ax.set_title(
@@ -475,5 +476,7 @@ def exploitability_bars(table: pd.DataFrame, ax=None):
     ax.set_xticks(np.arange(len(agents)), agents, rotation=30, ha="right")
     ax.set_ylabel("gain of a best response in its best seat (win share)")
     ax.set_title("No Thanks!: exact exploitability on small decks")
-    ax.legend(fontsize="x-small")
+    ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.set_size_inches(max(fig.get_figwidth(), 11), fig.get_figheight())
+    fig.tight_layout()
     return fig
