@@ -43,10 +43,9 @@ from geschenkt_sim.engine import (
     O_SEAT,
     O_TOTAL_CHIPS,
     O_TURN,
-    OBS_SIZE,
 )
 from geschenkt_sim.rules import MAX_PLAYERS, PASS, TAKE
-from giftsim.contract import MAX_PARAMS, as_arrays, readonly
+from giftsim.contract import MAX_PARAMS, readonly
 
 PARAMS: dict[str, float] = {}
 RANGES: dict[str, object] = {}
@@ -128,13 +127,6 @@ def lookup(table, hands, chips, card, pot, turn):
         return NOT_IN_TABLE
     bit = chain * table[T_WIDTH] + j
     return TAKE if (bits[bit >> 6] >> (bit & 63)) & 1 else PASS
-
-
-@njit(cache=True)
-def decider(obs, params, rng, scratch):
-    """Entry of ``decide`` for the compiled loop (see ``giftsim.contract``)."""
-    o, p, r = as_arrays(obs, params, rng, OBS_SIZE)
-    return decide(o, p, r)
 
 
 @njit(cache=True)
