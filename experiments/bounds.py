@@ -1,0 +1,165 @@
+"""Lower bounds on how much a strong opponent can take from an agent, on the full games.
+
+The exact exploitability of ``experiments/exploit.py`` needs a solved variant; on the full
+games (No Thanks! 3-5 players, Gift of Tulips 2-4) the answer is a lower bound: what one
+strategy found by search takes from the target. The *rollout responder*
+(``agents/templates/respond.py``) plays one seat against the target in every other seat,
+choosing each action by rollouts of the target's own policy from worlds drawn from its
+observation. Each deal is played twice, by the target alone and with the responder in seat
+0, the first player rotating over the deals; the gain is the responder's share of the win
+less the target's own share in that seat on the same deal, and its standard error is that of
+the per-deal differences (the deal is the unit of independence). The responder is a legal
+strategy of its seat, so the mean gain estimates what one strategy gains: a lower bound of
+the exploitability averaged over the seats (and, per position, of each seat's).
+
+A block of deals is a pure function of (root seed, first deal, rules, target, rollouts), so
+the bound does not depend on how the deals are cut into chunks.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from giftsim.game import load_game, rounds_of
+
+Z95 = 1.959964
+CHUNK = 100  # deals per call of the compiled loop (a progress step)
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A rollout responder's gain against one target at one player count."""
+
+    game: str
+    players: int
+    target: str
+    rollouts: int
+    deals: int
+    seed: int
+    seconds: float
+    rows: np.ndarray  # per deal: responder's share, target's share, decisions rolled out
+
+    @property
+    def differences(self) -> np.ndarray:
+        return self.rows[:, 0] - self.rows[:, 1]
+
+    def summary(self) -> dict:
+        """The gain over every position, its standard error and 95% interval, and the cost."""
+        gain, se = _mean_se(self.differences)
+        return {
+            "game": self.game,
+            "players": self.players,
+            "target": self.target,
+            "responder": f"rollouts:{self.rollouts}",
+            "deals": self.deals,
+            "responder_share": self.rows[:, 0].mean(),
+            "target_share": self.rows[:, 1].mean(),
+            "gain": gain,
+            "se": se,
+            "low": gain - Z95 * se,
+            "high": gain + Z95 * se,
+            "cpu_seconds": self.seconds,
+        }
+
+    def by_position(self) -> pd.DataFrame:
+        """The gain per position of the responder in the turn order (0: first), with errors:
+        deal ``i`` starts at seat ``i mod n``, so the responder (seat 0) is at position
+        ``-i mod n``."""
+        position = (-np.arange(self.deals)) % self.players
+        rows = []
+        for p in range(self.players):
+            gain, se = _mean_se(self.differences[position == p])
+            rows.append({"position": p, "gain": gain, "se": se})
+        return pd.DataFrame(rows)
+
+
+def _mean_se(values: np.ndarray) -> tuple[float, float]:
+    if values.size < 2:
+        return float(values.mean()) if values.size else float("nan"), float("nan")
+    return float(values.mean()), float(values.std(ddof=1) / np.sqrt(values.size))
+
+
+def rollout_bound(
+    game: str,
+    rules,
+    target: str,
+    deals: int,
+    rollouts: int = 16,
+    seed: int = 0,
+    progress: bool = False,
+) -> Bound:
+    """The rollout responder's gain against ``target`` (a spec) in every other seat under
+    ``rules`` over deals ``0 .. deals - 1`` of ``seed`` (module docstring)."""
+    import time
+
+    from tqdm import tqdm
+
+    from agents.drivers.block import respond_block
+    from agents.registry import parse
+
+    record = load_game(game)
+    check(rules, deals, rollouts)
+    agents = [parse(target, game)] * rules.n_players
+    parts, started = [], time.process_time()
+    for first in tqdm(range(0, deals, CHUNK), disable=not progress, desc=f"vs {target}"):
+        size = min(CHUNK, deals - first)
+        parts.append(respond_block(record, rules, agents, 0, rollouts, seed, first, size))
+    rows = np.concatenate(parts)
+    seconds = time.process_time() - started
+    return Bound(game, rules.n_players, agents[0].spec, rollouts, deals, seed, seconds, rows)
+
+
+def check(rules, deals: int, rollouts: int) -> None:
+    """A one-line ValueError for what the responder does not do."""
+    if rounds_of(rules) != 1:
+        raise ValueError("the rollout responder plays single games: use rounds=1")
+    if deals < 2:
+        raise ValueError(f"deals must be at least 2 (an error needs two), got {deals}")
+    if rollouts < 1:
+        raise ValueError(f"rollouts must be at least 1, got {rollouts}")
+
+
+def bound_table(game: str, players, targets, deals: int, rollouts: int, seed: int = 0):
+    """:meth:`Bound.summary` of every target at every player count (official rules)."""
+    record = load_game(game)
+    rows = []
+    for n in players:
+        for target in targets:
+            bound = rollout_bound(game, record.rules(n_players=n), target, deals, rollouts, seed)
+            rows.append(bound.summary())
+    return pd.DataFrame(rows)
+
+
+def worst_case(table: pd.DataFrame) -> pd.DataFrame:
+    """Per game and target, the largest gain found over player counts and responders (the
+    ``worst case`` column): its value, error, player count and responder."""
+    top = table.loc[table.groupby(["game", "target"])["gain"].idxmax()]
+    return top[["game", "target", "players", "responder", "gain", "se"]].reset_index(drop=True)
+
+
+def against_exact(rules, target: str, deals: int, rollouts: int, seed: int = 0, queries=None):
+    """On a solved No Thanks! variant: the rollout bound beside the exact exploitability
+    (``experiments.exploit``) averaged over the positions, and the share of it found."""
+    from experiments import exploit
+
+    exact = exploitability_mean(exploit.exploitability(rules, target, queries=queries, seed=seed))
+    bound = rollout_bound("geschenkt", rules, target, deals, rollouts, seed).summary()
+    return {
+        "variant": exploit.solve.Layout.of(rules).describe(),
+        "target": target,
+        "exact_gain": exact,
+        "rollout_gain": bound["gain"],
+        "se": bound["se"],
+        "found": bound["gain"] / exact if exact > 0 else float("nan"),
+        "z_above_exact": (bound["gain"] - exact) / bound["se"],
+        "deals": deals,
+        "rollouts": rollouts,
+    }
+
+
+def exploitability_mean(result) -> float:
+    """An exact result's gain averaged over the positions (as the responder's seat rotates);
+    for an agent that randomises, its held-out gain (a lower bound, see ``exploit``)."""
+    column = "gain_low" if result.randomised else "gain"
+    return float(result.table[column].mean())
