@@ -24,6 +24,7 @@ import pandas as pd
 from giftsim.game import load_game, rounds_of
 
 Z95 = 1.959964
+SHARE, FIELD_SHARE, ROLLED = 0, 1, 2  # the columns of a block's rows (``respond.py``)
 CHUNK = 100  # deals per call of the compiled loop (a progress step)
 
 
@@ -42,7 +43,7 @@ class Bound:
 
     @property
     def differences(self) -> np.ndarray:
-        return self.rows[:, 0] - self.rows[:, 1]
+        return self.rows[:, SHARE] - self.rows[:, FIELD_SHARE]
 
     def summary(self) -> dict:
         """The gain over every position, its standard error and 95% interval, and the cost."""
@@ -53,8 +54,8 @@ class Bound:
             "target": self.target,
             "responder": f"rollouts:{self.rollouts}",
             "deals": self.deals,
-            "responder_share": self.rows[:, 0].mean(),
-            "target_share": self.rows[:, 1].mean(),
+            "responder_share": self.rows[:, SHARE].mean(),
+            "target_share": self.rows[:, FIELD_SHARE].mean(),
             "gain": gain,
             "se": se,
             "low": gain - Z95 * se,
@@ -163,3 +164,87 @@ def exploitability_mean(result) -> float:
     for an agent that randomises, its held-out gain (a lower bound, see ``exploit``)."""
     column = "gain_low" if result.randomised else "gain"
     return float(result.table[column].mean())
+
+
+def command(args) -> None:
+    """``giftsim bound``: the rollout bound of every ``--target`` at every ``--players``, each
+    row printed and added to ``--out`` as it is found (rows already there are kept, not run
+    again), then the worst case per target."""
+    from agents.registry import parse_list
+
+    record = load_game(args.game)
+    counts = _counts(args.players, record.players)
+    specs = [spec.strip() for spec in args.target.split(",") if spec.strip()]
+    targets = [agent.spec for agent in parse_list(specs, args.game)]
+    rules = {n: _rules(record, n, args.rule) for n in counts}
+    for n in counts:
+        check(rules[n], args.deals, args.rollouts)
+    done = _done(args.out)
+    rows = []
+    for n in counts:
+        for target in targets:
+            row = done.get((n, target, args.rollouts, args.deals, args.seed))
+            if row is None:
+                bound = rollout_bound(
+                    args.game,
+                    rules[n],
+                    target,
+                    args.deals,
+                    args.rollouts,
+                    args.seed,
+                    not args.quiet,
+                )
+                row = bound.summary() | {"seed": args.seed}
+                _append(args.out, row)
+            rows.append(row)
+            print(_line(row), flush=True)
+    print("\nworst case (largest gain found):")
+    print(worst_case(pd.DataFrame(rows)).to_string(index=False))
+
+
+def _counts(text: str, valid) -> list[int]:
+    try:
+        counts = [int(part) for part in str(text).split(",") if part.strip()]
+    except ValueError:
+        counts = []
+    if not counts or any(n not in valid for n in counts):
+        raise ValueError(f"--players takes counts among {', '.join(map(str, valid))}, got {text!r}")
+    return counts
+
+
+def _rules(record, players: int, pairs):
+    if pairs:
+        return record.rules.from_pairs(list(pairs), players)
+    return record.rules(n_players=players)
+
+
+def _done(path) -> dict:
+    """The rows of an earlier run's CSV, by (players, target, rollouts, deals, seed)."""
+    from pathlib import Path
+
+    if path is None or not Path(path).is_file():
+        return {}
+    table = pd.read_csv(path)
+    keys = ["players", "target", "rollouts", "deals", "seed"]
+    table["rollouts"] = table["responder"].str.split(":").str[1].astype(int)
+    return {tuple(row[k] for k in keys): row.to_dict() for _, row in table.iterrows()}
+
+
+def _append(path, row: dict) -> None:
+    from pathlib import Path
+
+    if path is None:
+        return
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    frame = pd.DataFrame([row])
+    frame.to_csv(path, mode="a", header=not path.is_file(), index=False)
+
+
+def _line(row: dict) -> str:
+    return (
+        f"{row['players']}p {row['target']}: gain {row['gain']:+.4f} "
+        f"[{row['low']:+.4f}, {row['high']:+.4f}] (se {row['se']:.4f}; responder "
+        f"{row['responder_share']:.4f} vs own {row['target_share']:.4f}) over {row['deals']:,} "
+        f"deals, {row['responder']}, {row['cpu_seconds']:.0f} s of CPU"
+    )

@@ -33,6 +33,8 @@ EXAMPLES = {
     "play": "giftsim play geschenkt --players 4 --seat 1 --vs ismcts,greedy,tuned4p",
     "solve": "giftsim solve geschenkt --players 2 --rule lowest_card=3 --rule highest_card=10 "
     "--rule n_removed=2 --rule chips_per_player=2 --exploit greedy,sniper --out runs/s8",
+    "bound": "giftsim bound geschenkt --players 3 --target greedy,random --deals 200 "
+    "--rollouts 4 --out runs/bounds.csv",
 }
 
 
@@ -133,6 +135,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_play(sub)
     _add_agents(sub)
     _add_solve(sub)
+    _add_bound(sub)
     return parser
 
 
@@ -213,6 +216,27 @@ def _solve(args) -> None:
     from experiments import solving
 
     solving.command(args)
+
+
+def _add_bound(sub) -> None:
+    p = _command(sub, "bound", "lower bounds of agents' exploitability by a rollout responder")
+    p.add_argument("game", choices=sorted(GAMES), help="which game")
+    p.add_argument("--players", default="3", help="player counts, comma-separated")
+    p.add_argument("--target", required=True, help="agent specs to answer, comma-separated")
+    p.add_argument("--deals", type=int, default=3200, help="deals per target and player count")
+    p.add_argument("--rollouts", type=int, default=8, help="rollouts per legal action")
+    p.add_argument("--seed", type=int, default=0, help="root seed of the deals")
+    _add_rule_option(p)
+    p.add_argument("--out", type=Path, help="a CSV to add each row to (rows there are kept)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_agent_options(p, secret=False)
+    p.set_defaults(run=_bound)
+
+
+def _bound(args) -> None:
+    from experiments import bounds
+
+    bounds.command(args)
 
 
 def _add_rule_option(p) -> None:
