@@ -7,10 +7,12 @@ that seat with more than one legal action, the responder draws ``rollouts`` worl
 with its own observation (the search verb ``world``; it sees nothing else) and, for each
 legal action, applies it to the world and plays the game to the end with the field's agents
 in every seat, its own seat's agent included (rollouts of the field's policy: Bertsekas'
-rollout algorithm, one policy-improvement step). It plays the action whose rollouts won the
-largest mean share, and the action its seat's agent would play on a tie. Every action is
-valued on the same worlds and the same agent streams (common random numbers), so that the
-comparison of two actions carries only the noise of where they differ.
+rollout algorithm, one policy-improvement step). Every action is valued on the same worlds
+and the same agent streams (common random numbers), so that the comparison of two actions
+carries only the noise of where they differ. It plays what its seat's agent would play,
+unless another action's rollouts beat that action's by more than ``MARGIN`` standard errors
+of their paired differences (then the one that beats it most): against a strong field most
+differences are noise, and following the noise would lose what the agent's choice is worth.
 
 The responder is a strategy of its seat (it reads only its observation and its own stream;
 the rollouts' agent streams are drawn from that stream, never the game's), so its mean gain
@@ -49,6 +51,7 @@ from .game import (
 SCRATCH_STRIDE = OBS_SIZE + STATE_SIZE + SCRATCH_WORK  # a seat's scratch row, as the loop's
 WORLD_STREAM = MAX_PLAYERS  # the stream number of a rollout's world (seats use 0 .. n-1)
 SHARE, FIELD_SHARE, ROLLED = 0, 1, 2  # the columns of a row of ``out``
+MARGIN = 1.0  # standard errors by which an action's rollouts must beat the agent's own
 
 
 @njit(cache=True)
@@ -109,28 +112,42 @@ def _responded(state, seat, entries, flat, streams, rollouts, secret, work):
 @njit(cache=True)
 def _rollout_choice(state, seat, entries, flat, streams, rollouts, secret, work):
     """The responder's action at ``state`` (module docstring), or -1 if an agent chose an
-    illegal action (its own seat's agent, asked for the tie-break, included)."""
+    illegal action (its own seat's agent, asked for the default, included)."""
     obs = np.zeros(OBS_SIZE, np.int64)
     observe(state, seat, obs)
     mask, own = legal_mask(state), _ask(state, entries, flat, streams, work)
     if own < 0:
         return -1
-    totals = np.zeros(NUM_ACTIONS, np.float64)
     base = next_u64(streams[seat : seat + 1])
-    drawn = np.zeros(STATE_SIZE, np.int64)
-    keys = np.zeros(MAX_PLAYERS, np.uint64)
+    drawn, keys = np.zeros(STATE_SIZE, np.int64), np.zeros(MAX_PLAYERS, np.uint64)
+    value = np.zeros(NUM_ACTIONS, np.float64)
+    sums, squares = np.zeros(NUM_ACTIONS, np.float64), np.zeros(NUM_ACTIONS, np.float64)
     for r in range(rollouts):
         for action in range(NUM_ACTIONS):
             if (mask >> action) & 1:
                 key = base + np.uint64(r)
-                value = _rollout(obs, action, seat, entries, flat, key, secret, drawn, keys, work)
-                if value < 0:
+                value[action] = _rollout(
+                    obs, action, seat, entries, flat, key, secret, drawn, keys, work
+                )
+                if value[action] < 0:
                     return -1
-                totals[action] += value
-    best = own
-    for action in range(NUM_ACTIONS):
-        if (mask >> action) & 1 and totals[action] > totals[best]:
-            best = action
+        for action in range(NUM_ACTIONS):  # differences from the agent's own action
+            sums[action] += value[action] - value[own]
+            squares[action] += (value[action] - value[own]) ** 2
+    return _chosen(mask, own, sums, squares, rollouts)
+
+
+@njit(cache=True)
+def _chosen(mask, own, sums, squares, rollouts):
+    """The action of the largest mean gain over ``own`` among those whose gain exceeds
+    ``MARGIN`` standard errors (the paired rollouts' differences), else ``own``."""
+    best, top = own, 0.0
+    for action in range(sums.shape[0]):
+        mean = sums[action] / rollouts
+        spread = max(squares[action] / rollouts - mean * mean, 0.0)
+        clear = mean > MARGIN * np.sqrt(spread / max(rollouts - 1, 1))
+        if (mask >> action) & 1 and clear and mean > top:
+            best, top = action, mean
     return best
 
 
