@@ -17,6 +17,7 @@ the bound does not depend on how the deals are cut into chunks.
 """
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -24,6 +25,7 @@ import pandas as pd
 from giftsim.game import load_game, rounds_of
 
 Z95 = 1.959964
+SHIPPED = Path(__file__).resolve().parent.parent / "docs" / "bounds.csv"  # giftsim bound's rows
 SHARE, FIELD_SHARE, ROLLED = 0, 1, 2  # the columns of a block's rows (``respond.py``)
 CHUNK = 100  # deals per call of the compiled loop (a progress step)
 
@@ -137,6 +139,22 @@ def worst_case(table: pd.DataFrame) -> pd.DataFrame:
     ``worst case`` column): its value, error, player count and responder."""
     top = table.loc[table.groupby(["game", "target"])["gain"].idxmax()]
     return top[["game", "target", "players", "responder", "gain", "se"]].reset_index(drop=True)
+
+
+def worst_cases(game: str, path=SHIPPED) -> dict[str, str]:
+    """The ``worst case`` column of ``giftsim agents``: per family name of ``game``, the
+    largest gain a responder found in the rows of ``path`` (its default agent or any spec of
+    it), as text; no entry for a family without rows."""
+    if not Path(path).is_file():
+        return {}
+    table = pd.read_csv(path)
+    table = table[table["game"] == game].assign(target=lambda t: t["target"].str.split(":").str[0])
+    return {
+        row.target: f"+{row.gain:.3f} (se {row.se:.3f}; {row.players}p, {row.responder})"
+        if row.gain >= 0
+        else f"{row.gain:.3f} (se {row.se:.3f}; none found, {row.players}p, {row.responder})"
+        for row in worst_case(table).itertuples()
+    }
 
 
 def against_exact(rules, target: str, deals: int, rollouts: int, seed: int = 0, queries=None):

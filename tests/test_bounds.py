@@ -86,3 +86,20 @@ def test_command_writes_rows_and_resumes(tmp_path, capsys):
     pd.testing.assert_frame_equal(pd.read_csv(out), first)
     worst = bounds.worst_case(first)
     assert worst.loc[0, "gain"] == first["gain"].max()
+
+
+def test_worst_cases_column(tmp_path):
+    """The largest gain per family, over player counts and specs of it; none for others."""
+    rows = [
+        ("geschenkt", 3, "greedy", 0.30, 0.01),
+        ("geschenkt", 4, "greedy:T=-2", 0.35, 0.02),
+        ("geschenkt", 3, "sniper", -0.01, 0.01),
+        ("tulips", 2, "greedy", 0.90, 0.01),
+    ]
+    table = pd.DataFrame(rows, columns=["game", "players", "target", "gain", "se"])
+    table.assign(responder="rollouts:8").to_csv(tmp_path / "b.csv", index=False)
+    worst = bounds.worst_cases("geschenkt", tmp_path / "b.csv")
+    assert worst["greedy"] == "+0.350 (se 0.020; 4p, rollouts:8)"
+    assert worst["sniper"].startswith("-0.010 (se 0.010; none found")
+    assert set(worst) == {"greedy", "sniper"}
+    assert bounds.worst_cases("geschenkt", tmp_path / "missing.csv") == {}
