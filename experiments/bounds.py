@@ -12,7 +12,7 @@ the per-deal differences (the deal is the unit of independence). The responder i
 strategy of its seat, so the mean gain estimates what one strategy gains: a lower bound of
 the exploitability averaged over the seats (and, per position, of each seat's).
 
-A block of deals is a pure function of (root seed, first deal, rules, target, rollouts), so
+A block of deals is a pure function of (root seed, first deal, rules, target, responder), so
 the bound does not depend on how the deals are cut into chunks.
 """
 
@@ -38,6 +38,7 @@ class Bound:
     players: int
     target: str
     rollouts: int
+    margin: float
     deals: int
     seed: int
     seconds: float
@@ -54,7 +55,7 @@ class Bound:
             "game": self.game,
             "players": self.players,
             "target": self.target,
-            "responder": f"rollouts:{self.rollouts}",
+            "responder": responder_name(self.rollouts, self.margin),
             "deals": self.deals,
             "responder_share": self.rows[:, SHARE].mean(),
             "target_share": self.rows[:, FIELD_SHARE].mean(),
@@ -88,12 +89,14 @@ def rollout_bound(
     rules,
     target: str,
     deals: int,
-    rollouts: int = 16,
+    rollouts: int = 8,
     seed: int = 0,
     progress: bool = False,
+    margin: float = 1.0,
 ) -> Bound:
     """The rollout responder's gain against ``target`` (a spec) in every other seat under
-    ``rules`` over deals ``0 .. deals - 1`` of ``seed`` (module docstring)."""
+    ``rules`` over deals ``0 .. deals - 1`` of ``seed`` (module docstring); ``rollouts`` per
+    legal action and ``margin`` as in ``agents/templates/respond.py``."""
     import time
 
     from tqdm import tqdm
@@ -102,18 +105,23 @@ def rollout_bound(
     from agents.registry import parse
 
     record = load_game(game)
-    check(rules, deals, rollouts)
+    check(rules, deals, rollouts, margin)
     agents = [parse(target, game)] * rules.n_players
     parts, started = [], time.process_time()
     for first in tqdm(range(0, deals, CHUNK), disable=not progress, desc=f"vs {target}"):
         size = min(CHUNK, deals - first)
-        parts.append(respond_block(record, rules, agents, 0, rollouts, seed, first, size))
+        parts.append(respond_block(record, rules, agents, 0, (rollouts, margin), seed, first, size))
     rows = np.concatenate(parts)
     seconds = time.process_time() - started
-    return Bound(game, rules.n_players, agents[0].spec, rollouts, deals, seed, seconds, rows)
+    spec = agents[0].spec
+    return Bound(game, rules.n_players, spec, rollouts, margin, deals, seed, seconds, rows)
 
 
-def check(rules, deals: int, rollouts: int) -> None:
+def responder_name(rollouts: int, margin: float) -> str:
+    return f"rollouts:{rollouts}:margin={margin:g}"
+
+
+def check(rules, deals: int, rollouts: int, margin: float = 1.0) -> None:
     """A one-line ValueError for what the responder does not do."""
     if rounds_of(rules) != 1:
         raise ValueError("the rollout responder plays single games: use rounds=1")
@@ -121,17 +129,8 @@ def check(rules, deals: int, rollouts: int) -> None:
         raise ValueError(f"deals must be at least 2 (an error needs two), got {deals}")
     if rollouts < 1:
         raise ValueError(f"rollouts must be at least 1, got {rollouts}")
-
-
-def bound_table(game: str, players, targets, deals: int, rollouts: int, seed: int = 0):
-    """:meth:`Bound.summary` of every target at every player count (official rules)."""
-    record = load_game(game)
-    rows = []
-    for n in players:
-        for target in targets:
-            bound = rollout_bound(game, record.rules(n_players=n), target, deals, rollouts, seed)
-            rows.append(bound.summary())
-    return pd.DataFrame(rows)
+    if not 0 <= margin < float("inf"):
+        raise ValueError(f"margin must be a finite number of standard errors >= 0, got {margin}")
 
 
 def worst_case(table: pd.DataFrame) -> pd.DataFrame:
@@ -157,23 +156,50 @@ def worst_cases(game: str, path=SHIPPED) -> dict[str, str]:
     }
 
 
-def against_exact(rules, target: str, deals: int, rollouts: int, seed: int = 0, queries=None):
+def against_exact(rules, target: str, deals: int, rollouts: int, seed=0, queries=None, margin=1.0):
     """On a solved No Thanks! variant: the rollout bound beside the exact exploitability
     (``experiments.exploit``) averaged over the positions, and the share of it found."""
     from experiments import exploit
 
     exact = exploitability_mean(exploit.exploitability(rules, target, queries=queries, seed=seed))
-    bound = rollout_bound("geschenkt", rules, target, deals, rollouts, seed).summary()
+    bound = rollout_bound("geschenkt", rules, target, deals, rollouts, seed, margin=margin)
+    return _compared(rules, target, exact, bound.summary())
+
+
+def exact_table(variants, targets, deals: int, rollouts: int = 8, margins=(0.0, 1.0), seed=0):
+    """:func:`against_exact` of every target on every solved variant, per margin, and per
+    variant and target the best responder's row (``best``: the largest gain found)."""
+    from experiments import exploit
+
+    rows = []
+    for rules in variants:
+        for target in targets:
+            exact = exploitability_mean(exploit.exploitability(rules, target, seed=seed))
+            for margin in margins:
+                bound = rollout_bound(
+                    "geschenkt", rules, target, deals, rollouts, seed, False, margin
+                )
+                rows.append(_compared(rules, target, exact, bound.summary()))
+    table = pd.DataFrame(rows)
+    top = table.groupby(["variant", "target"], sort=False)["rollout_gain"].transform("max")
+    return table.assign(best=table["rollout_gain"] == top)
+
+
+def _compared(rules, target: str, exact: float, bound: dict) -> dict:
+    from geschenkt_sim import solve
+
     return {
-        "variant": exploit.solve.Layout.of(rules).describe(),
+        "variant": solve.Layout.of(rules).describe(),
+        "players": rules.n_players,
         "target": target,
+        "responder": bound["responder"],
         "exact_gain": exact,
         "rollout_gain": bound["gain"],
         "se": bound["se"],
         "found": bound["gain"] / exact if exact > 0 else float("nan"),
         "z_above_exact": (bound["gain"] - exact) / bound["se"],
-        "deals": deals,
-        "rollouts": rollouts,
+        "deals": bound["deals"],
+        "cpu_seconds": bound["cpu_seconds"],
     }
 
 
@@ -196,28 +222,25 @@ def command(args) -> None:
     targets = [agent.spec for agent in parse_list(specs, args.game)]
     rules = {n: _rules(record, n, args.rule) for n in counts}
     for n in counts:
-        check(rules[n], args.deals, args.rollouts)
-    done = _done(args.out)
-    rows = []
+        check(rules[n], args.deals, args.rollouts, args.margin)
+    done, rows = _done(args.out), []
     for n in counts:
         for target in targets:
-            row = done.get((n, target, args.rollouts, args.deals, args.seed))
-            if row is None:
-                bound = rollout_bound(
-                    args.game,
-                    rules[n],
-                    target,
-                    args.deals,
-                    args.rollouts,
-                    args.seed,
-                    not args.quiet,
-                )
-                row = bound.summary() | {"seed": args.seed}
-                _append(args.out, row)
-            rows.append(row)
-            print(_line(row), flush=True)
+            rows.append(_row(args, rules[n], target, done))
+            print(_line(rows[-1]), flush=True)
     print("\nworst case (largest gain found):")
     print(worst_case(pd.DataFrame(rows)).to_string(index=False))
+
+
+def _row(args, rules, target: str, done: dict) -> dict:
+    """The CSV's row of a target at a player count, or a new one, run and added to it."""
+    name = responder_name(args.rollouts, args.margin)
+    row = done.get((rules.n_players, target, name, args.deals, args.seed))
+    if row is None:
+        search = (args.deals, args.rollouts, args.seed, not args.quiet, args.margin)
+        row = rollout_bound(args.game, rules, target, *search).summary() | {"seed": args.seed}
+        _append(args.out, row)
+    return row
 
 
 def _counts(text: str, valid) -> list[int]:
@@ -237,14 +260,13 @@ def _rules(record, players: int, pairs):
 
 
 def _done(path) -> dict:
-    """The rows of an earlier run's CSV, by (players, target, rollouts, deals, seed)."""
+    """The rows of an earlier run's CSV, by (players, target, responder, deals, seed)."""
     from pathlib import Path
 
     if path is None or not Path(path).is_file():
         return {}
     table = pd.read_csv(path)
-    keys = ["players", "target", "rollouts", "deals", "seed"]
-    table["rollouts"] = table["responder"].str.split(":").str[1].astype(int)
+    keys = ["players", "target", "responder", "deals", "seed"]
     return {tuple(row[k] for k in keys): row.to_dict() for _, row in table.iterrows()}
 
 

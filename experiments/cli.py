@@ -225,6 +225,13 @@ def _add_bound(sub) -> None:
     p.add_argument("--target", required=True, help="agent specs to answer, comma-separated")
     p.add_argument("--deals", type=int, default=3200, help="deals per target and player count")
     p.add_argument("--rollouts", type=int, default=8, help="rollouts per legal action")
+    p.add_argument(
+        "--margin",
+        type=float,
+        default=1.0,
+        help="standard errors by which an action's rollouts must beat the target's own action "
+        "(0: the best mean)",
+    )
     p.add_argument("--seed", type=int, default=0, help="root seed of the deals")
     _add_rule_option(p)
     p.add_argument("--out", type=Path, help="a CSV to add each row to (rows there are kept)")

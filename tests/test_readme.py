@@ -29,6 +29,7 @@ SMALL = {  # size option -> the value the test runs it with
     "--scale": "0.0001",
     "--rounds": "1",
     "--eval-games": "10",
+    "--deals": "20",
 }
 ADDED = {  # command -> options (with their value, or None for a flag) added when absent
     "bench": {"--games": "20", "--no-startup": None},

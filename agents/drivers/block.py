@@ -136,13 +136,14 @@ class _Call:
         return played
 
 
-def respond_block(game: Game, rules, agents, seat, rollouts, root_seed, first_index, n_games):
+def respond_block(game: Game, rules, agents, seat, search, root_seed, first_index, n_games):
     """Games ``first_index ..`` of ``root_seed`` through the rollout responder
     (``agents/templates/respond.py``): each played by the field ``agents`` alone and with
-    ``seat`` played by rollouts of the field's policy (``rollouts`` worlds per legal action
-    and decision). Returns float64 rows: the responder's share of the win, the field's own
-    share in that seat on the same deal, and the decisions the responder rolled out at. The
-    first player rotates (game i starts at seat i mod n)."""
+    ``seat`` played by rollouts of the field's policy (``search``: ``(rollouts, margin)``,
+    worlds per legal action and decision, and the standard errors by which another action
+    must beat the seat's agent's own). Returns float64 rows: the responder's share of the
+    win, the field's own share in that seat on the same deal, and the decisions the responder
+    rolled out at. The first player rotates (game i starts at seat i mod n)."""
     kernel = driver(game.name, "respond").respond_games
     announce(f"the {game.title} rollout responder", kernel, agents)
     entries, params, names = _seating(game, rules, agents, 0)
@@ -150,7 +151,8 @@ def respond_block(game: Game, rules, agents, seat, rollouts, root_seed, first_in
     policy = first_policy("rotate", rules.n_players)
     args = (rules.to_array(), np.uint64(root_seed), np.uint64(0), first_index, policy, entries)
     try:
-        bad = kernel(*args, params, seat, rollouts, out)
+        search = (int(search[0]), float(search[1]))
+        bad = kernel(*args, params, seat, search, out)
     except IndexError:
         raise AgentError(f"an agent ({names}) read outside its observation") from None
     if bad >= 0:

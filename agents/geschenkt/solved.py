@@ -49,7 +49,7 @@ from giftsim.contract import MAX_PARAMS, readonly
 
 PARAMS: dict[str, float] = {}
 RANGES: dict[str, object] = {}
-NET_SLOT = MAX_PARAMS - 1  # the table's address (as agents.common.net.NET_SLOT)
+NET_SLOT = MAX_PARAMS - 1  # the table's address (as agents.kernels.net.NET_SLOT)
 T_SIZE, T_WIDTH, T_BSIDE, T_START = 0, 1, 2, 3
 HEADER = 8
 NOT_IN_TABLE = -1  # the answer to a state of other rules: an illegal action

@@ -10,9 +10,10 @@ in every seat, its own seat's agent included (rollouts of the field's policy: Be
 rollout algorithm, one policy-improvement step). Every action is valued on the same worlds
 and the same agent streams (common random numbers), so that the comparison of two actions
 carries only the noise of where they differ. It plays what its seat's agent would play,
-unless another action's rollouts beat that action's by more than ``MARGIN`` standard errors
+unless another action's rollouts beat that action's by more than ``margin`` standard errors
 of their paired differences (then the one that beats it most): against a strong field most
-differences are noise, and following the noise would lose what the agent's choice is worth.
+differences are noise, and following the noise would lose what the agent's choice is worth;
+against a weak one, a margin keeps too many of its mistakes (``margin`` 0: the best mean).
 
 The responder is a strategy of its seat (it reads only its observation and its own stream;
 the rollouts' agent streams are drawn from that stream, never the game's), so its mean gain
@@ -51,15 +52,15 @@ from .game import (
 SCRATCH_STRIDE = OBS_SIZE + STATE_SIZE + SCRATCH_WORK  # a seat's scratch row, as the loop's
 WORLD_STREAM = MAX_PLAYERS  # the stream number of a rollout's world (seats use 0 .. n-1)
 SHARE, FIELD_SHARE, ROLLED = 0, 1, 2  # the columns of a row of ``out``
-MARGIN = 1.0  # standard errors by which an action's rollouts must beat the agent's own
 
 
 @njit(cache=True)
 def respond_games(
-    rules_vec, root_seed, secret, first_index, policy, entries, params, seat, rollouts, out
+    rules_vec, root_seed, secret, first_index, policy, entries, params, seat, search, out
 ):
     """Play games ``first_index ..`` of ``root_seed`` into ``out`` (module docstring); return
-    -1, or the game (in this block) where an agent chose an illegal action."""
+    -1, or the game (in this block) where an agent chose an illegal action. ``search`` is
+    ``(rollouts, margin)``."""
     state = np.zeros(STATE_SIZE, np.int64)
     streams = np.zeros(MAX_PLAYERS, np.uint64)
     shares = np.zeros(MAX_PLAYERS, np.float64)
@@ -73,7 +74,7 @@ def respond_games(
         rewards(state, shares)
         out[g, FIELD_SHARE] = shares[seat]
         _deal(rules_vec, key, secret, policy, first_index + g, state, streams)
-        rolled = _responded(state, seat, entries, flat, streams, rollouts, secret, work)
+        rolled = _responded(state, seat, entries, flat, streams, search, secret, work)
         if rolled < 0:
             return g
         rewards(state, shares)
@@ -92,14 +93,14 @@ def _deal(rules_vec, key, secret, policy, index, state, streams):
 
 
 @njit(cache=True)
-def _responded(state, seat, entries, flat, streams, rollouts, secret, work):
+def _responded(state, seat, entries, flat, streams, search, secret, work):
     """Play ``state`` to the end with ``seat`` played by the responder; return the decisions
     it rolled out at, or -1 if an agent chose an illegal action."""
     rolled = 0
     while not is_over(state):
         mask = legal_mask(state)
         if state[TURN] == seat and mask & (mask - 1) != 0:
-            action = _rollout_choice(state, seat, entries, flat, streams, rollouts, secret, work)
+            action = _rollout_choice(state, seat, entries, flat, streams, search, secret, work)
             rolled += 1
         else:
             action = _ask(state, entries, flat, streams, work)
@@ -110,7 +111,7 @@ def _responded(state, seat, entries, flat, streams, rollouts, secret, work):
 
 
 @njit(cache=True)
-def _rollout_choice(state, seat, entries, flat, streams, rollouts, secret, work):
+def _rollout_choice(state, seat, entries, flat, streams, search, secret, work):
     """The responder's action at ``state`` (module docstring), or -1 if an agent chose an
     illegal action (its own seat's agent, asked for the default, included)."""
     obs = np.zeros(OBS_SIZE, np.int64)
@@ -118,6 +119,7 @@ def _rollout_choice(state, seat, entries, flat, streams, rollouts, secret, work)
     mask, own = legal_mask(state), _ask(state, entries, flat, streams, work)
     if own < 0:
         return -1
+    rollouts, margin = search
     base = next_u64(streams[seat : seat + 1])
     drawn, keys = np.zeros(STATE_SIZE, np.int64), np.zeros(MAX_PLAYERS, np.uint64)
     value = np.zeros(NUM_ACTIONS, np.float64)
@@ -134,18 +136,18 @@ def _rollout_choice(state, seat, entries, flat, streams, rollouts, secret, work)
         for action in range(NUM_ACTIONS):  # differences from the agent's own action
             sums[action] += value[action] - value[own]
             squares[action] += (value[action] - value[own]) ** 2
-    return _chosen(mask, own, sums, squares, rollouts)
+    return _chosen(mask, own, sums, squares, rollouts, margin)
 
 
 @njit(cache=True)
-def _chosen(mask, own, sums, squares, rollouts):
+def _chosen(mask, own, sums, squares, rollouts, margin):
     """The action of the largest mean gain over ``own`` among those whose gain exceeds
-    ``MARGIN`` standard errors (the paired rollouts' differences), else ``own``."""
+    ``margin`` standard errors (the paired rollouts' differences), else ``own``."""
     best, top = own, 0.0
     for action in range(sums.shape[0]):
         mean = sums[action] / rollouts
         spread = max(squares[action] / rollouts - mean * mean, 0.0)
-        clear = mean > MARGIN * np.sqrt(spread / max(rollouts - 1, 1))
+        clear = mean > margin * np.sqrt(spread / max(rollouts - 1, 1))
         if (mask >> action) & 1 and clear and mean > top:
             best, top = action, mean
     return best
