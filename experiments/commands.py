@@ -10,6 +10,7 @@ import math
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from agents.roster import roster
@@ -22,11 +23,12 @@ from experiments.results import (
     load_deal_sums,
     load_summary,
     long_table,
+    manifest_jobs,
     round_table,
     summary_of,
 )
 from experiments.runner import run
-from experiments.schedule import field_design, mirror, round_robin, rows_per_deal
+from experiments.schedule import deal_strata, field_design, mirror, round_robin, rows_per_deal
 from giftsim.game import GAMES, rounds_of
 
 PLOTS = {  # file name -> (plot function name, keyword arguments)
@@ -66,11 +68,20 @@ def design_jobs(
     raise ValueError(f"unknown design {design!r} (valid: mirror, round-robin, field)")
 
 
+def seatings_line(jobs, games: int) -> str:
+    """One line: how many seatings and seating groups a design plays, and its games."""
+    groups = len({job.group for job in jobs})
+    return (
+        f"{jobs[0].design}: {len(jobs):,} seatings in {groups:,} seating group(s), "
+        f"{games:,} games each: {len(jobs) * games:,} games"
+    )
+
+
 def execute(jobs, out, options):
     """Run jobs (into ``out`` if given) and return ``(sums, deals)``: their per-(job, seat,
     position) sums (with ``deal_rows``, see ``schedule.rows_per_deal``) and, unless the run
-    keeps summaries only, their per-(deal, agent) sums (``results.deal_sums``), both read chunk
-    by chunk so that memory does not grow with the number of games."""
+    keeps summaries only, their per-(deal, agent, turn position) sums (``results.deal_sums``),
+    both read chunk by chunk so that memory does not grow with the number of games."""
     frame, seconds, played = run(jobs, out=out, **options)
     if played == 0 and out is not None:
         print(f"every game is already in {out}; nothing left to play")
@@ -83,7 +94,7 @@ def execute(jobs, out, options):
         deals = None if summary_only else load_deal_sums(out)
     else:
         sums = summary_of(frame, summary_only, jobs)
-        deals = None if summary_only else deal_sums(frame)
+        deals = None if summary_only else deal_sums(frame, deal_strata(jobs))
     return sums.merge(rows_per_deal(jobs), on=["job", "seat"], how="left"), deals
 
 
@@ -97,7 +108,8 @@ def interval_note(deals) -> str:
     if deals is not None:
         return (
             f"95% intervals with the deal as unit ({deals['deal'].nunique():,} deals; the "
-            "games of one deal, in every rotation, counted together)"
+            "games of one deal, in every seating of its group, counted together, and each "
+            "deal measured against its group's mean)"
         )
     return (
         "95% intervals from summaries only (no deals kept): each deal counted as one game of "
@@ -106,10 +118,15 @@ def interval_note(deals) -> str:
     )
 
 
+TURNS = "turn-order advantage (position 0 = first player)"
+GAP = "turn-order gap (last minus first position, their covariance counted)"
+
+
 def summary_tables(sums: pd.DataFrame, deals=None) -> dict[str, pd.DataFrame]:
     """Tables that streamed sums support: win share (not in mirror studies, where it is fair
-    by construction) and mean score by agent, by deal from ``deals`` when given; turn-order
-    advantage (per agent when every table seats one agent) and its chi-square test."""
+    by construction) and mean score by agent, turn-order advantage, the gap of the last
+    position over the first and the test of equal positions (per agent when every table
+    seats one agent); by deal from ``deals`` when given, else bounded from the sums."""
     mixed = _mixed(sums)
     out = {}
     if mixed:
@@ -118,20 +135,30 @@ def summary_tables(sums: pd.DataFrame, deals=None) -> dict[str, pd.DataFrame]:
     out["mean score by agent"] = (
         stats.deal_mean_score(deals) if deals is not None else stats.summary_mean_score(sums)
     )
-    groups = [("all seatings", sums)] if mixed else list(sums.groupby("agent"))
-    for name, part in groups:
+    if deals is not None:
+        parts = [("all seatings", deals)] if mixed else list(deals.groupby("agent"))
+        functions = (stats.deal_seat_advantage, stats.deal_seat_gap, stats.deal_seat_test)
+    else:
+        parts = [("all seatings", sums)] if mixed else list(sums.groupby("agent"))
+        functions = (stats.summary_seat_advantage, stats.summary_seat_gap, stats.summary_seat_test)
+    advantage, gap, test = functions
+    for name, part in parts:
         where = "" if mixed else f" — all-{name} tables"
-        title = f"turn-order advantage (position 0 = first player){where}"
-        out[title] = stats.summary_seat_advantage(part, "position")
-        out[f"turn-order test{where}"] = stats.summary_seat_test(part, "position")
+        out[f"{TURNS}{where}"] = advantage(part, column="position")
+        out[f"{GAP}{where}"] = gap(part, column="position")
+        out[f"turn-order test{where}"] = test(part, column="position")
     return out
 
 
-def tables(frame: pd.DataFrame, summary_only: bool, game=None) -> dict[str, pd.DataFrame]:
+def tables(frame: pd.DataFrame, summary_only: bool, game=None, jobs=None):
     """The report's tables: every figure with its interval, the deal as unit (head-to-head
-    and ratings need per-game rows)."""
+    and ratings need per-game rows). ``jobs``: the run's jobs, which bound the intervals of
+    summaries (``schedule.rows_per_deal``; without them every game counts as its own deal)."""
     if summary_only:
-        return summary_tables(summary_of(frame, True))
+        sums = summary_of(frame, True)
+        if jobs is not None:
+            sums = sums.merge(rows_per_deal(jobs), on=["job", "seat"], how="left")
+        return summary_tables(sums)
     long = long_table(frame, game)
     mixed = _mixed(long, ["job", "game_index"])
     out = {"win share by agent": stats.win_share(long)} if mixed else {}
@@ -139,17 +166,16 @@ def tables(frame: pd.DataFrame, summary_only: bool, game=None) -> dict[str, pd.D
     groups = [("all seatings", long)] if mixed else list(long.groupby("agent"))
     for name, part in groups:
         where = "" if mixed else f" — all-{name} tables"
-        out[f"turn-order advantage (position 0 = first player){where}"] = stats.seat_advantage(
-            part, "position"
-        )
+        out[f"{TURNS}{where}"] = stats.seat_advantage(part, "position")
+        out[f"{GAP}{where}"] = stats.seat_gap(part, column="position")
         out[f"turn-order test{where}"] = stats.seat_test(part, "position")
     out.update(_round_tables(frame, game))
     if mixed:
         out["head to head (row agent beats opponent, ties 1/2)"] = stats.pairwise_table(long)
         order = "whole finishing order" if "finish" in long else "winners only"
-        out[f"ratings (Plackett-Luce log-strength, {order}; bootstrap over deals)"] = stats.ratings(
-            long, n_boot=100
-        )
+        rating = stats.ratings(long, n_boot=100)
+        rating["deals"] = out["win share by agent"]["deals"].reindex(rating.index)
+        out[f"ratings (Plackett-Luce log-strength, {order}; bootstrap over deals)"] = rating
     return out
 
 
@@ -166,10 +192,27 @@ def _round_tables(frame: pd.DataFrame, game) -> dict[str, pd.DataFrame]:
     }
 
 
+def flag_few(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with a ``warning`` column on rows whose interval rests on fewer than
+    ``stats.FEW_DEALS`` deals (tables without a ``deals`` column are returned as they are)."""
+    if "deals" not in table or not (table["deals"] < stats.FEW_DEALS).any():
+        return table
+    few = table["deals"] < stats.FEW_DEALS
+    return table.assign(warning=np.where(few, f"< {stats.FEW_DEALS} deals", ""))
+
+
+FEW_NOTE = (
+    "(< {} deals: too few deals for the interval's 95% coverage to be trusted; play more games)"
+)
+
+
 def print_tables(named: dict[str, pd.DataFrame]) -> None:
     for name, table in named.items():
         print(f"\n== {name}")
-        print(table.round(4).to_string())
+        flagged = flag_few(table)
+        print(flagged.round(4).to_string())
+        if "warning" in flagged and "warning" not in table:
+            print(FEW_NOTE.format(stats.FEW_DEALS))
 
 
 def _wins(game: str) -> str:
@@ -183,7 +226,7 @@ def report(folder) -> dict[str, pd.DataFrame]:
     manifest, frame = load(folder)
     if frame.empty:
         raise ValueError(f"{folder} holds no results yet")
-    named = tables(frame, manifest["summary_only"], manifest["game"])
+    named = tables(frame, manifest["summary_only"], manifest["game"], manifest_jobs(manifest))
     print_tables(named)
     if manifest["summary_only"]:
         figures, missing = _draw_sums(load_summary(folder), folder, manifest)
@@ -278,7 +321,10 @@ def _markdown(folder: Path, manifest: dict, named, figures, missing=()) -> None:
         f"{manifest['versions']['giftsim']}, git {manifest.get('git_revision') or 'unknown'}.",
     ]
     for name, table in named.items():
-        lines += ["", f"## {name}", "", table.round(4).to_markdown()]
+        flagged = flag_few(table)
+        lines += ["", f"## {name}", "", flagged.round(4).to_markdown()]
+        if "warning" in flagged and "warning" not in table:
+            lines += ["", FEW_NOTE.format(stats.FEW_DEALS)]
     lines += ["", *[f"![{f}]({f})" for f in figures], *missing]
     (folder / "summary.md").write_text("\n".join(lines) + "\n")
 
