@@ -107,6 +107,7 @@ def rollout_bound(
     record = load_game(game)
     check(rules, deals, rollouts, margin)
     agents = [parse(target, game)] * rules.n_players
+    respond_block(record, rules, agents, 0, (rollouts, margin), seed, 0, 0)  # compile first
     parts, started = [], time.process_time()
     for first in tqdm(range(0, deals, CHUNK), disable=not progress, desc=f"vs {target}"):
         size = min(CHUNK, deals - first)
