@@ -2,8 +2,10 @@
 
 A seat is a configured :class:`~agents.base.Agent` (its ``decide`` is called from Python with
 the same observation, parameters and random stream as in the fast loop, so the game is the same
-as there; a plain-Python family plays here only) or any callable ``player(obs, legal) ->
-action``: a person at a terminal, a neural network. Each is shown a fresh copy of its own seat's
+as there; a plain-Python family plays here only), any callable ``player(obs, legal) ->
+action`` (a person at a terminal, a neural network), or a player with a method
+``with_stream(obs, rng, legal)`` that also gets its seat's random stream (an isolated agent,
+``agents.drivers.isolated.IsolatedSeat``). Each is shown a fresh copy of its own seat's
 observation. A seat with a single legal action is not asked, as in the fast loops.
 """
 
@@ -20,7 +22,8 @@ from giftsim.rng import agent_stream, check_secret, check_seed, game_key
 
 class Stopped(Exception):
     """Raised by a Python player to end the game early; ``play_slow`` then sets ``played``
-    to the game so far (its final state is where it stopped, its scores empty)."""
+    to the game so far (its final state is where it stopped, its scores empty). A
+    ``KeyboardInterrupt`` during a game carries ``played`` the same way."""
 
     played: "PlayedGame | None" = None
 
@@ -40,23 +43,23 @@ def play_slow(
 ) -> PlayedGame:
     """Play one game with any mix of agents and Python callables."""
     check_secret(secret)
-    announce(f"the {game.title} engine", game.apply_action, players)
+    announce(f"the {game.title} engine", game.apply_action, players, slow=True)
     state, key = deal(game, rules, root_seed, game_index, first_player)
     start = state.copy()
     rngs = seat_streams(key, rules.n_players, secret)
     actions = []
-    while not game.is_over(state):
-        legal = game.legal_actions(state)
-        try:
+    try:
+        while not game.is_over(state):
+            legal = game.legal_actions(state)
             action = legal[0] if len(legal) == 1 else ask(game, players, state, rngs, legal)
-        except Stopped as stop:
-            stop.played = PlayedGame(start, actions, state, [])
-            raise
-        if action not in legal:
-            seat = state[game.turn_slot]
-            raise IllegalActionError(f"seat {seat} chose illegal action {action!r}")
-        actions.append(action)
-        game.apply_action(state, action)
+            if action not in legal:
+                seat = state[game.turn_slot]
+                raise IllegalActionError(f"seat {seat} chose illegal action {action!r}")
+            actions.append(action)
+            game.apply_action(state, action)
+    except (Stopped, KeyboardInterrupt) as stop:  # Ctrl-C too: the game so far can be kept
+        stop.played = PlayedGame(start, actions, state, [])
+        raise
     out = np.zeros(rules.n_players, np.int64)
     game.scores(state, out)
     return PlayedGame(start, actions, state, [int(s) for s in out])
@@ -102,6 +105,9 @@ def ask(game: Game, players, state, rngs, legal) -> int:
     obs = np.zeros(game.obs_size, np.int64)
     game.observe(state, seat, obs)
     player = players[seat]
+    streamed = getattr(player, "with_stream", None)
+    if streamed is not None:  # an isolated seat draws from its seat's stream in its process
+        return int(streamed(obs, rngs[seat], legal))
     if not isinstance(player, Agent):
         return int(player(obs, legal))
     try:

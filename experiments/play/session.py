@@ -8,9 +8,11 @@ from dataclasses import replace
 from pathlib import Path
 
 from agents.base import Agent
+from agents.drivers import isolated
 from agents.registry import parse_list
 from experiments.games import entry, play_slow
-from experiments.play.screen import HUMAN, Console, Quit, Seats, count, rule
+from experiments.play.screen import HUMAN, Console, InputEnded, Quit, Seats, count, rule
+from giftsim import files
 from giftsim.rng import check_seed
 
 
@@ -38,7 +40,10 @@ class MoveLog:
         self.known = None  # public facts after the last noted decision (game-specific)
 
     def watch(self, agent: Agent) -> Agent:
-        """The same agent, with the same random stream in the slow path, its moves noted."""
+        """The same agent, with the same random stream in the slow path, its moves noted (an
+        isolated seat, ``agents.drivers.isolated.IsolatedSeat``, too)."""
+        if hasattr(agent, "with_stream"):
+            return _Watched(agent, self)
         decide = agent.family.decide
 
         def noted(obs, params, rng):
@@ -62,6 +67,20 @@ class MoveLog:
     def flush(self) -> list[str]:
         lines, self.lines = self.lines, []
         return ["since your last decision:", *(f"  {x}" for x in lines)] if lines else []
+
+
+class _Watched:
+    """An isolated seat whose moves a :class:`MoveLog` notes."""
+
+    def __init__(self, seat, log: MoveLog):
+        self.seat, self.log = seat, log
+
+    def with_stream(self, obs, rng, legal) -> int:
+        action = self.seat.with_stream(obs, rng, legal)
+        self.log.catch_up(obs)
+        self.log.lines.append(self.log.text.event(obs, action, self.log.seats))
+        self.log.decided(obs, action)
+        return action
 
 
 class Human:
@@ -91,11 +110,21 @@ def run(
     rule=(),
     stdin=None,
     stdout=None,
+    force: bool = False,
+    isolation=None,
 ) -> Path:
     """Play one game against the bots ``vs`` (specs of the other seats in seat order), show the
     result and save the record; return its path. ``rule``: ``key=value`` rule options (the
-    command line's ``--rule``). Raises ValueError on bad arguments and :class:`InputEnded` when
-    the input ends first."""
+    command line's ``--rule``); ``isolation`` (``agents.isolation.Isolation``): bots that
+    play from processes of their own. The seed is shown once the game is over (and kept in
+    the record).
+
+    The record's file is checked before the first move: ``record`` must be new (or ``force``
+    set); the default name takes ``-2``, ``-3``, ... when an earlier game has it. A game that
+    ends early is saved as far as it went (marked unfinished): on ``q``, at the end of the
+    input (then :class:`InputEnded` is raised, its message naming the file) and on Ctrl-C
+    (``KeyboardInterrupt``, with the file in its ``saved``). Raises ValueError on bad
+    arguments."""
     text, ent = screens(game), entry(game)
     rules = ent.rules.from_pairs(rule, players)
     if getattr(rules, "rounds", 1) > 1:
@@ -103,13 +132,23 @@ def run(
     seats, bots = _seating(game, players, seat, vs)
     seed = secrets.randbelow(1_000_000) if seed is None else seed
     check_seed(seed)
-    path = record or Path(f"giftsim-play-{game}-{seed}.json")
-    if not path.parent.is_dir():
-        raise ValueError(f"--record: no folder {path.parent} to save the game in")
-    console = Console(stdin or sys.stdin, stdout or sys.stdout)
-    console.show(_welcome(text, seats, seed))
-    result = _play(text, ent, rules, seats, bots, seed, console)
-    path.write_text(json.dumps(result, indent=1) + "\n")
+    path = _record_path(record, f"giftsim-play-{game}-{seed}.json", force)
+    brief = (text.rules_in_brief(rules), text.RULES_FILE)
+    console = Console(stdin or sys.stdin, stdout or sys.stdout, *brief)
+    console.show(_welcome(text, seats))
+    console.show(console.brief())
+    meta = {"agents": list(seats.specs), "seed": seed, "game_index": 0}
+    if isolation is not None:
+        bots = isolated.seated(game, bots, players, isolation)
+    try:
+        result = _play(text, ent, rules, seats, bots, seed, console, meta)
+    except (InputEnded, KeyboardInterrupt) as stop:
+        _save_stopped(stop, text, rules, meta, path, record is None, force, console)
+        raise
+    finally:
+        isolated.close(bots)
+    console.show([f"seed {seed} (the same deal again: --seed {seed})"])
+    path = _save(path, result, record is None, force)
     if result.get("unfinished"):
         console.show([f"the game so far saved to {path} (unfinished, so replay will not check it)"])
     else:
@@ -117,12 +156,39 @@ def run(
     return path
 
 
-def _play(text, ent, rules, seats: Seats, bots, seed: int, console: Console) -> dict:
+def _record_path(record: Path | None, default: str, force: bool) -> Path:
+    """Where the game will be saved, checked before it starts: ``--record`` (new, or
+    ``force``), else the default name or the first free ``-2``, ``-3``, ... after it."""
+    if record is not None:
+        return files.check_new(record, force, "--record")
+    return files.check_new(files.free_name(default), what="the record")
+
+
+def _save(path: Path, made: dict, default: bool, force: bool) -> Path:
+    """Write a record (a default name taken meanwhile moves on to the next free one)."""
+    if default:
+        path = files.free_name(path)
+    return files.write_text(path, json.dumps(made, indent=1) + "\n", force, "--record")
+
+
+def _save_stopped(stop, text, rules, meta, path, default, force, console) -> None:
+    """Save the game so far of a game stopped by the end of the input or Ctrl-C, and say
+    where (in the message of ``InputEnded``, in ``saved`` of a ``KeyboardInterrupt``)."""
+    played = getattr(stop, "played", None)
+    if played is None:  # stopped before the first move was asked for
+        return
+    made = text.unfinished_record(rules, played.start, played.actions, meta)
+    saved = _save(path, made, default, force)
+    stop.saved = saved
+    if isinstance(stop, InputEnded):
+        stop.args = (f"{stop.args[0]}; the game so far is saved to {saved} (unfinished)",)
+
+
+def _play(text, ent, rules, seats: Seats, bots, seed: int, console: Console, meta) -> dict:
     """Play the game through the slow path, show how it ended, and return its record."""
     log = MoveLog(text, seats)
     table = [log.watch(b) for b in bots]
     table.insert(seats.human, Human(text, console, log, seats))
-    meta = {"agents": list(seats.specs), "seed": seed, "game_index": 0}
     try:
         played = play_slow(ent.name, rules, table, seed, 0, "random")
     except Quit as stop:
@@ -150,12 +216,11 @@ def _seating(game: str, players: int, seat: int, vs) -> tuple[Seats, list[Agent]
     return Seats(tuple(specs), seat), bots
 
 
-def _welcome(text, seats: Seats, seed: int) -> list[str]:
+def _welcome(text, seats: Seats) -> list[str]:
+    """The first screen: the table and the goal; not the seed, which with ``giftsim record``
+    would show the whole deal (it is shown at the end)."""
     others = ", ".join(seats.name(s) for s in range(len(seats.specs)) if s != seats.human)
-    return [
-        f"{text.TITLE}: you are seat {seats.human} against {others}",
-        f"seed {seed} (the same deal again: --seed {seed}); {text.GOAL}",
-    ]
+    return [f"{text.TITLE}: you are seat {seats.human} against {others}", text.GOAL]
 
 
 def _winners(result: dict, seats: Seats) -> list[str]:
