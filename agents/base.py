@@ -78,11 +78,14 @@ class Family:
     source: str = ""
     n_features: object = None  # features(players) of the network it reads, if it reads one
     nets: Path | None = None  # where the shipped networks it reads are (``<players>p.npz``)
+    # load_table(path, players, rules=None) -> int64 array, for a family that plays from a
+    # table file it must be given (``table=FILE``): the array's address rides in NET_SLOT
+    table: object = None
 
     def __post_init__(self) -> None:
         if len(self.defaults) > MAX_PARAMS:
             raise ValueError(f"an agent has at most {MAX_PARAMS} parameters")
-        if self.n_features and len(self.defaults) > net.NET_SLOT:
+        if (self.n_features or self.table) and len(self.defaults) > net.NET_SLOT:
             raise ValueError(
                 f"agent {self.name!r} reads a network, whose address takes parameter slot "
                 f"{net.NET_SLOT}: it has at most {net.NET_SLOT} parameters"
@@ -112,6 +115,7 @@ class Family:
             builtin=True,
             n_features=getattr(module, "n_features", None),
             nets=nets,
+            table=getattr(module, "load_table", None),
         )
 
     def check(self, values: dict[str, float], what: str = "") -> None:
@@ -126,8 +130,11 @@ class Family:
 
     def __call__(self, **values) -> "Agent":
         """This family with some parameters changed, e.g. ``GREEDY(T=-3)``; a family that
-        reads a network also takes ``net=FILE`` (default: the shipped network)."""
+        reads a network also takes ``net=FILE`` (default: the shipped network), one that
+        plays from a table ``table=FILE`` (no default)."""
         path = self._network_file(values.pop("net", None)) if self.n_features else ""
+        if self.table:
+            path = self._table_file(values.pop("table", ""))
         unknown = sorted(set(values) - set(self.defaults))
         if unknown:
             valid = ", ".join(self.defaults) or "none"
@@ -138,6 +145,15 @@ class Family:
         self.check(given)
         merged = {**self.defaults, **given}
         return Agent(self, tuple(merged.values()), path)
+
+    def _table_file(self, given) -> str:
+        """The absolute path of ``table=FILE``, which a family that plays from a table needs."""
+        if not str(given).strip():
+            raise ValueError(
+                f"agent {self.name!r} needs table=FILE (a policy table written by giftsim solve "
+                "--out)"
+            )
+        return str(Path(str(given).strip()).expanduser().resolve())
 
     def _network_file(self, given) -> str:
         """The absolute path of ``net=FILE`` (a worker process may not share this process's
@@ -215,7 +231,7 @@ class Agent:
             if v != d
         ]
         if self.net:
-            changed.append(f"net={self.net}")
+            changed.append(f"{'table' if self.family.table else 'net'}={self.net}")
         return ":".join([self.name, *changed])
 
     def param_row(self, players: int | None = None) -> np.ndarray:
@@ -226,7 +242,15 @@ class Agent:
         row[: len(self.values)] = self.values
         if self.family.n_features:
             row[net.NET_SLOT] = net.address_of(self.network(players))
+        if self.family.table:
+            row[net.NET_SLOT] = net.address_of(self.family.table(self.net, players))
         return row
+
+    def check_rules(self, rules) -> None:
+        """Raise a one-line ValueError if this agent cannot play under ``rules`` (a table
+        solved for another variant)."""
+        if self.family.table:
+            self.family.table(self.net, rules.n_players, rules)
 
     def network(self, players: int | None) -> np.ndarray:
         """The packed network this agent reads at ``players`` seats (a one-line ValueError when

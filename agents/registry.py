@@ -220,7 +220,10 @@ def parse(spec: str, game: str) -> Agent:
 
 
 def _is_net(chosen: Family, key: str) -> bool:
-    """``net=FILE`` names the network file of a family that reads one."""
+    """``net=FILE`` names the network file of a family that reads one, ``table=FILE`` the
+    table of a family that plays from one."""
+    if key == "table":
+        return chosen.table is not None
     return key == "net" and chosen.n_features is not None
 
 

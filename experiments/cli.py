@@ -32,6 +32,10 @@ EXAMPLES = {
     "train": "giftsim train geschenkt --players 4 --seed 1 --out runs/my4p.npz --rounds 4",
     "ladder": "giftsim ladder --game geschenkt --games 2000 --search-games 0",
     "play": "giftsim play geschenkt --players 4 --seat 1 --vs ismcts,greedy,tuned4p",
+    "solve": "giftsim solve geschenkt --players 2 --rule lowest_card=3 --rule highest_card=10 "
+    "--rule n_removed=2 --rule chips_per_player=2 --exploit greedy,sniper --out runs/s8",
+    "bound": "giftsim bound geschenkt --players 3 --target greedy,random --deals 200 "
+    "--rollouts 4 --out runs/bounds.csv",
 }
 
 
@@ -151,6 +155,8 @@ def _parser() -> argparse.ArgumentParser:
     _add_ladder(sub)
     _add_play(sub)
     _add_agents(sub)
+    _add_solve(sub)
+    _add_bound(sub)
     return parser
 
 
@@ -304,6 +310,62 @@ def _add_agents(sub) -> None:
     p.add_argument("game", nargs="?", choices=sorted(GAMES), help="one game (default: all)")
     _add_agent_options(p, secret=False)
     p.set_defaults(run=_agents)
+
+
+def _add_solve(sub) -> None:
+    p = _command(sub, "solve", "solve a small No Thanks! variant exactly; exploitability of agents")
+    p.add_argument("game", choices=sorted(GAMES), help="which game (the solver models geschenkt)")
+    p.add_argument("--players", type=int, default=2, help="number of players")
+    _add_rule_option(p)
+    p.add_argument("--out", type=Path, help="a new folder for the tables and the summary")
+    p.add_argument("--no-tables", action="store_true", help="with --out: the summary only")
+    p.add_argument("--memory", type=float, help="memory limit in GB (default: what is free)")
+    p.add_argument(
+        "--exploit",
+        help="agent specs whose exact exploitability to compute, comma-separated ('solved': "
+        "the policy this solve writes)",
+    )
+    p.add_argument(
+        "--queries", type=int, help="queries per decision of an agent that randomises (32)"
+    )
+    p.add_argument("--seed", type=int, default=0, help="key of the queries' random streams")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_agent_options(p, secret=False)
+    p.set_defaults(run=_solve)
+
+
+def _solve(args) -> None:
+    from experiments import solving
+
+    solving.command(args)
+
+
+def _add_bound(sub) -> None:
+    p = _command(sub, "bound", "lower bounds of agents' exploitability by a rollout responder")
+    p.add_argument("game", choices=sorted(GAMES), help="which game")
+    p.add_argument("--players", default="3", help="player counts, comma-separated")
+    p.add_argument("--target", required=True, help="agent specs to answer, comma-separated")
+    p.add_argument("--deals", type=int, default=3200, help="deals per target and player count")
+    p.add_argument("--rollouts", type=int, default=8, help="rollouts per legal action")
+    p.add_argument(
+        "--margin",
+        type=float,
+        default=1.0,
+        help="standard errors by which an action's rollouts must beat the target's own action "
+        "(0: the best mean)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="root seed of the deals")
+    _add_rule_option(p)
+    p.add_argument("--out", type=Path, help="a CSV to add each row to (rows there are kept)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_agent_options(p, secret=False)
+    p.set_defaults(run=_bound)
+
+
+def _bound(args) -> None:
+    from experiments import bounds
+
+    bounds.command(args)
 
 
 def _add_force(p, what: str) -> None:

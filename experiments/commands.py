@@ -425,12 +425,16 @@ def execute_and_print(jobs, out, options) -> None:
 def list_agents(games) -> None:
     """``giftsim agents``: every family of each game, its parameters and its rule."""
     from agents.registry import families
+    from experiments.bounds import worst_cases
 
     for game in games:
         print(f"{game}:")
+        worst = worst_cases(game)
         for family in families(game):
             kind = "built-in" if family.builtin else f"user ({family.source or 'defined'})"
             print(f"  {family.name} [{kind}]: {family.summary}")
+            if family.name in worst:
+                print(f"      worst case (largest gain a responder found): {worst[family.name]}")
             for key, default in family.defaults.items():
                 print(f"      {key} = {default:g}  ({family.ranges[key]})")
 

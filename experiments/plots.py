@@ -408,6 +408,80 @@ def value_probe(tables: dict, stage: str, title: str, ylabel: str, ax=None):
     return fig
 
 
+# ---- exact solutions ----------------------------------------------------------------------
+
+
+def first_player_exact_data(table: pd.DataFrame) -> pd.DataFrame:
+    """``exact.first_player_study`` with 95% intervals of the simulated advantages."""
+    out = table.copy()
+    out["ci_low"] = out.advantage - 1.96 * out.se
+    out["ci_high"] = out.advantage + 1.96 * out.se
+    return out
+
+
+def first_player_exact(table: pd.DataFrame, players: int, games: int, ax=None):
+    """The first player's advantage (share minus 1/n) against the number of cards: optimal
+    play (exact, a thick line) and mirror tables of each agent (simulated, ``games`` games,
+    95% intervals), at ``players`` players."""
+    data = first_player_exact_data(table[table.players == players])
+    fig, ax = _axes(ax)
+    for play, part in data.groupby("play", sort=False):
+        exact = play.startswith("optimal")
+        ax.errorbar(
+            part.cards,
+            part.advantage,
+            yerr=None if exact else _yerr(part, "advantage"),
+            label=play,
+            linewidth=3 if exact else 1,
+            marker="o",
+            capsize=3,
+        )
+    ax.axhline(0, color="grey", linestyle="--", linewidth=1)
+    ax.set_xticks(sorted(data.cards.unique()))
+    ax.set_xlabel("cards in the deck (of which about 27% removed)")
+    ax.set_ylabel("first player's share minus 1/n")
+    ax.set_title(
+        f"No Thanks!, {players} players: first-player advantage\n"
+        f"optimal (exact) and mirror tables ({games:,} games each)"
+    )
+    ax.legend(fontsize="small")
+    return fig
+
+
+def exploitability_bars_data(table: pd.DataFrame) -> pd.DataFrame:
+    """Per agent and variant, the largest gain of a best response over the seats, with its
+    95% interval (exact for a deterministic agent)."""
+    from experiments.exact import worst_seat
+
+    out = worst_seat(table)
+    out["ci_low"] = out.gain - 1.96 * out.gain_se
+    out["ci_high"] = out.gain + 1.96 * out.gain_se
+    return out
+
+
+def exploitability_bars(table: pd.DataFrame, ax=None):
+    """Each agent's exploitability (the most a best response gains in one seat, in win share)
+    per variant, with 95% intervals where the agent randomises; a dot marks the held-out
+    lower bound (``gain_low``), which equals the bar for a deterministic agent."""
+    data = exploitability_bars_data(table)
+    fig, ax = _axes(ax)
+    variants = list(dict.fromkeys(data.variant))
+    agents = list(dict.fromkeys(data.agent))
+    width = 0.8 / len(variants)
+    for i, variant in enumerate(variants):
+        part = data[data.variant == variant].set_index("agent").reindex(agents)
+        x = np.arange(len(agents)) + (i - (len(variants) - 1) / 2) * width
+        ax.bar(x, part.gain, width, yerr=_yerr(part, "gain"), capsize=2, label=variant)
+        ax.plot(x, part.gain_low, "k.", label="held-out lower bound" if i == 0 else None)
+    ax.set_xticks(np.arange(len(agents)), agents, rotation=30, ha="right")
+    ax.set_ylabel("gain of a best response in its best seat (win share)")
+    ax.set_title("No Thanks!: exact exploitability on small decks")
+    ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.set_size_inches(max(fig.get_figwidth(), 11), fig.get_figheight())
+    fig.tight_layout()
+    return fig
+
+
 # ---- the gauntlet (experiments.gauntlet) --------------------------------------------------
 
 GAUNTLET_SPREAD = 0.7  # horizontal room of one field's group of agents

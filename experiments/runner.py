@@ -53,8 +53,13 @@ class Chunk:
 
 
 def chunks_of(jobs: list[Job], chunk_size: int) -> list[Chunk]:
+    """The chunks of the jobs, their agents parsed and checked against the jobs' rules (a
+    policy table of another variant is refused here, before a folder is written)."""
     if chunk_size < 1:
         raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
+    for job in jobs:
+        for agent in parse_list(list(dict.fromkeys(job.agents)), job.game):
+            agent.check_rules(job.make_rules())
     return [
         Chunk(job, start, min(chunk_size, job.n_games - start), agents)
         for job, agents in ((job, tuple(parse_list(list(job.agents), job.game))) for job in jobs)

@@ -36,8 +36,9 @@ def describe(table: pd.DataFrame, template: str) -> str:
 def builtin_specs(game: str, slow: dict[str, str], skip=()) -> tuple[list[str], list[str]]:
     """The game's built-in agents as specs, split in two: the fast ones by name, and those
     named in ``slow`` (name -> spec, e.g. ``{"ismcts": "ismcts:iters=200"}``) by that spec;
-    the families named in ``skip`` are left out."""
-    names = [family.name for family in builtins(game) if family.name not in skip]
+    the families named in ``skip`` are left out, and those that play from a table file
+    (``solved``: a table solves one small variant)."""
+    names = [f.name for f in builtins(game) if f.name not in skip and not f.table]
     return [n for n in names if n not in slow], [slow[n] for n in names if n in slow]
 
 

@@ -15,7 +15,7 @@ from geschenkt_sim.rules import MAX_PLAYERS, TAKE
 from geschenkt_sim.state import DECK, N_CARDS, POS, REMOVED, TURN, cards_of, deal, new_state
 from tests.strategies import assert_same_decisions, quick, random_walk
 
-BUILTINS = builtins("geschenkt")
+BUILTINS = [f for f in builtins("geschenkt") if not f.table]  # solved: tests/test_solve.py
 
 
 def hide_differently(state, seed):

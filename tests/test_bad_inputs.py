@@ -437,6 +437,19 @@ CLI = [  # (id, argv, words the one line must hold)
     ("no-command", [], "the following arguments are required: COMMAND"),
     ("unknown-command", ["plya"], "invalid choice: 'plya'"),
     ("unknown-option", ["record", "geschenkt", "--colour", "red"], "unrecognized arguments"),
+    ("solve-tulips", ["solve", "tulips", "--out", "s"], "models No Thanks! (geschenkt) only"),
+    (
+        "solve-hidden-chips",
+        ["solve", "geschenkt", "--rule", "chips_visible=false", "--rule", "n_removed=2"],
+        "chips_visible=true",
+    ),
+    ("bound-deals", ["bound", "geschenkt", "--target", "greedy", "--deals", "1"], "deals must"),
+    (
+        "bound-rounds",
+        ["bound", "geschenkt", "--target", "greedy", "--rule", "rounds=2"],
+        "rounds=1",
+    ),
+    ("bound-players", ["bound", "tulips", "--target", "greedy", "--players", "9"], "--players"),
 ]
 
 

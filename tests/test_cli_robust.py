@@ -19,6 +19,7 @@ from geschenkt_sim.rules import TAKE
 
 TUNE = ["tune", "geschenkt", "--family", "sniper", "--players", "4", "--field", "greedy"]
 QUICK = ["--backend", "serial", "--quiet", "--games", "10"]
+SMALL = ["--rule", "highest_card=8", "--rule", "n_removed=2", "--rule", "chips_per_player=2"]
 
 ONE_LINE_ERRORS = [
     (
@@ -37,6 +38,37 @@ ONE_LINE_ERRORS = [
     (["ladder", "--games", "-5"], "--games must be at least 0, got -5"),
     (["demo", "--scale", "-1"], "--scale must be a positive fraction of the full size, at most"),
     (["demo", "--scale", "nan"], "--scale must be a positive fraction"),
+    (
+        [
+            "solve",
+            "geschenkt",
+            "--players",
+            "3",
+            "--rule",
+            "lowest_card=1",
+            "--rule",
+            "highest_card=40",
+            "--rule",
+            "n_removed=2",
+            "--out",
+            "big",
+        ],
+        "3 players, cards 1..40 (2 removed, 38 played), 11 chips each does not fit",
+    ),
+    (
+        ["solve", "geschenkt", *SMALL, "--rule", "chips_visible=false", "--out", "x"],
+        "the exact solver needs chips_visible=true",
+    ),
+    (
+        ["solve", "geschenkt", *SMALL, "--rule", "rounds=4", "--out", "x"],
+        "the exact solver solves single games (rounds=1), not rounds=4",
+    ),
+    (["solve", "tulips", "--out", "x"], "the exact solver models No Thanks! (geschenkt) only"),
+    (["solve", "geschenkt", *SMALL, "--exploit", "solved"], "--exploit solved (this solve's"),
+    (
+        ["solve", "geschenkt", *SMALL, "--exploit", "solved:table=no.parquet", "--out", "x"],
+        "no.parquet': no such file",
+    ),
 ]
 
 
@@ -54,6 +86,91 @@ def test_bad_sizes_and_parameters_are_one_line(capsys, tmp_path, monkeypatch, ar
     monkeypatch.chdir(tmp_path)  # nothing may be written, not even by ladder or demo
     assert message in one_line_error(capsys, args)
     assert not list(tmp_path.iterdir())
+
+
+def test_a_policy_table_of_another_variant_is_one_line_and_nothing_is_written(capsys, tmp_path):
+    """A table solved for cards 3..8 is refused by a solve of another deck, by a tournament
+    of other rules or player count, and a file that is no table is named as such; no folder
+    is made."""
+    from experiments.solving import solve_variant
+    from geschenkt_sim.rules import Rules
+
+    rules = Rules(n_players=2, highest_card=8, n_removed=2, chips_per_player=2)
+    solve_variant(rules, tmp_path / "t", progress=False)
+    table = f"solved:table={tmp_path / 't' / 'policy.parquet'}"
+    other = ["--rule", "highest_card=9", "--rule", "n_removed=2", "--rule", "chips_per_player=2"]
+    out = tmp_path / "o"
+    cases = [
+        (
+            ["solve", "geschenkt", *other, "--exploit", table, "--out", str(out)],
+            "was solved for 2 players, cards 3..8 (2 removed, 4 played), 2 chips each, not for "
+            "2 players, cards 3..9",
+        ),
+        (
+            [
+                "tournament",
+                "geschenkt",
+                "--agents",
+                f"{table},greedy",
+                "--players",
+                "2",
+                *other,
+                *QUICK,
+                "--out",
+                str(out),
+            ],
+            "was solved for 2 players, cards 3..8",
+        ),
+        (
+            [
+                "tournament",
+                "geschenkt",
+                "--agents",
+                f"{table},greedy",
+                "--players",
+                "3",
+                *SMALL,
+                *QUICK,
+                "--out",
+                str(out),
+            ],
+            "is for 2 players, not 3",
+        ),
+        (
+            [
+                "tournament",
+                "geschenkt",
+                "--agents",
+                f"{table},greedy",
+                "--players",
+                "2",
+                *SMALL,
+                "--rule",
+                "chips_visible=false",
+                *QUICK,
+                "--out",
+                str(out),
+            ],
+            "chips_visible=true",
+        ),
+    ]
+    (tmp_path / "text.parquet").write_text("not a table")
+    bad = f"solved:table={tmp_path / 'text.parquet'}"
+    cases.append(
+        (
+            ["solve", "geschenkt", *SMALL, "--exploit", bad, "--out", str(out)],
+            "is not a giftsim policy table",
+        )
+    )
+    for args, message in cases:
+        assert message in one_line_error(capsys, args)
+        assert not out.exists()
+
+
+def test_solve_refuses_a_folder_that_holds_files(capsys, tmp_path):
+    (tmp_path / "old.txt").write_text("keep me")
+    err = one_line_error(capsys, ["solve", "geschenkt", *SMALL, "--out", str(tmp_path)])
+    assert "is not empty" in err and [p.name for p in tmp_path.iterdir()] == ["old.txt"]
 
 
 def test_an_agent_that_breaks_the_rules_is_one_line(capsys):

@@ -10,7 +10,7 @@ from experiments.games import play_slow
 from geschenkt_sim.state import CHIPS, HANDS, N_CARDS, POT
 from tests.strategies import geschenkt_rules
 
-SPECS = [f.name for f in builtins("geschenkt")]
+SPECS = [f.name for f in builtins("geschenkt") if not f.table]  # solved: tests/test_solve.py
 
 
 @settings(max_examples=40, deadline=None)

@@ -105,6 +105,8 @@ def _seating(game: Game, rules, agents, secret) -> tuple:
     if len(agents) != n:
         raise ValueError(f"{n} players need {n} agents, got {len(agents)}")
     check_secret(secret)
+    for agent in agents:
+        agent.check_rules(rules)
     entries = tuple(a.family.entry() for a in agents)
     entries += (entries[0],) * (game.max_players - n)
     params = np.zeros((game.max_players, MAX_PARAMS), np.float64)
@@ -135,3 +137,29 @@ class _Call:
                 "check the agents' code and parameters"
             )
         return played
+
+
+def respond_block(game: Game, rules, agents, seat, search, root_seed, first_index, n_games):
+    """Games ``first_index ..`` of ``root_seed`` through the rollout responder
+    (``agents/templates/respond.py``): each played by the field ``agents`` alone and with
+    ``seat`` played by rollouts of the field's policy (``search``: ``(rollouts, margin)``,
+    worlds per legal action and decision, and the standard errors by which another action
+    must beat the seat's agent's own). Returns float64 rows: the responder's share of the
+    win, the field's own share in that seat on the same deal, and the decisions the responder
+    rolled out at. The first player rotates (game i starts at seat i mod n)."""
+    kernel = driver(game.name, "respond").respond_games
+    announce(f"the {game.title} rollout responder", kernel, agents)
+    entries, params, names = _seating(game, rules, agents, 0)
+    out = np.zeros((n_games, 3), np.float64)
+    policy = first_policy("rotate", rules.n_players)
+    args = (rules.to_array(), np.uint64(root_seed), np.uint64(0), first_index, policy, entries)
+    try:
+        search = (int(search[0]), float(search[1]))
+        bad = kernel(*args, params, seat, search, out)
+    except IndexError:
+        raise AgentError(f"an agent ({names}) read outside its observation") from None
+    if bad >= 0:
+        raise IllegalActionError(
+            f"an agent ({names}) chose an illegal action in game {first_index + bad}"
+        )
+    return out

@@ -8,7 +8,7 @@ Nothing here compiles on import; the search families are made from the templates
 from pathlib import Path
 
 from agents.base import Family
-from agents.geschenkt import greedy, learned, random_agent, sniper, tuned, worlds
+from agents.geschenkt import greedy, learned, random_agent, sniper, solved, tuned, worlds
 from agents.roster import Bench, Gauntlet, Ladder, Roster, Study
 
 NETS = Path(__file__).parent / "nets"
@@ -21,6 +21,7 @@ ROSTER = Roster(
         SNIPER,
         *(SNIPER.tuned(name, params) for name, params in tuned.TUNED.items()),
         Family.of_module("learned", "geschenkt", learned, NETS),
+        Family.of_module("solved", "geschenkt", solved),  # plays a table: solved:table=FILE
     ),
     search={
         "flatmc": {"iters": 1000.0, "policy": 4.0, "margin": 0.0},

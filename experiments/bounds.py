@@ -1,0 +1,291 @@
+"""Lower bounds on how much a strong opponent can take from an agent, on the full games.
+
+The exact exploitability of ``experiments/exploit.py`` needs a solved variant; on the full
+games (No Thanks! 3-5 players, Gift of Tulips 2-4) the answer is a lower bound: what one
+strategy found by search takes from the target. The *rollout responder*
+(``agents/templates/respond.py``) plays one seat against the target in every other seat,
+choosing each action by rollouts of the target's own policy from worlds drawn from its
+observation. Each deal is played twice, by the target alone and with the responder in seat
+0, the first player rotating over the deals; the gain is the responder's share of the win
+less the target's own share in that seat on the same deal, and its standard error is that of
+the per-deal differences (the deal is the unit of independence). The responder is a legal
+strategy of its seat, so the mean gain estimates what one strategy gains: a lower bound of
+the exploitability averaged over the seats (and, per position, of each seat's).
+
+A block of deals is a pure function of (root seed, first deal, rules, target, responder), so
+the bound does not depend on how the deals are cut into chunks.
+"""
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from giftsim.game import load_game, rounds_of
+
+Z95 = 1.959964
+SHIPPED = Path(__file__).resolve().parent.parent / "docs" / "bounds.csv"  # giftsim bound's rows
+SHARE, FIELD_SHARE, ROLLED = 0, 1, 2  # the columns of a block's rows (``respond.py``)
+CHUNK = 100  # deals per call of the compiled loop (a progress step)
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A rollout responder's gain against one target at one player count."""
+
+    game: str
+    players: int
+    target: str
+    rollouts: int
+    margin: float
+    deals: int
+    seed: int
+    seconds: float
+    rows: np.ndarray  # per deal: responder's share, target's share, decisions rolled out
+
+    @property
+    def differences(self) -> np.ndarray:
+        return self.rows[:, SHARE] - self.rows[:, FIELD_SHARE]
+
+    def summary(self) -> dict:
+        """The gain over every position, its standard error and 95% interval, and the cost."""
+        gain, se = _mean_se(self.differences)
+        return {
+            "game": self.game,
+            "players": self.players,
+            "target": self.target,
+            "responder": responder_name(self.rollouts, self.margin),
+            "deals": self.deals,
+            "responder_share": self.rows[:, SHARE].mean(),
+            "target_share": self.rows[:, FIELD_SHARE].mean(),
+            "gain": gain,
+            "se": se,
+            "low": gain - Z95 * se,
+            "high": gain + Z95 * se,
+            "cpu_seconds": self.seconds,
+        }
+
+    def by_position(self) -> pd.DataFrame:
+        """The gain per position of the responder in the turn order (0: first), with errors:
+        deal ``i`` starts at seat ``i mod n``, so the responder (seat 0) is at position
+        ``-i mod n``."""
+        position = (-np.arange(self.deals)) % self.players
+        rows = []
+        for p in range(self.players):
+            gain, se = _mean_se(self.differences[position == p])
+            rows.append({"position": p, "gain": gain, "se": se})
+        return pd.DataFrame(rows)
+
+
+def _mean_se(values: np.ndarray) -> tuple[float, float]:
+    if values.size < 2:
+        return float(values.mean()) if values.size else float("nan"), float("nan")
+    return float(values.mean()), float(values.std(ddof=1) / np.sqrt(values.size))
+
+
+def rollout_bound(
+    game: str,
+    rules,
+    target: str,
+    deals: int,
+    rollouts: int = 8,
+    seed: int = 0,
+    progress: bool = False,
+    margin: float = 1.0,
+) -> Bound:
+    """The rollout responder's gain against ``target`` (a spec) in every other seat under
+    ``rules`` over deals ``0 .. deals - 1`` of ``seed`` (module docstring); ``rollouts`` per
+    legal action and ``margin`` as in ``agents/templates/respond.py``."""
+    import time
+
+    from tqdm import tqdm
+
+    from agents.drivers.block import respond_block
+    from agents.registry import parse
+
+    record = load_game(game)
+    check(rules, deals, rollouts, margin)
+    agents = [parse(target, game)] * rules.n_players
+    respond_block(record, rules, agents, 0, (rollouts, margin), seed, 0, 0)  # compile first
+    parts, started = [], time.process_time()
+    for first in tqdm(range(0, deals, CHUNK), disable=not progress, desc=f"vs {target}"):
+        size = min(CHUNK, deals - first)
+        parts.append(respond_block(record, rules, agents, 0, (rollouts, margin), seed, first, size))
+    rows = np.concatenate(parts)
+    seconds = time.process_time() - started
+    spec = agents[0].spec
+    return Bound(game, rules.n_players, spec, rollouts, margin, deals, seed, seconds, rows)
+
+
+def responder_name(rollouts: int, margin: float) -> str:
+    return f"rollouts:{rollouts}:margin={margin:g}"
+
+
+def check(rules, deals: int, rollouts: int, margin: float = 1.0) -> None:
+    """A one-line ValueError for what the responder does not do."""
+    if rounds_of(rules) != 1:
+        raise ValueError("the rollout responder plays single games: use rounds=1")
+    if deals < 2:
+        raise ValueError(f"deals must be at least 2 (an error needs two), got {deals}")
+    if rollouts < 1:
+        raise ValueError(f"rollouts must be at least 1, got {rollouts}")
+    if not 0 <= margin < float("inf"):
+        raise ValueError(f"margin must be a finite number of standard errors >= 0, got {margin}")
+
+
+def worst_case(table: pd.DataFrame) -> pd.DataFrame:
+    """Per game and target, the largest gain found over player counts and responders (the
+    ``worst case`` column): its value, error, player count and responder."""
+    top = table.loc[table.groupby(["game", "target"])["gain"].idxmax()]
+    return top[["game", "target", "players", "responder", "gain", "se"]].reset_index(drop=True)
+
+
+def worst_cases(game: str, path=SHIPPED) -> dict[str, str]:
+    """The ``worst case`` column of ``giftsim agents``: per family name of ``game``, the
+    largest gain a responder found in the rows of ``path`` (its default agent or any spec of
+    it), as text; no entry for a family without rows."""
+    if not Path(path).is_file():
+        return {}
+    table = pd.read_csv(path)
+    table = table[table["game"] == game].assign(target=lambda t: t["target"].str.split(":").str[0])
+    return {
+        row.target: f"+{row.gain:.3f} (se {row.se:.3f}; {row.players}p, {row.responder})"
+        if row.gain >= 0
+        else f"{row.gain:.3f} (se {row.se:.3f}; none found, {row.players}p, {row.responder})"
+        for row in worst_case(table).itertuples()
+    }
+
+
+def against_exact(rules, target: str, deals: int, rollouts: int, seed=0, queries=None, margin=1.0):
+    """On a solved No Thanks! variant: the rollout bound beside the exact exploitability
+    (``experiments.exploit``) averaged over the positions, and the share of it found."""
+    from experiments import exploit
+
+    exact = exploitability_mean(exploit.exploitability(rules, target, queries=queries, seed=seed))
+    bound = rollout_bound("geschenkt", rules, target, deals, rollouts, seed, margin=margin)
+    return _compared(rules, target, exact, bound.summary())
+
+
+def exact_table(variants, targets, deals: int, rollouts: int = 8, margins=(0.0, 1.0), seed=0):
+    """:func:`against_exact` of every target on every solved variant, per margin, and per
+    variant and target the best responder's row (``best``: the largest gain found)."""
+    from experiments import exploit
+
+    rows = []
+    for rules in variants:
+        for target in targets:
+            exact = exploitability_mean(exploit.exploitability(rules, target, seed=seed))
+            for margin in margins:
+                bound = rollout_bound(
+                    "geschenkt", rules, target, deals, rollouts, seed, False, margin
+                )
+                rows.append(_compared(rules, target, exact, bound.summary()))
+    table = pd.DataFrame(rows)
+    top = table.groupby(["variant", "target"], sort=False)["rollout_gain"].transform("max")
+    return table.assign(best=table["rollout_gain"] == top)
+
+
+def _compared(rules, target: str, exact: float, bound: dict) -> dict:
+    from geschenkt_sim import solve
+
+    return {
+        "variant": solve.Layout.of(rules).describe(),
+        "players": rules.n_players,
+        "target": target,
+        "responder": bound["responder"],
+        "exact_gain": exact,
+        "rollout_gain": bound["gain"],
+        "se": bound["se"],
+        "found": bound["gain"] / exact if exact > 0 else float("nan"),
+        "z_above_exact": (bound["gain"] - exact) / bound["se"],
+        "deals": bound["deals"],
+        "cpu_seconds": bound["cpu_seconds"],
+    }
+
+
+def exploitability_mean(result) -> float:
+    """An exact result's gain averaged over the positions (as the responder's seat rotates);
+    for an agent that randomises, its held-out gain (a lower bound, see ``exploit``)."""
+    column = "gain_low" if result.randomised else "gain"
+    return float(result.table[column].mean())
+
+
+def command(args) -> None:
+    """``giftsim bound``: the rollout bound of every ``--target`` at every ``--players``, each
+    row printed and added to ``--out`` as it is found (rows already there are kept, not run
+    again), then the worst case per target."""
+    from agents.registry import parse_list
+
+    record = load_game(args.game)
+    counts = _counts(args.players, record.players)
+    specs = [spec.strip() for spec in args.target.split(",") if spec.strip()]
+    targets = [agent.spec for agent in parse_list(specs, args.game)]
+    rules = {n: _rules(record, n, args.rule) for n in counts}
+    for n in counts:
+        check(rules[n], args.deals, args.rollouts, args.margin)
+    done, rows = _done(args.out), []
+    for n in counts:
+        for target in targets:
+            rows.append(_row(args, rules[n], target, done))
+            print(_line(rows[-1]), flush=True)
+    print("\nworst case (largest gain found):")
+    print(worst_case(pd.DataFrame(rows)).to_string(index=False))
+
+
+def _row(args, rules, target: str, done: dict) -> dict:
+    """The CSV's row of a target at a player count, or a new one, run and added to it."""
+    name = responder_name(args.rollouts, args.margin)
+    row = done.get((rules.n_players, target, name, args.deals, args.seed))
+    if row is None:
+        search = (args.deals, args.rollouts, args.seed, not args.quiet, args.margin)
+        row = rollout_bound(args.game, rules, target, *search).summary() | {"seed": args.seed}
+        _append(args.out, row)
+    return row
+
+
+def _counts(text: str, valid) -> list[int]:
+    try:
+        counts = [int(part) for part in str(text).split(",") if part.strip()]
+    except ValueError:
+        counts = []
+    if not counts or any(n not in valid for n in counts):
+        raise ValueError(f"--players takes counts among {', '.join(map(str, valid))}, got {text!r}")
+    return counts
+
+
+def _rules(record, players: int, pairs):
+    if pairs:
+        return record.rules.from_pairs(list(pairs), players)
+    return record.rules(n_players=players)
+
+
+def _done(path) -> dict:
+    """The rows of an earlier run's CSV, by (players, target, responder, deals, seed)."""
+    from pathlib import Path
+
+    if path is None or not Path(path).is_file():
+        return {}
+    table = pd.read_csv(path)
+    keys = ["players", "target", "responder", "deals", "seed"]
+    return {tuple(row[k] for k in keys): row.to_dict() for _, row in table.iterrows()}
+
+
+def _append(path, row: dict) -> None:
+    from pathlib import Path
+
+    if path is None:
+        return
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    frame = pd.DataFrame([row])
+    frame.to_csv(path, mode="a", header=not path.is_file(), index=False)
+
+
+def _line(row: dict) -> str:
+    return (
+        f"{row['players']}p {row['target']}: gain {row['gain']:+.4f} "
+        f"[{row['low']:+.4f}, {row['high']:+.4f}] (se {row['se']:.4f}; responder "
+        f"{row['responder_share']:.4f} vs own {row['target_share']:.4f}) over {row['deals']:,} "
+        f"deals, {row['responder']}, {row['cpu_seconds']:.0f} s of CPU"
+    )

@@ -1,0 +1,110 @@
+"""The rollout responder (agents/templates/respond.py, experiments/bounds.py): on solved
+variants its gain never exceeds the exact exploitability and finds at least half of it for
+greedy and random; its deals are the game loop's; a block does not depend on how the deals
+are cut; the command refuses bad input in one line and resumes from its CSV."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from agents.drivers.block import play_block, respond_block
+from agents.registry import parse
+from experiments import bounds, exact
+from experiments.cli import main
+from geschenkt_sim.rules import Rules
+from giftsim.game import load_game
+
+GESCHENKT = load_game("geschenkt")
+
+
+@pytest.mark.parametrize(
+    ("players", "cards", "target"),
+    [(2, 8, "greedy"), (2, 8, "random"), (3, 7, "greedy"), (3, 7, "random")],
+)
+def test_bound_within_exact_and_finds_half(players, cards, target):
+    """The responder with a margin of 1 (the default) against greedy, the best mean against
+    random (whose rollouts are too noisy for a margin to let many of its mistakes go)."""
+    margin = 0.0 if target == "random" else 1.0
+    rules = exact.scaled(players, cards)
+    row = bounds.against_exact(rules, target, deals=800, rollouts=8, margin=margin)
+    assert row["z_above_exact"] < 3  # a lower bound: never above the exact gain
+    assert row["rollout_gain"] - 3 * row["se"] > 0.5 * row["exact_gain"], row
+
+
+def test_field_share_is_the_game_loops():
+    """The target's own share on each deal is the plain loop's, game for game."""
+    rules = Rules(n_players=3)
+    agents = [parse("random", "geschenkt")] * 3
+    rows = respond_block(GESCHENKT, rules, agents, 0, (2, 1.0), 7, 0, 30)
+    loop = play_block(GESCHENKT, rules, agents, 7, 0, 30)
+    winners = loop[:, -1]
+    share = (winners & 1) / np.array([bin(w).count("1") for w in winners])
+    np.testing.assert_array_equal(rows[:, bounds.FIELD_SHARE], share)
+
+
+def test_blocks_do_not_depend_on_the_cut():
+    rules, agents = Rules(n_players=3), [parse("greedy", "geschenkt")] * 3
+    whole = respond_block(GESCHENKT, rules, agents, 0, (4, 0.0), 3, 0, 12)
+    parts = [respond_block(GESCHENKT, rules, agents, 0, (4, 0.0), 3, i, 4) for i in (0, 4, 8)]
+    np.testing.assert_array_equal(whole, np.concatenate(parts))
+    assert (whole[:, bounds.ROLLED] > 0).all()
+
+
+def test_tulips_bound_and_positions():
+    rules = load_game("tulips").rules(n_players=3)
+    bound = bounds.rollout_bound("tulips", rules, "greedy", deals=30, rollouts=2, seed=1)
+    summary = bound.summary()
+    assert 0 <= summary["responder_share"] <= 1 and summary["se"] > 0
+    positions = bound.by_position()
+    assert list(positions["position"]) == [0, 1, 2]
+    assert np.isclose(positions["gain"].mean(), summary["gain"])  # 10 deals per position
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--rule", "rounds=3"], "the rollout responder plays single games: use rounds=1"),
+        (["--deals", "1"], "deals must be at least 2"),
+        (["--rollouts", "0"], "rollouts must be at least 1"),
+        (["--margin", "nan"], "margin must be a finite number of standard errors >= 0"),
+        (["--players", "9"], "--players takes counts among"),
+        (["--target", "nobody"], "nobody"),
+    ],
+)
+def test_bad_input_is_one_line(argv, message, capsys, tmp_path):
+    out = tmp_path / "b.csv"
+    base = ["bound", "geschenkt", "--target", "greedy", "--quiet", "--out", str(out)]
+    assert main([*base, *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+    assert not out.exists()
+
+
+def test_command_writes_rows_and_resumes(tmp_path, capsys):
+    out = tmp_path / "b.csv"
+    argv = ["bound", "geschenkt", "--players", "3,4", "--target", "greedy", "--deals", "20"]
+    argv += ["--rollouts", "2", "--quiet", "--out", str(out)]
+    assert main(argv) == 0
+    first = pd.read_csv(out)
+    assert list(first["players"]) == [3, 4] and "worst case" in capsys.readouterr().out
+    assert main(argv) == 0  # the rows are there: nothing is run or added
+    pd.testing.assert_frame_equal(pd.read_csv(out), first)
+    worst = bounds.worst_case(first)
+    assert worst.loc[0, "gain"] == first["gain"].max()
+
+
+def test_worst_cases_column(tmp_path):
+    """The largest gain per family, over player counts and specs of it; none for others."""
+    rows = [
+        ("geschenkt", 3, "greedy", 0.30, 0.01),
+        ("geschenkt", 4, "greedy:T=-2", 0.35, 0.02),
+        ("geschenkt", 3, "sniper", -0.01, 0.01),
+        ("tulips", 2, "greedy", 0.90, 0.01),
+    ]
+    table = pd.DataFrame(rows, columns=["game", "players", "target", "gain", "se"])
+    table.assign(responder="rollouts:8:margin=1").to_csv(tmp_path / "b.csv", index=False)
+    worst = bounds.worst_cases("geschenkt", tmp_path / "b.csv")
+    assert worst["greedy"] == "+0.350 (se 0.020; 4p, rollouts:8:margin=1)"
+    assert worst["sniper"].startswith("-0.010 (se 0.010; none found")
+    assert set(worst) == {"greedy", "sniper"}
+    assert bounds.worst_cases("geschenkt", tmp_path / "missing.csv") == {}
