@@ -219,6 +219,8 @@ def _draw(long: pd.DataFrame, folder: Path, manifest: dict) -> list[str]:
             continue
         if name == "seat_win_share.png" and not mixed:  # one panel per agent
             figure = plots.seat_panels(summary_of_long(long), "win_share")
+        elif name == "score_distributions.png":
+            figure = plots.score_distributions(long, manifest["game"])
         else:
             figure = getattr(plots, function)(long, **options)
         title = figure.axes[0].get_title()

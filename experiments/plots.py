@@ -1,17 +1,28 @@
 """Figures of the statistics in ``experiments.stats``.
 
 Each ``name(long, ..., ax=None)`` draws what ``name_data(long, ...)`` returns and gives back the
-Figure; with ``ax=None`` it makes a new one. Plots only draw: every number comes from ``stats``.
-No backend is forced here; scripts and tests choose one (e.g. ``MPLBACKEND=Agg``).
+Figure; with ``ax=None`` it makes a new one. ``name_of(table, ...)`` draws a table computed
+already (by ``stats`` from a long frame, or from sums streamed chunk by chunk, as ``giftsim
+report`` does), so one table feeds both the terminal and the figure. Plots only draw: every
+number comes from ``stats`` (box plots: from the counts of each score, ``score_counts``).
+
+Every title says what is drawn and which interval; its last line is the *subject* of the run
+(``subject``: game, design, agents, player counts, games). Score axes say which way a score wins,
+and every reference line and box is named in a legend. No backend is forced here; scripts and
+tests choose one (e.g. ``MPLBACKEND=Agg``).
 """
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 
 from experiments import anatomy, stats
+from experiments.games import entry
 
 SEAT_SPREAD = 0.25  # total horizontal spread of the player-count groups around each seat
+MAX_NAMED = 4  # a subject names at most this many agents, else counts them
 
 LABELS = {  # column -> axis label; other columns read with spaces for underscores
     "position": "turn position (0 = first player)",
@@ -26,11 +37,62 @@ LABELS = {  # column -> axis label; other columns read with spaces for underscor
     "win_share": "win share",
     "mean_score": "mean score",
 }
+ORDERS = {  # the ratings' order column -> what the fit uses
+    "finish": "the whole finishing order",
+    "win": "the winners only",
+}
+BOX_LEGEND = [  # what each part of a box means (score_boxes_of)
+    Patch(facecolor="white", edgecolor="black", label="box: middle half of the scores"),
+    Line2D([], [], color="C1", label="line: median"),
+    Line2D([], [], color="black", label="whiskers: within 1.5 box heights (outliers hidden)"),
+    Line2D([], [], color="green", marker="^", ls="", label="triangle: mean"),
+]
 
 
 def label(column: str) -> str:
     """A readable axis label for ``column``: ``LABELS``, else its words without underscores."""
     return LABELS.get(column, column.replace("_", " "))
+
+
+def score_label(game: str, what: str = "score") -> str:
+    """``what`` with the way a score wins in ``game``, e.g. "score (lowest wins)"."""
+    return f"{what} ({'lowest' if entry(game).lower_wins else 'highest'} wins)"
+
+
+def counted(numbers, unit: str = "players") -> str:
+    """``"4 players"``, ``"3-5 players"`` (a run of counts) or ``"2, 4, 6 players"``."""
+    values = sorted({int(n) for n in numbers})
+    if len(values) > 2 and values == list(range(values[0], values[-1] + 1)):
+        return f"{values[0]}-{values[-1]} {unit}"
+    return f"{', '.join(map(str, values))} {unit}"
+
+
+DESIGNS = {"mirror": "one-agent tables"}  # design -> its name in a subject, if not its own
+
+
+def subject(game: str, design: str, agents, players, games: int, per: str = "") -> str:
+    """A figure's last title line, e.g. "No Thanks!, round-robin of random, greedy, sniper,
+    4 players, 1,200,000 games (25,000 per seating)": more than ``MAX_NAMED`` agents are
+    counted; ``per`` adds what each seating or cell played."""
+    names = sorted(set(agents))
+    who = ", ".join(names) if len(names) <= MAX_NAMED else f"{len(names)} agents"
+    extra = f" ({per})" if per else ""
+    kind = DESIGNS.get(design, design)
+    return f"{entry(game).title}, {kind} of {who}, {counted(players)}, {games:,} games{extra}"
+
+
+def subject_of(long: pd.DataFrame, game: str, design: str, per: str = "") -> str:
+    """``subject`` of the games of a long frame (``stats``' layout)."""
+    games = long.groupby(["job", "game_index"]).ngroups
+    return subject(game, design, long["agent"].unique(), long["n_players"].unique(), games, per)
+
+
+def _title(ax, what: str, subject_line=None) -> None:
+    ax.set_title(what if subject_line is None else f"{what}\n{subject_line}", fontsize=9)
+
+
+def _suptitle(fig, what: str, subject_line=None) -> None:
+    fig.suptitle(what if subject_line is None else f"{what}\n{subject_line}", fontsize=10)
 
 
 def _axes(ax):
@@ -44,7 +106,24 @@ def _yerr(table: pd.DataFrame, value: str) -> np.ndarray:
     return np.vstack([table[value] - table["ci_low"], table["ci_high"] - table[value]])
 
 
+def plus_minus(half: float, digits: int = 2) -> str:
+    """ "±" and a half width at ``digits`` decimals, never "±0.00": below the shown precision it
+    is printed to one significant digit."""
+    if round(half, digits) > 0 or not np.isfinite(half):
+        return f"±{half:.{digits}f}"
+    return f"±{half:.1g}"
+
+
+def _digits(half: float, digits: int) -> int:
+    """Decimals that show a value as precisely as its half width (at least ``digits``)."""
+    if not np.isfinite(half) or half <= 0 or round(half, digits) > 0:
+        return digits
+    return min(digits + 1, 4)
+
+
 # ---- seat advantage -----------------------------------------------------------------------
+
+SEAT_TITLE = "Win share by {column}, one line per player count, 95% Wilson intervals"
 
 
 def seat_win_share_data(long: pd.DataFrame, column: str = "seat") -> pd.DataFrame:
@@ -52,21 +131,39 @@ def seat_win_share_data(long: pd.DataFrame, column: str = "seat") -> pd.DataFram
     return stats.seat_advantage(long, column).reset_index()
 
 
-def seat_win_share(long: pd.DataFrame, ax=None, column: str = "seat"):
+def seat_win_share(long: pd.DataFrame, ax=None, column: str = "seat", subject=None):
     """Win share per seat with 95% Wilson intervals, one line per player count, and a dashed
     line at each count's fair share 1/n."""
-    data = seat_win_share_data(long, column)
+    return seat_win_share_of(stats.seat_advantage(long, column), ax, column, subject)
+
+
+def seat_win_share_of(table: pd.DataFrame, ax=None, column: str = "position", subject=None):
+    """``seat_win_share`` of a ``stats.seat_advantage`` (or ``summary_seat_advantage``) table."""
+    data = table.reset_index()
     fig, ax = _axes(ax)
     _seat_lines(ax, data, column, "win_share", fair=True)
-    title = f"Win share by {label(column)} (95% Wilson intervals)"
-    ax.set(xlabel=label(column), ylabel="win share", title=title)
-    ax.legend()
+    ax.set(xlabel=label(column), ylabel="win share")
+    _title(ax, SEAT_TITLE.format(column=label(column)), subject)
+    ax.legend(*_by_count(*ax.get_legend_handles_labels()), fontsize=8)
     return fig
+
+
+def _by_count(handles, labels):
+    """Legend entries in order of player count, each count's line before its fair share."""
+
+    def key(item):
+        text = item[1]
+        return (
+            (int(text.split("/")[1]), 1) if text.startswith("fair") else (int(text.split()[0]), 0)
+        )
+
+    pairs = sorted(zip(handles, labels, strict=True), key=key)
+    return [h for h, _ in pairs], [t for _, t in pairs]
 
 
 def _seat_lines(ax, data: pd.DataFrame, column: str, value: str, fair: bool) -> None:
     """``value`` per ``column`` with error bars from ``ci_low`` / ``ci_high``, one line per
-    player count (slightly apart), with dashed fair shares 1/n if ``fair``."""
+    player count (slightly apart), with dashed fair shares 1/n (in the legend) if ``fair``."""
     counts = sorted(data["n_players"].unique())
     offsets = (
         np.linspace(-SEAT_SPREAD / 2, SEAT_SPREAD / 2, len(counts)) if len(counts) > 1 else [0]
@@ -78,7 +175,15 @@ def _seat_lines(ax, data: pd.DataFrame, column: str, value: str, fair: bool) -> 
         bars.set_label(f"{n} players")
         if fair:
             color = bars.lines[0].get_color()
-            ax.hlines(1 / n, x.min() - 0.2, x.max() + 0.2, colors=color, linestyles="--", lw=1)
+            ax.hlines(
+                1 / n,
+                x.min() - 0.2,
+                x.max() + 0.2,
+                colors=color,
+                linestyles="--",
+                lw=1,
+                label=f"fair share 1/{n}",
+            )
     ax.set_xticks(np.arange(data[column].max() + 1))
 
 
@@ -100,66 +205,98 @@ def seat_panels(
     by="agent",
     axes=None,
     suptitle=None,
+    subject=None,
+    game=None,
 ):
     """One panel per ``by`` group (e.g. agent) of a seat study's sums: ``value``
     ("win_share" or "mean_score") per ``column`` with 95% intervals, one line per player
-    count; win shares with dashed fair shares 1/n. ``axes``: one Axes per group, or None;
-    ``suptitle``: the figure's title (say the game and the number of games)."""
+    count, on one y scale; win shares with dashed fair shares 1/n. ``axes``: one Axes per
+    group, or None. The title: ``suptitle`` if given, else what is drawn (with the way a score
+    wins when ``game`` is given) over ``subject``; the legend sits below the panels."""
     data = seat_panels_data(sums, column, by)
     low, high, ylabel = SEAT_VALUES[value]
+    if value == "mean_score" and game is not None:
+        ylabel = score_label(game, ylabel)
     groups = list(data.groupby(by, sort=True))
     if axes is None:
-        fig, axes = plt.subplots(1, len(groups), figsize=(4.2 * len(groups), 3.6), squeeze=False)
-        fig.set_layout_engine("tight")
+        size = (3.6 * len(groups) + 0.6, 3.4)
+        fig, axes = plt.subplots(1, len(groups), figsize=size, squeeze=False, sharey=True)
+        fig.set_layout_engine("constrained")
     axes = np.ravel(axes)
     for ax, (name, part) in zip(axes, groups, strict=True):
         intervals = part.rename(columns={low: "ci_low", high: "ci_high"})
         _seat_lines(ax, intervals, column, value, fair=value == "win_share")
-        ax.set(xlabel=label(column), ylabel=ylabel, title=str(name))
-    axes[0].legend(fontsize=8)
-    if suptitle is not None:
-        axes[0].figure.suptitle(suptitle)
-    return axes[0].figure
+        ax.set(xlabel=label(column), title=f"all-{name} tables" if by == "agent" else str(name))
+    axes[0].set_ylabel(ylabel)
+    fig = axes[0].figure
+    handles, labels = _by_count(*axes[0].get_legend_handles_labels())
+    fig.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 6), fontsize=8)
+    interval = "Wilson" if value == "win_share" else "normal"
+    what = f"{ylabel[0].upper()}{ylabel[1:]} by {label(column)}, 95% {interval} intervals"
+    fig.suptitle(suptitle or (what if subject is None else f"{what}\n{subject}"), fontsize=10)
+    return fig
 
 
 # ---- head to head -------------------------------------------------------------------------
 
+HEAD_TITLE = (
+    "Head to head: share of games in which the row agent beats the column agent "
+    "(ties count 1/2),\n± half width of its 95% interval by deal; {per}"
+)
+
 
 def win_rate_heatmap_data(long: pd.DataFrame) -> dict:
-    """``share``: ``stats.pairwise``; ``games``: ``stats.pairwise_counts``; ``half``: half the
-    width of each cell's 95% interval by deal (``stats.pairwise_table``)."""
-    share, games = stats.pairwise(long), stats.pairwise_counts(long)
-    table = stats.pairwise_table(long)
-    half = ((table["ci_high"] - table["ci_low"]) / 2).unstack("opponent")
-    half = half.reindex(index=share.index, columns=share.columns)
-    return {"share": share, "games": games, "half": half}
+    """``heatmap_data`` of ``stats.pairwise_table(long)``."""
+    return heatmap_data(stats.pairwise_table(long))
 
 
-def _half_text(half: float) -> str:
-    """A half width that never reads ±0.00: two decimals, or one significant digit."""
-    return f"±{half:.2f}" if half >= 0.01 else f"±{half:.1g}"
+def heatmap_data(table: pd.DataFrame) -> dict:
+    """Square frames, agent (rows) x opponent (columns), of a ``stats.pairwise_table``:
+    ``share`` (NaN on the diagonal and where two agents never met), ``games`` and ``half`` (half
+    the width of each cell's 95% interval)."""
+    names = sorted(set(table.index.get_level_values(0)) | set(table.index.get_level_values(1)))
+
+    def square(values: pd.Series) -> pd.DataFrame:
+        grid = values.unstack("opponent").reindex(index=names, columns=names)
+        return grid.rename_axis(index="agent", columns="opponent")
+
+    half = (table["ci_high"] - table["ci_low"]) / 2
+    games = square(table["games"]).fillna(0).astype(int)
+    return {"share": square(table["share"]), "games": games, "half": square(half)}
 
 
-def win_rate_heatmap(long: pd.DataFrame, ax=None):
+def win_rate_heatmap(long: pd.DataFrame, ax=None, subject=None):
     """Head-to-head win shares (row agent against column opponent) as a heatmap centred at
     1/2, each cell annotated with its share and the half width of its 95% interval."""
-    data = win_rate_heatmap_data(long)
+    return win_rate_heatmap_of(stats.pairwise_table(long), ax, subject)
+
+
+def win_rate_heatmap_of(table: pd.DataFrame, ax=None, subject=None):
+    """``win_rate_heatmap`` of a ``stats.pairwise_table``."""
+    data = heatmap_data(table)
     share, half = data["share"], data["half"]
     fig, ax = _axes(ax)
     image = ax.imshow(share.to_numpy(float), cmap="RdBu", vmin=0, vmax=1)
     for (i, j), value in np.ndenumerate(share.to_numpy(float)):
         if not np.isnan(value):
-            text = f"{value:.2f}\n{_half_text(half.iat[i, j])}"
-            ax.text(j, i, text, ha="center", va="center", fontsize=8)
+            digits = _digits(half.iat[i, j], 2)
+            text = f"{value:.{digits}f}\n{plus_minus(half.iat[i, j], digits)}"
+            ax.text(j, i, text, ha="center", va="center", fontsize=7)
     _label_square(ax, share)
-    fig.colorbar(image, ax=ax, label="head-to-head win share")
+    fig.colorbar(image, ax=ax, label="share of games the row agent beats the column agent")
+    _title(ax, HEAD_TITLE.format(per=_per_pair(table["games"])), subject)
     return fig
+
+
+def _per_pair(games: pd.Series) -> str:
+    low, high = int(games.min()), int(games.max())
+    return f"{low:,} games per pair" if low == high else f"{low:,} to {high:,} games per pair"
 
 
 def _label_square(ax, share: pd.DataFrame) -> None:
     ax.set_xticks(np.arange(share.shape[1]), share.columns, rotation=45, ha="right")
     ax.set_yticks(np.arange(share.shape[0]), share.index)
-    ax.set(xlabel="opponent", ylabel="agent", title="Head to head (95% half widths, by deal)")
+    ax.set(xlabel="opponent (column agent)", ylabel="agent (row agent)")
 
 
 # ---- ratings ------------------------------------------------------------------------------
@@ -170,39 +307,122 @@ def rating_chart_data(long: pd.DataFrame, **kw) -> pd.DataFrame:
     return stats.ratings(long, **kw).sort_values("rating")
 
 
-def rating_chart(long: pd.DataFrame, ax=None, **kw):
+def rating_chart(long: pd.DataFrame, ax=None, subject=None, **kw):
     """Horizontal bars of the Plackett-Luce ratings with their bootstrap 95% intervals, best at
-    the top; ``kw`` goes to ``stats.ratings`` (n_boot, seed, scale, prior)."""
-    data = rating_chart_data(long, **kw)
+    the top; ``kw`` goes to ``stats.ratings`` (n_boot, seed, scale, prior, order); the title
+    says which order the fit used (the whole finishing order when ``long`` has ``finish``)."""
+    order = kw.get("order") or ("finish" if "finish" in long.columns else "win")
+    table = stats.ratings(long, **kw)
+    return rating_chart_of(table, ax, kw.get("scale", "log"), order, subject)
+
+
+def rating_chart_of(table: pd.DataFrame, ax=None, scale="log", order="finish", subject=None):
+    """``rating_chart`` of a ``stats.ratings`` table fitted on ``order`` ("finish" or "win")."""
+    data = table.sort_values("rating")
     fig, ax = _axes(ax)
     y = np.arange(len(data))
     ax.barh(y, data["rating"], xerr=_yerr(data, "rating"), capsize=3, color="tab:blue")
     ax.set_yticks(y, data.index)
-    ax.axvline(0, color="grey", lw=1)
-    scale = "Elo-like" if kw.get("scale") == "elo" else "log-strength"
-    ax.set(
-        xlabel=f"rating ({scale}, mean 0)",
-        title="Plackett-Luce ratings (95%, bootstrap over deals)",
-    )
+    ax.axvline(0, color="grey", lw=1, label="0: the mean of these agents")
+    kind = "Elo-like: 400 = odds of 10 to 1" if scale == "elo" else "log-strength"
+    ax.set(xlabel=f"rating ({kind}; higher is stronger)")
+    ax.legend(fontsize=8, loc="lower right")
+    what = f"Plackett-Luce ratings from {ORDERS[order]}, 95% intervals (bootstrap over deals)"
+    _title(ax, what, subject)
     return fig
 
 
 # ---- scores -------------------------------------------------------------------------------
 
 
-def score_distributions_data(long: pd.DataFrame) -> dict:
-    """Each agent's scores (one per seat it held), by agent name."""
-    return {str(a): part.to_numpy() for a, part in long.groupby("agent", sort=True)["score"]}
+def score_counts(long: pd.DataFrame) -> pd.DataFrame:
+    """How often each score occurred, per (n_players, agent, position, score): ``count``.
+    Scores are whole numbers, so these counts hold a distribution in little memory and add up
+    over chunks of games."""
+    keys = ["n_players", "agent", "position", "score"]
+    if "position" not in long.columns:
+        long = long.assign(position=stats.turn_position(long))
+    return long.groupby(keys, observed=True, sort=True).size().rename("count").reset_index()
 
 
-def score_distributions(long: pd.DataFrame, ax=None):
-    """One box per agent (median, quartiles, 1.5 IQR whiskers; triangle: the mean)."""
-    data = score_distributions_data(long)
-    fig, ax = _axes(ax)
-    positions = np.arange(1, len(data) + 1)
-    ax.boxplot(list(data.values()), positions=positions, showmeans=True, showfliers=False)
-    ax.set_xticks(positions, list(data), rotation=30, ha="right")
-    ax.set(xlabel="agent", ylabel="score", title="Score per seat by agent")
+def box_stats(scores: np.ndarray, counts: np.ndarray, label_text: str) -> dict:
+    """A box (matplotlib's ``bxp`` fields) of scores occurring ``counts`` times: quartiles
+    and median by the inverted distribution function, the mean, whiskers at the most extreme
+    scores within 1.5 box heights of the box, no outliers drawn."""
+    order = np.argsort(scores)
+    scores, counts = np.asarray(scores, float)[order], np.asarray(counts, float)[order]
+    cumulative = np.cumsum(counts) / counts.sum()
+
+    def quantile(q: float) -> float:
+        return float(scores[np.searchsorted(cumulative, q - 1e-12)])
+
+    q1, median, q3 = quantile(0.25), quantile(0.5), quantile(0.75)
+    reach = 1.5 * (q3 - q1)
+    inside = scores[(scores >= q1 - reach) & (scores <= q3 + reach)]
+    return {
+        "label": label_text,
+        "q1": q1,
+        "med": median,
+        "q3": q3,
+        "mean": float((scores * counts).sum() / counts.sum()),
+        "whislo": float(inside.min()),
+        "whishi": float(inside.max()),
+        "fliers": [],
+    }
+
+
+def score_boxes_data(counts: pd.DataFrame, mixed: bool) -> dict:
+    """The boxes of ``score_boxes_of``: panel title -> list of ``box_stats``. ``mixed``
+    (agents share tables): one panel per player count, one box per agent; else (a mirror
+    study, one agent per table) one panel per agent and player count, one box per turn
+    position, so that no two boxes of one panel come from different tables."""
+    panels = {}
+    if mixed:
+        for n, part in counts.groupby("n_players", sort=True):
+            boxes = part.groupby("agent", observed=True, sort=True)
+            panels[f"{n} players"] = [_box(g, str(a)) for a, g in boxes]
+        return panels
+    for (agent, n), part in counts.groupby(["agent", "n_players"], observed=True, sort=True):
+        boxes = part.groupby("position", sort=True)
+        panels[f"all-{agent} tables, {n} players"] = [_box(g, str(p)) for p, g in boxes]
+    return panels
+
+
+def _box(part: pd.DataFrame, label_text: str) -> dict:
+    return box_stats(part["score"].to_numpy(), part["count"].to_numpy(), label_text)
+
+
+def score_distributions(long: pd.DataFrame, game: str, axes=None, subject=None):
+    """``score_boxes_of`` the scores of a long frame (a mirror study when no table seats two
+    agents)."""
+    mixed = bool((long.groupby(["job", "game_index"]).agent.nunique() > 1).any())
+    return score_boxes_of(score_counts(long), game, mixed, axes, subject)
+
+
+def score_boxes_of(counts: pd.DataFrame, game: str, mixed: bool, axes=None, subject=None):
+    """Box plots of the score per seat (``score_boxes_data``), the way a score wins on the
+    y axis, what a box shows in a legend; ``axes``: one Axes per panel, or None."""
+    panels = score_boxes_data(counts, mixed)
+    if axes is None:
+        columns = min(len(panels), 5 if not mixed else 6)
+        rows = -(-len(panels) // columns)
+        size = (3.2 * columns + 0.5, 2.9 * rows + 0.9)
+        fig, axes = plt.subplots(rows, columns, figsize=size, squeeze=False, sharey=True)
+        fig.set_layout_engine("constrained")
+    axes = np.ravel(axes)
+    for ax, (name, boxes) in zip(axes, panels.items(), strict=False):
+        ax.bxp(boxes, showmeans=True, showfliers=False)
+        ax.set_title(name, fontsize=9)
+        ax.set_xlabel("agent" if mixed else label("position"))
+        ax.tick_params(axis="x", labelrotation=30 if mixed else 0)
+    for ax in axes[len(panels) :]:
+        ax.set_visible(False)
+    axes[0].set_ylabel(score_label(game))
+    fig = axes[0].figure
+    ncol = 2 if len(panels) == 1 else 4
+    fig.legend(handles=BOX_LEGEND, loc="outside lower center", ncol=ncol, fontsize=8)
+    where = "one panel per player count" if mixed else "one panel per agent and player count"
+    _suptitle(fig, f"Score per seat, {score_label(game).split(' (')[1][:-1]}: {where}", subject)
     return fig
 
 
@@ -254,9 +474,9 @@ def sweep_heatmap(
     image = ax.imshow(values, aspect="auto", **scale)
     for (i, j), cell in np.ndenumerate(values):
         if not np.isnan(cell):
-            text = f"{cell:.{digits}f}" + (
-                "" if half is None else f"\n±{half.iat[i, j]:.{digits}f}"
-            )
+            text = f"{cell:.{digits}f}"
+            if half is not None:
+                text += "\n" + plus_minus(half.iat[i, j], digits)
             ax.text(j, i, text, ha="center", va="center", fontsize=6, color=_ink(image, cell))
     ax.set_xticks(np.arange(grid.shape[1]), grid.columns, rotation=45, ha="right")
     ax.set_yticks(np.arange(grid.shape[0]), grid.index)

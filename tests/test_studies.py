@@ -105,16 +105,23 @@ def test_field_table_rows_are_batch_fields():
 def test_seat_panels_draw_one_panel_per_agent(sums):
     data = plots.seat_panels_data(sums)
     for value in plots.SEAT_VALUES:
-        fig = plots.seat_panels(sums, value)
-        assert [ax.get_title() for ax in fig.axes] == sorted(AGENTS)
+        fig = plots.seat_panels(sums, value, subject="the run", game="geschenkt")
+        assert [ax.get_title() for ax in fig.axes] == [f"all-{a} tables" for a in sorted(AGENTS)]
+        assert fig.get_suptitle().endswith("intervals\nthe run")
+        assert len({ax.get_ylim() for ax in fig.axes}) == 1  # one y scale for every panel
         for ax in fig.axes:
-            part = data[data.agent == ax.get_title()]
+            part = data[data.agent == ax.get_title().split("-", 1)[1].split(" ")[0]]
             points = sorted(
                 y for line in ax.lines if line.get_marker() == "o" for y in line.get_ydata()
             )
             assert points == pytest.approx(sorted(part[value]))
         dashed = [c for c in fig.axes[0].collections if c.get_linestyle()[0][1] is not None]
         assert len(dashed) == (2 if value == "win_share" else 0)
+        legend = [t.get_text() for t in fig.legends[0].get_texts()]
+        fair = ["fair share 1/3", "fair share 1/4"] if value == "win_share" else []
+        assert sorted(legend) == ["3 players", "4 players", *fair]
+        if value == "mean_score":
+            assert fig.axes[0].get_ylabel() == "mean score (lowest wins)"
         plt.close(fig)
     _, axes = plt.subplots(2, 1)
     assert plots.seat_panels(sums, axes=axes) is axes[0].figure
