@@ -46,7 +46,8 @@ def blocks(long: pd.DataFrame, order: str = "win"):
     """Sorted agent names and one ``Block`` per player count (``key`` from the column
     ``order``); checks one row per seat."""
     require(long, [*COLUMNS, order])
-    names, codes = np.unique(long["agent"].astype(str).to_numpy(), return_inverse=True)
+    codes, names = pd.factorize(long["agent"].astype(str), sort=True)  # hashing: fast
+    names = np.asarray(names, dtype=object)
     frame = long.assign(code=codes.reshape(-1), deal_code=deal_codes(long), order_key=long[order])
     frame = frame.sort_values(["n_players", *GAME, "seat"])
     out, offset = [], 0

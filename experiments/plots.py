@@ -4,7 +4,8 @@ Each ``name(long, ..., ax=None)`` draws what ``name_data(long, ...)`` returns an
 Figure; with ``ax=None`` it makes a new one. ``name_of(table, ...)`` draws a table computed
 already (by ``stats`` from a long frame, or from sums streamed chunk by chunk, as ``giftsim
 report`` does), so one table feeds both the terminal and the figure. Plots only draw: every
-number comes from ``stats`` (box plots: from the counts of each score, ``score_counts``).
+number comes from ``stats`` (box plots: from the counts of each score,
+``digest.score_counts``).
 
 Every title says what is drawn and which interval; its last line is the *subject* of the run
 (``subject``: game, design, agents, player counts, games). Score axes say which way a score wins,
@@ -19,6 +20,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from experiments import anatomy, stats
+from experiments.digest import score_counts
 from experiments.games import entry
 
 SEAT_SPREAD = 0.25  # total horizontal spread of the player-count groups around each seat
@@ -218,6 +220,7 @@ def seat_panels(
     if value == "mean_score" and game is not None:
         ylabel = score_label(game, ylabel)
     groups = list(data.groupby(by, sort=True))
+    mirror = by == "agent" and bool((sums.groupby("job")["agent"].nunique() <= 1).all())
     if axes is None:
         size = (3.6 * len(groups) + 0.6, 3.4)
         fig, axes = plt.subplots(1, len(groups), figsize=size, squeeze=False, sharey=True)
@@ -226,7 +229,7 @@ def seat_panels(
     for ax, (name, part) in zip(axes, groups, strict=True):
         intervals = part.rename(columns={low: "ci_low", high: "ci_high"})
         _seat_lines(ax, intervals, column, value, fair=value == "win_share")
-        ax.set(xlabel=label(column), title=f"all-{name} tables" if by == "agent" else str(name))
+        ax.set(xlabel=label(column), title=f"all-{name} tables" if mirror else str(name))
     axes[0].set_ylabel(ylabel)
     fig = axes[0].figure
     handles, labels = _by_count(*axes[0].get_legend_handles_labels())
@@ -333,16 +336,6 @@ def rating_chart_of(table: pd.DataFrame, ax=None, scale="log", order="finish", s
 
 
 # ---- scores -------------------------------------------------------------------------------
-
-
-def score_counts(long: pd.DataFrame) -> pd.DataFrame:
-    """How often each score occurred, per (n_players, agent, position, score): ``count``.
-    Scores are whole numbers, so these counts hold a distribution in little memory and add up
-    over chunks of games."""
-    keys = ["n_players", "agent", "position", "score"]
-    if "position" not in long.columns:
-        long = long.assign(position=stats.turn_position(long))
-    return long.groupby(keys, observed=True, sort=True).size().rename("count").reset_index()
 
 
 def box_stats(scores: np.ndarray, counts: np.ndarray, label_text: str) -> dict:

@@ -393,23 +393,50 @@ def pairwise_table(long: pd.DataFrame) -> pd.DataFrame:
     """``pairwise`` as a table, one row per (agent, opponent) that met: ``games``, ``share`` and
     a 95% cluster-robust interval with the deal as unit (``ci_low``, ``ci_high``, clipped to
     [0, 1]; the games of one deal are summed together), and ``deals``."""
+    return deal_pairwise_table(pair_sums(long))
+
+
+def pair_sums(long: pd.DataFrame) -> pd.DataFrame:
+    """The head-to-head games of a long frame summed per (deal, agent, opponent): ``beats``
+    (the agent's wins over the opponent, equal wins 1/2) and ``games`` (each game in which both
+    took part counted once, as in ``pairwise``). ``deal`` is the frame's ``deal`` column, or a
+    game code without one. Sums of several frames add up (``add_pair_sums``), so a results
+    folder can be read chunk by chunk; ``deal_pairwise_table`` makes the table."""
     names, key, deal, outcome, weight = _head_to_head(long)
     k = len(names)
-    frame = pd.DataFrame({"key": key, "deal": deal, "beats": outcome * weight, "games": weight})
-    table = clustered_mean(frame, "beats", "games", "key", "deal")
-    keys = table.index.to_numpy()
-    index = pd.MultiIndex.from_arrays(
-        [names[keys // k], names[keys % k]], names=["agent", "opponent"]
+    deals = (
+        np.unique(long["deal"].to_numpy()) if "deal" in long.columns else np.arange(deal.max() + 1)
     )
+    frame = pd.DataFrame(
+        {
+            "deal": deals[deal],
+            "agent": names[key // k],
+            "opponent": names[key % k],
+            "beats": outcome * weight,
+            "games": weight,
+        }
+    )
+    return add_pair_sums([frame])
+
+
+def add_pair_sums(parts) -> pd.DataFrame:
+    """Several ``pair_sums`` frames as one (a deal spread over several is summed)."""
+    frame = pd.concat(parts, ignore_index=True)
+    return frame.groupby(["deal", "agent", "opponent"], as_index=False, sort=True).sum()
+
+
+def deal_pairwise_table(pairs: pd.DataFrame) -> pd.DataFrame:
+    """``pairwise_table`` from per-(deal, agent, opponent) sums (``pair_sums``)."""
+    _require(pairs, ["deal", "agent", "opponent", "beats", "games"])
+    table = clustered_mean(pairs, "beats", "games", ["agent", "opponent"], "deal")
     out = pd.DataFrame(
         {
-            "games": np.rint(table["n"].to_numpy()).astype(int),
-            "share": table["mean"].to_numpy(),
-            "ci_low": (table["mean"] - table["half"]).clip(0, 1).to_numpy(),
-            "ci_high": (table["mean"] + table["half"]).clip(0, 1).to_numpy(),
-            "deals": table["clusters"].to_numpy(),
-        },
-        index=index,
+            "games": np.rint(table["n"]).astype(int),
+            "share": table["mean"],
+            "ci_low": (table["mean"] - table["half"]).clip(0, 1),
+            "ci_high": (table["mean"] + table["half"]).clip(0, 1),
+            "deals": table["clusters"],
+        }
     )
     return out
 
