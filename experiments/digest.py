@@ -70,7 +70,7 @@ def score_counts(long: pd.DataFrame) -> pd.DataFrame:
 def add_score_counts(parts) -> pd.DataFrame:
     frame = pd.concat(parts, ignore_index=True)
     keys = ["n_players", "agent", "position", "score"]
-    return frame.groupby(keys, as_index=False, sort=True)["count"].sum()
+    return frame.groupby(keys, as_index=False, sort=True, observed=True)["count"].sum()
 
 
 ADD = {  # field -> how its parts add up
@@ -192,5 +192,11 @@ def _named(part: pd.DataFrame) -> pd.DataFrame:
 def _coded(part: pd.DataFrame, names) -> pd.DataFrame:
     """``part`` with its agent columns as categories of ``names`` (one byte a row instead of a
     string, and no string objects to fragment memory)."""
-    columns = [c for c in AGENT_COLUMNS if c in part.columns]
-    return part.assign(**{c: pd.Categorical(part[c].to_numpy(), categories=names) for c in columns})
+    coded = {}
+    for column in (c for c in AGENT_COLUMNS if c in part.columns):
+        values = part[column]
+        if isinstance(values.dtype, pd.CategoricalDtype):
+            coded[column] = values.cat.set_categories(names)
+        else:
+            coded[column] = pd.Categorical(values.to_numpy(), categories=names)
+    return part.assign(**coded)

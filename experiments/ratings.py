@@ -177,7 +177,7 @@ def rating_events(long: pd.DataFrame, order: str | None = None, names=None) -> p
     frame = pd.concat(rows, ignore_index=True)
     deals = np.unique(long["deal"].to_numpy()) if "deal" in long.columns else None
     frame["deal"] = frame["deal"] if deals is None else deals[frame["deal"].to_numpy()]
-    frame["chosen"] = names[frame["chosen"].to_numpy()]
+    frame["chosen"] = pd.Categorical.from_codes(frame["chosen"], categories=names)
     return add_rating_events([frame.rename(columns={i: IN_PLAY + n for i, n in enumerate(names)})])
 
 
@@ -196,7 +196,7 @@ def add_rating_events(parts) -> pd.DataFrame:
     """Several ``rating_events`` frames (with the same agents) as one, summed per pattern."""
     frame = pd.concat(parts, ignore_index=True)
     keys = [c for c in frame.columns if c != "weight"]
-    return frame.groupby(keys, as_index=False, sort=True)["weight"].sum()
+    return frame.groupby(keys, as_index=False, sort=True, observed=True)["weight"].sum()
 
 
 def deal_ratings(

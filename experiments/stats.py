@@ -400,8 +400,9 @@ def pair_sums(long: pd.DataFrame) -> pd.DataFrame:
     """The head-to-head games of a long frame summed per (deal, agent, opponent): ``beats``
     (the agent's wins over the opponent, equal wins 1/2) and ``games`` (each game in which both
     took part counted once, as in ``pairwise``). ``deal`` is the frame's ``deal`` column, or a
-    game code without one. Sums of several frames add up (``add_pair_sums``), so a results
-    folder can be read chunk by chunk; ``deal_pairwise_table`` makes the table."""
+    game code without one; agents are categories. Sums of several frames add up
+    (``add_pair_sums``), so a results folder can be read chunk by chunk;
+    ``deal_pairwise_table`` makes the table."""
     names, key, deal, outcome, weight = _head_to_head(long)
     k = len(names)
     deals = (
@@ -410,8 +411,8 @@ def pair_sums(long: pd.DataFrame) -> pd.DataFrame:
     frame = pd.DataFrame(
         {
             "deal": deals[deal],
-            "agent": names[key // k],
-            "opponent": names[key % k],
+            "agent": pd.Categorical.from_codes(key // k, categories=names),
+            "opponent": pd.Categorical.from_codes(key % k, categories=names),
             "beats": outcome * weight,
             "games": weight,
         }
@@ -422,13 +423,16 @@ def pair_sums(long: pd.DataFrame) -> pd.DataFrame:
 def add_pair_sums(parts) -> pd.DataFrame:
     """Several ``pair_sums`` frames as one (a deal spread over several is summed)."""
     frame = pd.concat(parts, ignore_index=True)
-    return frame.groupby(["deal", "agent", "opponent"], as_index=False, sort=True).sum()
+    keys = ["deal", "agent", "opponent"]
+    return frame.groupby(keys, as_index=False, sort=True, observed=True).sum()
 
 
 def deal_pairwise_table(pairs: pd.DataFrame) -> pd.DataFrame:
     """``pairwise_table`` from per-(deal, agent, opponent) sums (``pair_sums``)."""
     _require(pairs, ["deal", "agent", "opponent", "beats", "games"])
     table = clustered_mean(pairs, "beats", "games", ["agent", "opponent"], "deal")
+    levels = [table.index.get_level_values(i).astype(str) for i in range(2)]
+    table.index = pd.MultiIndex.from_arrays(levels, names=["agent", "opponent"])
     out = pd.DataFrame(
         {
             "games": np.rint(table["n"]).astype(int),
