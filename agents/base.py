@@ -13,9 +13,10 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.common import net
+from agents.drivers.generate import entry
+from agents.kernels import net
+from agents.kernels.search import MAX_ITERS, SEARCH_PARAMS
 from giftsim.contract import DECIDER_SIG, MAX_PARAMS
-from giftsim.game import GAMES, register_game
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,7 @@ class Family:
     compiled: bool = True
     source: str = ""
     n_features: object = None  # features(players) of the network it reads, if it reads one
+    nets: Path | None = None  # where the shipped networks it reads are (``<players>p.npz``)
 
     def __post_init__(self) -> None:
         if len(self.defaults) > MAX_PARAMS:
@@ -93,18 +95,23 @@ class Family:
         self.check(dict(self.defaults), "default ")
 
     @classmethod
-    def of_module(cls, name: str, game: str, module) -> "Family":
-        """A built-in family from its module's ``decide``, ``decider``, ``PARAMS``, ``RANGES``."""
+    def of_module(cls, name: str, game: str, module, nets: Path | None = None) -> "Family":
+        """A built-in family from its module's ``decide``, ``PARAMS``, ``RANGES`` (and
+        ``n_features`` if it reads a network, shipped in ``nets``); its entry for the compiled
+        loop is the module's ``decider`` if it has one (to give ``decide`` work space), else
+        generated (``agents/templates/entry.py``)."""
+        decider = getattr(module, "decider", None) or entry(game, module.__name__)
         return cls(
             name,
             game,
             module.decide,
-            module.decider,
+            decider,
             module.PARAMS,
             module.RANGES,
             module.decide.__doc__,
             builtin=True,
             n_features=getattr(module, "n_features", None),
+            nets=nets,
         )
 
     def check(self, values: dict[str, float], what: str = "") -> None:
@@ -151,6 +158,7 @@ class Family:
             doc,
             self.builtin,
             n_features=self.n_features,
+            nets=self.nets,
         )
 
     def entry(self):
@@ -168,37 +176,6 @@ class Family:
         words = " ".join((self.doc or "").split())
         head, dot, _ = words.partition(". ")
         return head + "." if dot else head
-
-    def __reduce__(self):
-        """Pickled by name (built-ins) or by its definition (user families), so that a worker
-        process gets the family whether or not it imported the code that defined it. The
-        game's package travels too, so that a game added by ``register_game`` is known there."""
-        package = GAMES.get(self.game)
-        if self.builtin:
-            return (_builtin_family, (self.game, self.name, package))
-        decide = getattr(self.decide, "py_func", self.decide)
-        definition = (self.game, self.name, decide, self.defaults, self.ranges, self.doc)
-        return (_user_family, (*definition, self.compiled, self.source, package))
-
-
-def _known(game: str, package: str | None) -> None:
-    """Register a game that this (worker) process has not heard of."""
-    if package is not None and game not in GAMES:
-        register_game(game, package)
-
-
-def _builtin_family(game: str, name: str, package: str | None = None) -> Family:
-    from agents.registry import family
-
-    _known(game, package)
-    return family(game, name)
-
-
-def _user_family(game, name, decide, defaults, ranges, doc, compiled, source, package=None):
-    from agents.registry import redefine
-
-    _known(game, package)
-    return redefine(game, name, decide, defaults, ranges, doc, compiled, source)
 
 
 @dataclass(frozen=True)
@@ -245,7 +222,7 @@ class Agent:
         if players is None:
             raise ValueError(f"agent {self.name!r} needs the player count to find its network")
         game, size = self.family.game, self.family.n_features(players)
-        path = self.net or net.shipped(game, players)
+        path = self.net or net.shipped(self.family.nets, game, players)
         return net.load(path, game, players, size)
 
     def __str__(self) -> str:
@@ -255,3 +232,19 @@ class Agent:
 def _fmt(value: float) -> str:
     value = float(value)
     return str(int(value)) if value.is_integer() else repr(value)
+
+
+def search_ranges(params: dict, n_policies: int) -> dict:
+    """The valid values of a search agent's parameters (``params`` names a prefix of
+    ``SEARCH_PARAMS``, in order; ``n_policies`` default policies)."""
+    if tuple(params) != SEARCH_PARAMS[: len(params)]:
+        raise ValueError(f"search parameters must be {SEARCH_PARAMS} in order")
+    valid = {
+        "iters": Range(1, MAX_ITERS, integer=True),
+        "policy": Choice(tuple(float(p) for p in range(n_policies))),
+        "margin": Range(0.0, 100.0),
+        "explore": Range(0.0, 100.0),
+        "expand": Range(0, MAX_ITERS, integer=True),
+        "others": Choice((0.0, 1.0)),
+    }
+    return {key: valid[key] for key in params}

@@ -1,11 +1,16 @@
 """The registry of agent families per game, and spec strings such as ``greedy:T=-3``.
 
-Each game's built-in families live in the module its ``Game`` record names (``agents/<game>/``,
-one module per family, listed in its ``BUILTINS``); they are registered the first time a game's
-agents are asked for. :func:`define` adds a family from a notebook, a script or a module given
-to the command line (:func:`load_module`).
+Each game's built-in families are those of its roster (``agents.roster``: one module per
+hand-written family in ``agents/<game>/``, and the search drivers made from the templates);
+they are registered the first time a game's agents are asked for. :func:`define` adds a
+family from a notebook, a script or a module given to the command line (:func:`load_module`).
+
+Families cross to worker processes by pickle: a built-in by name, a user family by its
+definition, each with the game's package so that a game added by ``register_game`` is known
+there too (``copyreg``: the reducers live here, beside the table they rebuild from).
 """
 
+import copyreg
 import importlib
 import importlib.util
 import sys
@@ -16,8 +21,9 @@ from numba import njit
 from numba.core.registry import CPUDispatcher
 
 from agents.base import ANY, Agent, Family
+from agents.roster import roster
 from giftsim.contract import pointer_entry
-from giftsim.game import GAMES, load_game
+from giftsim.game import GAMES, load_game, register_game
 
 _FAMILIES: dict[str, dict[str, Family]] = {}
 
@@ -181,16 +187,40 @@ def param_table(agents: list[Agent], players: int | None = None) -> np.ndarray:
     return np.stack([a.param_row(players) for a in agents])
 
 
-def package(game: str):
-    """The game's agent package (``Game.agents``): its ``BUILTINS`` and its compiled loop."""
-    return importlib.import_module(load_game(game).agents)
-
-
 def _table(game: str) -> dict[str, Family]:
     """The game's families, its built-ins registered on first use."""
     if game not in _FAMILIES:
-        _FAMILIES[game] = {f.name: f for f in package(game).BUILTINS}
+        _FAMILIES[game] = {f.name: f for f in roster(game).builtins}
     return _FAMILIES[game]
+
+
+def _reduce(family: Family):
+    """Pickle a built-in by name, a user family by its definition (module docstring)."""
+    package = GAMES.get(family.game)
+    if family.builtin:
+        return (_builtin_family, (family.game, family.name, package))
+    decide = getattr(family.decide, "py_func", family.decide)
+    definition = (family.game, family.name, decide, family.defaults, family.ranges, family.doc)
+    return (_user_family, (*definition, family.compiled, family.source, package))
+
+
+def _known(game: str, package: str | None) -> None:
+    """Register a game that this (worker) process has not heard of."""
+    if package is not None and game not in GAMES:
+        register_game(game, package)
+
+
+def _builtin_family(game: str, name: str, package: str | None = None) -> Family:
+    _known(game, package)
+    return family(game, name)
+
+
+def _user_family(game, name, decide, defaults, ranges, doc, compiled, source, package=None):
+    _known(game, package)
+    return redefine(game, name, decide, defaults, ranges, doc, compiled, source)
+
+
+copyreg.pickle(Family, _reduce)
 
 
 def _compile(fn):

@@ -103,7 +103,7 @@ def tulips_seats_figure(sums):
 def price_tables(scale: float) -> dict:
     """Notebook 04's card prices: four of each agent, ``N_PRICES`` games each."""
     n_games = max(500, int(200_000 * scale))
-    return {a: anatomy.card_prices([a] * 4, n_games, seed=PRICE_SEED) for a in PRICE_AGENTS}
+    return {a: anatomy.events("geschenkt", [a] * 4, n_games, seed=PRICE_SEED) for a in PRICE_AGENTS}
 
 
 def nt_card_prices_figure(prices: dict):

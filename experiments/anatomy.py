@@ -1,164 +1,93 @@
-"""Where points come from: per-card prices in No Thanks!, point sources in Gift of Tulips.
+"""Where points come from: the events of a game (No Thanks!: the price of every card) and the
+parts of a score (Gift of Tulips: giving, keeping and majority points).
 
-No Thanks!: the *price* of a card is the pot (chips on it) when it is taken. :func:`card_prices`
-plays games through a compiled loop that is the game loop of ``agents/geschenkt/loop.py`` plus
-one record per take (card, pot, seat), so its games are the batch API's games: game ``i`` of
-root seed ``S`` is the same pure function of ``(S, i, rules, agents)`` (a test checks scores,
-first players and decisions against ``play_block``, and prices against a replay of the slow
-path's actions).
+Events: a game whose record has an ``event`` verb says which actions are worth a record and
+what they carry (``Game.event_columns``; No Thanks!: every take, with the card and its
+*price*, the chips on it when taken). :func:`events` plays games through the game loop with
+the event recorder hook (``agents/templates/events_hook.py``), so its games are the batch
+API's games: game ``i`` of root seed ``S`` is the same pure function of ``(S, i, rules,
+agents)`` (a test checks the rows against ``play_block`` and the events against a replay of
+the slow path's actions). :func:`price_table` and :func:`price_histogram` summarise events
+that carry a ``card`` and a ``price``.
 
-Gift of Tulips: the batch rows already carry each seat's giving, keeping and majority points
-(``give_s``, ``keep_s``, ``majority_s``); :func:`play_long` runs a design and
-:func:`point_sources` averages the three sources with 95% intervals.
+Score parts: where a game's score is a sum of per-seat blocks of its result rows
+(``Game.score_parts``), :func:`play_long` runs a design and :func:`point_sources` averages
+each part with 95% intervals.
 """
 
 import numpy as np
 import pandas as pd
-from numba import njit
 
-from agents.common.block import run_block
+from agents.drivers.block import event_block
 from agents.registry import parse_list
 from experiments import runner, stats
 from experiments.batch import BLOCK, to_frame
-from experiments.games import entry
 from experiments.results import long_table
 from experiments.schedule import field_design, mirror
-from geschenkt_sim.engine import (
-    OBS_SIZE,
-    apply_action,
-    begin,
-    is_over,
-    legal_mask,
-    observe,
-    show_turn,
-)
-from geschenkt_sim.game import GAME
-from geschenkt_sim.rules import MAX_PLAYERS, R_N_PLAYERS, TAKE
-from geschenkt_sim.scoring import result_row
-from geschenkt_sim.state import CARD, POS, POT, STATE_SIZE, TURN, deal_keyed
-from giftsim.bits import lowest_bit
-from giftsim.contract import MAX_PARAMS, SCRATCH_WORK, address, first_seat
-from giftsim.rng import agent_stream, check_seed, game_key
+from giftsim.game import GAMES, load_game
+from giftsim.rng import check_seed
 
-SOURCES = ("give", "keep", "majority")  # Tulips point sources; their sum is the score
-PRICE_COLUMNS = ("game_index", "turn", "card", "price", "seat", "position", "agent", "win")
+EVENT_COLUMNS = ("game_index", "turn", "ply", "seat", "position", "agent", "win")
 
 
-# ---- No Thanks!: the price of every card --------------------------------------------------
+# ---- Events: what each action worth a record carried ---------------------------------------
 
 
-@njit(cache=True)
-def _play_prices(rules_vec, root_seed, secret, first_index, policy, entries, params, out, takes):
-    """``agents/geschenkt/loop.play_games`` (kept step for step, so the games are the same), also
-    writing every take into ``takes[g, k]`` (k: turn-up index): card, pot, seat. A copy rather
-    than a hook because a hook in the game loop would cost every other study; the test against
-    ``play_block`` guards the copy."""
-    n = rules_vec[R_N_PLAYERS]
-    state = np.zeros(STATE_SIZE, np.int64)
-    obs = np.zeros(OBS_SIZE, np.int64)
-    shown, live = address(obs, 0), address(state, 0)
-    stride = (
-        OBS_SIZE + STATE_SIZE + SCRATCH_WORK
-    )  # a seat's scratch row: a user agent's copy, then zeros
-    scratch = np.zeros(MAX_PLAYERS * stride, np.int64)
-    rngs = np.zeros(MAX_PLAYERS, np.uint64)
-    flat_params = params.ravel()
-    for g in range(out.shape[0]):
-        game_index = first_index + g
-        key = game_key(root_seed, game_index)
-        deal_keyed(rules_vec, key, first_seat(policy, game_index, n), state)
-        begin(state)
-        for s in range(n):
-            rngs[s] = agent_stream(key, secret, s)
-        while not is_over(state):
-            mask = legal_mask(state)
-            if mask & (mask - 1) == 0:  # one legal action: nobody is asked
-                action = lowest_bit(mask)
-            else:
-                seat, view = state[TURN], live
-                if not show_turn(state):
-                    observe(state, seat, obs)
-                    view = shown
-                row, own = address(flat_params, seat * MAX_PARAMS), seat * stride
-                action = entries[seat](view, row, address(rngs, seat), address(scratch, own))
-                if action < 0 or action > 62 or not (mask >> action) & 1:
-                    return g
-            if action == TAKE:
-                _record_take(state, takes, g)
-            apply_action(state, action)
-        result_row(state, n, 1, 0, out, g)
-    return -1
-
-
-@njit(cache=True)
-def _record_take(state, takes, g):
-    k = state[POS]
-    takes[g, k, 0] = state[CARD]
-    takes[g, k, 1] = state[POT]
-    takes[g, k, 2] = state[TURN]
-
-
-def price_block(rules, agents, seed: int, first_index: int, n_games: int, first_player="rotate"):
-    """Games ``first_index ..`` of ``seed`` as ``(raw, takes)``: ``raw`` as
-    ``agents.geschenkt.loop.play_block`` returns it (scores, first player, decisions, winners) and
-    ``takes`` int64 ``(n_games, n_cards, 3)``: per card in turn-up order the card, its price
-    (chips on it when taken) and the seat that took it."""
-    takes = np.zeros((n_games, rules.n_cards, 3), np.int64)
-
-    def kernel(rules_vec, root_seed, secret, first, policy, entries, params, out):
-        return _play_prices(
-            rules_vec, root_seed, secret, first, policy, entries, params, out, takes
-        )
-
-    raw = run_block(GAME, kernel, rules, agents, seed, first_index, n_games, first_player)
-    return raw, takes
-
-
-def card_prices(
-    agents, n_games: int, rules=None, seed: int = 0, first_index: int = 0, first_player="rotate"
+def events(
+    game: str,
+    agents,
+    n_games: int,
+    rules=None,
+    seed: int = 0,
+    first_index: int = 0,
+    first_player="rotate",
 ) -> pd.DataFrame:
-    """Every take of ``n_games`` No Thanks! games, one row per (game, card): ``game_index``,
-    ``turn`` (turn-up index, 0 = first card), ``card``, ``price`` (chips on it when taken),
-    ``seat`` of the taker, its ``position`` in the turn order (0 = first player), its
-    ``agent`` spec and ``win`` (the taker's share of the game's win, ties split) - so the
-    share of a card's takes with ``win > 0`` is how often it ends in a winner's hand."""
-    ent = entry("geschenkt")
-    agent_list = parse_list(agents, "geschenkt")
-    rules = rules if rules is not None else ent.rules(n_players=len(agent_list))
-    if rules.rounds != 1:
-        raise ValueError("card prices are taken from single games (rounds=1)")
+    """Every event of ``n_games`` games, one row per event: ``game_index``, ``turn`` (its
+    number in its game, 0 first), ``ply`` (the number of the action), the acting ``seat``,
+    its ``position`` in the turn order (0 = first player), its ``agent`` spec, ``win`` (its
+    share of the game's win, ties split: the share of events with ``win > 0`` is how often
+    they were a winner's), then the game's own ``event_columns`` (No Thanks!: ``card``,
+    ``price``)."""
+    record = load_game(game)
+    if record.event is None:
+        raise ValueError(f"{game} records no events (its Game record has no event verb)")
+    agent_list = parse_list(agents, game)
+    rules = rules if rules is not None else record.rules(n_players=len(agent_list))
+    if getattr(rules, "rounds", 1) != 1:
+        raise ValueError("events are taken from single games (rounds=1)")
     check_seed(seed, first_index + max(n_games - 1, 0))
+    limit = int(getattr(rules, "max_decisions", record.max_decisions))
     parts = []
     for start in range(0, n_games, BLOCK):
         size = min(BLOCK, n_games - start)
-        raw, takes = price_block(rules, agent_list, seed, first_index + start, size, first_player)
-        parts.append(_take_rows(to_frame(ent, raw, agent_list, first_index + start), takes))
+        first = first_index + start
+        raw, found = event_block(record, rules, agent_list, seed, first, size, limit, first_player)
+        parts.append(_event_rows(record, to_frame(record, raw, agent_list, first), found))
     if not parts:
-        return pd.DataFrame({c: [] for c in PRICE_COLUMNS})
+        return pd.DataFrame({c: [] for c in (*EVENT_COLUMNS, *record.event_columns)})
     return pd.concat(parts, ignore_index=True)
 
 
-def _take_rows(frame: pd.DataFrame, takes: np.ndarray) -> pd.DataFrame:
-    """One row per take from a block's game rows and its ``takes`` array."""
-    games, n_cards, _ = takes.shape
+def _event_rows(record, frame: pd.DataFrame, found: np.ndarray) -> pd.DataFrame:
+    """One row per event from a block's game rows and its recorded events."""
+    game, turn = np.nonzero(found[:, :, 0] >= 0)
     n = sum(1 for c in frame.columns if c.startswith("win_"))
-    seat = takes[:, :, 2]
-    rows = np.repeat(np.arange(games), n_cards)
+    seat = found[game, turn, 1]
     wins = frame[[f"win_{s}" for s in range(n)]].to_numpy()
     names = np.array([str(frame[f"agent_{s}"].iloc[0]) for s in range(n)], dtype=object)
-    first = frame["first_player"].to_numpy(np.int64)
-    return pd.DataFrame(
-        {
-            "game_index": frame["game_index"].to_numpy()[rows],
-            "turn": np.tile(np.arange(n_cards, dtype=np.int16), games),
-            "card": takes[:, :, 0].ravel().astype(np.int16),
-            "price": takes[:, :, 1].ravel().astype(np.int16),
-            "seat": seat.ravel().astype(np.int8),
-            "position": ((seat - first[:, None]) % n).ravel().astype(np.int8),
-            "agent": pd.Categorical(names[seat.ravel()]),
-            "win": wins[rows, seat.ravel()],
-        }
-    )
+    first = frame["first_player"].to_numpy(np.int64)[game]
+    columns = {
+        "game_index": frame["game_index"].to_numpy()[game],
+        "turn": turn.astype(np.int16),
+        "ply": found[game, turn, 0].astype(np.int16),
+        "seat": seat.astype(np.int8),
+        "position": ((seat - first) % n).astype(np.int8),
+        "agent": pd.Categorical(names[seat]),
+        "win": wins[game, seat],
+    }
+    for k, name in enumerate(record.event_columns):
+        columns[name] = found[game, turn, 3 + k].astype(np.int16)
+    return pd.DataFrame(columns)
 
 
 def price_table(prices: pd.DataFrame, by="card") -> pd.DataFrame:
@@ -199,13 +128,20 @@ def price_histogram(prices: pd.DataFrame, max_price: int | None = None) -> pd.Da
     return (counts / counts.sum()).rename_axis(index="price", columns="card")
 
 
-# ---- Gift of Tulips: giving, keeping and majority points ----------------------------------
+# ---- Score parts: the blocks a score adds up from -----------------------------------------
+
+
+def score_parts(long: pd.DataFrame) -> list[str]:
+    """The columns of a long table that are parts of a score (``Game.score_parts`` of the
+    games of the list of games)."""
+    declared = {part for name in GAMES for part in load_game(name).score_parts}
+    return [c for c in long.columns if c in declared]
 
 
 def play_long(jobs) -> pd.DataFrame:
     """Play a design's jobs here (serial runner, no progress bar) and return the long table:
     one row per (game, seat) with ``position``, ``score``, ``win`` and the game's other
-    per-seat blocks (Tulips: ``give``, ``keep``, ``majority``, ``cards``)."""
+    per-seat blocks (e.g. the parts of its score, ``Game.score_parts``)."""
     frame, _, _ = runner.run(jobs, backend="serial", progress=False)
     return long_table(frame)
 
@@ -230,14 +166,15 @@ def field_points(game: str, candidates, baseline: str, n_players: int, n_games: 
 
 
 def point_sources(long: pd.DataFrame, by=("agent", "n_players")) -> pd.DataFrame:
-    """Mean points per seat from each source (``give``, ``keep``, ``majority``) and the
-    ``score``, each with a 95% normal interval (``<source>_low``, ``<source>_high``), and each
-    source's ``<source>_share`` of the mean score, per group of rows; plus ``seats`` and
-    ``win_share``."""
+    """Mean points per seat from each part of the score (:func:`score_parts`; Gift of Tulips:
+    ``give``, ``keep``, ``majority``) and the ``score``, each with a 95% normal interval
+    (``<source>_low``, ``<source>_high``), and each part's ``<source>_share`` of the mean
+    score, per group of rows; plus ``seats`` and ``win_share``."""
     by = [by] if isinstance(by, str) else list(by)
     groups = long.groupby(by, observed=True, sort=True)
     table = groups.agg(seats=("score", "size"), win_share=("win", "mean"))
-    for column in (*SOURCES, "score"):
+    parts = score_parts(long)
+    for column in (*parts, "score"):
         mean, sd = groups[column].mean(), groups[column].std()
         half = stats.Z95 * sd / np.sqrt(table["seats"])
         table[column], table[f"{column}_low"], table[f"{column}_high"] = (
@@ -245,6 +182,6 @@ def point_sources(long: pd.DataFrame, by=("agent", "n_players")) -> pd.DataFrame
             mean - half,
             mean + half,
         )
-    for source in SOURCES:
+    for source in parts:
         table[f"{source}_share"] = table[source] / table["score"]
     return table

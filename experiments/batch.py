@@ -16,7 +16,7 @@ BLOCK = 50_000
 
 
 def play(
-    game: str = "geschenkt",
+    game: str,
     agents=("greedy",) * 4,
     n_games: int = 1000,
     rules=None,

@@ -1,9 +1,11 @@
 """``giftsim bench``: games per second on one core, search speed, and start-up times.
 
-The rate is measured in this process after a warm-up game, on one core (the compiled loop is
-single-threaded). Search speed is the time per decision of the search agents at their default
-settings, and their simulations (playouts to the end) per second, over the decisions of seat 0
-in games played by the ``SEARCH`` positions' agent. Start-up is the wall time of a fresh
+What is timed for each game comes from its roster (``agents.roster.Bench``): its mixes (one
+agent in every seat) at its player counts, and its search agents on the positions of its
+search field. The rate is measured in this process after a warm-up game, on one core (the
+compiled loop is single-threaded). Search speed is the time per decision of the search agents
+at their default settings, and their simulations (playouts to the end) per second, over the
+decisions of seat 0 in games of the search field. Start-up is the wall time of a fresh
 interpreter that imports giftsim and plays one game of every mix: "cold" with an empty Numba
 cache, "warm" with the cache that run filled.
 """
@@ -19,18 +21,12 @@ import pandas as pd
 from tqdm import tqdm
 
 from agents.registry import parse
+from agents.roster import roster
 from experiments.batch import play
 from experiments.games import entry, play_slow
+from giftsim.game import GAMES
 
-MIXES = {
-    "geschenkt": ("random", "greedy", "sniper", "learned"),
-    "tulips": ("random", "greedy", "hoarder", "planner", "learned"),
-}
-PLAYERS = {"geschenkt": (3, 4, 5), "tulips": (2, 3, 4, 5, 6)}
 SLOW = {"planner": 10, "learned": 4}  # measure slow mixes on fewer games
-# Search agents timed per game: (players, agent whose games give the positions).
-SEARCH = {"geschenkt": (3, "greedy"), "tulips": (4, "hoarder")}
-SEARCHERS = ("flatmc", "ismcts", "flatmc_net", "ismcts_net")  # defaults, shipped networks
 
 
 def rate(
@@ -53,12 +49,13 @@ def rate(
 def rates(game: str, n_games: int, options=None) -> pd.DataFrame:
     """Games/s per core for each mix (rows) and player count (columns), under the rule
     ``options`` (default: the rules of record)."""
+    bench = roster(game).bench
     table = {
         f"all-{spec}": {
             n: rate(game, spec, n, n_games // SLOW.get(spec, 1), options=options)
-            for n in PLAYERS[game]
+            for n in bench.players
         }
-        for spec in MIXES[game]
+        for spec in bench.mixes
     }
     return pd.DataFrame(table).T.rename_axis("mix").rename(columns=lambda n: f"{n}p")
 
@@ -102,11 +99,15 @@ def positions(game: str, n_players: int, spec: str, n_games: int) -> list[np.nda
 
 
 def search_speed(game: str, n_games: int = 4) -> pd.DataFrame:
-    """Milliseconds per decision and playouts per second of each search agent (defaults)."""
-    n_players, spec = SEARCH[game]
+    """Milliseconds per decision and playouts per second of each search agent (defaults; an
+    empty table for a game without search agents)."""
+    kit = roster(game)
+    if not kit.search:
+        return pd.DataFrame()
+    n_players, spec = kit.bench.search_players, kit.bench.search_field
     observations = positions(game, n_players, spec, n_games)
     rows = []
-    for name in SEARCHERS:
+    for name in kit.search:
         agent = parse(name, game)
         row, rng = agent.param_row(n_players), np.array([1], np.uint64)
         agent.family.decide(observations[0], row, rng)  # compile or load
@@ -129,10 +130,10 @@ def search_speed(game: str, n_games: int = 4) -> pd.DataFrame:
 
 def probe() -> None:
     """What a start-up does: import and play one game of every mix and player count."""
-    for game, mixes in MIXES.items():
-        entry(game)
-        for spec in mixes:
-            for n in PLAYERS[game]:
+    for game in GAMES:
+        bench = roster(game).bench
+        for spec in bench.mixes:
+            for n in bench.players:
                 play(game, [spec] * n, 1, as_frame=False)
 
 

@@ -5,7 +5,6 @@ run: ``--help``, argument errors and ``giftsim agents`` compile nothing.
 """
 
 import argparse
-import json
 import os
 import secrets
 import sys
@@ -185,18 +184,6 @@ def _add_agents(sub) -> None:
     p.set_defaults(run=_agents)
 
 
-def _agents(args) -> None:
-    from agents.registry import families
-
-    for game in [args.game] if args.game else list(GAMES):
-        print(f"{game}:")
-        for family in families(game):
-            kind = "built-in" if family.builtin else f"user ({family.source or 'defined'})"
-            print(f"  {family.name} [{kind}]: {family.summary}")
-            for key, default in family.defaults.items():
-                print(f"      {key} = {default:g}  ({family.ranges[key]})")
-
-
 def _add_rule_option(p) -> None:
     p.add_argument(
         "--rule",
@@ -312,33 +299,6 @@ def _add_tune(sub) -> None:
     p.set_defaults(run=_tune)
 
 
-def _tune(args) -> None:
-    from experiments import tune
-
-    result = tune.tune(
-        args.game,
-        args.family,
-        args.players,
-        args.field,
-        args.games,
-        args.generations,
-        args.popsize,
-        args.sigma,
-        seed=args.seed,
-        final_games=args.final_games,
-        progress=not args.quiet,
-    )
-    print(result.history.to_string(index=False))
-    low, high = result.ci95
-    print(
-        f"\nbest: {result.spec}\nwin share {result.win_share:.4f} [{low:.4f}, {high:.4f}] "
-        f"vs fair {1 / args.players:.4f} over {result.games:,} fresh games against "
-        f"{args.players - 1} x {args.field}"
-    )
-    if args.json:
-        _write_text(args.json, json.dumps(tune.as_record(result, args.argv), indent=2) + "\n")
-
-
 def _add_train(sub) -> None:
     p = _command(sub, "train", "train a learned agent's network by self-play")
     p.add_argument("game", choices=sorted(GAMES), help="which game")
@@ -380,42 +340,9 @@ def _add_train(sub) -> None:
     p.set_defaults(run=_train)
 
 
-def _train(args) -> None:
-    from experiments import train
-
-    settings = train.TrainSettings(
-        args.game,
-        args.players,
-        seed=args.seed,
-        rounds=args.rounds,
-        games=args.games,
-        hidden=args.hidden,
-        epochs=args.epochs,
-        lr=args.lr,
-        explore=args.explore,
-        baseline=args.baseline or "",
-        eval_games=args.eval_games,
-        margin=args.margin,
-        margin_scale=args.margin_scale,
-        lam=args.lam,
-        selfplay=args.selfplay,
-        members=args.members,
-    )
-    command = "giftsim " + " ".join(args.argv)
-    curve = train.train(settings, args.out, args.workers, args.resume, not args.quiet, command)
-    print(curve.to_string(index=False))
-    best = curve.loc[curve["win_share"].idxmax()]
-    print(
-        f"\nwrote {args.out} (round {int(best['round'])}): win share {best['win_share']:.4f} "
-        f"[{best['ci_low']:.4f}, {best['ci_high']:.4f}] vs fair {1 / args.players:.4f} against "
-        f"{args.players - 1} x {settings.resolved().baseline} on {int(best['eval_games']):,} "
-        f"held-out games; learning curve in {args.out.with_suffix('.csv')}"
-    )
-
-
 def _add_ladder(sub) -> None:
     p = _command(sub, "ladder", "strength ladder of the built-ins, written as markdown")
-    p.add_argument("--game", choices=sorted(GAMES), help="one game (default: both)")
+    p.add_argument("--game", choices=sorted(GAMES), help="one game (default: every game)")
     p.add_argument("--games", type=int, default=20000, help="deals per heuristic step")
     p.add_argument("--search-games", type=int, default=100, help="deals per search step")
     p.add_argument(
@@ -431,20 +358,6 @@ def _add_ladder(sub) -> None:
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=_ladder)
-
-
-def _ladder(args) -> None:
-    from experiments import ladder
-
-    games = [args.game] if args.game else list(ladder.RUNGS)
-    table = ladder.ladder(
-        games, args.games, args.search_games, args.seed, args.workers, progress=not args.quiet
-    )
-    text = ladder.markdown(table, args.argv, args.seed)
-    print(text)
-    if args.out:
-        _write_text(args.out, text + "\n")
-        print(f"\nwritten to {args.out}")
 
 
 def _add_report(sub) -> None:
@@ -546,32 +459,68 @@ def _seats(args) -> None:
     _execute_and_print(jobs, args)
 
 
-def _execute_and_print(jobs, args) -> None:
-    from dataclasses import replace
-
-    from experiments import commands
-
-    secret = _secret(args)
-    jobs = [replace(job, secret=secret) for job in jobs]
-    sums, deals = commands.execute(jobs, args.out, _run_options(args))
-    print(commands.interval_note(deals))
-    commands.print_tables(commands.summary_tables(sums, deals))
-    if args.out:
-        print(f"\nresults in {args.out}; `giftsim report {args.out}` writes plots and summary.md")
-
-
-def _write_text(path: Path, text: str) -> None:
-    """Write a file, creating its folder."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-
-
 def _report(args) -> None:
     from experiments import commands
 
     if args.workers is not None and args.workers < 1:
         raise CliError(f"--workers must be at least 1, got {args.workers}")
     commands.report(args.folder, progress=not args.quiet, workers=args.workers)
+
+
+def _agents(args) -> None:
+    from experiments import commands
+
+    commands.list_agents([args.game] if args.game else list(GAMES))
+
+
+def _tune(args) -> None:
+    from experiments import commands
+
+    commands.tune(args, args.argv)
+
+
+def _train(args) -> None:
+    from experiments import commands
+
+    commands.train(args, "giftsim " + " ".join(args.argv))
+
+
+def _ladder(args) -> None:
+    from experiments import commands
+
+    games = [args.game] if args.game else None
+    options = (args.games, args.search_games, args.seed, args.workers, not args.quiet)
+    commands.ladder(games, *options, args.argv, args.out)
+
+
+def _execute_and_print(jobs, args) -> None:
+    from dataclasses import replace
+
+    from experiments import commands
+
+    jobs = [replace(job, secret=_secret(args)) for job in jobs]
+    commands.execute_and_print(jobs, args.out, _run_options(args))
+
+
+def _bench(args) -> None:
+    from experiments import commands
+
+    commands.bench(args.games, args.rule, not args.no_startup, not args.quiet)
+
+
+def _record(args) -> None:
+    from experiments import commands
+
+    rules = _rules(args, args.players)
+    first = _first_player(args.first_player)
+    where = (args.seed, args.game_index, first, _secret(args))
+    commands.record(args.game, rules, args.agents, *where, args.out)
+
+
+def _replay(args) -> None:
+    from experiments import commands
+
+    commands.replay(args.file)
 
 
 def _add_bench(sub) -> None:
@@ -587,34 +536,6 @@ def _add_bench(sub) -> None:
         help="a rule variant for one game's mixes, repeatable (e.g. tulips:game_end=deck_out)",
     )
     p.set_defaults(run=_bench)
-
-
-def _bench_rules(pairs) -> dict:
-    """``--rule GAME:KEY=VALUE`` options of bench, per game, checked at its player counts."""
-    from experiments import bench
-
-    by_game = {game: [] for game in bench.MIXES}
-    for pair in pairs:
-        game, sep, rest = pair.partition(":")
-        if not sep or game not in by_game:
-            raise CliError(
-                f"bench --rule takes GAME:KEY=VALUE with GAME one of {', '.join(by_game)}, "
-                f"got {pair!r}"
-            )
-        by_game[game].append(rest)
-    options = {}
-    for game, game_pairs in by_game.items():
-        cls = _entry(game).rules
-        options[game] = cls.options_from_pairs(game_pairs)
-        for n in bench.PLAYERS[game]:
-            cls(n_players=n, **options[game])
-    return options
-
-
-def _as_pairs(options: dict) -> list[str]:
-    from giftsim.rule_options import as_pairs
-
-    return as_pairs(options)
 
 
 def _add_record(sub) -> None:
@@ -654,92 +575,8 @@ def _add_demo(sub) -> None:
     p.set_defaults(run=_demo)
 
 
-def _bench(args) -> None:
-    from experiments import bench
-
-    if args.games < 1:
-        raise CliError(f"--games must be at least 1, got {args.games}")
-    options = _bench_rules(args.rule)
-    for game in bench.MIXES:
-        where = f", rules {' '.join(_as_pairs(options[game]))}" if options[game] else ""
-        print(f"{game}: games/s on one core ({args.games:,} games each{where})")
-        print(bench.rates(game, args.games, options[game]).round(0).astype(int).to_string())
-    print("\nvector env: learner steps/s on one core (4 players, a learner with random legal")
-    print("actions against three greedy, 256 lanes)")
-    for game in bench.MIXES:
-        print(f"{game}: {bench.vector_rate(game):,.0f}")
-    for game in bench.MIXES:
-        print(f"\n{game}: search agents at their defaults, one core")
-        print(bench.search_speed(game).to_string())
-    if not args.no_startup:
-        cold, warm = bench.startup_times(progress=not args.quiet)
-        print(f"start-up (import + one game of every mix): cold {cold:.1f} s, warm {warm:.1f} s")
-
-
-def _record(args) -> None:
-    from agents.registry import parse_list
-    from experiments.games import entry, play_slow
-
-    ent = entry(args.game)
-    rules = _rules(args, args.players)
-    specs = args.agents or ",".join(["greedy"] * args.players)
-    agents = parse_list(specs, args.game)
-    if len(agents) != args.players:
-        raise CliError(f"--agents names {len(agents)} agents for {args.players} players")
-    first = _first_player(args.first_player)
-    meta = {"agents": [a.spec for a in agents], "seed": args.seed, "game_index": args.game_index}
-    secret = _secret(args)
-    if secret:
-        meta["secret"] = secret
-    rounds = getattr(rules, "rounds", 1)
-    if rounds > 1:  # a No Thanks! match: rounds m * R .. m * R + R - 1 (as the fast loop)
-        from geschenkt_sim.record import make_match_record
-
-        games = [
-            play_slow(
-                args.game, rules, agents, args.seed, args.game_index * rounds + r, first, secret
-            )
-            for r in range(rounds)
-        ]
-        record = make_match_record(rules, [(g.start, g.actions) for g in games], meta)
-    else:
-        played = play_slow(args.game, rules, agents, args.seed, args.game_index, first, secret)
-        record = ent.make_record(rules, played.start, played.actions, meta)
-    text = json.dumps(record, indent=1)
-    if args.out:
-        args.out.write_text(text + "\n")
-    else:
-        print(text)
-
-
 def _first_player(text: str):
     return int(text) if text.lstrip("-").isdigit() else text
-
-
-def _replay(args) -> None:
-    raw = sys.stdin.read() if str(args.file) == "-" else _read(args.file)
-    try:
-        record = json.loads(raw)
-    except json.JSONDecodeError as error:
-        raise CliError(f"{args.file} is not JSON: {error}") from None
-    except RecursionError:
-        raise CliError(f"{args.file} is not a record: its JSON nests too deeply") from None
-    game = record.get("game") if isinstance(record, dict) else None
-    if game not in GAMES:
-        raise CliError(f"record 'game' must be one of {', '.join(GAMES)}, got {game!r}")
-    from experiments.games import entry
-
-    if record.get("unfinished"):
-        raise CliError(f"{args.file} is a game quit part-way; replay checks finished games only")
-    for line in entry(game).replay(record):
-        print(line)
-    print("record OK: every action legal, scores and winners confirmed")
-
-
-def _read(path: Path) -> str:
-    if not path.is_file():
-        raise CliError(f"no such record file: {path}")
-    return path.read_text()
 
 
 def _demo(args) -> None:

@@ -1,20 +1,25 @@
-"""What the experiment commands of the CLI do: run a design, study seats, report a folder.
+"""What the commands of the CLI do (``experiments.cli`` parses their arguments): run a design,
+study seats, report a folder, the demo, and the other commands' bodies.
 
 Tables are computed by ``experiments.stats`` and drawn by ``experiments.plots``; this module
-only wires them to folders and the terminal.
+only wires them to folders and the terminal. A user error is a one-line ValueError.
 """
 
+import json
 import math
 import sys
 from pathlib import Path
 
 import pandas as pd
 
+from agents.roster import roster
 from experiments import digest, ratings, stats
 from experiments import manifest as manifest_io
+from experiments.games import entry
 from experiments.results import deal_sums, load_deal_sums, load_summary, summary_of
 from experiments.runner import run
 from experiments.schedule import field_design, mirror, round_robin, rows_per_deal
+from giftsim.game import GAMES, rounds_of
 
 HEAD_TO_HEAD = "head to head (row agent beats opponent, ties 1/2)"
 RATINGS = "ratings (Plackett-Luce log-strength, whole finishing order; bootstrap over deals)"
@@ -250,45 +255,36 @@ def _markdown(folder: Path, manifest: dict, named, figures, missing=()) -> None:
     (folder / "summary.md").write_text("\n".join(lines) + "\n")
 
 
-# The demo: for each game a seat-advantage study and a round-robin of the built-in agents.
+# The demo: each game's studies (its roster's ``demo``: a seat-advantage study and a
+# round-robin of its built-in agents).
 DEMO_CHUNK = 50_000  # games per chunk file of a demo study
-DEMO = {
-    "geschenkt": {
-        "seats": (["random", "greedy", "sniper"], [3, 4, 5], 100_000),
-        "round-robin": (["random", "greedy", "sniper"], [4], 25_000),
-    },
-    "tulips": {
-        "seats": (["random", "greedy", "hoarder"], [2, 3, 4, 5, 6], 20_000),
-        "round-robin": (["random", "greedy", "hoarder", "planner"], [4], 2_000),
-    },
-}
 
 
-MAX_SCALE = 100  # the largest --scale: 265M games, hours on a 2-core machine
+MAX_SCALE = 100  # the largest --scale: 100 times the full demo, hours on a 2-core machine
 NUMBERS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven"}
 
 
 def demo(folder: Path, scale: float, seed: int, progress: bool = True, workers=None) -> None:
-    """Run every study of ``DEMO`` at ``scale`` into ``folder/GAME-STUDY`` (``workers``
-    processes; default all cores), print its tables, write plots per study, and end with what
-    the demo found, each finding with its interval and its file (also in
-    ``folder/findings.md``). A study already in its folder is resumed (nothing is played
-    again); a folder of any other experiment is refused before anything is played."""
+    """Run every game's demo studies (``agents.roster.Study``) at ``scale`` into
+    ``folder/GAME-STUDY`` (``workers`` processes; default all cores), print their tables,
+    write plots per study, and end with what the demo found, each finding with its interval
+    and its file (also in ``folder/findings.md``). A study already in its folder is resumed
+    (nothing is played again); a folder of any other experiment is refused before anything
+    is played."""
     if not (math.isfinite(scale) and 0 < scale <= MAX_SCALE):
         raise ValueError(
-            f"--scale must be a fraction of the full size in (0, {MAX_SCALE}] "
-            f"(1 = 2.65M games), got {scale:g}"
+            f"--scale must be a fraction of the full size in (0, {MAX_SCALE}], got {scale:g}"
         )
     plan = list(_demo_plan(Path(folder), scale, seed))
     for _, _, jobs, out in plan:
         manifest_io.check(out, jobs, DEMO_CHUNK, False, resume=True)
     options = {"progress": progress, "resume": True, "chunk_size": DEMO_CHUNK, "workers": workers}
     found = []
-    for (game, study), agents, jobs, out in plan:
-        print(f"\n##### {game}: {study} of {', '.join(agents)} ({len(jobs)} seatings)")
+    for (game, design), agents, jobs, out in plan:
+        print(f"\n##### {game}: {out.name} of {', '.join(agents)} ({len(jobs)} seatings)")
         play(jobs, out, options)
         named = report(out, progress, workers)
-        found += FINDINGS[study](game, named, out)
+        found += FINDINGS[design](game, named, out)
     text = "\n".join(f"- {line}" for line in found)
     print(f"\n##### What the demo found (95% intervals, the deal as unit)\n{text}")
     _write(Path(folder) / "findings.md", f"# What the demo found\n\n{text}\n")
@@ -303,12 +299,13 @@ def _write(path: Path, text: str) -> None:
 
 
 def _demo_plan(folder: Path, scale: float, seed: int):
-    """``((game, study), agents, jobs, folder)`` of every demo study."""
-    for game, studies in DEMO.items():
-        for study, (agents, players, games) in studies.items():
-            design = "mirror" if study == "seats" else study
-            jobs = design_jobs(game, design, agents, players, max(int(games * scale), 10), seed)
-            yield (game, study), agents, jobs, folder / f"{game}-{study}"
+    """``((game, design), agents, jobs, folder)`` of every demo study."""
+    for game in GAMES:
+        for name, study in roster(game).demo.items():
+            games = max(int(study.games * scale), 10)
+            agents, players = list(study.agents), list(study.players)
+            jobs = design_jobs(game, study.design, agents, players, games, seed)
+            yield (game, study.design), agents, jobs, folder / f"{game}-{name}"
 
 
 def percent(share: float, low: float, high: float) -> str:
@@ -369,9 +366,213 @@ def _players(named: dict) -> str:
 
 
 def _title(game: str) -> str:
-    from experiments.games import entry
-
     return entry(game).title
 
 
-FINDINGS = {"seats": seat_findings, "round-robin": robin_findings}
+FINDINGS = {"mirror": seat_findings, "round-robin": robin_findings}  # by design
+
+
+# ---- The other commands' bodies (the CLI parses, these run) -----------------------------
+
+
+def execute_and_print(jobs, out, options) -> None:
+    """``giftsim tournament`` and ``giftsim seats``: run the jobs, print the tables."""
+    sums, deals = execute(jobs, out, options)
+    print(interval_note(deals))
+    print_tables(summary_tables(sums, deals))
+    if out:
+        print(f"\nresults in {out}; `giftsim report {out}` writes plots and summary.md")
+
+
+def list_agents(games) -> None:
+    """``giftsim agents``: every family of each game, its parameters and its rule."""
+    from agents.registry import families
+
+    for game in games:
+        print(f"{game}:")
+        for family in families(game):
+            kind = "built-in" if family.builtin else f"user ({family.source or 'defined'})"
+            print(f"  {family.name} [{kind}]: {family.summary}")
+            for key, default in family.defaults.items():
+                print(f"      {key} = {default:g}  ({family.ranges[key]})")
+
+
+def tune(args, argv) -> None:
+    """``giftsim tune``: CMA-ES over a family's parameters; the result, and its JSON record."""
+    from experiments import tune as tuning
+
+    result = tuning.tune(
+        args.game,
+        args.family,
+        args.players,
+        args.field,
+        args.games,
+        args.generations,
+        args.popsize,
+        args.sigma,
+        seed=args.seed,
+        final_games=args.final_games,
+        progress=not args.quiet,
+    )
+    print(result.history.to_string(index=False))
+    low, high = result.ci95
+    print(
+        f"\nbest: {result.spec}\nwin share {result.win_share:.4f} [{low:.4f}, {high:.4f}] "
+        f"vs fair {1 / args.players:.4f} over {result.games:,} fresh games against "
+        f"{args.players - 1} x {args.field}"
+    )
+    if args.json:
+        write_text(args.json, json.dumps(tuning.as_record(result, argv), indent=2) + "\n")
+
+
+def train(args, command: str) -> None:
+    """``giftsim train``: train a network; its learning curve and where it was written."""
+    from experiments import train as training
+
+    settings = training.TrainSettings(
+        args.game,
+        args.players,
+        seed=args.seed,
+        rounds=args.rounds,
+        games=args.games,
+        hidden=args.hidden,
+        epochs=args.epochs,
+        lr=args.lr,
+        explore=args.explore,
+        baseline=args.baseline or "",
+        eval_games=args.eval_games,
+        margin=args.margin,
+        margin_scale=args.margin_scale,
+        lam=args.lam,
+        selfplay=args.selfplay,
+        members=args.members,
+    )
+    curve = training.train(settings, args.out, args.workers, args.resume, not args.quiet, command)
+    print(curve.to_string(index=False))
+    best = curve.loc[curve["win_share"].idxmax()]
+    print(
+        f"\nwrote {args.out} (round {int(best['round'])}): win share {best['win_share']:.4f} "
+        f"[{best['ci_low']:.4f}, {best['ci_high']:.4f}] vs fair {1 / args.players:.4f} against "
+        f"{args.players - 1} x {settings.resolved().baseline} on {int(best['eval_games']):,} "
+        f"held-out games; learning curve in {args.out.with_suffix('.csv')}"
+    )
+
+
+def ladder(games, n_games, search_games, seed, workers, progress, argv, out) -> None:
+    """``giftsim ladder``: play and judge the ladder; print (and write) its markdown."""
+    from experiments import ladder as ladders
+
+    table = ladders.ladder(games, n_games, search_games, seed, workers, progress=progress)
+    text = ladders.markdown(table, argv, seed)
+    print(text)
+    if out:
+        write_text(out, text + "\n")
+        print(f"\nwritten to {out}")
+
+
+def bench(n_games: int, rule_pairs, startup: bool, progress: bool) -> None:
+    """``giftsim bench``: games/s per core of every game's mixes, the vector environment's
+    learner steps/s, the search agents' time per decision, and start-up."""
+    from experiments import bench as timing
+    from giftsim.rule_options import as_pairs
+
+    if n_games < 1:
+        raise ValueError(f"--games must be at least 1, got {n_games}")
+    options = bench_rules(rule_pairs)
+    for game in GAMES:
+        where = f", rules {' '.join(as_pairs(options[game]))}" if options[game] else ""
+        print(f"{game}: games/s on one core ({n_games:,} games each{where})")
+        print(timing.rates(game, n_games, options[game]).round(0).astype(int).to_string())
+    print("\nvector env: learner steps/s on one core (a learner with random legal actions, 256")
+    print("lanes)")
+    for game in GAMES:
+        players, opponent = roster(game).bench.vector
+        rate = timing.vector_rate(game, opponent, players)
+        print(f"{game}: {rate:,.0f} ({players} players, the others {opponent})")
+    for game in GAMES:
+        speed = timing.search_speed(game)
+        if not speed.empty:
+            print(f"\n{game}: search agents at their defaults, one core")
+            print(speed.to_string())
+    if startup:
+        cold, warm = timing.startup_times(progress=progress)
+        print(f"start-up (import + one game of every mix): cold {cold:.1f} s, warm {warm:.1f} s")
+
+
+def bench_rules(pairs) -> dict:
+    """``--rule GAME:KEY=VALUE`` options of bench, per game, checked at its player counts."""
+    by_game = {game: [] for game in GAMES}
+    for pair in pairs:
+        game, sep, rest = pair.partition(":")
+        if not sep or game not in by_game:
+            raise ValueError(
+                f"bench --rule takes GAME:KEY=VALUE with GAME one of {', '.join(by_game)}, "
+                f"got {pair!r}"
+            )
+        by_game[game].append(rest)
+    options = {}
+    for game, game_pairs in by_game.items():
+        cls = entry(game).rules
+        options[game] = cls.options_from_pairs(game_pairs)
+        for n in roster(game).bench.players:
+            cls(n_players=n, **options[game])
+    return options
+
+
+def record(game, rules, specs, seed, game_index, first_player, secret, out) -> None:
+    """``giftsim record``: play one game (or match) through the slow path and write its JSON
+    record (to ``out``, else to the terminal)."""
+    from agents.registry import parse_list
+    from experiments.games import play_slow
+
+    agents = parse_list(specs or ",".join(["greedy"] * rules.n_players), game)
+    if len(agents) != rules.n_players:
+        raise ValueError(f"--agents names {len(agents)} agents for {rules.n_players} players")
+    meta = {"agents": [a.spec for a in agents], "seed": seed, "game_index": game_index}
+    if secret:
+        meta["secret"] = secret
+    rounds = rounds_of(rules)
+    games = [  # a match: rounds m * R .. m * R + R - 1 (as the fast loop)
+        play_slow(game, rules, agents, seed, game_index * rounds + r, first_player, secret)
+        for r in range(rounds)
+    ]
+    if rounds > 1:
+        made = entry(game).make_match_record(rules, [(g.start, g.actions) for g in games], meta)
+    else:
+        made = entry(game).make_record(rules, games[0].start, games[0].actions, meta)
+    text = json.dumps(made, indent=1)
+    if out:
+        out.write_text(text + "\n")
+    else:
+        print(text)
+
+
+def replay(path: Path) -> None:
+    """``giftsim replay``: check a JSON record rule by rule and print it (``-``: stdin)."""
+    raw = sys.stdin.read() if str(path) == "-" else _read(path)
+    try:
+        made = json.loads(raw)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path} is not JSON: {error}") from None
+    except RecursionError:
+        raise ValueError(f"{path} is not a record: its JSON nests too deeply") from None
+    game = made.get("game") if isinstance(made, dict) else None
+    if game not in GAMES:
+        raise ValueError(f"record 'game' must be one of {', '.join(GAMES)}, got {game!r}")
+    if made.get("unfinished"):
+        raise ValueError(f"{path} is a game quit part-way; replay checks finished games only")
+    for line in entry(game).replay(made):
+        print(line)
+    print("record OK: every action legal, scores and winners confirmed")
+
+
+def _read(path: Path) -> str:
+    if not path.is_file():
+        raise ValueError(f"no such record file: {path}")
+    return path.read_text()
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write a file, creating its folder."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)

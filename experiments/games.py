@@ -6,9 +6,9 @@ game through the slow path when one is plain Python; both give the same rows for
 agents (a contract test checks it).
 """
 
-from agents.common.slow import PlayedGame, play_block_slow
-from agents.common.slow import play_slow as _play_slow
-from agents.registry import package
+from agents.drivers import block
+from agents.drivers.slow import PlayedGame, play_block_slow
+from agents.drivers.slow import play_slow as _play_slow
 from giftsim.game import GAMES, TAIL, Game, load_game
 
 __all__ = ["GAMES", "TAIL", "Game", "PlayedGame", "entry", "play_block", "play_slow"]
@@ -24,8 +24,9 @@ def play_block(
 ):
     """Result rows of games ``first_index ..`` (``Game.row_width`` columns, ``TAIL`` last)."""
     if all(agent.family.compiled for agent in agents):
-        loop = package(game).play_block
-        return loop(rules, agents, seed, first_index, n_games, first_player, secret)
+        return block.play_block(
+            load_game(game), rules, agents, seed, first_index, n_games, first_player, secret
+        )
     return play_block_slow(
         load_game(game), rules, agents, seed, first_index, n_games, first_player, secret
     )

@@ -1,5 +1,6 @@
 """The strength ladder: each rung against a field of the rung below, per player count, and
-the learned agents against the rungs they were trained to beat (``BRANCHES``).
+the branches off the chain (the learned agents against the rungs they were trained to beat),
+as each game's roster lists them (``agents.roster.Ladder``).
 
 A step is a seat-rotated field tournament on duplicate deals (:func:`experiments.batch.field`):
 the upper agent in every seat in turn against ``players - 1`` copies of the lower one, its win
@@ -23,21 +24,10 @@ from joblib import Parallel, delayed
 from scipy import stats
 from tqdm import tqdm
 
+from agents.roster import roster
 from experiments.batch import field
+from giftsim.game import GAMES
 
-# Rungs per game, weakest first; "{n}" is the player count (tuned built-ins are per count).
-RUNGS = {
-    "geschenkt": ("random", "greedy", "sniper", "tuned{n}p", "flatmc", "ismcts"),
-    "tulips": ("random", "greedy", "hoarder", "tuned{n}p", "flatmc", "ismcts"),
-}
-# Steps off the chain, (lower, upper): the learned agents (``giftsim train``) against the rung
-# they were trained to beat, and search with the learned value against the search it improves.
-BRANCHES = {
-    "geschenkt": (("tuned{n}p", "learned"), ("ismcts", "ismcts_net")),
-    "tulips": (("tuned{n}p", "learned"), ("flatmc", "flatmc_net")),
-}
-PLAYERS = {"geschenkt": (3, 4, 5), "tulips": (2, 4, 6)}
-SEARCH = ("flatmc", "ismcts")
 ALPHA = 0.025  # family-wise, one-sided (the lower end of a two-sided 95% interval)
 USED = {  # seeds whose deals chose parameters: a ladder on them is exploratory
     0: "the tuned agents' CMA-ES deals and flatmc's Tulips margin=0.5 (ladder deals)",
@@ -55,22 +45,31 @@ USED = {  # seeds whose deals chose parameters: a ladder on them is exploratory
 FRESH_SEED = 2027  # the default: no parameter was chosen on these deals
 
 
-def steps(game: str, players, games: int, search_games: int) -> list[tuple]:
-    """``(game, n, lower, upper, deals)`` for every step of the ladder (none for steps with
-    0 deals: ``search_games=0`` leaves out the search rungs)."""
+def steps(game: str, games: int, search_games: int, players=None) -> list[tuple]:
+    """``(game, n, lower, upper, deals)`` for every step of the game's ladder (its roster's
+    rungs, weakest first, and branches off the chain, e.g. the learned agents against the rung
+    they were trained to beat; ``{n}`` is the player count) at each of ``players`` (default:
+    the roster's counts); none for steps with 0 deals: ``search_games=0`` leaves out the
+    search rungs."""
+    kit = roster(game)
+    ladder, searching = kit.ladder, tuple(kit.search)
     out = []
-    for n in players:
-        rungs = [r.format(n=n) for r in RUNGS[game]]
-        branches = [(low.format(n=n), up.format(n=n)) for low, up in BRANCHES[game]]
+    for n in players or ladder.players:
+        rungs = [r.format(n=n) for r in ladder.rungs]
+        branches = [(low.format(n=n), up.format(n=n)) for low, up in ladder.branches]
         for lower, upper in [*pairwise(rungs), *branches]:
             deals = games
-            if lower.startswith(SEARCH):
+            if _family(lower) in searching:
                 deals = search_games
-            elif upper.startswith(SEARCH):
+            elif _family(upper) in searching:
                 deals = search_games * n  # one seat searches, not n
             if deals > 0:
                 out.append((game, n, lower, upper, deals))
     return out
+
+
+def _family(spec: str) -> str:
+    return spec.split(":")[0]
 
 
 def _step(game, n, lower, upper, deals, seed):
@@ -121,15 +120,15 @@ def judge(table: pd.DataFrame, seed: int) -> pd.DataFrame:
 
 
 def ladder(
-    games=("geschenkt", "tulips"),
+    games=None,
     n_games=20000,
     search_games=100,
     seed=FRESH_SEED,
     workers=1,
     progress=False,
 ):
-    """Every step of every game's ladder as one table (rows in ladder order), judged by
-    ``judge``; ``progress``: a bar of steps done on stderr."""
+    """Every step of the ladders of ``games`` (default: every game) as one table (rows in
+    ladder order), judged by ``judge``; ``progress``: a bar of steps done on stderr."""
     for flag, value, least in (
         ("--games", n_games, 0),
         ("--search-games", search_games, 0),
@@ -137,7 +136,7 @@ def ladder(
     ):
         if value < least:
             raise ValueError(f"{flag} must be at least {least}, got {value}")
-    todo = [s for g in games for s in steps(g, PLAYERS[g], n_games, search_games)]
+    todo = [s for g in games or GAMES for s in steps(g, n_games, search_games)]
     if not todo:
         raise ValueError("--games and --search-games are both 0: the ladder has no step to play")
     slow_first = sorted(range(len(todo)), key=lambda i: -_cost(todo[i]))
@@ -149,8 +148,9 @@ def ladder(
 
 
 def _cost(step) -> float:
-    _, n, lower, upper, deals = step
-    return deals * n * (10 if any(r.startswith(SEARCH) for r in (lower, upper)) else 0.001)
+    game, n, lower, upper, deals = step
+    searching = any(_family(r) in roster(game).search for r in (lower, upper))
+    return deals * n * (10 if searching else 0.001)
 
 
 def markdown(table: pd.DataFrame, argv=(), seed=FRESH_SEED) -> str:

@@ -553,7 +553,7 @@ def point_sources(long: pd.DataFrame, by=("agent", "n_players"), ax=None):
     fig, ax = _axes(ax)
     x = np.arange(len(data))
     bottom = np.zeros(len(data))
-    for source in anatomy.SOURCES:
+    for source in anatomy.score_parts(long):
         ax.bar(x, data[source], bottom=bottom, label=source)
         bottom += data[source].to_numpy()
     yerr = np.vstack([data["score"] - data["score_low"], data["score_high"] - data["score"]])

@@ -22,8 +22,9 @@ import pyarrow.parquet as pq
 from joblib import Parallel, delayed, parallel_config
 from tqdm import tqdm
 
-from agents.common.block import announce
-from agents.registry import package, parse_list
+from agents.drivers.block import announce
+from agents.drivers.generate import driver
+from agents.registry import parse_list
 from experiments import manifest as manifest_io
 from experiments.batch import to_frame
 from experiments.games import entry, play_block
@@ -255,7 +256,7 @@ def start_workers(chunks: list[Chunk], backend: str, workers) -> None:
     for chunk in _first_of_each_seating(chunks):
         game = chunk.job.game
         label = f"the {entry(game).title} game loop"
-        announce(label, package(game).play_games, list(chunk.agents))
+        announce(label, driver(game, "loop").play_games, list(chunk.agents))
     count = (workers or os.cpu_count() or 1) if backend == "processes" else 1
     if count == 1:
         warm_up(chunks)

@@ -21,7 +21,7 @@ from scipy.stats import chisquare
 from experiments import stats
 from experiments.batch import field, play
 from experiments.games import entry
-from tulips_sim.rules import Rules as TulipsRules
+from giftsim.game import load_game
 
 
 def grid(**axes) -> list[dict]:
@@ -137,23 +137,37 @@ def field_sweep(game: str, candidates, baseline: str, variants, n_games: int, n_
     return pd.DataFrame(rows)
 
 
-def tulips_turns(table: pd.DataFrame) -> pd.DataFrame:
-    """A Tulips sweep table with ``turns`` (turns in a game; under ``game_end="deck_out"`` a
+def turns(game: str, table: pd.DataFrame) -> pd.DataFrame:
+    """A sweep table of a game whose rules count turns (Gift of Tulips: ``Rules.max_turns``,
+    ``Rules.equal_turns``) with ``turns`` (turns in a game; under ``game_end="deck_out"`` a
     last odd card makes a half turn) and ``equal_turns`` (every player gets as many full
-    turns) for each row's ``n_players``, ``n_removed`` (absent, None or NaN: the table of
-    record) and ``game_end`` (absent: the default, ``equal_turns``)."""
-    removed = table["n_removed"] if "n_removed" in table else [None] * len(table)
-    ends = table["game_end"] if "game_end" in table else ["equal_turns"] * len(table)
+    turns) for each row's rules: its ``n_players`` and any rule option the table has as a
+    column (absent, None or NaN: the rules of record)."""
+    cls = load_game(game).rules
+    options = [c for c in table.columns if c in cls.__dataclass_fields__ and c != "n_players"]
     rules = [
-        TulipsRules(n_players=int(n), n_removed=None if pd.isna(r) else int(r), game_end=end)
-        for n, r, end in zip(table["n_players"], removed, ends, strict=True)
+        cls(n_players=int(row["n_players"]), **_given(row, options)) for _, row in table.iterrows()
     ]
     equal = [r.equal_turns for r in rules]
     return table.assign(turns=[r.max_turns for r in rules], equal_turns=equal)
 
 
+def _given(row, options) -> dict:
+    """The row's rule options that are set (not None or NaN), as Python values (a whole
+    float, as a column with gaps holds counts, as an int)."""
+    given = {}
+    for option in options:
+        value = row[option]
+        value = value.item() if hasattr(value, "item") else value
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if value is not None and not (isinstance(value, float) and np.isnan(value)):
+            given[option] = value
+    return given
+
+
 def spread_by_turns(table: pd.DataFrame) -> pd.DataFrame:
-    """Turn-order ``spread`` of a :func:`tulips_turns` table summarised per player count for
+    """Turn-order ``spread`` of a :func:`turns` table summarised per player count for
     the removal counts with and without equal turns: rows (``n_players``, ``equal_turns``),
     columns ``variants``, ``mean``, ``min``, ``max``."""
     groups = table.groupby(["n_players", "equal_turns"], sort=True)["spread"]

@@ -1,9 +1,10 @@
 """Training a learned evaluator by self-play (``giftsim train``): generalised policy iteration.
 
-Each round plays games in compiled code (``agents/<game>/selfplay.py``), records every asked
-decision's afterstate features and pairs each with its seat's share of the win, then fits the
-network to those targets (logistic loss, Adam, warm-started from the last round) on this
-round's decisions and the last round's (a window of two rounds steadies the policy). Round 0's
+Each round plays games in compiled code (the self-play recorder,
+``agents/templates/selfplay_hook.py``), records every asked decision's afterstate features and
+pairs each with its seat's share of the win, then fits the network to those targets
+(logistic loss, Adam, warm-started from the last round) on this round's decisions and the last
+round's (a window of two rounds steadies the policy). Round 0's
 games are played by the baseline at every seat, so the first network values the baseline's
 play; from round 1 the games seat the best network so far (``learned:net=...``, best on the
 held-out deals: a round that got worse does not play) once against the baseline (every seat
@@ -39,8 +40,7 @@ continues an interrupted run to the same network (or extends a finished one by m
 
 import json
 import time
-from dataclasses import MISSING, asdict, dataclass, field, fields
-from itertools import pairwise
+from dataclasses import MISSING, asdict, dataclass, fields
 from pathlib import Path
 
 import numpy as np
@@ -48,12 +48,14 @@ import pandas as pd
 from joblib import Parallel, delayed
 from tqdm import tqdm
 
-from agents.common import net
+from agents.drivers.block import recorded_block
+from agents.kernels import net
 from agents.registry import parse, parse_list
 from experiments.batch import field as field_share
-from experiments.batch import win_shares
 from experiments.games import entry
-from giftsim.game import TAIL, load_game
+from experiments.network import Network, ensemble, fit
+from experiments.targets import successors, targets
+from giftsim.game import load_game
 
 EVAL_SEED_OFFSET = 2**40  # held-out deals: no training game (any seed) uses this root seed
 ROUND_STRIDE = 2**36  # game indices of round r start at r * ROUND_STRIDE
@@ -128,142 +130,6 @@ class TrainSettings:
         return _replace(self, baseline=nearest_tuned(self.game, self.players))
 
 
-@dataclass
-class Network:
-    """A network being trained: weights over standardised features, their scaling, and the
-    optimiser's moments (``m``, ``v``) and step count."""
-
-    w1: np.ndarray
-    b1: np.ndarray
-    w2: np.ndarray
-    b2: np.ndarray
-    mean: np.ndarray
-    scale: np.ndarray
-    m: dict = field(default_factory=dict)
-    v: dict = field(default_factory=dict)
-    steps: int = 0
-
-    NAMES = ("w1", "b1", "w2", "b2")
-
-    @classmethod
-    def new(cls, x: np.ndarray, hidden: int, rng: np.random.Generator) -> "Network":
-        """He-initialised weights for features like ``x`` (whose mean and spread set the
-        standardisation for the whole run)."""
-        inputs = x.shape[1]
-        mean, scale = x.mean(axis=0), x.std(axis=0)
-        scale = np.where(scale > 1e-6, scale, 1.0)
-        w1 = rng.normal(0.0, np.sqrt(2.0 / inputs), (hidden, inputs))
-        w2 = rng.normal(0.0, np.sqrt(1.0 / hidden), hidden)
-        return cls(w1, np.zeros(hidden), w2, np.zeros(()), mean, scale)
-
-    def params(self) -> dict:
-        return {k: getattr(self, k) for k in self.NAMES}
-
-    def folded(self) -> tuple:
-        """``(w1, b1, w2, b2)`` over raw features: the standardisation folded into layer 1."""
-        w1 = self.w1 / self.scale
-        b1 = self.b1 - w1 @ self.mean
-        return w1, b1, self.w2.copy(), float(self.b2)
-
-    def logits(self, x: np.ndarray) -> np.ndarray:
-        hidden = np.maximum((x - self.mean) / self.scale @ self.w1.T + self.b1, 0.0)
-        return hidden @ self.w2 + self.b2
-
-    def values(self, xs: np.ndarray, chunk: int = 1 << 18) -> np.ndarray:
-        """The network's win share of standardised features ``xs``, in chunks (float32)."""
-        w1, b1 = self.w1.T.astype(np.float32), self.b1.astype(np.float32)
-        w2, b2 = self.w2.astype(np.float32), np.float32(self.b2)
-        out = np.empty(len(xs), np.float32)
-        for start in range(0, len(xs), chunk):
-            hidden = np.maximum(xs[start : start + chunk] @ w1 + b1, 0.0)
-            out[start : start + chunk] = 1.0 / (1.0 + np.exp(-(hidden @ w2 + b2)))
-        return out
-
-
-def successors(owners: np.ndarray) -> np.ndarray:
-    """Per recorded decision (``owners`` rows: game, seat, decision number), the row of the
-    same seat's next recorded decision in the same game, or -1 after its last."""
-    game, seat, stage = owners[:, 0], owners[:, 1], owners[:, 2]
-    order = np.lexsort((stage, seat, game))
-    same = (game[order[1:]] == game[order[:-1]]) & (seat[order[1:]] == seat[order[:-1]])
-    after = np.full(len(owners), -1, np.int64)
-    after[order[:-1][same]] = order[1:][same]
-    return after
-
-
-def lambda_returns(outcomes, values, after, lam: float) -> np.ndarray:
-    """TD(lambda) targets: ``G = outcome`` after a seat's last decision, else
-    ``(1 - lam) * values[next] + lam * G[next]`` (``after``: each row's next, -1 for none).
-    Computed from the last decisions back, one step of every chain at a time."""
-    g = outcomes.astype(np.float64).copy()
-    if len(after) == 0:
-        return g.astype(np.float32)
-    steps = _steps_to_end(after)
-    order = np.argsort(steps, kind="stable")
-    bounds = np.searchsorted(steps[order], np.arange(1, steps.max() + 2))
-    for lo, hi in pairwise(bounds):
-        rows = order[lo:hi]
-        nxt = after[rows]
-        g[rows] = (1.0 - lam) * values[nxt] + lam * g[nxt]
-    return g.astype(np.float32)
-
-
-def _steps_to_end(after: np.ndarray) -> np.ndarray:
-    """How many decisions of the same seat follow each row (0 for its last)."""
-    steps = np.zeros(len(after), np.int64)
-    live = np.flatnonzero(after >= 0)
-    hop = after.copy()
-    while live.size:
-        steps[live] += 1
-        hop[live] = after[hop[live]]
-        live = live[hop[live] >= 0]
-    return steps
-
-
-def fit(network: Network, x, y, settings: TrainSettings, rng, after=None, fresh=True) -> float:
-    """Fit ``network`` to targets ``y`` (outcomes: shares of the win) with Adam on the
-    logistic loss, ``settings.epochs`` passes in minibatches; returns the last pass's mean
-    loss. With ``settings.lam < 1`` each pass (but the first of a ``fresh`` network) fits the
-    TD(lambda) returns under the network as it stands (:func:`lambda_returns`; ``after`` is
-    each row's successor, :func:`successors`)."""
-    xs = ((x - network.mean) / network.scale).astype(np.float32)
-    outcomes = y.astype(np.float32)
-    loss = float("nan")
-    for epoch in range(settings.epochs):
-        y = outcomes
-        if settings.lam < 1.0 and after is not None and (epoch or not fresh):
-            y = lambda_returns(outcomes, network.values(xs), after, settings.lam)
-        order = rng.permutation(len(xs))
-        total = 0.0
-        for start in range(0, len(xs), settings.batch):
-            pick = order[start : start + settings.batch]
-            total += _step(network, xs[pick], y[pick], settings.lr) * len(pick)
-        loss = total / max(len(xs), 1)
-    return loss
-
-
-def _step(network: Network, x, y, lr, beta1=0.9, beta2=0.999, eps=1e-8) -> float:
-    """One Adam step on a minibatch; returns its mean logistic loss."""
-    pre = x @ network.w1.T.astype(np.float32) + network.b1.astype(np.float32)
-    hidden = np.maximum(pre, 0.0)
-    z = hidden @ network.w2.astype(np.float32) + np.float32(network.b2)
-    p = 1.0 / (1.0 + np.exp(-z))
-    dz = (p - y) / len(y)
-    dh = np.outer(dz, network.w2) * (pre > 0)
-    grads = {"w1": dh.T @ x, "b1": dh.sum(axis=0), "w2": hidden.T @ dz, "b2": dz.sum()}
-    network.steps += 1
-    t = network.steps
-    for name, g in grads.items():
-        g = np.asarray(g, np.float64)
-        m = network.m.get(name, 0.0) * beta1 + (1 - beta1) * g
-        v = network.v.get(name, 0.0) * beta2 + (1 - beta2) * g * g
-        network.m[name], network.v[name] = m, v
-        step = lr * (m / (1 - beta1**t)) / (np.sqrt(v / (1 - beta2**t)) + eps)
-        setattr(network, name, getattr(network, name) - step)
-    eps32 = 1e-7
-    return float(-np.mean(y * np.log(p + eps32) + (1 - y) * np.log(1 - p + eps32)))
-
-
 def nearest_tuned(game: str, players: int) -> str:
     """The tuned built-in (``tuned<n>p``) for the player count nearest ``players`` (the lower
     on a tie): the default baseline."""
@@ -299,23 +165,12 @@ def play_task(game, players, lineup, seats, seed, first, count, explore, margin,
     ent = entry(game)
     rules = ent.rules(n_players=players)
     agents = parse_list(lineup, game)
-    recorder = __import__(load_game(game).agents + ".selfplay", fromlist=["record_block"])
-    rows, feats, owners = recorder.record_block(rules, agents, seed, first, count, explore, seats)
+    recording = (explore, seats)
+    rows, feats, owners = recorded_block(
+        load_game(game), rules, agents, seed, first, count, recording
+    )
     y = targets(load_game(game), rows, players, margin, scale)
     return feats, y[owners[:, 0] - first, owners[:, 1]].astype(np.float32), owners
-
-
-def targets(game, rows: np.ndarray, players: int, margin: float, scale: float) -> np.ndarray:
-    """Each seat's training target per game: its share of the win, blended (weight
-    ``margin``) with the logistic of its score lead over the best other seat in units of
-    ``scale`` points (a smoother signal of the same thing: who is ahead, and by how much)."""
-    shares = win_shares(rows[:, -len(TAIL) + TAIL.index("winners")], players)
-    if margin == 0.0:
-        return shares
-    score = rows[:, :players].astype(np.float64) * (-1.0 if game.lower_wins else 1.0)
-    others = np.stack([np.delete(score, s, axis=1).max(axis=1) for s in range(players)], 1)
-    lead = 1.0 / (1.0 + np.exp(-(score - others) / scale))
-    return (1.0 - margin) * shares + margin * lead
 
 
 def generate(settings, round_, candidate, workers: int, bar, block: int = BLOCK) -> tuple:
@@ -448,16 +303,6 @@ def _but_rounds(settings: dict) -> dict:
 
 def _net_path(folder: Path, round_: int) -> Path:
     return folder / f"round-{round_}.npz"
-
-
-def ensemble(networks: list) -> tuple:
-    """``(w1, b1, w2, b2)`` of one network whose output is the mean of the ``networks``'
-    outputs: their hidden units side by side, the output weights divided by their number."""
-    parts = [network.folded() for network in networks]
-    w1 = np.concatenate([p[0] for p in parts])
-    b1 = np.concatenate([p[1] for p in parts])
-    w2 = np.concatenate([p[2] for p in parts]) / len(parts)
-    return w1, b1, w2, float(np.mean([p[3] for p in parts]))
 
 
 def _member_rng(seed: int, round_: int, member: int) -> np.random.Generator:

@@ -125,6 +125,16 @@ def _take(state, seat):
 
 
 @njit(cache=True)
+def event(state, action, out):
+    """A take, before it is applied: the card taken and its price (the chips on it) into
+    ``out``; True. A pass is no event."""
+    if action != TAKE:
+        return False
+    out[0], out[1] = state[CARD], state[POT]
+    return True
+
+
+@njit(cache=True)
 def show_turn(state):
     """Make the state's public prefix the observation of the seat to act (set ``SEAT``), and
     say whether it now is: unless the rules hide the opponents' chips (then :func:`observe`

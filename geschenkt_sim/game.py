@@ -18,6 +18,7 @@ GAME = Game(
     blocks=("score",),
     lower_wins=True,
     turn_slot=state.TURN,
+    decisions_slot=state.N_DECISIONS,
     agents="agents.geschenkt",
     deal_keyed=state.deal_keyed,
     begin=engine.begin,
@@ -36,4 +37,8 @@ GAME = Game(
     finish_key=scoring.finish_key,
     make_record=record.make_record,
     replay=record.replay,
+    rounds_slot=rules.R_ROUNDS,
+    make_match_record=record.make_match_record,
+    event=engine.event,
+    event_columns=("card", "price"),
 )

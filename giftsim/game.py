@@ -31,8 +31,17 @@ out, g)``                          for a single game) to result row ``g``: the `
 ``finish_key(blocks)``             NumPy: each row's place in the finishing order from its
                                    blocks (one seat a row), higher better; ties as in
                                    ``winner_mask``
-``make_record``, ``replay``        JSON game records (Python)
+``make_record``, ``replay``        JSON game records (Python); a game with matches also
+                                   ``make_match_record`` (one record of every round)
+``event(state, action, out)``      optional: before ``action`` is applied, write what it does
+                                   worth a record (``event_width`` numbers, named by
+                                   ``event_columns``) into ``out`` and return True, else False
+                                   (the event recorder of ``experiments.anatomy``)
 =================================  =============================================================
+
+Slot 0 of every state and of every rules vector holds the number of seats (:data:`N_PLAYERS`);
+a game with matches of several rounds names the rules vector's slot of their number
+(``rounds_slot``, else -1).
 
 The compiled verbs are Numba functions over int64 arrays; the fast game loops of ``agents/``
 call them, and so do the slow path, the records and every adapter: no rule is written twice.
@@ -52,6 +61,7 @@ from giftsim.records import seats_of
 
 GAMES: dict[str, str] = {"geschenkt": "geschenkt_sim", "tulips": "tulips_sim"}
 TAIL = ("first_player", "n_decisions", "winners")  # the columns after the per-seat blocks
+N_PLAYERS = 0  # the slot of the number of seats in every state and rules vector
 
 
 @dataclass(frozen=True)
@@ -72,6 +82,7 @@ class Game:
     blocks: tuple[str, ...]  # per-seat blocks of a result row, the score first
     lower_wins: bool  # True where the lowest score wins
     turn_slot: int  # state slot of the seat to act
+    decisions_slot: int  # state slot of the decisions made so far (public)
     agents: str  # module of the game's agents: built-in families and the fast loop
     deal_keyed: object
     begin: object
@@ -90,6 +101,16 @@ class Game:
     finish_key: object
     make_record: object
     replay: object
+    rounds_slot: int = -1  # the rules vector's slot of a match's rounds (-1: single games)
+    make_match_record: object = None  # (rules, [(start, actions) per round], meta) -> record
+    event: object = None  # compiled event verb (see the verb table), or None
+    event_columns: tuple[str, ...] = ()
+    score_parts: tuple[str, ...] = ()  # per-seat blocks whose sum is the score, if any
+
+    @property
+    def event_width(self) -> int:
+        """Numbers the event verb writes per event."""
+        return len(self.event_columns)
 
     def row_width(self, rules) -> int:
         """Columns of a result row: the blocks per seat, first seat, decisions, winners, and in

@@ -5,8 +5,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from agents.common.block import IllegalActionError
-from agents.geschenkt.loop import play_games
+from agents.drivers.block import IllegalActionError
+from agents.drivers.generate import driver
 from agents.registry import builtins, define, parse
 from experiments.batch import by_agent, play
 from geschenkt_sim import engine
@@ -105,6 +105,7 @@ def always_take(obs, params, rng):
 def test_user_agent_runs_in_the_compiled_loop_without_recompiling():
     family = define("geschenkt", "taker", always_take, {"unused": 1.0})
     play("geschenkt", ["greedy"] * 4, 10)
+    play_games = driver("geschenkt", "loop").play_games
     compiled = len(play_games.signatures)
     frame = play("geschenkt", ["taker", "greedy", "sniper", "random"], 500, seed=2)
     for mix in (["taker"] * 3, ["random", "taker", "greedy", "sniper", "taker", "greedy"]):

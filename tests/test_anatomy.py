@@ -1,16 +1,18 @@
-"""experiments.anatomy: the price loop plays the batch API's games, prices agree with a replay
-of the slow path's actions and conserve chips; Tulips point sources add up to the score."""
+"""experiments.anatomy: the event recorder plays the batch API's games, No Thanks! prices agree
+with a replay of the slow path's actions and conserve chips; Tulips point sources add up to the
+score."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from agents.geschenkt.loop import play_block
+from agents.drivers.block import event_block, play_block
 from agents.registry import parse_list
 from experiments import anatomy
 from experiments.batch import play
 from experiments.games import play_slow
-from geschenkt_sim.rules import PASS, Rules
+from geschenkt_sim.game import GAME
+from geschenkt_sim.rules import PASS, TAKE, Rules
 from geschenkt_sim.state import CHIPS, HANDS, TURN, deck_of
 from tulips_sim.rules import Rules as TulipsRules
 
@@ -26,11 +28,12 @@ RULES = [
 
 @pytest.mark.parametrize("rules", RULES, ids=range(len(RULES)))
 @pytest.mark.parametrize("first_player", ["rotate", "random", 1])
-def test_price_loop_plays_the_batch_games(rules, first_player):
+def test_event_recorder_plays_the_batch_games(rules, first_player):
     agents = parse_list(MIX, "geschenkt")
-    raw, takes = anatomy.price_block(rules, agents, 7, 100, 300, first_player)
-    assert np.array_equal(raw, play_block(rules, agents, 7, 100, 300, first_player))
-    assert takes.shape == (300, rules.n_cards, 3)
+    raw, takes = event_block(GAME, rules, agents, 7, 100, 300, rules.n_cards, first_player)
+    assert np.array_equal(raw, play_block(GAME, rules, agents, 7, 100, 300, first_player))
+    assert takes.shape == (300, rules.n_cards, 3 + 2)
+    assert (takes[:, :, 0] >= 0).all()  # every card is taken: n_cards take events a game
 
 
 def _replay(start: np.ndarray, actions: list[int], n: int):
@@ -52,11 +55,13 @@ def _replay(start: np.ndarray, actions: list[int], n: int):
 @pytest.mark.parametrize("rules", RULES[:3], ids=range(3))
 def test_prices_agree_with_the_slow_path_and_conserve_chips(rules):
     agents = parse_list(MIX, "geschenkt")
-    _, takes = anatomy.price_block(rules, agents, 3, 0, 25)
+    _, found = event_block(GAME, rules, agents, 3, 0, 25, rules.n_cards)
+    takes = found[:, :, [3, 4, 1]]  # card, price, seat
     for g in range(25):
         played = play_slow("geschenkt", rules, agents, 3, g)
         replayed, chips = _replay(played.start, played.actions, 4)
         assert [tuple(t) for t in takes[g].tolist()] == replayed
+        assert [int(played.actions[k]) for k in found[g, :, 0]] == [TAKE] * rules.n_cards
         assert chips == [int(played.final[CHIPS + p]) for p in range(4)]
         for p in range(4):
             hand = sum(1 << int(c) for c, _, seat in takes[g] if seat == p)
@@ -65,8 +70,8 @@ def test_prices_agree_with_the_slow_path_and_conserve_chips(rules):
 
 def test_card_prices_rows_win_shares_and_chip_conservation():
     frame = play("geschenkt", MIX, 400, seed=5, first_index=60)
-    prices = anatomy.card_prices(MIX, 400, seed=5, first_index=60)
-    assert list(prices.columns) == list(anatomy.PRICE_COLUMNS)
+    prices = anatomy.events("geschenkt", MIX, 400, seed=5, first_index=60)
+    assert list(prices.columns) == [*anatomy.EVENT_COLUMNS, "card", "price"]
     assert len(prices) == 400 * 24 and sorted(prices["turn"].unique()) == list(range(24))
     by_game = prices.groupby("game_index")
     assert (by_game["card"].nunique() == 24).all()
@@ -81,10 +86,15 @@ def test_card_prices_rows_win_shares_and_chip_conservation():
 
 
 def test_card_prices_blocks_do_not_change_games(monkeypatch):
-    whole = anatomy.card_prices(MIX, 120, seed=2)
+    whole = anatomy.events("geschenkt", MIX, 120, seed=2)
     monkeypatch.setattr(anatomy, "BLOCK", 50)
-    assert anatomy.card_prices(MIX, 120, seed=2).equals(whole)
-    assert anatomy.card_prices(MIX, 0, seed=2).empty
+    assert anatomy.events("geschenkt", MIX, 120, seed=2).equals(whole)
+    assert anatomy.events("geschenkt", MIX, 0, seed=2).empty
+
+
+def test_a_game_without_events_is_refused():
+    with pytest.raises(ValueError, match="records no events"):
+        anatomy.events("tulips", ["greedy"] * 4, 10)
 
 
 def _prices(rows):
@@ -117,7 +127,8 @@ def test_price_histogram_pools_high_prices():
 def test_tulips_point_sources_add_up_to_the_slow_path_scores():
     long = anatomy.mirror_points("tulips", ["hoarder", "random"], [2, 5], 6, seed=9)
     assert len(long) == 6 * (2 + 5) * 2
-    assert (long[list(anatomy.SOURCES)].sum(axis=1) == long["score"]).all()
+    assert anatomy.score_parts(long) == ["give", "keep", "majority"]
+    assert (long[anatomy.score_parts(long)].sum(axis=1) == long["score"]).all()
     agents = {spec: parse_list([spec], "tulips")[0] for spec in ("hoarder", "random")}
     for (n, spec, index), seats in long.groupby(["n_players", "agent", "game_index"]):
         rules = TulipsRules(n_players=n)
@@ -136,7 +147,7 @@ def test_point_sources_table():
             "win": [0.0, 1.0, 0.5],
         }
     )
-    long["score"] = long[list(anatomy.SOURCES)].sum(axis=1)
+    long["score"] = long[["give", "keep", "majority"]].sum(axis=1)
     table = anatomy.point_sources(long)
     row = table.loc[("a", 2)]
     assert row["seats"] == 2 and row["win_share"] == 0.5

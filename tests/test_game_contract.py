@@ -11,7 +11,6 @@ agree with the twin and the finishing order; a record replays; and the slow path
 compiled loop's games.
 """
 
-import importlib
 import json
 from pathlib import Path
 
@@ -20,11 +19,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.common.block import IllegalActionError
-from agents.common.slow import play_block_slow
+from agents.drivers.block import IllegalActionError
+from agents.drivers.generate import driver
+from agents.drivers.slow import play_block_slow
 from agents.registry import builtins, define
+from agents.roster import roster
 from experiments.games import play_block, play_slow
-from giftsim.game import GAMES, TAIL, load_game
+from giftsim.game import GAMES, N_PLAYERS, TAIL, load_game
 from giftsim.records import RecordError
 from giftsim.rng import game_key
 from tests.kits import kit_of
@@ -53,13 +54,22 @@ def test_the_record_declares_consistent_sizes_and_rules(name):
     for n in game.players:
         rules = game.rules(n_players=n)
         assert rules.n_players == n and rules.to_array().dtype == np.int64
+        assert rules.to_array()[N_PLAYERS] == n  # slot 0 of the rules vector: the seats
+        state = np.zeros(game.state_size, np.int64)
+        game.deal_keyed(rules.to_array(), game_key(1, 0), 0, state)
+        assert state[N_PLAYERS] == n and state[game.decisions_slot] == 0
         assert game.rules(**rules.as_dict()).as_dict() == rules.as_dict()
         assert game.row_width(rules) == len(game.blocks) * n + len(TAIL)
     with pytest.raises(ValueError):
         game.rules(n_players=game.max_players + 1)
-    agents = importlib.import_module(game.agents)
-    assert callable(agents.play_block) and agents.play_games.py_func and agents.BUILTINS
-    assert all(f.game == name and f.builtin and f.summary for f in agents.BUILTINS)
+    if game.rounds_slot >= 0:  # a game with matches: their rounds sit in the declared slot
+        assert game.rules(n_players=game.players[0], rounds=3).to_array()[game.rounds_slot] == 3
+    assert len(game.event_columns) == game.event_width and (game.event is None) == (
+        game.event_width == 0
+    )
+    builtins = roster(name).builtins
+    assert driver(name, "loop").play_games.py_func and builtins
+    assert all(f.game == name and f.builtin and f.summary for f in builtins)
 
 
 def play_randomly(game, rules, seed):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from agents.common.slow import play_slow
+from agents.drivers.slow import play_slow
 from agents.registry import parse
 from experiments.envs.gym_env import GiftsimEnv
 from giftsim.game import GAMES, load_game
@@ -106,7 +106,7 @@ def test_reset_with_a_seed_replays_and_without_one_moves_on():
 )
 def test_bad_arguments_name_the_problem(kwargs, words):
     with pytest.raises(ValueError, match=re.escape(words)):
-        GiftsimEnv(**{"players": 4, **kwargs})
+        GiftsimEnv(**{"game": "geschenkt", "players": 4, **kwargs})
 
 
 def test_readme_gymnasium_snippet_runs():

@@ -10,20 +10,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agents.base import ANY, Family
-from agents.common import net
-from agents.common.slow import deal
+from agents.drivers.slow import deal
 from agents.geschenkt import learned
 from agents.geschenkt.learned import NO_CARD, after, features, n_features
+from agents.kernels import net
+from agents.roster import roster
 from experiments.batch import field
 from experiments.cli import main
-from experiments.train import (
-    Network,
-    TrainSettings,
-    ensemble,
-    lambda_returns,
-    successors,
-    train,
-)
+from experiments.network import Network, ensemble
+from experiments.targets import lambda_returns, successors
+from experiments.train import TrainSettings, train
 from geschenkt_sim.engine import (
     HIDDEN_CHIPS,
     O_CARD,
@@ -201,7 +197,7 @@ def test_bad_training_settings_are_one_line_and_exit_2(tmp_path, capsys, argv, m
 
 
 def test_a_network_for_another_table_or_file_is_refused_in_one_line(tmp_path, capsys):
-    shipped = net.shipped("geschenkt", 4)
+    shipped = roster("geschenkt").shipped(4)
     junk = tmp_path / "junk.npz"
     junk.write_bytes(b"not a network")
     wide = tmp_path / "wide.npz"

@@ -5,10 +5,10 @@ slots, its choice the network's best afterstate, and its self-play recorder."""
 import numpy as np
 import pytest
 
-from agents.common import net
+from agents.drivers.block import recorded_block
+from agents.kernels import net
 from agents.registry import parse
 from agents.tulips import learned
-from agents.tulips.selfplay import record_block
 from giftsim.contract import MAX_PARAMS, SCRATCH_WORK
 from tests.kits import kit_of
 from tulips_sim.engine import (
@@ -40,6 +40,7 @@ from tulips_sim.engine import (
     legal_actions,
     observe,
 )
+from tulips_sim.game import GAME
 from tulips_sim.rules import SETUP_FIRST, SETUP_SECOND, Rules
 from tulips_sim.state import (
     DENSE,
@@ -283,7 +284,7 @@ def test_the_work_space_fits_the_scratch_row_at_every_player_count():
 def test_the_recorder_keeps_one_finite_feature_row_per_decision_asked():
     rules = Rules(n_players=3)
     agents = [parse("tuned4p", "tulips")] * 3
-    rows, feats, owners = record_block(rules, agents, 3, 0, 20, 0.1)
+    rows, feats, owners = recorded_block(GAME, rules, agents, 3, 0, 20, (0.1, -1))
     decisions = rows[:, 5 * 3 + 1]
     assert feats.shape == (owners.shape[0], learned.n_features(3))
     assert np.isfinite(feats).all() and set(owners[:, 0]) == set(range(20))

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
-from agents.common.slow import play_slow
+from agents.drivers.slow import play_slow
 from agents.registry import parse
 from experiments.envs.pettingzoo_env import env, raw_env
 from giftsim.game import GAMES, load_game
@@ -121,7 +121,7 @@ def test_rules_and_players_are_configurable():
 )
 def test_bad_arguments_name_the_problem(kwargs, words):
     with pytest.raises(ValueError, match=re.escape(words)):
-        raw_env(**kwargs)
+        raw_env(**{"game": "geschenkt", **kwargs})
 
 
 def test_illegal_actions_raise_unwrapped_and_lose_wrapped():

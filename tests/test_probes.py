@@ -10,12 +10,13 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from agents.common import net
+from agents.kernels import net
+from agents.roster import roster
 from experiments import plots, probes
 
 
 def test_the_probes_numpy_network_is_the_compiled_one():
-    path = net.shipped("geschenkt", 3)
+    path = roster("geschenkt").shipped(3)
     weights, _ = net.read(path)
     x, _ = probes.positions("geschenkt", 3, "learned", 5, seed=4)
     flat = net.load(path, "geschenkt", 3, x.shape[1])
@@ -24,10 +25,10 @@ def test_the_probes_numpy_network_is_the_compiled_one():
 
 
 def test_a_chip_is_worth_something_and_so_is_a_majority_lead_at_the_end():
-    chips = probes.chip_value(net.shipped("geschenkt", 3), 3, n_games=30, seed=5)
+    chips = probes.value_probe("geschenkt", "chip", roster("geschenkt").shipped(3), 3, 30, seed=5)
     assert set(chips.columns) >= {"cards_left", "change", "ci_low", "ci_high", "games"}
     assert (chips["change"] > 0).all()  # more chips never hurt: lower score
-    leads = probes.majority_value(net.shipped("tulips", 2), 2, n_games=30, seed=5)
+    leads = probes.value_probe("tulips", "majority", roster("tulips").shipped(2), 2, 30, seed=5)
     assert leads.loc[leads["cards_left"].idxmin(), "change"] > 0
 
 

@@ -16,7 +16,7 @@ import pytest
 from numba import njit
 from numba.core.errors import TypingError
 
-from agents.common.block import AgentError
+from agents.drivers.block import AgentError
 from agents.registry import builtins, define, parse_list
 from experiments.batch import play
 from experiments.games import entry, play_block, play_slow

@@ -10,12 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agents.drivers.generate import driver
 from agents.geschenkt import worlds as nt_worlds
 from agents.registry import families, parse
+from agents.roster import roster
 from agents.tulips import worlds as tu_worlds
 from experiments.batch import field, play
 from experiments.cli import main
-from experiments.ladder import BRANCHES, PLAYERS, RUNGS, ladder, markdown, steps
+from experiments.ladder import ladder, markdown, steps
 from experiments.tune import tune
 from geschenkt_sim import engine as nt_engine
 from geschenkt_sim import state as nt_state
@@ -157,13 +159,14 @@ def test_tuning_a_family_without_two_parameters_is_refused(capsys):
 
 
 def test_ladder_steps_pair_each_rung_with_the_one_below():
-    todo = steps("geschenkt", (3, 4), games=100, search_games=5)
+    todo = steps("geschenkt", games=100, search_games=5, players=(3, 4))
     assert [(n, lower, upper) for _, n, lower, upper, _ in todo[:3]] == [
         (3, "random", "greedy"),
         (3, "greedy", "sniper"),
         (3, "sniper", "tuned3p"),
     ]
-    assert len(todo) == 2 * (len(RUNGS["geschenkt"]) - 1 + len(BRANCHES["geschenkt"]))
+    ladder_ = roster("geschenkt").ladder
+    assert len(todo) == 2 * (len(ladder_.rungs) - 1 + len(ladder_.branches))
     assert (4, "tuned4p", "learned") in [(n, lower, upper) for _, n, lower, upper, _ in todo]
     deals = {upper: d for _, n, _, upper, d in todo if n == 4}
     assert deals["tuned4p"] == 100 and deals["ismcts"] == 5
@@ -176,7 +179,7 @@ def test_ladder_table_is_written_with_its_command():
     assert table.shown.all()  # random < greedy < sniper < tuned < learned, even on 300 deals
     text = markdown(table, ["ladder", "--games", "300"])
     assert "`giftsim ladder --games 300`" in text
-    assert text.count("| `greedy` | `random` |") == len(PLAYERS["geschenkt"])
+    assert text.count("| `greedy` | `random` |") == len(roster("geschenkt").ladder.players)
 
 
 @settings(max_examples=30, deadline=None)
@@ -202,14 +205,14 @@ def test_search_values_at_margin_zero_are_the_games_rewards(game):
     world's values are the shares of the win, and the margin adds the score lead only."""
     from experiments.games import entry, play_slow
 
-    ent, worlds = entry(game), {"geschenkt": nt_worlds, "tulips": tu_worlds}[game]
+    ent = entry(game)
     family = {"geschenkt": "sniper", "tulips": "hoarder"}[game]
     for index in range(30):
         played = play_slow(game, ent.rules(n_players=4), [parse(family, game)] * 4, 2, index)
         shares, values = np.zeros(4), np.zeros(ent.max_players)
         ent.rewards(played.final, shares)
         params = np.zeros(8)  # margin 0
-        worlds.values(played.final, params, values)
+        driver(game, "playouts").values(played.final, params, values)
         assert np.allclose(values[:4], shares)
         assert shares.sum() == pytest.approx(1.0)
 
@@ -235,7 +238,7 @@ def test_tulips_search_keys_of_other_seats_ignore_their_sampled_secret_cards(see
 def test_search_trees_of_every_seat_record_only_their_own_choices(game):
     """Multiple-observer ISMCTS: every walk starts with the searcher's choice at the root,
     each tree node is chosen at by one seat only, and the other seats search too."""
-    from agents.common import search
+    from agents.kernels import search
 
     ismcts = importlib.import_module(f"agents.{game}.ismcts")
     n, iters = 4, 300

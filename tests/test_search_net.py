@@ -9,11 +9,11 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from agents.common import net
-from agents.common.search import least_of
-from agents.geschenkt import leaf as nt_leaf
+from agents.drivers.generate import driver
+from agents.kernels import net
+from agents.kernels.search import least_of
 from agents.registry import parse
-from agents.tulips import leaf as tu_leaf
+from agents.roster import roster
 from experiments.batch import field
 from experiments.bench import positions
 from geschenkt_sim import engine as nt_engine
@@ -29,10 +29,18 @@ from tulips_sim.rules import Rules as TuRules
 
 GAMES = {
     "geschenkt": SimpleNamespace(
-        leaf=nt_leaf, engine=nt_engine, scoring=nt_scoring, state=nt_state, rules=NtRules
+        leaf=driver("geschenkt", "leaf"),
+        engine=nt_engine,
+        scoring=nt_scoring,
+        state=nt_state,
+        rules=NtRules,
     ),
     "tulips": SimpleNamespace(
-        leaf=tu_leaf, engine=tu_engine, scoring=tu_scoring, state=tu_state, rules=TuRules
+        leaf=driver("tulips", "leaf"),
+        engine=tu_engine,
+        scoring=tu_scoring,
+        state=tu_state,
+        rules=TuRules,
     ),
 }
 PLAYER_COUNTS = {"geschenkt": (3, 5), "tulips": (2, 4)}
@@ -82,12 +90,12 @@ def test_no_thanks_leaf_values_read_each_seats_view_only():
     state = position("geschenkt", 3, 3, 12)
     assert state[nt_state.CARDS_LEFT] >= 2
     out = np.zeros(MAX_PLAYERS)
-    nt_leaf.leaf_values(state, network("geschenkt", 3), out)
+    driver("geschenkt", "leaf").leaf_values(state, network("geschenkt", 3), out)
     swapped = state.copy()  # the order of the face-down cards: no seat sees it
     at = nt_state.DECK + state[nt_state.POS] + 1
     swapped[at], swapped[at + 1] = state[at + 1], state[at]
     again = np.zeros(MAX_PLAYERS)
-    nt_leaf.leaf_values(swapped, network("geschenkt", 3), again)
+    driver("geschenkt", "leaf").leaf_values(swapped, network("geschenkt", 3), again)
     assert np.array_equal(out, again)
 
 
@@ -130,7 +138,7 @@ def test_search_with_the_learned_value_reads_the_network_it_is_given(game, name)
 def test_every_shipped_network_carries_the_command_that_made_it(game):
     """Each ``nets/*.npz`` has its ``.json`` beside it: a ``giftsim train`` command for the
     game and the player count of the file's name, the same record as the file's own meta."""
-    files = sorted(net.shipped_dir(game).glob("*.npz"))
+    files = sorted(roster(game).nets.glob("*.npz"))
     assert len(files) >= 3 and {p.stem for p in files} >= {"3p", "4p", "5p"}
     for path in files:
         record = json.loads(path.with_suffix(".json").read_text())

@@ -92,22 +92,22 @@ def test_field_sweep_over_one_variant_is_the_batch_field():
         assert row.games == 450
 
 
-def test_tulips_turns():
+def test_turns_of_a_game_whose_rules_count_them():
     table = pd.DataFrame({"n_players": [4, 4, 4, 2, 5], "n_removed": [6, 7, 10, 18, None]})
-    old = sweeps.tulips_turns(table.assign(game_end="deck_out"))
+    old = sweeps.turns("tulips", table.assign(game_end="deck_out"))
     assert old["turns"].tolist() == [28, 28, 26, 24, 35]  # rules file §5.5 for 6, 18, None
     assert old["equal_turns"].tolist() == [True, False, False, True, True]
-    turns = sweeps.tulips_turns(table)  # whole rounds only: 55 and 52 cards give 6 rounds
+    turns = sweeps.turns("tulips", table)  # whole rounds only: 55 and 52 cards give 6 rounds
     assert turns["turns"].tolist() == [28, 24, 24, 24, 35]
     assert turns["equal_turns"].all()
-    assert sweeps.tulips_turns(table[["n_players"]])["turns"].tolist() == [28, 28, 28, 24, 35]
+    assert sweeps.turns("tulips", table[["n_players"]])["turns"].tolist() == [28, 28, 28, 24, 35]
 
 
 def test_spread_by_turns():
     table = pd.DataFrame(
         {"n_players": [4, 4, 4, 2], "n_removed": [6, 7, 14, 18], "spread": [0.1, 0.3, 0.2, 0.05]}
     )
-    summary = sweeps.spread_by_turns(sweeps.tulips_turns(table.assign(game_end="deck_out")))
+    summary = sweeps.spread_by_turns(sweeps.turns("tulips", table.assign(game_end="deck_out")))
     assert summary.loc[(4, True), "variants"] == 2
     assert summary.loc[(4, True), "mean"] == pytest.approx(0.15)
     assert summary.loc[(4, False), "max"] == 0.3 and summary.loc[(2, True), "min"] == 0.05

@@ -5,8 +5,8 @@ same learner actions, lanes do not depend on how many run, and its records repla
 import numpy as np
 import pytest
 
-from agents.common.block import IllegalActionError
-from agents.common.slow import play_slow
+from agents.drivers.block import IllegalActionError
+from agents.drivers.slow import play_slow
 from agents.registry import define, parse_list
 from experiments.envs.vector import VectorEnv, lane_game_index
 from giftsim.game import GAMES, load_game

@@ -18,6 +18,7 @@ GAME = Game(
     blocks=("score", "give", "keep", "majority", "cards"),
     lower_wins=False,
     turn_slot=state.TURN,
+    decisions_slot=state.N_DECISIONS,
     agents="agents.tulips",
     deal_keyed=state.deal_keyed,
     begin=engine.begin,
@@ -36,4 +37,5 @@ GAME = Game(
     finish_key=scoring.finish_key,
     make_record=record.make_record,
     replay=record.replay,
+    score_parts=("give", "keep", "majority"),
 )

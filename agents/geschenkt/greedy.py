@@ -3,10 +3,9 @@
 from numba import njit
 
 from agents.base import ANY
-from geschenkt_sim.engine import O_CARD, O_CHIPS, O_HANDS, O_POT, O_SEAT, OBS_SIZE
+from geschenkt_sim.engine import O_CARD, O_CHIPS, O_HANDS, O_POT, O_SEAT
 from geschenkt_sim.rules import PASS, TAKE
 from geschenkt_sim.scoring import take_delta
-from giftsim.contract import as_arrays
 
 PARAMS = {"T": 0.0}
 RANGES = {"T": ANY}
@@ -24,10 +23,3 @@ def decide(obs, params, rng):
         return TAKE
     cost = take_delta(obs[O_HANDS + seat], obs[O_CARD]) - obs[O_POT]
     return TAKE if cost <= params[T] else PASS
-
-
-@njit(cache=True)
-def decider(obs, params, rng, scratch):
-    """Entry of ``decide`` for the compiled loop (see ``giftsim.contract``)."""
-    o, p, r = as_arrays(obs, params, rng, OBS_SIZE)
-    return decide(o, p, r)

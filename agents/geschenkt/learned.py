@@ -30,7 +30,7 @@ feature           size    meaning
 import numpy as np
 from numba import njit
 
-from agents.common.net import MAX_HIDDEN, first_layer, output, shift, weights_of, work_rows
+from agents.kernels.net import MAX_HIDDEN, first_layer, output, shift, weights_of, work_rows
 from geschenkt_sim.engine import (
     HIDDEN_CHIPS,
     O_CARD,
@@ -85,6 +85,18 @@ def after(obs, action, rng, world, out):
 
 
 @njit(cache=True)
+def after_world(obs, rng, drawn):
+    """What the afterstates of one decision share: nothing (they follow from the
+    observation alone)."""
+
+
+@njit(cache=True)
+def after_of(obs, drawn, action, world, out):
+    """The afterstate of ``action`` (:func:`after`)."""
+    after(obs, action, None, None, out)
+
+
+@njit(cache=True)
 def _chips(obs, p, hidden_mean):
     chips = obs[O_CHIPS + p]
     return hidden_mean if chips == HIDDEN_CHIPS else float(chips)
@@ -135,9 +147,10 @@ def features(obs, out):
 
 
 @njit(cache=True)
-def choose(obs, params, work, x):
+def choose(obs, params, rng, worlds, work, x):
     """:func:`decide` with its work space given: ``work`` an observation, ``x`` room for two
-    feature vectors and the hidden layer. The afterstates differ in a few features, so the
+    feature vectors and the hidden layer (``rng`` and ``worlds`` are not used: no world is
+    drawn). The afterstates differ in a few features, so the
     hidden layer of the pass is shifted to the take's (``net.shift``) rather than recomputed."""
     if obs[O_CHIPS + obs[O_SEAT]] == 0:
         return TAKE
@@ -162,13 +175,31 @@ def decide(obs, params, rng):
     """
     work = np.empty(OBS_SIZE, np.int64)
     x = np.empty(2 * n_features(obs[O_N_PLAYERS]) + MAX_HIDDEN, np.float32)
-    return choose(obs, params, work, x)
+    return choose(obs, params, rng, None, work, x)
 
 
 @njit(cache=True)
 def decider(obs, params, rng, scratch):
     """Entry of ``decide`` for the compiled loop (see ``giftsim.contract``), its work space in
     the seat's scratch row."""
-    o, p, _ = as_arrays(obs, params, rng, OBS_SIZE)
+    o, p, r = as_arrays(obs, params, rng, OBS_SIZE)
     work, x = work_rows(scratch, OBS_SIZE, 2 * n_features(o[O_N_PLAYERS]) + MAX_HIDDEN)
-    return choose(o, p, work, x)
+    return choose(o, p, r, None, work, x)
+
+
+def _chip_probe(players: int):
+    """What one more chip in the seat's own stack is worth, by cards left in the stack:
+    ``(change, stage, stage name)`` of ``experiments.probes.nudge``."""
+    first, own_chips = PER_SEAT * players, CHIPS * players  # globals; relative seat 0's chips
+
+    def change(x):
+        x[:, own_chips] += 0.1  # features are chips / 10
+        x[:, first + LEAD] += 0.05  # and its score is one point lower: lead / 20
+
+    def stage(x):
+        return np.rint(x[:, first + CARDS_LEFT] * 24).astype(int)
+
+    return change, stage, "cards_left"
+
+
+PROBES = {"chip": _chip_probe}  # experiments.probes.value_probe

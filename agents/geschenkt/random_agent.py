@@ -3,9 +3,8 @@
 from numba import njit
 
 from agents.base import Range
-from geschenkt_sim.engine import O_CHIPS, O_SEAT, OBS_SIZE
+from geschenkt_sim.engine import O_CHIPS, O_SEAT
 from geschenkt_sim.rules import PASS, TAKE
-from giftsim.contract import as_arrays
 from giftsim.rng import next_float
 
 PARAMS = {"p": 0.5}
@@ -19,10 +18,3 @@ def decide(obs, params, rng):
     if obs[O_CHIPS + obs[O_SEAT]] == 0:
         return TAKE
     return TAKE if next_float(rng) < params[P] else PASS
-
-
-@njit(cache=True)
-def decider(obs, params, rng, scratch):
-    """Entry of ``decide`` for the compiled loop (see ``giftsim.contract``)."""
-    o, p, r = as_arrays(obs, params, rng, OBS_SIZE)
-    return decide(o, p, r)

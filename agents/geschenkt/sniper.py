@@ -13,11 +13,9 @@ from geschenkt_sim.engine import (
     O_POT,
     O_SEAT,
     O_UNSEEN,
-    OBS_SIZE,
 )
 from geschenkt_sim.rules import PASS, TAKE
 from geschenkt_sim.scoring import take_delta
-from giftsim.contract import as_arrays
 
 PARAMS = {"T": 0.0, "scarcity": 6.0, "milk": 6.0, "run": 3.0, "reserve": 2.0}
 RANGES = {key: ANY for key in PARAMS}
@@ -70,10 +68,3 @@ def decide(obs, params, rng):
     worth = 1.0 + params[SCARCITY] / (chips + 1)
     cost = delta - pot * worth - _run_hope(obs, card, params)
     return TAKE if cost <= params[T] else PASS
-
-
-@njit(cache=True)
-def decider(obs, params, rng, scratch):
-    """Entry of ``decide`` for the compiled loop (see ``giftsim.contract``)."""
-    o, p, r = as_arrays(obs, params, rng, OBS_SIZE)
-    return decide(o, p, r)

@@ -9,9 +9,9 @@ card (``O_TOTAL_CHIPS`` less those) are dealt one by one to random opponents.
 import numpy as np
 from numba import njit
 
-from agents.common.search import MARGIN, POLICY, fingerprint
 from agents.geschenkt import greedy, random_agent, sniper
 from agents.geschenkt.tuned import TUNED
+from agents.kernels.search import fingerprint
 from geschenkt_sim.engine import (
     O_CARD,
     O_CARDS_LEFT,
@@ -23,12 +23,10 @@ from geschenkt_sim.engine import (
     O_TOTAL_CHIPS,
     O_UNSEEN,
     OBS_SIZE,
-    apply_action,
-    is_over,
     observe,
 )
 from geschenkt_sim.rules import MAX_CARD, MAX_PLAYERS, TAKE
-from geschenkt_sim.scoring import rewards, scores
+from geschenkt_sim.scoring import scores
 from geschenkt_sim.state import (
     CHIPS,
     DECK,
@@ -47,6 +45,7 @@ from giftsim.rng import next_below, shuffle
 # own where there is none); "greedy or tuned" tosses a coin between the two at every decision.
 POLICIES = ("random", "greedy", "sniper", "tuned", "greedy or tuned")
 LEAD_SCALE = 40.0  # points: a typical spread of final scores
+NET_MIX = 0.75  # ismcts_net's weight of the network's value against the playout's end
 _POLICY_PARAMS = np.zeros((len(POLICIES), MAX_PARAMS), np.float64)
 for _row, _module in enumerate((random_agent, greedy, sniper)):
     _POLICY_PARAMS[_row, : len(_module.PARAMS)] = list(_module.PARAMS.values())
@@ -108,41 +107,9 @@ def policy_action(state, policy, rng):
 
 
 @njit(cache=True)
-def _lead(scores, seat):
-    """How far ``seat``'s score is below the best other score, in units of ``LEAD_SCALE``."""
-    best_other = 1 << 30
-    for p in range(scores.shape[0]):
-        if p != seat:
-            best_other = min(best_other, scores[p])
-    return (best_other - scores[seat]) / LEAD_SCALE
-
-
-@njit(cache=True)
-def play_out(state, policy, rng):
-    """Play ``state`` to the end with the default policy number ``policy``."""
-    while not is_over(state):
-        apply_action(state, policy_action(state, policy, rng))
-
-
-@njit(cache=True)
-def values(state, params, out):
-    """Every seat's value at the end: its share of the win plus ``params[MARGIN]`` times its
-    score lead."""
-    scores_now = np.empty(state[N_PLAYERS], np.int64)
-    scores(state, scores_now)
-    rewards(state, out)
-    for p in range(scores_now.shape[0]):
-        out[p] += params[MARGIN] * _lead(scores_now, p)
-
-
-@njit(cache=True)
-def playout(state, params, seat, rng):
-    """Play ``state`` to the end with the default policy ``params[POLICY]``; return the seat's
-    value (see :func:`values`)."""
-    play_out(state, int(params[POLICY]), rng)
-    out = np.empty(MAX_PLAYERS, np.float64)
-    values(state, params, out)
-    return out[seat]
+def standings(state, out):
+    """Every seat's score as it stands (card points less chips), into ``out[:n]``."""
+    scores(state, out)
 
 
 @njit(cache=True)

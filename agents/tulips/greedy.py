@@ -3,9 +3,8 @@
 from numba import njit
 
 from agents.tulips.features import immediate_points, is_legal
-from giftsim.contract import as_arrays
 from giftsim.rng import next_below
-from tulips_sim.engine import O_DRAWN, O_HAND, O_SIZE
+from tulips_sim.engine import O_DRAWN, O_HAND
 from tulips_sim.rules import NUM_ACTIONS, SETUP_FIRST, SETUP_SECOND
 from tulips_sim.state import value_of
 
@@ -34,10 +33,3 @@ def decide(obs, params, rng):
 
 PARAMS = {}
 RANGES = {}
-
-
-@njit(cache=True)
-def decider(obs, params, rng, scratch):
-    """Entry of ``decide`` for the compiled loop (see ``giftsim.contract``)."""
-    o, p, r = as_arrays(obs, params, rng, O_SIZE)
-    return decide(o, p, r)

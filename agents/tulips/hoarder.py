@@ -20,7 +20,6 @@ from agents.tulips.features import (
     slot_now,
     unseen,
 )
-from giftsim.contract import as_arrays
 from giftsim.rng import next_below
 from tulips_sim.engine import (
     O_BQ_COUNT,
@@ -30,7 +29,6 @@ from tulips_sim.engine import (
     O_PHASE,
     O_RANK,
     O_SEAT,
-    O_SIZE,
     kind_of,
 )
 from tulips_sim.rules import (
@@ -241,10 +239,3 @@ def decide(obs, params, rng):
     if params[RACE] == 0.0 and params[FOLLOW] == 0.0 and params[PICK] == 0.0:
         return _best_now(obs, params, seat, card, rng)
     return _best_ahead(obs, params, seat, card, rng)
-
-
-@njit(cache=True)
-def decider(obs, params, rng, scratch):
-    """Entry of ``decide`` for the compiled loop (see ``giftsim.contract``)."""
-    o, p, r = as_arrays(obs, params, rng, O_SIZE)
-    return decide(o, p, r)

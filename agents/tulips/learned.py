@@ -50,7 +50,7 @@ feature           size    meaning
 import numpy as np
 from numba import njit
 
-from agents.common.net import MAX_HIDDEN, first_layer, output, shift, weights_of, work_rows
+from agents.kernels.net import MAX_HIDDEN, first_layer, output, shift, weights_of, work_rows
 from agents.tulips.features import NO_SEAT, pay, scored_so_far
 from agents.tulips.worlds import unseen_of, world
 from giftsim.contract import as_arrays
@@ -106,6 +106,20 @@ def after(obs, action, rng, world_, out):
     world drawn from ``obs`` with ``rng`` into ``world_`` (a state-sized work array), the action
     applied to it, observed by the seat, the card drawn after the action hidden."""
     world(obs, rng, world_)
+    resolve(world_, action, obs[O_SEAT], out)
+
+
+@njit(cache=True)
+def after_world(obs, rng, drawn):
+    """What the afterstates of one decision share: one world drawn from ``obs`` into
+    ``drawn`` (common random numbers, as :func:`choose` values them)."""
+    world(obs, rng, drawn)
+
+
+@njit(cache=True)
+def after_of(obs, drawn, action, world_, out):
+    """The afterstate of ``action`` in a copy (``world_``) of the world ``drawn``."""
+    world_[:] = drawn
     resolve(world_, action, obs[O_SEAT], out)
 
 
@@ -262,3 +276,21 @@ def decider(obs, params, rng, scratch):
     floats = 2 * n_features(o[O_N_PLAYERS]) + MAX_HIDDEN
     ints, x = work_rows(scratch, WORK_INTS, floats)
     return choose(o, p, r, ints[: 2 * STATE_SIZE], ints[2 * STATE_SIZE :], x)
+
+
+def _majority_probe(players: int, points: int = 5):
+    """What ``points`` more majority points (if the game ended now) are worth, by cards left
+    to draw in bins of 8: ``(change, stage, stage name)`` of ``experiments.probes.nudge``."""
+    first, own_majority = PER_SEAT * players, MAJORITY * players  # relative seat 0's points
+
+    def change(x):
+        x[:, own_majority] += points / 30.0  # features are points / 30
+        x[:, first + MARGIN] += points / 30.0  # and its margin over the best rival too
+
+    def stage(x):
+        return (np.rint(x[:, first + DECK_LEFT] * 72) // 8 * 8).astype(int)
+
+    return change, stage, "cards_left"
+
+
+PROBES = {"majority": _majority_probe}  # experiments.probes.value_probe

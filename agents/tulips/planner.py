@@ -11,9 +11,8 @@ from agents.tulips.features import (
     lead_after_card,
     lead_now,
 )
-from giftsim.contract import as_arrays
 from giftsim.rng import next_below
-from tulips_sim.engine import O_DRAWN, O_HAND, O_SEAT, O_SIZE
+from tulips_sim.engine import O_DRAWN, O_HAND, O_SEAT
 from tulips_sim.rules import FESTIVAL, GIVE, KEEP, NUM_ACTIONS, SECRET, SETUP_FIRST, SETUP_SECOND
 
 PARAMS = {"race": 0.6, "secret": 1.0}
@@ -62,10 +61,3 @@ def decide(obs, params, rng):
             if next_below(rng, ties) == 0:
                 best = action
     return best
-
-
-@njit(cache=True)
-def decider(obs, params, rng, scratch):
-    """Entry of ``decide`` for the compiled loop (see ``giftsim.contract``)."""
-    o, p, r = as_arrays(obs, params, rng, O_SIZE)
-    return decide(o, p, r)

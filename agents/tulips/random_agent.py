@@ -3,9 +3,8 @@
 from numba import njit
 
 from giftsim.bits import popcount
-from giftsim.contract import as_arrays
 from giftsim.rng import next_below
-from tulips_sim.engine import O_LEGAL, O_SIZE
+from tulips_sim.engine import O_LEGAL
 
 
 @njit(cache=True)
@@ -19,10 +18,3 @@ def decide(obs, params, rng):
 
 PARAMS = {}
 RANGES = {}
-
-
-@njit(cache=True)
-def decider(obs, params, rng, scratch):
-    """Entry of ``decide`` for the compiled loop (see ``giftsim.contract``)."""
-    o, p, r = as_arrays(obs, params, rng, O_SIZE)
-    return decide(o, p, r)

@@ -9,16 +9,7 @@ values against it), e.g.::
         --generations 40 --popsize 12 --sigma 0.5 --final-games 20000 \\
         --json docs/tuned/tulips-4p.json
 
-Finding: the gain is ``follow``, which ``hoarder``'s defaults leave off. Every run sets it
-near 1 (0.82, 0.97, 0.90): on a turn's first card, weigh what the second card will be worth
-with the actions left. ``hoarder`` gives first and keeps second (84% of its first cards at 4
-players); ``tuned4p`` keeps first every card of a variety in 4th place or out of the festival
-(2 points, against a gift's 2 to 4) and saves the gift for the second card, while still giving
-cards of the top two varieties at once. On fresh deals the tuned agents win 65.5% [65.1, 66.0]
-against one ``hoarder`` (fair 50%), 42.2% [41.9, 42.5] against three (25%) and 31.6% [31.3,
-31.9] against five (16.7%). ``race`` stays small (0.38 at 2 players, 0.03 at 4 and 6; at 0.3 on
-its own it costs ``hoarder`` about half its wins at 4 players), and ``pick`` has no effect at 2
-players (one rival) and stays near 0 at 4 and 6.
+What the tuning found is in ``docs/findings.md``, section 5.
 """
 
 TUNED = {

@@ -11,8 +11,9 @@ changes nothing but that seat's private view); the end-game reveal gets a fresh 
 import numpy as np
 from numba import njit
 
-from agents.common.search import MARGIN, POLICY, fingerprint
+from agents.kernels.search import fingerprint
 from agents.tulips import greedy, hoarder, planner, random_agent
+from agents.tulips.features import all_standings
 from agents.tulips.tuned import TUNED
 from giftsim.contract import MAX_PARAMS
 from giftsim.rng import next_below, next_u64, shuffle
@@ -30,11 +31,10 @@ from tulips_sim.engine import (
     O_SECRET_SIZE,
     O_SETUP_OPEN,
     O_SIZE,
-    apply_action,
     is_over,
 )
 from tulips_sim.rules import MAX_DECK, MAX_PLAYERS, N_TYPES
-from tulips_sim.scoring import final_scores, rewards
+from tulips_sim.scoring import final_scores
 from tulips_sim.state import (
     DEALT,
     DECK,
@@ -58,6 +58,7 @@ from tulips_sim.state import (
 # playouts several times slower.
 POLICIES = ("random", "greedy", "hoarder", "planner", "tuned")
 LEAD_SCALE = 30.0  # points: a typical spread of final scores
+NET_MIX = 0.5  # ismcts_net's weight of the network's value against the playout's end
 _MODULES = (random_agent, greedy, hoarder, planner)
 _POLICY_PARAMS = np.zeros((len(POLICIES), MAX_PARAMS), np.float64)
 for _row, _module in enumerate(_MODULES):
@@ -82,15 +83,6 @@ def unseen_of(obs, t):
             if obs[O_HAND + k] == t:
                 count -= 1
     return count
-
-
-@njit(cache=True)
-def unseen_counts(obs):
-    """Counts per card type of the cards the observing seat has not seen."""
-    counts = np.empty(N_TYPES, np.int64)
-    for t in range(N_TYPES):
-        counts[t] = unseen_of(obs, t)
-    return counts
 
 
 @njit(cache=True)
@@ -202,41 +194,15 @@ def policy_action(state, policy, rng):
 
 
 @njit(cache=True)
-def _lead(scores, seat):
-    """How far ``seat``'s score is above the best other score, in units of ``LEAD_SCALE``."""
-    best_other = -(1 << 30)
-    for p in range(scores.shape[0]):
-        if p != seat:
-            best_other = max(best_other, scores[p])
-    return (scores[seat] - best_other) / LEAD_SCALE
-
-
-@njit(cache=True)
-def play_out(state, policy, rng):
-    """Play ``state`` to the end with the default policy number ``policy``."""
-    while not is_over(state):
-        apply_action(state, policy_action(state, policy, rng))
-
-
-@njit(cache=True)
-def values(state, params, out):
-    """Every seat's value at the end: its share of the win plus ``params[MARGIN]`` times its
-    score lead."""
-    scores = np.zeros(state[N_PLAYERS], np.int64)
-    final_scores(state, scores)
-    rewards(state, out)
+def standings(state, out):
+    """Every seat's score as it stands: the final scores once the game is over, else the
+    points scored plus the majority points the face-up festival pays now (public)."""
+    if is_over(state):
+        final_scores(state, out)
+        return
+    standing = all_standings(state[:O_SIZE])
     for p in range(state[N_PLAYERS]):
-        out[p] += params[MARGIN] * _lead(scores, p)
-
-
-@njit(cache=True)
-def playout(state, params, seat, rng):
-    """Play ``state`` to the end with the default policy ``params[POLICY]``; return the seat's
-    value (see :func:`values`)."""
-    play_out(state, int(params[POLICY]), rng)
-    out = np.empty(MAX_PLAYERS, np.float64)
-    values(state, params, out)
-    return out[seat]
+        out[p] = standing[p]
 
 
 @njit(cache=True)

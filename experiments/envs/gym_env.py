@@ -25,7 +25,7 @@ takes one seat, giftsim agents (any spec) the others::
   1/k in a k-way tie, 0 for a loss) plus ``margin`` times its score lead over the best other
   seat (positive when ahead, in the direction that wins: lower is better in No Thanks!).
 * Opponents: one spec string or agent for every other seat, or a list of them, one per other
-  seat in seat order. They play through the slow path (``agents/common/slow.py``): each
+  seat in seat order. They play through the slow path (``agents/drivers/slow.py``): each
   decides on a fresh copy of its own observation with its own random stream, exactly as in
   ``play_slow``; a seat with one legal action is not asked.
 * Seeds: after ``reset(seed=S)`` the episode is game 0 of seed ``S``, each later ``reset()``
@@ -54,7 +54,7 @@ class GiftsimEnv(gym.Env):
 
     def __init__(
         self,
-        game: str = "geschenkt",
+        game: str,
         players: int | None = None,
         learner_seat: int = 0,
         opponents="random",

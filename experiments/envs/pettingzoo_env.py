@@ -56,7 +56,7 @@ from experiments.envs.table import Table, make_rules, render_text, seat_name
 from giftsim.game import load_game
 
 
-def env(game: str = "geschenkt", illegal_reward: float = -1.0, **kwargs) -> AECEnv:
+def env(game: str, illegal_reward: float = -1.0, **kwargs) -> AECEnv:
     """The environment as PettingZoo's classic games hand it out: an illegal or out-of-range
     action ends the game with ``illegal_reward`` for the offender and 0 for the others
     (``TerminateIllegalWrapper``'s outcome, done inside :class:`raw_env`: each wrapper layer
@@ -78,7 +78,7 @@ class raw_env(AECEnv):  # PettingZoo's name for the unwrapped class
 
     def __init__(
         self,
-        game: str = "geschenkt",
+        game: str,
         players: int | None = None,
         rules=None,
         rule=(),

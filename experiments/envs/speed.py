@@ -1,7 +1,7 @@
 """Steps per second of the Python environments under random legal actions (the figures of the
 README's "Learning environments")::
 
-    python -m experiments.envs.speed            # No Thanks! and Gift of Tulips, 4 players
+    python -m experiments.envs.speed            # every game, at its bench table's players
     python -m experiments.envs.speed --steps 2000
 
 Each figure counts the learner's decisions (PettingZoo: every agent's, dead steps not counted;
@@ -14,6 +14,7 @@ import time
 
 import numpy as np
 
+from agents.roster import roster
 from giftsim.game import GAMES
 
 
@@ -57,18 +58,18 @@ def gym_steps_per_second(
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=50_000, help="decisions timed per figure")
-    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--players", type=int, help="seats (default: each game's bench table)")
     args = parser.parse_args(argv)
-    for game in ("geschenkt", "tulips"):
-        if game not in GAMES:
-            continue
-        aec_steps_per_second(game, args.players, 200)  # warm-up: compile, first calls
-        gym_steps_per_second(game, args.players, steps=200)
-        aec = aec_steps_per_second(game, args.players, args.steps)
-        gym = gym_steps_per_second(game, args.players, steps=args.steps)
+    for game in GAMES:
+        players, opponent = roster(game).bench.vector
+        players = args.players or players
+        aec_steps_per_second(game, players, 200)  # warm-up: compile, first calls
+        gym_steps_per_second(game, players, opponent, steps=200)
+        aec = aec_steps_per_second(game, players, args.steps)
+        gym = gym_steps_per_second(game, players, opponent, steps=args.steps)
         print(
-            f"{game}, {args.players} players: PettingZoo AEC {aec:,.0f} steps/s; "
-            f"Gymnasium vs {args.players - 1} greedy {gym:,.0f} learner steps/s"
+            f"{game}, {players} players: PettingZoo AEC {aec:,.0f} steps/s; "
+            f"Gymnasium vs {players - 1} {opponent} {gym:,.0f} learner steps/s"
         )
 
 

@@ -2,7 +2,7 @@
 
 A :class:`Table` holds the rules, the state of the game being played and the giftsim agents
 that fill some seats (the *bots*). Everything goes through the game's verbs and the slow path's
-pieces (``agents/common/slow.py``): the deal of game ``i`` of seed ``S`` is ``slow.deal``, so
+pieces (``agents/drivers/slow.py``): the deal of game ``i`` of seed ``S`` is ``slow.deal``, so
 that episode ``i`` is the game ``play_slow(game, rules, seats, S, i, first_player)`` plays;
 a bot decides with ``slow.ask``, on a fresh copy of its own observation and with its own random
 stream, and a seat with one legal action is not asked (as in the fast loops). What a seat sees
@@ -13,7 +13,7 @@ is written here. This module imports no optional package.
 import numpy as np
 
 from agents.base import Agent
-from agents.common.slow import ask, deal, seat_streams
+from agents.drivers.slow import ask, deal, seat_streams
 from agents.registry import parse
 from experiments.play.screen import Seats
 from experiments.play.session import screens

@@ -3,7 +3,7 @@
 ``step(actions)`` takes the learner's action in every lane and returns NumPy arrays: the
 learner's next observation tensors (``Game.encode``), legal masks (``Game.legal_mask``),
 rewards and done flags. Every other seat is played by a compiled giftsim agent (any spec,
-user-defined agents too) inside the same kernel call (``agents/<game>/vector.py``), which runs
+user-defined agents too) inside the same kernel call (``agents/templates/vector.py``), which runs
 each lane until the learner must choose again or the episode ends. No rule is written here:
 what is legal, what the learner sees and who wins come from the game's verbs.
 
@@ -35,12 +35,11 @@ Conventions:
   them as JSON game records that ``giftsim replay`` accepts.
 """
 
-import importlib
-
 import numpy as np
 
-from agents.common.block import AgentError, IllegalActionError, announce
-from agents.common.lanes import (
+from agents.drivers.block import AgentError, IllegalActionError, announce
+from agents.drivers.generate import driver
+from agents.kernels.lanes import (
     FINISHED,
     KEY_SECRET,
     KEY_SEED,
@@ -97,7 +96,7 @@ class VectorEnv:
         self.seed, self.secret = int(seed), int(secret)
         self.learner_seat = learner_seat
         self._run = _run_settings(first_player, learner_seat, self.n_players, self.record)
-        self._kernels = importlib.import_module(self.game.agents + ".vector")
+        self._kernels = driver(self.game.name, "vector")
         self._build()
 
     @property

@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass
 
-from agents.common.slow import Stopped
+from agents.drivers.slow import Stopped
 
 HUMAN = "human"  # the spec recorded for the person's seat
 

@@ -18,6 +18,7 @@ GAME = Game(
     blocks=("score",),
     lower_wins=False,
     turn_slot=engine.TURN,
+    decisions_slot=engine.N_DECISIONS,
     agents="tests.toy_game.agents",
     deal_keyed=engine.deal_keyed,
     begin=engine.begin,

@@ -3,8 +3,7 @@
 from numba import njit
 
 from agents.base import Range
-from giftsim.contract import as_arrays
-from tests.toy_game.engine import BIG_LEFT, MIN_PILE, OBS_SIZE, SEAT, TAKEN
+from tests.toy_game.engine import BIG_LEFT, MIN_PILE, SEAT, TAKEN
 from tests.toy_game.rules import MAX_PILE, TAKE1, TAKE2, TAKE3
 
 PARAMS = {"margin": 1.0}
@@ -20,10 +19,3 @@ def decide(obs, params, rng):
     if room >= 3 and obs[BIG_LEFT + obs[SEAT]] > 0:
         return TAKE3
     return TAKE2 if room >= 2 else TAKE1
-
-
-@njit
-def decider(obs, params, rng, scratch):
-    """Entry of ``decide`` for the compiled loop (see ``giftsim.contract``)."""
-    o, p, r = as_arrays(obs, params, rng, OBS_SIZE)
-    return decide(o, p, r)

@@ -31,7 +31,6 @@ A network file (``.npz``) holds ``w1``, ``b1``, ``w2``, ``b2`` and a JSON ``meta
 (game, players, features, and how it was made).
 """
 
-import importlib
 import json
 from pathlib import Path
 
@@ -40,7 +39,6 @@ from numba import carray, njit, types
 from numba.extending import intrinsic
 
 from giftsim.contract import MAX_PARAMS, readonly
-from giftsim.game import load_game
 
 NET_SLOT = MAX_PARAMS - 1  # the parameter slot that carries a network's address
 SIZE, INPUTS, HIDDEN, PLAYERS = 0, 1, 2, 3
@@ -114,18 +112,13 @@ def _check_fits(path, meta, w1, game, players, n_features) -> None:
         )
 
 
-def shipped_dir(game: str) -> Path:
-    """Where a game's shipped networks are: ``agents/<game>/nets/<players>p.npz``, each with
-    the command that made it in ``<players>p.json`` beside it."""
-    package = importlib.import_module(load_game(game).agents)
-    return Path(package.__file__).parent / "nets"
-
-
-def shipped(game: str, players: int) -> Path:
-    """The shipped network of ``game`` for ``players`` seats, or a one-line ValueError."""
-    path = shipped_dir(game) / f"{players}p.npz"
-    if not path.is_file():
-        counts = sorted(int(p.stem[:-1]) for p in shipped_dir(game).glob("*p.npz"))
+def shipped(nets: Path | None, game: str, players: int) -> Path:
+    """The shipped network of ``game`` for ``players`` seats in the folder ``nets``
+    (``<players>p.npz``, with the command that made it in ``<players>p.json`` beside it), or a
+    one-line ValueError."""
+    path = Path(nets or "") / f"{players}p.npz"
+    if nets is None or not path.is_file():
+        counts = sorted(int(p.stem[:-1]) for p in Path(nets or ".").glob("*p.npz")) if nets else []
         have = ", ".join(map(str, counts)) or "none"
         raise ValueError(
             f"no shipped {game} network for {players} players (shipped: {have}); make one "

@@ -3,54 +3,54 @@
 import numpy as np
 from numba import njit
 
-from agents.base import Range
-from agents.common.search import (
+from agents.base import Range, search_ranges
+from agents.kernels.search import (
     CLOSED,
     ITERS,
     NO_CHILD,
     POLICY,
+    SEARCH_PARAMS,
     any_open,
     backup,
     new_tree,
     only_action,
     open_walks,
     root_choice,
-    search_ranges,
     select,
     step_in,
     take_edge,
 )
-from agents.tulips import learned
-from agents.tulips.leaf import (
-    LEARNED,
-    MAX_DEPTH,
-    MIX,
-    NET_POLICIES,
-    learned_action,
-    new_space,
-    truncated_values,
-)
-from agents.tulips.worlds import policy_action, view_key, world
 from giftsim.contract import as_arrays
-from tulips_sim.engine import O_SIZE, apply_action, is_over, legal_mask
-from tulips_sim.rules import MAX_PLAYERS, NUM_ACTIONS
-from tulips_sim.state import N_PLAYERS, STATE_SIZE, TURN
+from giftsim.game import N_PLAYERS
 
-n_features = learned.n_features  # reads a network: ``ismcts_net:net=FILE``
+from .game import (
+    MAX_PLAYERS,
+    NET_MIX,
+    NUM_ACTIONS,
+    OBS_SIZE,
+    STATE_SIZE,
+    TURN,
+    apply_action,
+    is_over,
+    legal_mask,
+    policy_action,
+    view_key,
+    world,
+)
+from .leaf import LEARNED, MAX_DEPTH, NET_POLICIES, learned_action, new_space, truncated_values
 
 
 @njit(cache=True)
 def decide(obs, params, rng):
     """ISMCTS as ``ismcts`` (``iters`` worlds drawn from what this seat may know, UCB1 with
-    availability counts and exploration ``explore``, with ``others`` 1 every seat in its own
-    tree, with 0 (the default) only this seat; a node choosing after ``expand`` walks reached
-    it, the most visited action), except that a walk leaving the trees plays ``depth`` plies of
-    the default policy ``policy`` (0 random, 1 greedy, 2 hoarder, 3 planner, 4 tuned hoarder,
-    5 the learned one-ply agent), the world reached is valued by the network (each seat's share
-    from its own view, the true shares once the game is over), and that value is mixed half
-    and half with the true shares at the end of the playout continued from there
-    (``agents/tulips/leaf.py``), plus ``margin`` times the score lead. The network is the
-    agent's ``net`` (default: the shipped one).
+    availability counts and exploration ``explore``, every seat in its own tree with ``others``
+    1, a node choosing after ``expand`` walks reached it, the most visited action), except that
+    a walk leaving the trees plays ``depth`` plies of the default policy ``policy`` (the game's
+    search policies, then the learned one-ply agent), the world reached is valued by the
+    network (each seat's share from its own view, the true shares once the game is over), and
+    that value, weighted by the game's ``NET_MIX``, is mixed with the true shares at the end
+    of the playout continued from there (``leaf.py``), plus ``margin`` times the score lead.
+    The network is the agent's ``net`` (default: the shipped one).
     """
     state = np.empty(STATE_SIZE, np.int64)
     world(obs, rng, state)
@@ -66,7 +66,7 @@ def decide(obs, params, rng):
         world(obs, rng, state)
         open_walks(at, via, observer, params)
         steps = _walk(tree, used, path, at, via, state, params, observer, rng, space)
-        truncated_values(state, params, depth, MIX, rng, space, values_now)
+        truncated_values(state, params, depth, NET_MIX, rng, space, values_now)
         backup(tree, path, steps, values_now)
     return root_choice(tree, root_legal)
 
@@ -93,21 +93,18 @@ def _walk(tree, used, path, at, via, state, params, observer, rng, space):
     return steps
 
 
-SEARCH = {
-    "iters": 850.0,
-    "policy": 2.0,
-    "margin": 0.5,
-    "explore": 0.7,
-    "expand": 30.0,
-    "others": 0.0,
-}
-PARAMS = {**SEARCH, "depth": 0.0}  # the network's address rides in slot 7 (``NET_SLOT``)
-RANGES = {**search_ranges(SEARCH, len(NET_POLICIES)), "depth": Range(0, MAX_DEPTH, True)}
-DEPTH = list(PARAMS).index("depth")
+NAMES = (*SEARCH_PARAMS, "depth")  # the network's address rides in slot 7 (``NET_SLOT``)
+DEPTH = NAMES.index("depth")
+
+
+def ranges() -> dict:
+    """The valid values of ``ismcts_net``'s parameters."""
+    search = search_ranges(dict.fromkeys(SEARCH_PARAMS), len(NET_POLICIES))
+    return {**search, "depth": Range(0, MAX_DEPTH, True)}
 
 
 @njit(cache=True)
 def decider(obs, params, rng, scratch):
     """Entry of ``decide`` for the compiled loop (see ``giftsim.contract``)."""
-    o, p, r = as_arrays(obs, params, rng, O_SIZE)
+    o, p, r = as_arrays(obs, params, rng, OBS_SIZE)
     return decide(o, p, r)

@@ -1,10 +1,17 @@
-"""The vector environment's kernels for Hidden Pile: the text of ``agents/geschenkt/vector.py``
-with this game's verbs (not cached on disk: ``tests/`` is outside the cache key)."""
+"""The vector environment's kernels (``experiments.envs.vector``): many games (lanes) stepped
+in one compiled call, the learner's actions in, every other seat's decisions made here by
+compiled giftsim agents until the learner must act again or the episode ends.
+
+The lane bookkeeping is in ``agents/kernels/lanes.py``. Opponents are called through their
+pointer entries exactly as in the game loop (``loop.py``: sealed observations,
+``agent_stream(key, secret, seat)`` per seat), so an episode is the game the slow path plays
+with the same actions. A seat with one legal action, the learner's included, is not asked.
+"""
 
 import numpy as np
 from numba import njit
 
-from agents.common.lanes import (
+from agents.kernels.lanes import (
     CURRENT,
     KEY_SECRET,
     KEY_SEED,
@@ -24,16 +31,20 @@ from agents.common.lanes import (
     RUN_RECORD,
     entry_at,
     keep_finished,
-    lead,
     learner_seat,
     log_action,
     opponent,
     write_mask,
 )
+from agents.kernels.search import lead
 from giftsim.bits import lowest_bit
-from giftsim.contract import MAX_PARAMS, SCRATCH_WORK, address, first_seat
+from giftsim.contract import MAX_PARAMS, address, first_seat
+from giftsim.game import N_PLAYERS
 from giftsim.rng import agent_stream, game_key
-from tests.toy_game.engine import (
+
+from .game import (
+    LOWER_WINS,
+    MAX_PLAYERS,
     OBS_SIZE,
     STATE_SIZE,
     TURN,
@@ -48,20 +59,14 @@ from tests.toy_game.engine import (
     scores,
     show_turn,
 )
-from tests.toy_game.game import GAME
-from tests.toy_game.rules import MAX_PLAYERS, R_N_PLAYERS
-
-LOWER_WINS = GAME.lower_wins
-_STRIDE = (
-    OBS_SIZE + STATE_SIZE + SCRATCH_WORK
-)  # an opponent's scratch row: a user agent's copy, then zeros
+from .loop import SCRATCH_STRIDE
 
 
-@njit
+@njit(cache=True)
 def reset_lanes(rules_vec, keys, run, entries, params, lanes, states, rngs, logs, out):
     """Begin every lane's next episode and play it to the learner's first decision; write the
     learner's observation tensors and masks into ``out`` (its first two arrays). Returns
-    ``(-1, OK)`` or ``(lane, problem)`` (``agents.common.lanes``)."""
+    ``(-1, OK)`` or ``(lane, problem)`` (``agents.kernels.lanes``)."""
     work = _work()
     for i in range(lanes.shape[0]):
         problem = _next_episode(
@@ -73,7 +78,7 @@ def reset_lanes(rules_vec, keys, run, entries, params, lanes, states, rngs, logs
     return -1, OK
 
 
-@njit
+@njit(cache=True)
 def step_lanes(rules_vec, keys, run, entries, params, lanes, states, rngs, logs, actions, out):
     """Apply each lane's learner action, play on to the learner's next decision, and write
     ``out`` = (tensors, masks, reward shares, dones, final tensors, score leads); a finished
@@ -81,7 +86,7 @@ def step_lanes(rules_vec, keys, run, entries, params, lanes, states, rngs, logs,
     :func:`reset_lanes`."""
     tensors, masks, shares, dones, finals, leads = out
     work = _work()
-    record, n = run[RUN_RECORD], rules_vec[R_N_PLAYERS]
+    record, n = run[RUN_RECORD], rules_vec[N_PLAYERS]
     for i in range(lanes.shape[0]):
         lane, state, action = lanes[i], states[i], actions[i]
         if action < 0 or action > 62 or not (legal_mask(state) >> action) & 1:
@@ -105,20 +110,20 @@ def step_lanes(rules_vec, keys, run, entries, params, lanes, states, rngs, logs,
     return -1, OK
 
 
-@njit
+@njit(cache=True)
 def _work():
     """Scratch of one call: an observation, the opponents' scratch rows, scores and shares."""
     obs = np.zeros(OBS_SIZE, np.int64)
-    scratch = np.zeros(MAX_PLAYERS * _STRIDE, np.int64)
+    scratch = np.zeros(MAX_PLAYERS * SCRATCH_STRIDE, np.int64)
     return obs, scratch, np.zeros(MAX_PLAYERS, np.int64), np.zeros(MAX_PLAYERS, np.float64)
 
 
-@njit
+@njit(cache=True)
 def _next_episode(rules_vec, keys, run, entries, params, i, lanes, states, rngs, logs, work):
     """Deal lane ``i``'s next episode and play to the learner's first decision (an episode
     that ends before it is counted in ``L_SKIPPED`` and the next one dealt)."""
     lane, state, streams, log = lanes[i], states[i], rngs[i], logs[i]
-    n, record = rules_vec[R_N_PLAYERS], run[RUN_RECORD]
+    n, record = rules_vec[N_PLAYERS], run[RUN_RECORD]
     while True:
         k = lane[L_NEXT]
         lane[L_NEXT] = k + 1
@@ -138,7 +143,7 @@ def _next_episode(rules_vec, keys, run, entries, params, i, lanes, states, rngs,
         lane[L_SKIPPED] += 1
 
 
-@njit
+@njit(cache=True)
 def _advance(n, record, entries, params, lane, state, streams, log, work):
     """Play the opponents' decisions and every forced move until the learner must choose (1)
     or the game is over (0); ``-problem`` when an opponent breaks the contract."""
@@ -157,7 +162,7 @@ def _advance(n, record, entries, params, lane, state, streams, log, work):
                 observe(state, seat, obs)
                 view = shown
             j = opponent(seat, learner, n)
-            row, own = address(flat_params, j * MAX_PARAMS), address(scratch, j * _STRIDE)
+            row, own = address(flat_params, j * MAX_PARAMS), address(scratch, j * SCRATCH_STRIDE)
             entry = entry_at(entries[j, 0], entries[j, 1], entries[j, 2])
             action = entry(view, row, address(streams, seat), own)
             if action < 0 or action > 62 or not (mask >> action) & 1:
@@ -168,7 +173,7 @@ def _advance(n, record, entries, params, lane, state, streams, log, work):
     return 0
 
 
-@njit
+@njit(cache=True)
 def _finish(n, lane, state, work, shares, leads, final, i):
     """The learner's share of the win, score lead and final observation tensor."""
     obs, points, share = work[0], work[2], work[3]
@@ -181,7 +186,7 @@ def _finish(n, lane, state, work, shares, leads, final, i):
     encode(obs, final)
 
 
-@njit
+@njit(cache=True)
 def _show(lane, state, work, tensor, mask_row):
     """The learner's observation tensor and legal mask, at its decision."""
     obs = work[0]

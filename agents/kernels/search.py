@@ -19,19 +19,15 @@ root is node ``1 + seat``), keyed by what the searcher can tell of that seat's d
 (``view_key``); it follows the default policy only outside its tree. A field of searching
 players then meets a model of searching players rather than of the heuristic.
 
-Each game's ``agents/<game>/worlds.py`` provides, over its state array, the same verbs:
-``world(obs, rng, state)``, ``legal(state)`` (bit mask), ``policy_action(state, policy, rng)``,
-``play_out(state, policy, rng)``, ``values(state, params, out)`` (every seat's value at the
-end), ``playout(state, params, seat, rng)`` (one seat's) and ``view_key(state, observer)``.
-The drivers (``agents/<game>/ismcts.py``, ``flatmc.py``) are short loops over those verbs and
-the tree below. The verbs are imported by name rather than passed in: a function passed as a
-value would keep every caller out of Numba's on-disk cache.
+The drivers (``agents/templates/flatmc.py``, ``ismcts.py`` and their ``_net`` variants) are
+short loops over a game's search verbs (``agents/templates/game.py``: ``world``,
+``policy_action``, ``view_key``), the playouts of ``agents/templates/playouts.py`` and the tree
+below.
 """
 
 import numpy as np
 from numba import njit
 
-from agents.base import Choice, Range
 from giftsim.bits import popcount
 from giftsim.rng import mix64, next_below
 
@@ -227,6 +223,18 @@ def backup(tree, path, depth, values):
 
 
 @njit(cache=True)
+def lead(scores, seat, n, lower_wins):
+    """The seat's score lead over the best other seat (positive when ahead; scores where
+    lower wins count the other way)."""
+    sign = -1 if lower_wins else 1
+    best = -(1 << 62)
+    for p in range(n):
+        if p != seat:
+            best = max(best, sign * scores[p])
+    return sign * scores[seat] - best
+
+
+@njit(cache=True)
 def best_of(scores, legal):
     """The legal action with the highest score (the lowest id on ties)."""
     best, top = -1, -np.inf
@@ -257,19 +265,3 @@ def root_choice(tree, legal):
 def only_action(legal):
     """The action of a one-action mask, else -1."""
     return popcount((legal & -legal) - 1) if popcount(legal) == 1 else -1
-
-
-def search_ranges(params: dict, n_policies: int) -> dict:
-    """The valid values of a search agent's parameters (``params`` names a prefix of
-    ``SEARCH_PARAMS``, in order; ``n_policies`` default policies)."""
-    if tuple(params) != SEARCH_PARAMS[: len(params)]:
-        raise ValueError(f"search parameters must be {SEARCH_PARAMS} in order")
-    valid = {
-        "iters": Range(1, MAX_ITERS, integer=True),
-        "policy": Choice(tuple(float(p) for p in range(n_policies))),
-        "margin": Range(0.0, 100.0),
-        "explore": Range(0.0, 100.0),
-        "expand": Range(0, MAX_ITERS, integer=True),
-        "others": Choice((0.0, 1.0)),
-    }
-    return {key: valid[key] for key in params}

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.base import Agent
-from agents.common.block import AgentError, IllegalActionError, announce
+from agents.drivers.block import AgentError, IllegalActionError, announce
 from giftsim.contract import first_policy, first_seat
 from giftsim.game import Game, rounds_of
 from giftsim.rng import agent_stream, check_secret, check_seed, game_key

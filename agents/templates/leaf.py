@@ -1,4 +1,4 @@
-"""The learned value as the leaf of a search (``flatmc_net``, ``ismcts_net``), in Gift of Tulips.
+"""The learned value as the leaf of a search (``flatmc_net``, ``ismcts_net``).
 
 A search agent that reads a network stops its playouts after ``depth`` plies and values the
 world it reached by the network, from each seat's own observation of it (:func:`leaf_values`):
@@ -13,58 +13,66 @@ rest times the true shares at the end (AlphaGo mixed its value network and rollo
 
 ``depth`` is a parameter of each family (slot 6 of ``ismcts_net``, 3 of ``flatmc_net``: each
 takes a prefix of the search parameters), passed in here. The playouts' default policy is one
-of the search agents' (``worlds.POLICIES``) or, as policy ``LEARNED``, the learned one-ply
-agent itself.
+of the game's search policies or, as policy ``LEARNED`` (the number after them), the learned
+one-ply agent itself.
+
+What differs between games comes from its verbs: an afterstate (``after``; the afterstates of
+one decision share what ``after_world`` draws, a sampled world where the game needs one, as
+``learned`` values them) and a score lead before the end (``standings``).
 
 Work space (``space``, allocated once per decision by :func:`new_space`): a seat's view, an
-afterstate, a world (games whose afterstates need one), two feature vectors and the hidden
-layer, and the seats' recent afterstate values. This module is written over the game's verbs
-only; it is No Thanks!'s (``agents/geschenkt/leaf.py``) with Tulips' imports, except where
-Tulips differs: an afterstate is made in a sampled world (two states of work space; the
-mover's afterstates share one world, as ``learned.choose`` does), and a score lead is the
-standing now (points scored plus the majority points the face-up festival pays) until the
-game is over, and higher is better.
+afterstate, two states (a drawn world and a copy), two feature vectors and the hidden layer,
+the seats' recent afterstate values and the afterstates' logits.
 """
 
 import numpy as np
 from numba import njit
 
-from agents.common.net import MAX_HIDDEN, first_layer, output, shift, weights_of
-from agents.common.search import MARGIN, POLICY
-from agents.tulips import learned
-from agents.tulips.features import all_standings
-from agents.tulips.worlds import LEAD_SCALE, POLICIES, policy_action, world
-from tulips_sim.engine import (
-    O_N_PLAYERS,
-    O_SEAT,
+from agents.kernels.net import MAX_HIDDEN, first_layer, output, shift, weights_of
+from agents.kernels.search import MARGIN, POLICY, lead
+from giftsim.game import N_PLAYERS
+
+from .game import (
+    LEAD_SCALE,
+    LOWER_WINS,
+    MAX_PLAYERS,
+    NUM_ACTIONS,
+    OBS_SIZE,
+    POLICIES,
+    STATE_SIZE,
+    TURN,
+    after,
+    after_of,
+    after_world,
     apply_action,
+    choose,
+    features,
     is_over,
     legal_mask,
+    n_features,
     observe,
+    policy_action,
+    rewards,
+    standings,
 )
-from tulips_sim.engine import O_SIZE as OBS_SIZE
-from tulips_sim.rules import MAX_PLAYERS, NUM_ACTIONS
-from tulips_sim.scoring import final_scores, rewards
-from tulips_sim.state import N_PLAYERS, STATE_SIZE, TURN
 
-NET_POLICIES = (*POLICIES, "learned")  # the search agents' policies, then the learned one-ply
+NET_POLICIES = (*POLICIES, "learned")  # the game's search policies, then the learned one-ply
 LEARNED = len(POLICIES)  # the policy number of the learned one-ply agent
 MAX_DEPTH = 1000  # more plies than any game has: a full playout
 NORMALISE = True  # scale the seats' estimated shares to sum to 1 (see the module docstring)
 VIEW, AFTER, WORLD, WORK, RECENT, LOGITS = range(6)  # the work space's arrays (docstring)
 RECENT_ROUNDS = 2  # afterstates valued in a playout's last RECENT_ROUNDS * players plies
 NOT_YET = -1.0  # in RECENT: the seat has not acted in this playout's last plies
-MIX = 0.5  # the leaf value's weight against the playout's end, unless a search sets its own
 
 
 @njit(cache=True)
 def new_space(players):
-    """Work space for :func:`leaf_values` and :func:`policy_action_net` at ``players`` seats."""
-    size = learned.n_features(players)
-    view, after = np.empty(OBS_SIZE, np.int64), np.empty(OBS_SIZE, np.int64)
-    world, recent = np.empty(2 * STATE_SIZE, np.int64), np.full(MAX_PLAYERS, NOT_YET)
+    """Work space for :func:`leaf_values` and :func:`learned_action` at ``players`` seats."""
+    size = n_features(players)
+    view, after_state = np.empty(OBS_SIZE, np.int64), np.empty(OBS_SIZE, np.int64)
+    worlds, recent = np.empty(2 * STATE_SIZE, np.int64), np.full(MAX_PLAYERS, NOT_YET)
     work, logits = np.empty(2 * size + MAX_HIDDEN, np.float32), np.empty(NUM_ACTIONS)
-    return view, after, world, work, recent, logits
+    return view, after_state, worlds, work, recent, logits
 
 
 @njit(cache=True)
@@ -75,7 +83,7 @@ def _sigmoid(z):
 @njit(cache=True)
 def _view_value(view, net, x, h):
     """The network's share for the seat whose observation ``view`` is, as it stands."""
-    learned.features(view, x)
+    features(view, x)
     first_layer(net, x, h)
     return _sigmoid(output(net, h))
 
@@ -83,21 +91,20 @@ def _view_value(view, net, x, h):
 @njit(cache=True)
 def _after_logits(view, mask, net, rng, space):
     """The network's logit of each afterstate among the legal actions of ``mask`` into
-    ``space[LOGITS]``, each action applied to a copy of one world drawn from ``view`` (common
-    random numbers, as ``learned.choose``); each afterstate's hidden layer is shifted from the
-    one before (they differ in a few inputs)."""
-    after, work, logits = space[AFTER], space[WORK], space[LOGITS]
+    ``space[LOGITS]``, all from one ``after_world`` draw (common random numbers, as
+    ``learned`` values them); each afterstate's hidden layer is shifted from the one before
+    (they differ in a few inputs)."""
+    after_state, work, logits = space[AFTER], space[WORK], space[LOGITS]
     drawn, world_ = space[WORLD][:STATE_SIZE], space[WORLD][STATE_SIZE:]
-    size = learned.n_features(view[O_N_PLAYERS])
+    size = n_features(view[N_PLAYERS])
     x_old, x_new, h = work[:size], work[size : 2 * size], work[2 * size :]
-    world(view, rng, drawn)
+    after_world(view, rng, drawn)
     first = True
     for action in range(NUM_ACTIONS):
         if not (mask >> action) & 1:
             continue
-        world_[:] = drawn
-        learned.resolve(world_, action, view[O_SEAT], after)
-        learned.features(after, x_new)
+        after_of(view, drawn, action, world_, after_state)
+        features(after_state, x_new)
         if first:
             first_layer(net, x_new, h)
             first = False
@@ -134,11 +141,11 @@ def after_shares(state, net, rng, space, out):
 @njit(cache=True)
 def after_value(state, action, net, rng, space):
     """The network's share of the afterstate of ``action`` for the seat to act in ``state``."""
-    view, after, work = space[VIEW], space[AFTER], space[WORK]
-    size = learned.n_features(state[N_PLAYERS])
+    view, after_state, work = space[VIEW], space[AFTER], space[WORK]
+    size = n_features(state[N_PLAYERS])
     observe(state, state[TURN], view)
-    learned.after(view, action, rng, space[WORLD][:STATE_SIZE], after)
-    return _view_value(after, net, work[:size], work[2 * size :])
+    after(view, action, rng, space[WORLD][:STATE_SIZE], after_state)
+    return _view_value(after_state, net, work[:size], work[2 * size :])
 
 
 @njit(cache=True)
@@ -150,7 +157,7 @@ def leaf_values_in(state, net, out, rng, space):
         rewards(state, out)
         return
     view, work = space[VIEW], space[WORK]
-    size = learned.n_features(state[N_PLAYERS])
+    size = n_features(state[N_PLAYERS])
     total = 0.0
     for p in range(state[N_PLAYERS]):
         observe(state, p, view)
@@ -183,29 +190,20 @@ def learned_action(state, params, rng, space):
     the branch is taken before it."""
     view = space[VIEW]
     observe(state, state[TURN], view)
-    return learned.choose(view, params, rng, space[WORLD], space[AFTER], space[WORK])
+    return choose(view, params, rng, space[WORLD], space[AFTER], space[WORK])
 
 
 @njit(cache=True)
 def _add_margin(state, params, out):
-    """Add ``params[MARGIN]`` times each seat's score lead to ``out``: final scores once the
-    game is over, else the standings now (``features.all_standings``, public)."""
+    """Add ``params[MARGIN]`` times each seat's score lead (the standings now, the final
+    scores once over) to ``out``."""
     if params[MARGIN] == 0.0:
         return
     n = state[N_PLAYERS]
     now = np.zeros(MAX_PLAYERS, np.int64)
-    if is_over(state):
-        final_scores(state, now)
-    else:
-        standing = all_standings(state[:OBS_SIZE])
-        for p in range(n):
-            now[p] = standing[p]
+    standings(state, now)
     for p in range(n):
-        best_other = -(1 << 30)
-        for q in range(n):
-            if q != p:
-                best_other = max(best_other, now[q])
-        out[p] += params[MARGIN] * (now[p] - best_other) / LEAD_SCALE
+        out[p] += params[MARGIN] * lead(now, p, n, LOWER_WINS) / LEAD_SCALE
 
 
 @njit(cache=True)
@@ -232,7 +230,7 @@ def truncated_values(state, params, depth, mix, rng, space, out):
 
 
 @njit(cache=True)
-def play_to_end(state, policy, params, rng, space):
+def play_to_end_net(state, policy, params, rng, space):
     """Play ``state`` to the end with the default policy number ``policy`` (``LEARNED``: the
     learned one-ply agent of ``params``'s network, in the work space ``space``)."""
     while not is_over(state):
@@ -247,7 +245,7 @@ def play_to_end(state, policy, params, rng, space):
 def _mix_with_end(state, policy, params, mix, rng, space, out):
     """Play on to the end and mix: ``mix`` times the leaf value plus the rest times the
     true shares at the end (as AlphaGo mixed its value network with its rollouts)."""
-    play_to_end(state, policy, params, rng, space)
+    play_to_end_net(state, policy, params, rng, space)
     end = np.empty(MAX_PLAYERS, np.float64)
     rewards(state, end)
     for p in range(state[N_PLAYERS]):

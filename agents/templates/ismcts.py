@@ -3,40 +3,52 @@
 import numpy as np
 from numba import njit
 
-from agents.common.search import (
+from agents.base import search_ranges
+from agents.kernels.search import (
     CLOSED,
     ITERS,
     NO_CHILD,
     POLICY,
+    SEARCH_PARAMS,
     any_open,
     backup,
     new_tree,
     only_action,
     open_walks,
     root_choice,
-    search_ranges,
     select,
     step_in,
     take_edge,
 )
-from agents.tulips.worlds import POLICIES, play_out, policy_action, values, view_key, world
 from giftsim.contract import as_arrays
-from tulips_sim.engine import O_SIZE, apply_action, is_over, legal_mask
-from tulips_sim.rules import MAX_PLAYERS, NUM_ACTIONS
-from tulips_sim.state import N_PLAYERS, STATE_SIZE, TURN
+from giftsim.game import N_PLAYERS
+
+from .game import (
+    MAX_PLAYERS,
+    NUM_ACTIONS,
+    OBS_SIZE,
+    POLICIES,
+    STATE_SIZE,
+    TURN,
+    apply_action,
+    is_over,
+    legal_mask,
+    policy_action,
+    view_key,
+    world,
+)
+from .playouts import play_to_end, values
 
 
 @njit(cache=True)
 def decide(obs, params, rng):
-    """Search ``iters`` worlds drawn from what this seat may know (the pile, the removed cards and
-    the others' secret cards) with ISMCTS over information sets (UCB1 with availability counts,
-    exploration ``explore``). With ``others`` 0 (the default) only this seat searches and the
-    others play the default policy; with 1 every seat searches in its own tree (multiple-observer
-    ISMCTS; another seat's node is its view less its secret cards). Outside the trees every seat
-    plays the default policy ``policy`` (0 random, 1 greedy, 2 hoarder, 3 planner, 4 hoarder with
-    the tuned parameters, see ``worlds.POLICIES``). Value: share of the win plus ``margin``
-    times the score lead. A node chooses only after ``expand`` walks have reached it (before,
-    the default policy does). Take the most visited action.
+    """Search ``iters`` worlds drawn from what this seat may know with ISMCTS over
+    information sets (UCB1 with availability counts, exploration ``explore``). With ``others``
+    1 every seat searches in its own tree (multiple-observer ISMCTS; a node is what this seat
+    can tell of the decision); with 0 only this seat does and the others play the default
+    policy. Outside the trees every seat plays the default policy ``policy``. Value: share of
+    the win plus ``margin`` times the score lead. A node chooses only after ``expand`` walks
+    have reached it (before, the default policy does). Take the most visited action.
     """
     state = np.empty(STATE_SIZE, np.int64)
     world(obs, rng, state)
@@ -51,7 +63,7 @@ def decide(obs, params, rng):
         world(obs, rng, state)
         open_walks(at, via, observer, params)
         depth = _walk(tree, used, path, at, via, state, params, observer, rng)
-        play_out(state, int(params[POLICY]), rng)
+        play_to_end(state, int(params[POLICY]), rng)
         values(state, params, values_now)
         backup(tree, path, depth, values_now)
     return root_choice(tree, root_legal)
@@ -77,19 +89,16 @@ def _walk(tree, used, path, at, via, state, params, observer, rng):
     return depth
 
 
-PARAMS = {
-    "iters": 1250.0,
-    "policy": 2.0,
-    "margin": 0.5,
-    "explore": 0.7,
-    "expand": 30.0,
-    "others": 0.0,
-}
-RANGES = search_ranges(PARAMS, len(POLICIES))
+NAMES = SEARCH_PARAMS[:6]
+
+
+def ranges() -> dict:
+    """The valid values of ``ismcts``'s parameters."""
+    return search_ranges(dict.fromkeys(NAMES), len(POLICIES))
 
 
 @njit(cache=True)
 def decider(obs, params, rng, scratch):
     """Entry of ``decide`` for the compiled loop (see ``giftsim.contract``)."""
-    o, p, r = as_arrays(obs, params, rng, O_SIZE)
+    o, p, r = as_arrays(obs, params, rng, OBS_SIZE)
     return decide(o, p, r)

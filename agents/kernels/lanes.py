@@ -67,18 +67,6 @@ def opponent(seat, learner, n):
 
 
 @njit(cache=True)
-def lead(scores, seat, n, lower_wins):
-    """The seat's score lead over the best other seat (positive when ahead; scores where
-    lower wins count the other way)."""
-    sign = -1 if lower_wins else 1
-    best = -(1 << 62)
-    for p in range(n):
-        if p != seat:
-            best = max(best, sign * scores[p])
-    return sign * scores[seat] - best
-
-
-@njit(cache=True)
 def write_mask(mask, row):
     """The int64 legal mask as a row of booleans, one per action id."""
     for a in range(row.shape[0]):

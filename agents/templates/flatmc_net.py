@@ -4,44 +4,42 @@ over the afterstates of the root's actions."""
 import numpy as np
 from numba import njit
 
-from agents.base import Choice, Range
-from agents.common.net import weights_of
-from agents.common.search import (
-    ITERS,
-    POLICY,
-    best_of,
-    least_of,
-    only_action,
-    search_ranges,
+from agents.base import Choice, Range, search_ranges
+from agents.kernels.net import weights_of
+from agents.kernels.search import ITERS, POLICY, best_of, least_of, only_action
+from giftsim.bits import popcount
+from giftsim.contract import as_arrays
+from giftsim.game import N_PLAYERS
+
+from .game import (
+    MAX_PLAYERS,
+    NUM_ACTIONS,
+    OBS_SIZE,
+    STATE_SIZE,
+    TURN,
+    apply_action,
+    legal_mask,
+    rewards,
+    world,
 )
-from agents.geschenkt import learned
-from agents.geschenkt.leaf import (
+from .leaf import (
     MAX_DEPTH,
-    MIX,
     NET_POLICIES,
     after_shares,
     new_space,
-    play_to_end,
+    play_to_end_net,
     truncated_value,
 )
-from agents.geschenkt.worlds import values, world
-from geschenkt_sim.engine import OBS_SIZE, apply_action, legal_mask
-from geschenkt_sim.rules import MAX_PLAYERS, NUM_ACTIONS
-from geschenkt_sim.scoring import rewards
-from geschenkt_sim.state import N_PLAYERS, STATE_SIZE, TURN
-from giftsim.bits import popcount
-from giftsim.contract import as_arrays
-
-n_features = learned.n_features  # reads a network: ``flatmc_net:net=FILE``
+from .playouts import values
 
 
 @njit(cache=True)
 def decide(obs, params, rng):
     """Try each legal action in ``iters`` / (legal actions) worlds drawn from what this seat may
-    know, with the default policy ``policy`` (0 random, 1 greedy, 2 sniper, 3 tuned sniper, 4
-    a coin toss between greedy and 3, 5 the learned one-ply agent) in the playouts, and take
-    the action of the highest mean value; the network is the agent's ``net`` (default: the
-    shipped one). ``leaf`` says where the network's value enters:
+    know, with the default policy ``policy`` in the playouts (the game's search policies, then
+    the learned one-ply agent), and take the action of the highest mean value; the network is
+    the agent's ``net`` (default: the shipped one). ``leaf`` says where the network's value
+    enters:
 
     - 1: each action's afterstate for this seat, valued once a decision, weighs ``mix``
       against the playouts' share of the win at the end (:func:`_decide_own`); ``top`` above
@@ -50,7 +48,7 @@ def decide(obs, params, rng):
       network (each seat's share from its own view, the true shares once the game is over;
       ``depth`` 0 values the world right after the action); with ``mix`` below 1 they play on
       to the end and take ``mix`` times that value plus the rest times the true shares
-      (``agents/geschenkt/leaf.py``).
+      (``leaf.py``).
 
     Either way ``margin`` times the score lead where the playout ends is added.
     """
@@ -97,24 +95,27 @@ def _decide_own(obs, params, rng, state, mask, space):
             if (mask >> action) & 1:
                 world(obs, rng, state)
                 apply_action(state, action)
-                play_to_end(state, policy, params, rng, space)
+                play_to_end_net(state, policy, params, rng, space)
                 values(state, params, end)
                 rewards(state, shares)
                 totals[action] += end[seat] - mix * shares[seat]
     return best_of(totals, mask)
 
 
-SEARCH = {"iters": 600.0, "policy": 4.0, "margin": 0.0}
 SEATS, OWN = 0, 1  # leaf: every seat's share from its own view after ``depth`` plies; own only
-PARAMS = {**SEARCH, "depth": 0.0, "mix": MIX, "leaf": 0.0, "top": 0.0}  # net: slot 7 (NET_SLOT)
-RANGES = {
-    **search_ranges(SEARCH, len(NET_POLICIES)),
-    "depth": Range(0, MAX_DEPTH, True),
-    "mix": Range(0.0, 1.0),
-    "leaf": Choice((float(SEATS), float(OWN))),
-    "top": Range(0, NUM_ACTIONS, True),
-}
-DEPTH, MIX_AT, LEAF, TOP = (list(PARAMS).index(k) for k in ("depth", "mix", "leaf", "top"))
+NAMES = ("iters", "policy", "margin", "depth", "mix", "leaf", "top")  # the network: NET_SLOT
+DEPTH, MIX_AT, LEAF, TOP = (NAMES.index(k) for k in ("depth", "mix", "leaf", "top"))
+
+
+def ranges() -> dict:
+    """The valid values of ``flatmc_net``'s parameters."""
+    return {
+        **search_ranges(dict.fromkeys(NAMES[:3]), len(NET_POLICIES)),
+        "depth": Range(0, MAX_DEPTH, True),
+        "mix": Range(0.0, 1.0),
+        "leaf": Choice((float(SEATS), float(OWN))),
+        "top": Range(0, NUM_ACTIONS, True),
+    }
 
 
 @njit(cache=True)

@@ -1,0 +1,134 @@
+"""Blocks of games through a game's compiled loop (``agents/templates/loop.py``), plain or with
+a recorder hook: one wrapper for every game.
+
+A block is the games ``first_index .. first_index + n_games - 1`` of a root seed, one agent
+per seat. The tuple of agent entries is padded to ``game.max_players``, so that every mix has
+the same Numba type: one compilation per game and loop.
+"""
+
+import numpy as np
+
+from agents.base import Agent
+from agents.drivers.generate import driver
+from agents.registry import param_table
+from giftsim import notice
+from giftsim.contract import MAX_PARAMS, first_policy
+from giftsim.game import Game, rounds_of
+from giftsim.rng import check_secret
+
+
+class AgentError(ValueError):
+    """An agent broke the contract: an illegal action, or a read outside its observation."""
+
+
+class IllegalActionError(AgentError):
+    """An agent returned an action that is not legal in the state it was shown."""
+
+
+def play_block(
+    game: Game, rules, agents, root_seed, first_index, n_games, first_player="rotate", secret=0
+) -> np.ndarray:
+    """Result rows (``game.row_width(rules)`` columns: the blocks per seat, first player,
+    decisions, winners' mask, and each round's scores in a match) of games (matches, with
+    ``rules.rounds > 1``) ``first_index ..`` of ``root_seed``. ``first_player``: ``"rotate"``
+    (game i starts at seat i mod n), ``"random"`` or a seat."""
+    kernel = driver(game.name, "loop").play_games
+    announce(f"the {game.title} game loop", kernel, agents)
+    out = np.zeros((n_games, game.row_width(rules)), np.int64)
+    seating = _seating(game, rules, agents, secret)
+    call = _Call(kernel, rules, root_seed, secret, first_player, seating)
+    call(first_index, out, None)
+    return out
+
+
+def recorded_block(game: Game, rules, agents, root_seed, first_index, n_games, recording, secret=0):
+    """Games ``first_index ..`` of ``root_seed`` through the self-play recorder
+    (``agents/templates/selfplay_hook.py``): ``recording`` is ``(explore, seats)``, the share
+    of decisions played at random and the bit mask of the seats whose decisions are kept.
+    Returns ``(rows, feats, owners)``: the result rows, the float32 features and the int64
+    owners (game index, seat, decision number) of every kept decision, in as many calls as
+    the features need. The first player rotates."""
+    kernel = driver(game.name, "loop", hook="selfplay_hook").play_games
+    announce(f"the {game.title} self-play recorder", kernel, agents)
+    n, (explore, seats) = rules.n_players, recording
+    width = driver(game.name, "selfplay_hook").feature_width(n)
+    per_game = int(getattr(rules, "max_decisions", game.max_decisions)) * rounds_of(rules)
+    feats = np.zeros((per_game + 200 * n_games, width), np.float64)
+    owners = np.zeros((feats.shape[0], 3), np.int64)
+    out = np.zeros((n_games, game.row_width(rules)), np.int64)
+    call = _Call(kernel, rules, root_seed, secret, "rotate", _seating(game, rules, agents, secret))
+    done, parts = 0, []
+    while done < n_games:
+        rows = np.zeros(1, np.int64)
+        hook = (float(explore), per_game, feats, owners, seats, rows, np.zeros(1, np.uint64))
+        start = first_index + done
+        done += call(start, out[done:], hook)
+        owners[: rows[0], 0] += start  # the recorder numbers the games of its call from 0
+        parts.append((feats[: rows[0]].astype(np.float32), owners[: rows[0]].copy()))
+    return out, np.concatenate([f for f, _ in parts]), np.concatenate([o for _, o in parts])
+
+
+def event_block(
+    game: Game, rules, agents, root_seed, first_index, n_games, max_events, first_player="rotate"
+):
+    """Games ``first_index ..`` of ``root_seed`` through the event recorder
+    (``agents/templates/events_hook.py``): ``(rows, events)``, the result rows and int64
+    ``(n_games, max_events, 3 + game.event_width)`` events: per game in order, the ply, the
+    acting seat, the action and the game's event columns (``game.event_columns``); rows past
+    a game's last event are -1, events past ``max_events`` are not kept."""
+    kernel = driver(game.name, "loop", hook="events_hook").play_games
+    announce(f"the {game.title} event recorder", kernel, agents)
+    events = np.full((n_games, max_events, 3 + game.event_width), -1, np.int64)
+    out = np.zeros((n_games, game.row_width(rules)), np.int64)
+    call = _Call(kernel, rules, root_seed, 0, first_player, _seating(game, rules, agents, 0))
+    call(first_index, out, (events, np.zeros(2, np.int64)))
+    return out, events
+
+
+def announce(label: str, kernel, agents) -> None:
+    """The first-run line: what of ``kernel`` (called ``label``) and the agents is not in
+    Numba's cache yet (see giftsim.notice)."""
+    what = {label: kernel} if hasattr(kernel, "signatures") else {}
+    for agent in agents:
+        if isinstance(agent, Agent) and agent.family.builtin:
+            what[f"agent {agent.name}"] = agent.family.decider
+    search = sum(isinstance(a, Agent) and "iters" in a.family.defaults for a in agents)
+    notice.compiling(what, seconds=3 * len(what) + 15 * search)
+
+
+def _seating(game: Game, rules, agents, secret) -> tuple:
+    """The padded tuple of the seats' entries and their parameter rows."""
+    n = rules.n_players
+    if len(agents) != n:
+        raise ValueError(f"{n} players need {n} agents, got {len(agents)}")
+    check_secret(secret)
+    entries = tuple(a.family.entry() for a in agents)
+    entries += (entries[0],) * (game.max_players - n)
+    params = np.zeros((game.max_players, MAX_PARAMS), np.float64)
+    params[:n] = param_table(agents, n)
+    names = ", ".join(dict.fromkeys(a.spec for a in agents))
+    return entries, params, names
+
+
+class _Call:
+    """One seating's calls of a compiled loop: ``call(first_index, out, hook)`` plays from
+    ``first_index`` into ``out`` and returns how many games (matches) it played."""
+
+    def __init__(self, kernel, rules, root_seed, secret, first_player, seating):
+        self.kernel, self.rules_vec = kernel, rules.to_array()
+        self.seed, self.key = np.uint64(root_seed), np.uint64(secret)
+        self.policy = first_policy(first_player, rules.n_players)
+        self.entries, self.params, self.names = seating
+
+    def __call__(self, first_index: int, out: np.ndarray, hook) -> int:
+        args = (self.rules_vec, self.seed, self.key, first_index, self.policy, self.entries)
+        try:
+            bad, played = self.kernel(*args, self.params, out, hook)
+        except IndexError:  # only user agents are bounds-checked: the engine's reads are in range
+            raise AgentError(f"an agent ({self.names}) read outside its observation") from None
+        if bad >= 0:
+            raise IllegalActionError(
+                f"an agent ({self.names}) chose an illegal action in game {first_index + bad}; "
+                "check the agents' code and parameters"
+            )
+        return played

@@ -1,0 +1,162 @@
+"""Compiled drivers from one template text each, instantiated per game.
+
+A *driver* is compiled code that runs a game through its verbs: the game loop, the vector
+environment's lanes, the searches. Each is one module under ``agents/templates/``, written
+over the names of ``agents/templates/game.py`` (what a game gives its drivers: its ``Game``
+record's verbs and sizes, its agents' search verbs). :func:`package` writes one package per
+game into Numba's cache folder: a ``game.py`` that binds those names to the game's own
+(:func:`binding_text`), and every template beside it, unchanged, so that a template's
+``from .game import apply_action`` is the game's verb and Numba compiles a direct call to it.
+
+Why files: Numba caches compiled code per source file and function, and its key holds no
+globals, so a template ``exec``'d without a file per game would let a second game load the
+first game's code from the cache. A file per game and driver is cached like any module and
+loaded from the cache by the next process. The files are written atomically and only when
+missing or changed (an unchanged file keeps the stamp its cache entries were made from), in
+a folder named by the game and a hash of its code (so a game added by ``register_game``,
+whose code is outside ``giftsim.source_hash``, still gets a fresh cache when it changes).
+
+Variants: a template may name its *hook* on one marked line (the game loop's ``from .no_hook
+import``); :func:`driver` with ``hook=`` writes a copy that imports another hook module (the
+self-play recorder, the event recorder), so a hook costs the plain loop nothing.
+"""
+
+import hashlib
+import importlib
+import importlib.util
+import os
+import sys
+import tempfile
+import types
+from pathlib import Path
+
+from giftsim.game import GAMES, load_game
+
+TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+HOOK_LINE = "from .no_hook import "  # the marked line of a template that names its hook
+FAMILY_LINE = "from .family import "  # the entry template's import of its family's decide
+PREFIX = "giftsim_drivers_"  # generated packages are named PREFIX + game
+
+
+def driver(game: str, kind: str, hook: str | None = None) -> types.ModuleType:
+    """The compiled driver ``kind`` (a template's name) of ``game``; with ``hook``, the
+    variant whose hook line imports the hook template ``hook`` instead of ``no_hook``."""
+    pkg = package(game)
+    name = kind if hook is None else f"{kind}__{hook}"
+    if hook is not None:
+        _write(Path(pkg.__path__[0]) / f"{name}.py", _hooked(kind, hook))
+    return importlib.import_module(f"{pkg.__name__}.{name}")
+
+
+def entry(game: str, family_module: str):
+    """The compiled loop's entry of the hand-written family whose ``decide`` is in the module
+    ``family_module`` (``agents/templates/entry.py``, its family line importing that module)."""
+    pkg = package(game)
+    name = "entry__" + family_module.replace(".", "_")
+    text = _marked(
+        (TEMPLATES / "entry.py").read_text(), FAMILY_LINE, f"from {family_module} import "
+    )
+    _write(Path(pkg.__path__[0]) / f"{name}.py", text)
+    return importlib.import_module(f"{pkg.__name__}.{name}").decider
+
+
+def package(game: str) -> types.ModuleType:
+    """The generated package of ``game``'s drivers, written on first use in this process."""
+    name = PREFIX + game
+    if name in sys.modules:
+        return sys.modules[name]
+    folder = folder_of(game)
+    folder.mkdir(parents=True, exist_ok=True)
+    _write(folder / "__init__.py", f'"""Compiled drivers of {game} (generated)."""\n')
+    _write(folder / "game.py", binding_text(game))
+    for template in templates():
+        _write(folder / template.name, template.read_text())
+    module = types.ModuleType(name, f"Compiled drivers of {game}, generated into {folder}.")
+    module.__path__ = [str(folder)]
+    module.__file__ = str(folder / "__init__.py")
+    sys.modules[name] = module
+    return module
+
+
+def templates() -> list[Path]:
+    """The template files (every module of ``agents/templates/`` but the stubs ``game.py`` and
+    ``family.py`` and the per-family ``entry.py``)."""
+    skip = {"__init__.py", "game.py", "family.py", "entry.py"}
+    return sorted(p for p in TEMPLATES.glob("*.py") if p.name not in skip)
+
+
+def folder_of(game: str) -> Path:
+    """Where ``game``'s drivers are generated: the Numba cache folder, by game and code."""
+    cache = Path(os.environ.get("NUMBA_CACHE_DIR") or tempfile.gettempdir())
+    return cache / "drivers" / f"{game}-{_code_hash(game)}"
+
+
+def binding_text(game: str) -> str:
+    """The generated ``game.py``: every name of the stub ``agents/templates/game.py`` bound to
+    the game's (``SOURCES`` there says where each comes from). A game without search or
+    learned agents (no ``worlds`` or ``learned`` module) leaves those names out; a game
+    without events gets ``agents.kernels.events.no_event``."""
+    from agents.templates.game import SOURCES
+
+    record = load_game(game)
+    lines = [
+        f'"""{record.title}: the names the driver templates use (generated from '
+        'agents/templates/game.py)."""',
+        "",
+        "from agents.kernels.events import no_event as _no_event",
+        f"from {GAMES[game]} import GAME as _game",
+    ]
+    sources = {"game"}
+    for module in ("worlds", "learned"):
+        if importlib.util.find_spec(f"{record.agents}.{module}") is not None:
+            lines.append(f"from {record.agents} import {module} as _{module}")
+            sources.add(module)
+    lines.append("")
+    for name, (source, attribute) in SOURCES.items():
+        if source in sources:
+            lines.append(f"{name} = _{source}.{attribute}")
+    lines.append("event = event if event is not None else _no_event")
+    return "\n".join(lines) + "\n"
+
+
+def _hooked(kind: str, hook: str) -> str:
+    text = (TEMPLATES / f"{kind}.py").read_text()
+    return _marked(text, HOOK_LINE, f"from .{hook} import ", f"template {kind!r} has no hook line")
+
+
+def _marked(text: str, line: str, replacement: str, missing: str = "no marked line") -> str:
+    """``text`` with its one marked import ``line`` replaced."""
+    if text.count(line) != 1:
+        raise ValueError(f"{missing} ({line!r})")
+    return text.replace(line, replacement)
+
+
+def _write(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically, unless it holds that text already."""
+    if path.is_file() and path.read_text() == text:
+        return
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    os.replace(temporary, path)
+
+
+def _code_hash(game: str) -> str:
+    """A short hash of the code a game's drivers are made of: the game's package, its agents'
+    package and the templates (and this generator)."""
+    record = load_game(game)
+    roots = [_folder(GAMES[game]), _folder(record.agents), TEMPLATES, Path(__file__)]
+    digest = hashlib.sha1()
+    for root in roots:
+        files = [root] if root.is_file() else sorted(root.rglob("*.py"))
+        for path in files:
+            digest.update(path.name.encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def _folder(module: str) -> Path:
+    """The folder of a package (or the file of a module), found without importing it."""
+    spec = importlib.util.find_spec(module)
+    origin = Path(spec.origin)
+    return origin.parent if origin.name == "__init__.py" else origin

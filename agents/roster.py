@@ -1,0 +1,119 @@
+"""The agents half of a game as one record, beside its ``Game`` record: a :class:`Roster`.
+
+Each game's agents package (``Game.agents``, e.g. ``agents/geschenkt/``) exports ``ROSTER``:
+its hand-written families, the default parameters of the search families its drivers make
+from the templates (``agents/templates/``), its search verbs (``worlds``) and network
+features (``learned``), where its shipped networks are, and the settings the generic studies
+read for it (``bench``, the strength ladder, ``make demo``). :func:`roster` is the one place
+that goes from a game's name to its agents; everything else reads fields.
+"""
+
+import importlib
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from agents.base import Family
+from agents.drivers.generate import driver
+from agents.kernels import net
+from giftsim.game import load_game
+
+SEARCHES = ("flatmc", "ismcts", "flatmc_net", "ismcts_net")  # the search drivers' families
+
+
+@dataclass(frozen=True)
+class Bench:
+    """What ``giftsim bench`` times for a game: ``mixes`` (one agent in every seat) at each of
+    ``players``, the search agents at ``search_players`` on the positions of games of
+    ``search_field`` (0 and "" for a game without search agents), and the vector environment
+    at ``vector`` (players, the opponents' spec)."""
+
+    mixes: tuple[str, ...]
+    players: tuple[int, ...]
+    search_players: int
+    search_field: str
+    vector: tuple[int, str] = (4, "greedy")
+
+
+@dataclass(frozen=True)
+class Ladder:
+    """A game's strength ladder: ``rungs`` weakest first and ``branches`` (lower, upper) off
+    the chain, ``{n}`` standing for the player count, at each of ``players``."""
+
+    rungs: tuple[str, ...]
+    branches: tuple[tuple[str, str], ...]
+    players: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Study:
+    """A study of ``make demo``: a ``design`` of ``agents`` at each of ``players``, ``games``
+    per seating at full scale."""
+
+    design: str
+    agents: tuple[str, ...]
+    players: tuple[int, ...]
+    games: int
+
+
+@dataclass(frozen=True)
+class Roster:
+    """One game's agents (see the module docstring)."""
+
+    game: str
+    families: tuple[Family, ...]  # the hand-written built-ins, tuned and learned ones included
+    search: dict[str, dict[str, float]]  # a search driver's defaults, by family name
+    worlds: object  # module: the search verbs (agents/templates/game.py), or None
+    learned: object  # module: the network's features and afterstates, or None
+    nets: Path | None  # folder of the shipped networks, ``<players>p.npz`` (and ``.json``)
+    bench: Bench
+    ladder: Ladder
+    demo: dict[str, Study] = field(default_factory=dict)  # by study name
+    lineup: tuple[str, ...] = ()  # a varied table of agents, for examples and checks
+
+    @cached_property
+    def builtins(self) -> tuple[Family, ...]:
+        """Every built-in family: the hand-written ones, then the searches (instantiated from
+        the templates for this game)."""
+        return (*self.families, *(self._search(name) for name in self.search))
+
+    def shipped(self, players: int) -> Path:
+        """The shipped network for ``players`` seats, or a one-line ValueError."""
+        return net.shipped(self.nets, self.game, players)
+
+    def driver(self, kind: str, hook: str | None = None):
+        """The compiled driver ``kind`` of this game (``agents.drivers.generate``)."""
+        return driver(self.game, kind, hook)
+
+    def _search(self, name: str) -> Family:
+        module = self.driver(name)
+        defaults = self.search[name]
+        ranges = module.ranges()
+        if tuple(defaults) != tuple(ranges):
+            raise ValueError(f"{self.game} {name}: defaults must set {tuple(ranges)} in order")
+        policies = ", ".join(f"{i} {p}" for i, p in enumerate(self.policies(name)))
+        doc = f"{module.decide.__doc__.rstrip()}\n\n    Default policies: {policies}.\n"
+        reads_net = name.endswith("_net")
+        return Family(
+            name,
+            self.game,
+            module.decide,
+            module.decider,
+            defaults,
+            ranges,
+            doc,
+            builtin=True,
+            n_features=self.learned.n_features if reads_net else None,
+            nets=self.nets if reads_net else None,
+        )
+
+    def policies(self, name: str) -> tuple[str, ...]:
+        """The default policies of the search family ``name``'s playouts, by number."""
+        names = tuple(self.worlds.POLICIES)
+        return (*names, "learned") if name.endswith("_net") else names
+
+
+def roster(game: str) -> Roster:
+    """The :class:`Roster` of a game of ``giftsim.game.GAMES`` (its agents package's
+    ``ROSTER``), or a ValueError listing the games."""
+    return importlib.import_module(load_game(game).agents).ROSTER

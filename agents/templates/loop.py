@@ -1,0 +1,94 @@
+"""Whole games, every agent's decisions included, in one compiled loop.
+
+Agents are called through their pointer entries (``giftsim.contract``), one per seat in a tuple
+of ``MAX_PLAYERS`` (padded), so the loop is compiled once per game, cached on disk, and never
+recompiled for another pairing, seating or user-defined agent.
+
+Sealed agents (``giftsim.contract``): the seat to act is shown its observation where it lies,
+the live state's public prefix, whenever ``show_turn`` says that prefix is its view (else a
+copy ``observe`` writes); a built-in's entry views it read-only, a user agent's entry copies it
+into the seat's own scratch row first. Every seat's random stream is ``agent_stream(key,
+secret, seat)``, from which neither the game key nor the deal can be recovered. A seat with a
+single legal action is not asked.
+
+A row is a match of ``R`` rounds (the rules vector's ``ROUNDS_SLOT``; one game when ``R`` is 1
+or the game has no matches): match ``m`` is the games ``m * R .. m * R + R - 1`` of the seed,
+and ``result_row`` adds each round in.
+
+The hook (the marked import below; ``agents.drivers.generate.driver(..., hook=...)``) sees
+every game and action: the plain loop's hooks do nothing and compile away; the self-play
+recorder and the event recorder are variants of this text.
+"""
+
+import numpy as np
+from numba import njit
+
+from giftsim.bits import lowest_bit
+from giftsim.contract import MAX_PARAMS, SCRATCH_WORK, address, first_seat
+from giftsim.game import N_PLAYERS
+from giftsim.rng import agent_stream, game_key
+
+from .game import (
+    MAX_PLAYERS,
+    OBS_SIZE,
+    ROUNDS_SLOT,
+    STATE_SIZE,
+    TURN,
+    apply_action,
+    begin,
+    deal_keyed,
+    is_over,
+    legal_mask,
+    observe,
+    result_row,
+    show_turn,
+)
+from .no_hook import acted, decided, ended, has_room, started
+
+SCRATCH_STRIDE = OBS_SIZE + STATE_SIZE + SCRATCH_WORK  # a seat's row: a user agent's copy, zeros
+
+
+@njit(cache=True)
+def play_games(rules_vec, root_seed, secret, first_index, policy, entries, params, out, hook):
+    """Play ``out.shape[0]`` matches from ``first_index`` on into ``out`` (rows as
+    ``result_row``); return ``(bad, played)``: ``bad`` -1, or the match (in this block) where
+    an agent chose an illegal action, and the matches played (fewer when the hook has no room
+    for the next)."""
+    n = rules_vec[N_PLAYERS]
+    rounds = rules_vec[ROUNDS_SLOT] if ROUNDS_SLOT >= 0 else 1
+    state = np.zeros(STATE_SIZE, np.int64)
+    obs = np.zeros(OBS_SIZE, np.int64)
+    shown, live = address(obs, 0), address(state, 0)
+    scratch = np.zeros(MAX_PLAYERS * SCRATCH_STRIDE, np.int64)
+    rngs = np.zeros(MAX_PLAYERS, np.uint64)
+    flat_params = params.ravel()
+    for g in range(out.shape[0]):
+        if not has_room(hook):
+            return -1, g
+        for r in range(rounds):
+            game_index = (first_index + g) * rounds + r
+            key = game_key(root_seed, game_index)
+            deal_keyed(rules_vec, key, first_seat(policy, game_index, n), state)
+            begin(state)
+            for s in range(n):
+                rngs[s] = agent_stream(key, secret, s)
+            started(hook, state, key)
+            while not is_over(state):
+                mask = legal_mask(state)
+                if mask & (mask - 1) == 0:  # one legal action: nobody is asked
+                    action = lowest_bit(mask)
+                else:
+                    seat, view = state[TURN], live
+                    if not show_turn(state):
+                        observe(state, seat, obs)
+                        view = shown
+                    row, own = address(flat_params, seat * MAX_PARAMS), seat * SCRATCH_STRIDE
+                    action = entries[seat](view, row, address(rngs, seat), address(scratch, own))
+                    if action < 0 or action > 62 or not (mask >> action) & 1:
+                        return g, g
+                    action = decided(hook, state, seat, action, mask, g)
+                acted(hook, state, action, g)
+                apply_action(state, action)
+            ended(hook, state, g)
+            result_row(state, n, rounds, r, out, g)
+    return -1, out.shape[0]

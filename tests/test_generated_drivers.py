@@ -1,0 +1,170 @@
+"""The compiled drivers generated from the templates (``agents.drivers.generate``): a second
+process loads every one it runs from Numba's cache, two games whose drivers have the same
+signatures never share compiled code, and the generated files are written only when their
+text changes."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from agents.drivers import generate
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Plays every driver of both games once (the game loop plain and with both hooks, the vector
+# environment, every search family), then reports each generated dispatcher that has code:
+# its cache hits and misses in this process.
+WORKLOAD = textwrap.dedent(
+    """
+    import json, sys
+    import numpy as np
+    from agents.drivers import generate
+    from agents.drivers.block import event_block, recorded_block
+    from agents.registry import parse_list
+    from experiments.batch import play
+    from experiments.envs.vector import VectorEnv
+    from giftsim.game import load_game
+
+    for name, field in (("geschenkt", "greedy"), ("tulips", "greedy")):
+        game = load_game(name)
+        rules = game.rules(n_players=3)
+        play(name, [field] * 3, 3, as_frame=False)
+        recorded_block(game, rules, parse_list(["learned"] * 3, name), 1, 0, 2, (0.1, -1))
+        if game.event is not None:
+            event_block(game, rules, parse_list([field] * 3, name), 1, 0, 2, 40)
+        env = VectorEnv(name, 4, 3, "rotate", opponents=field, seed=1)
+        _, mask = env.reset()
+        env.step(mask.argmax(axis=1))
+        for spec in ("flatmc", "ismcts", "flatmc_net", "ismcts_net"):
+            play(name, [spec + ":iters=4", field, field], 1, as_frame=False)
+    report = {}
+    for name in ("geschenkt", "tulips"):
+        for module_name, module in list(sys.modules.items()):
+            if not module_name.startswith(generate.PREFIX + name + "."):
+                continue
+            for attr, value in vars(module).items():
+                stats = getattr(value, "stats", None)
+                if getattr(value, "signatures", None) and stats is not None and (
+                    getattr(value, "py_func", None) and value.py_func.__module__ == module_name
+                ):
+                    hits = sum(stats.cache_hits.values())
+                    misses = sum(stats.cache_misses.values())
+                    report[f"{module_name}.{attr}"] = [hits, misses]
+    print(json.dumps(report))
+    """
+)
+
+
+def run_workload(env: dict) -> dict:
+    done = subprocess.run(
+        [sys.executable, "-c", WORKLOAD], env=env, capture_output=True, text=True, check=True
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_a_second_process_loads_every_generated_driver_from_the_cache():
+    env = dict(os.environ)
+    run_workload(env)  # fills the cache (or finds it filled)
+    report = run_workload(env)
+    kinds = {key.split(".")[1].split("__")[0] for key in report}
+    assert {"loop", "vector", "flatmc", "ismcts", "flatmc_net", "ismcts_net"} <= kinds
+    assert any("__selfplay_hook" in key for key in report)
+    assert any("__events_hook" in key for key in report)
+    missed = {key: counts for key, counts in report.items() if counts[1] or not counts[0]}
+    assert not missed, f"compiled again in the second process: {missed}"
+
+
+TWIN_GAME = """
+from dataclasses import replace
+
+import numpy as np
+from numba import njit
+
+from tests.toy_game.game import GAME as TOY
+from tests.toy_game.engine import scores as toy_scores, result_row as toy_result_row
+
+
+@njit
+def scores(state, out):
+    toy_scores(state, out)
+    for p in range(state[0]):
+        out[p] = 100 - out[p]  # the twin counts every score the other way
+
+
+@njit
+def result_row(state, n, rounds, r, out, g):
+    toy_result_row(state, n, rounds, r, out, g)
+    for p in range(n):
+        out[g, p] = 100 - out[g, p]
+
+
+GAME = replace(TOY, name="twin", scores=scores, result_row=result_row)
+"""
+
+
+def test_two_games_with_the_same_signatures_do_not_share_compiled_code(tmp_path):
+    """The toy game and a twin whose verbs differ but whose drivers have the same Numba
+    signatures: each plays its own rows, in this process and in a second one that loads
+    both from the cache."""
+    package = tmp_path / "twin_game"
+    package.mkdir()
+    (package / "__init__.py").write_text(TWIN_GAME)
+    script = textwrap.dedent(
+        f"""
+        import sys
+        sys.path.insert(0, {str(tmp_path)!r})
+        import numpy as np
+        from giftsim.game import register_game
+        register_game("toy", "tests.toy_game")
+        register_game("twin", "twin_game")
+        from experiments.batch import play
+        toy = play("toy", ["steady", "random"], 50, seed=3, as_frame=False)
+        twin = play("twin", ["steady", "random"], 50, seed=3, as_frame=False)
+        assert np.array_equal(twin[:, :2], 100 - toy[:, :2]), "the twin ran the toy's code"
+        assert np.array_equal(twin[:, 2:], toy[:, 2:])
+        print("ok")
+        """
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for _ in range(2):  # the second process loads both games' drivers from the cache
+        done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True)
+        assert done.returncode == 0, done.stderr.decode()[-2000:]
+        assert done.stdout.decode().strip().endswith("ok")
+    folders = {p.name.split("-")[0] for p in generate.folder_of("toy").parent.iterdir()}
+    assert {"toy", "twin"} <= folders
+
+
+def test_generated_files_are_written_only_when_their_text_changes(tmp_path, monkeypatch):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.delitem(sys.modules, generate.PREFIX + "geschenkt", raising=False)
+    folder = generate.folder_of("geschenkt")
+    generate.package("geschenkt")
+    loop = folder / "loop.py"
+    stamp = loop.stat().st_mtime_ns
+    assert loop.read_text() == (generate.TEMPLATES / "loop.py").read_text()
+    assert "apply_action = _game.apply_action" in (folder / "game.py").read_text()
+    monkeypatch.delitem(sys.modules, generate.PREFIX + "geschenkt")
+    generate.package("geschenkt")  # a second process: the same text, the file untouched
+    assert loop.stat().st_mtime_ns == stamp
+    loop.write_text("# edited\n")
+    monkeypatch.delitem(sys.modules, generate.PREFIX + "geschenkt")
+    generate.package("geschenkt")
+    assert loop.read_text() == (generate.TEMPLATES / "loop.py").read_text()
+    assert not list(folder.glob(".*.tmp"))  # written by temporary file and rename
+    shutil.rmtree(tmp_path / "drivers")
+    monkeypatch.delitem(sys.modules, generate.PREFIX + "geschenkt")
+
+
+def test_a_hook_variant_is_the_template_with_its_hook_line_changed():
+    module = generate.driver("geschenkt", "loop", hook="events_hook")
+    text = Path(module.__file__).read_text()
+    template = (generate.TEMPLATES / "loop.py").read_text()
+    assert text == template.replace(generate.HOOK_LINE, "from .events_hook import ")
+    with pytest.raises(ValueError, match="no hook line"):
+        generate.driver("geschenkt", "vector", hook="events_hook")
