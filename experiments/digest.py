@@ -112,13 +112,14 @@ def of_folder(folder, progress: bool = False, workers: int | None = 1) -> Digest
         return _summed(bar, game, mixed, only)
 
 
-def of_frame(frame: pd.DataFrame, summary_only: bool, game: str) -> Digest:
-    """The digest of rows (or summaries) in memory; the jobs are read off the rows."""
+def of_frame(frame: pd.DataFrame, summary_only: bool, game: str, rows: int = 50_000) -> Digest:
+    """The digest of rows (or summaries) in memory, ``rows`` at a time as if they were chunks
+    of a folder; the jobs are read off the rows."""
     jobs = [] if summary_only else _row_jobs(frame)
     names, mixed = _agents(jobs)
-    return _summed(
-        [_parts(frame, jobs, game, summary_only, mixed, names)], game, mixed, summary_only
-    )
+    pieces = (frame.iloc[start : start + rows] for start in range(0, max(len(frame), 1), rows))
+    parts = (_parts(piece, jobs, game, summary_only, mixed, names) for piece in pieces)
+    return _summed(parts, game, mixed, summary_only)
 
 
 def _agents(jobs) -> tuple[list[str], bool]:

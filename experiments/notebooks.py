@@ -11,8 +11,9 @@ The *code* of a notebook's outputs, hashed file by file into its metadata:
 |                     | last cell finished (statistics, ratings, plots, studies, runner, ...)  |
 | the notebook        | the source of its code cells (not its prose)                           |
 
-``regenerate`` runs a notebook top to bottom in a fresh kernel at ``GIFTSIM_SCALE`` and stores
-its outputs with a ``giftsim`` block in its metadata: ``revision`` (git, "+changes" when the
+``regenerate`` runs a notebook top to bottom in a fresh kernel at ``GIFTSIM_SCALE``, writes the
+figures it gives the docs (``exported``), and stores its outputs with a ``giftsim`` block in its
+metadata: ``revision`` (git, "+changes" when the
 hashed files differ from it), ``scale``, ``seconds``, ``files`` (path -> hash), ``cells`` and
 ``code_hash`` (all of them together). ``problems`` recomputes the hashes from the files as they
 are now; ``tests/test_notebooks.py`` fails on a notebook whose stored outputs were made by other
@@ -23,6 +24,7 @@ code, at another scale, or not at all. From the repository root::
 """
 
 import argparse
+import base64
 import hashlib
 import json
 import os
@@ -193,7 +195,33 @@ def regenerate(path: Path, scale: float = 1.0, progress: bool = True) -> dict:
     temporary = path.with_name(f".{path.name}.tmp")
     nbformat.write(notebook, temporary)
     temporary.replace(path)
+    for target, png in exported(notebook).items() if scale == 1 else ():
+        _write_bytes(ROOT / target, png)
     return notebook.metadata[KEY]
+
+
+def exported(notebook) -> dict[str, bytes]:
+    """The figures a notebook gives the docs: for every code cell whose metadata names a
+    ``giftsim.figure`` (a path from the repository root, e.g. "docs/img/tulips_seats.png"),
+    its first PNG output. ``regenerate`` writes them, so the README shows the figures of the
+    stored run, and a test checks that the files are those figures."""
+    found = {}
+    for cell in notebook["cells"]:
+        target = cell.get("metadata", {}).get(KEY, {}).get("figure")
+        images = [
+            o["data"]["image/png"]
+            for o in cell.get("outputs", [])
+            if "image/png" in o.get("data", {})
+        ]
+        if target and images:
+            found[target] = base64.b64decode(images[0])
+    return found
+
+
+def _write_bytes(path: Path, data: bytes) -> None:
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_bytes(data)
+    temporary.replace(path)
 
 
 def revision(files) -> str:

@@ -229,7 +229,7 @@ def seat_panels(
     for ax, (name, part) in zip(axes, groups, strict=True):
         intervals = part.rename(columns={low: "ci_low", high: "ci_high"})
         _seat_lines(ax, intervals, column, value, fair=value == "win_share")
-        ax.set(xlabel=label(column), title=f"all-{name} tables" if mirror else str(name))
+        ax.set(xlabel=label(column), title=f"all-{name} tables" if mirror else f"{name}'s seats")
     axes[0].set_ylabel(ylabel)
     fig = axes[0].figure
     handles, labels = _by_count(*axes[0].get_legend_handles_labels())
@@ -332,6 +332,35 @@ def rating_chart_of(table: pd.DataFrame, ax=None, scale="log", order="finish", s
     ax.legend(fontsize=8, loc="lower right")
     what = f"Plackett-Luce ratings from {ORDERS[order]}, 95% intervals (bootstrap over deals)"
     _title(ax, what, subject)
+    return fig
+
+
+def win_share_bars_of(table: pd.DataFrame, ax=None, subject=None):
+    """Horizontal bars of a ``stats.win_share`` (or ``deal_win_share``) table with its 95%
+    intervals, best at the top, and a dashed line at the fair share."""
+    data = table.sort_values("win_share")
+    fig, ax = _axes(ax)
+    y = np.arange(len(data))
+    ax.barh(y, data["win_share"], xerr=_yerr(data, "win_share"), capsize=3, color="tab:green")
+    ax.set_yticks(y, data.index)
+    fair = float(data["fair"].mean())
+    ax.axvline(fair, color="grey", ls="--", lw=1, label=f"fair share {fair:.3g}")
+    ax.set(xlabel="win share (ties split)")
+    ax.legend(fontsize=8, loc="lower right")
+    _title(ax, "Win share, 95% intervals by deal", subject)
+    return fig
+
+
+def strategy_figure(study):
+    """One row of a strategy study (``studies.Strategy``): win shares, head to head and
+    ratings from the whole finishing order, under a title naming the run."""
+    fig, axes = plt.subplots(1, 3, figsize=(19, 5.2), width_ratios=(1, 1.25, 1))
+    fig.set_layout_engine("constrained")
+    win_share_bars_of(study.tables["win share"], axes[0])
+    win_rate_heatmap_of(study.tables["head to head"], axes[1])
+    rating_chart_of(study.tables["ratings"], axes[2])
+    what = "Win shares, head to head and Plackett-Luce ratings (95% intervals by deal)"
+    _suptitle(fig, what, study.subject)
     return fig
 
 
@@ -484,6 +513,38 @@ def _ink(image, value: float) -> str:
     return "white" if 0.299 * red + 0.587 * green + 0.114 * blue < 0.5 else "black"
 
 
+def sweep_subject(table: pd.DataFrame, game: str, who: str, players=None) -> str:
+    """The last title line of a sweep's figure: the game, player counts (``players``, else
+    the table's), ``who`` played (e.g. "sniper in every seat"), the games per cell and in
+    all, and the interval shown."""
+    cells = " / ".join(f"{int(n):,}" for n in sorted(set(table["games"])))
+    total = int(table["games"].sum())
+    players = players or table.get("n_players")
+    counts = counted(np.ravel([players])) if players is not None else ""
+    where = f"{entry(game).title}, {counts}, " if counts else f"{entry(game).title}, "
+    return (
+        f"{where}{who}: {cells} games per cell, {total:,} in all; ± half width of the 95% interval"
+    )
+
+
+def sweep_panels(table, panels, rows: str, columns: str, subject: str, ncols=2, size=(8, 6)):
+    """Several ``sweep_heatmap`` panels of one sweep table in one figure, titled by
+    ``subject`` (``sweep_subject``): ``panels`` is a list of ``(value, options)`` with the
+    options of ``sweep_heatmap`` (``center``, ``digits``, ``title``) and, for a panel of
+    another table of the same sweep, ``table``."""
+    nrows = -(-len(panels) // ncols)
+    size = (size[0] * ncols, size[1] * nrows)
+    fig, axes = plt.subplots(nrows, ncols, figsize=size, squeeze=False)
+    for ax, (value, options) in zip(axes.flat, panels, strict=False):
+        options = dict(options)
+        sweep_heatmap(options.pop("table", table), value, rows, columns, ax=ax, **options)
+    for ax in axes.flat[len(panels) :]:
+        ax.set_visible(False)
+    fig.suptitle(subject, fontsize=12)
+    fig.tight_layout()
+    return fig
+
+
 # ---- anatomy: card prices and point sources -------------------------------------------------
 
 
@@ -535,9 +596,30 @@ def card_winner_share(prices: pd.DataFrame, ax=None, title="Cards in the winner'
         [table["in_winner"] - table["winner_low"], table["winner_high"] - table["in_winner"]]
     )
     ax.bar(table.index, table["in_winner"], yerr=yerr, capsize=2, color="tab:green")
-    ax.axhline((prices["win"] > 0).mean(), color="grey", ls="--", lw=1, label="all cards")
+    ax.axhline(
+        (prices["win"] > 0).mean(), color="grey", ls="--", lw=1, label="share over all cards"
+    )
     ax.set(xlabel="card", ylabel="share of takes by a winner", title=title)
     ax.legend()
+    return fig
+
+
+def price_panels(prices: dict, game: str, players: int = 4):
+    """Per agent (``prices``: agent -> ``anatomy.events`` of a table of that agent only), the
+    price of each card and the share of its takes in the winner's hand, one row each, each
+    panel naming the agent and its games."""
+    fig, axes = plt.subplots(len(prices), 2, figsize=(18, 5.5 * len(prices)), squeeze=False)
+    word = {2: "Two", 3: "Three", 4: "Four", 5: "Five", 6: "Six", 7: "Seven"}.get(players, players)
+    for row, (agent, frame) in zip(axes, prices.items(), strict=True):
+        n_games = f"{frame['game_index'].nunique():,} games"
+        card_prices(frame, row[0], title=f"{word} {agent} players: price of each card ({n_games})")
+        title = f"{word} {agent} players: cards in the winner's hand, ties included ({n_games})"
+        card_winner_share(frame, row[1], title=title)
+    fig.suptitle(
+        f"{entry(game).title}, {players} players, one agent in every seat (first player "
+        "rotating); 95% intervals"
+    )
+    fig.tight_layout()
     return fig
 
 
@@ -546,9 +628,9 @@ def point_sources_data(long: pd.DataFrame, by=("agent", "n_players")) -> pd.Data
     return anatomy.point_sources(long, by)
 
 
-def point_sources(long: pd.DataFrame, by=("agent", "n_players"), ax=None):
+def point_sources(long: pd.DataFrame, by=("agent", "n_players"), ax=None, subject=None):
     """Stacked bars of the mean giving, keeping and majority points per seat for each group
-    of ``by``, with the 95% interval of the mean score on top."""
+    of ``by``, with the 95% interval of the mean score on top; ``subject``: the run."""
     data = point_sources_data(long, by)
     fig, ax = _axes(ax)
     x = np.arange(len(data))
@@ -557,10 +639,19 @@ def point_sources(long: pd.DataFrame, by=("agent", "n_players"), ax=None):
         ax.bar(x, data[source], bottom=bottom, label=source)
         bottom += data[source].to_numpy()
     yerr = np.vstack([data["score"] - data["score_low"], data["score_high"] - data["score"]])
-    ax.errorbar(x, data["score"], yerr=yerr, fmt="none", ecolor="black", capsize=2)
+    ax.errorbar(
+        x,
+        data["score"],
+        yerr=yerr,
+        fmt="none",
+        ecolor="black",
+        capsize=2,
+        label="mean score, 95% interval",
+    )
     names = [" ".join(map(str, k)) if isinstance(k, tuple) else str(k) for k in data.index]
     ax.set_xticks(x, names, rotation=60, ha="right", fontsize=7)
-    ax.set(ylabel="points per seat", title="Where the points come from")
+    ax.set(ylabel="points per seat (highest score wins)")
+    _title(ax, "Where the points come from: mean points per seat by source", subject)
     ax.legend()
     return fig
 
@@ -602,7 +693,8 @@ def training_curve(curve: pd.DataFrame, title: str, fair: float, ax=None):
         label="learned (one ply)",
     )
     ax.axhline(fair, color="grey", ls="--", lw=1, label=f"fair share {fair:.3f}")
-    ax.set(xlabel="training round", ylabel="win share on held-out deals", title=title)
+    ax.set(xlabel="training round", ylabel="win share on held-out deals (95% intervals)")
+    ax.set_title(title, fontsize=9)
     ax.set_xticks(curve["round"])
     ax.legend()
     return fig
@@ -615,7 +707,7 @@ def value_probe(tables: dict, stage: str, title: str, ylabel: str, ax=None):
     for name, table in tables.items():
         ax.plot(table[stage], table["change"], marker=".", label=name)
         ax.fill_between(table[stage], table["ci_low"], table["ci_high"], alpha=0.25)
-    ax.axhline(0.0, color="grey", lw=0.8)
-    ax.set(xlabel=label(stage), ylabel=ylabel, title=title)
+    ax.axhline(0.0, color="grey", lw=0.8, label="no change")
+    ax.set(xlabel=label(stage), ylabel=f"{ylabel} (bands: 95% intervals)", title=title)
     ax.legend()
     return fig

@@ -134,3 +134,32 @@ def test_scaled_counts_keep_a_minimum_and_describe_quotes_rows():
     assert studies.scaled({"a": 400, "b": 3}, 0.5) == {"a": 200, "b": 2}
     table = pd.DataFrame({"share": [0.25, 0.5]}, index=pd.Index(["x", "y"], name="agent"))
     assert studies.describe(table, "{agent} {share:.0%}") == "x 25%\ny 50%"
+
+
+def test_lineup_reads_the_ladder_and_keeps_what_plays_at_the_count():
+    assert studies.lineup("geschenkt", 4) == ["greedy", "sniper", "tuned4p", "learned"]
+    assert studies.lineup("geschenkt", 6) == ["greedy", "sniper", "learned"]  # no tuned6p
+    assert studies.lineup("tulips", 6) == ["greedy", "hoarder", "tuned6p", "learned"]
+
+
+def test_a_strategy_study_is_a_round_robin_read_by_deal():
+    study = studies.strategy_study(
+        "geschenkt", 3, 300, seed=4, n_boot=10, agents=["greedy", "sniper"]
+    )
+    assert study.per_seating == 300 // 6 and study.games == 6 * 50  # 2 groups x 3 rotations
+    share = study.tables["win share"]
+    assert list(share.index) == ["greedy", "sniper"] and (share["deals"] == 100).all()
+    assert set(study.tables["head to head"].index) == {("greedy", "sniper"), ("sniper", "greedy")}
+    assert "round-robin of greedy, sniper, 3 players, 300 games (50 per seating)" in study.subject
+    table = studies.strategy_table([study])
+    assert list(table.index) == [(3, "sniper"), (3, "greedy")]  # best first
+    assert {"rating", "rating_low", "rating_high", "ci_low", "fair"} <= set(table.columns)
+    fig = plots.strategy_figure(study)
+    assert len(fig.axes) == 4 and fig.get_suptitle().endswith(study.subject)  # 3 + colour bar
+    plt.close(fig)
+
+
+def test_seat_subject_names_each_agents_games(sums):
+    line = studies.seat_subject(sums, "geschenkt")
+    assert line.startswith("No Thanks!, one-agent tables of greedy, random, 3, 4 players")
+    assert line.endswith("games per player count: greedy 300; random 200")
