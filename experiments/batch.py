@@ -90,8 +90,13 @@ def field(
 ) -> dict:
     """``candidate`` against ``n_players - 1`` copies of ``baseline``, seat-rotated on
     duplicate deals: the candidate takes every seat in turn on the same ``n_games`` deals (and
-    first players), so card and seat luck cancel. Returns its win share (ties split) with a
-    95% normal interval over deals, and the share a seat would get by chance."""
+    first players), so card and seat luck cancel. Returns its win share (ties split) with its
+    95% interval over deals (``ci95``: ``stats.share_interval`` of the standard error ``se``
+    with Student's t on deals - 1 degrees of freedom, so inside [0, 1] and never of zero
+    width), the ``deals``, the ``games`` and the share a
+    seat would get by chance (``fair``)."""
+    from experiments.stats import quantile, share_interval  # scipy: only when scored
+
     shares = np.zeros(n_games)
     for seat in range(n_players):
         agents = [baseline] * n_players
@@ -99,11 +104,14 @@ def field(
         frame = play(game, agents, n_games, rules=rules, seed=seed)
         shares += frame[f"win_{seat}"].to_numpy() / n_players
     mean = shares.mean()
-    half = 1.96 * shares.std(ddof=1) / np.sqrt(n_games) if n_games > 1 else float("nan")
+    se = shares.std(ddof=1) / np.sqrt(n_games) if n_games > 1 else float("nan")
+    low, high = share_interval(mean, se, n_games, quantile(n_games - 1))
     return {
         "win_share": mean,
-        "ci95": (mean - half, mean + half),
+        "ci95": (float(low), float(high)),
+        "se": se,
         "fair": 1 / n_players,
+        "deals": n_games,
         "games": n_games * n_players,
     }
 

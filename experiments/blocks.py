@@ -1,10 +1,16 @@
 """Games of a long frame as arrays: the shared layer of ``experiments.stats`` and
 ``experiments.ratings``.
 
-A *deal* is the unit of every interval: the games of one deal (the rotations of a seating on
+A *deal* is the unit of every interval: the games of one deal (the seatings of a group on
 duplicate deals) are correlated, so they are resampled or summed together. A long frame names
 its deals in an optional ``deal`` column (``experiments.results.long_table`` fills it with the
 game's deal seed); without one, every game is its own deal.
+
+A deal's *stratum* is the set of jobs that played it (a seating group on duplicate deals, or
+one job): a design fixes how many deals each stratum plays, so the differences between strata
+(a group of three weak agents and one strong one against a group of equals) are part of the
+design, not sampling noise, and intervals measure the spread of deals within their stratum. An
+optional ``stratum`` column (constant within a deal) names the strata instead.
 """
 
 from typing import NamedTuple
@@ -29,6 +35,45 @@ def deal_codes(long: pd.DataFrame) -> np.ndarray:
     keys = ["deal"] if "deal" in long.columns else GAME
     require(long, keys)
     return long.groupby(keys, sort=True, observed=True).ngroup().to_numpy()
+
+
+def deal_strata(long: pd.DataFrame, deal: np.ndarray | None = None) -> np.ndarray:
+    """The stratum code of each deal code (as ``deal_codes`` numbers them, or ``deal``): from
+    the ``stratum`` column if the frame has one, else the set of jobs that played the deal."""
+    deal = deal_codes(long) if deal is None else np.asarray(deal)
+    n_deals = int(deal.max(initial=-1)) + 1
+    if "stratum" in long.columns:
+        codes = pd.factorize(long["stratum"], sort=True)[0]
+        out = np.zeros(n_deals, np.int64)
+        out[deal] = codes
+        if not (out[deal] == codes).all():
+            raise ValueError("the stratum column must be constant within a deal")
+        return out
+    require(long, ["job"])
+    job = pd.factorize(long["job"], sort=True)[0].astype(np.int64)
+    width = int(job.max(initial=0)) + 1
+    pairs = np.unique(deal.astype(np.int64) * width + job)
+    owner, member = np.divmod(pairs, width)
+    counts = np.bincount(owner, minlength=n_deals)
+    place = np.arange(len(owner)) - np.repeat(np.cumsum(counts) - counts, counts)
+    jobs = np.zeros((n_deals, int(counts.max(initial=0))), np.int64)
+    jobs[owner, place] = member + 1  # 0 pads the deals with fewer jobs
+    return row_ids(jobs)[1]
+
+
+def stratum_values(long: pd.DataFrame) -> np.ndarray:
+    """Each deal code's stratum (as ``deal_codes`` numbers the deals): the values of the
+    ``stratum`` column if the frame has one (kept as they are, so that the strata of frames
+    read apart agree), else ``deal_strata``'s codes."""
+    if "stratum" not in long.columns:
+        return deal_strata(long)
+    deal = deal_codes(long)
+    values = long["stratum"].to_numpy()
+    out = np.zeros(int(deal.max(initial=-1)) + 1, values.dtype)
+    out[deal] = values
+    if not (out[deal] == values).all():
+        raise ValueError("the stratum column must be constant within a deal")
+    return out
 
 
 class Block(NamedTuple):
@@ -92,3 +137,52 @@ def row_ids(rows: np.ndarray):
     packed = rows @ (base ** np.arange(rows.shape[1], dtype=np.int64))
     _, first, index = np.unique(packed, return_index=True, return_inverse=True)
     return rows[first], index.reshape(-1)
+
+
+def stratified_cov(group: np.ndarray, stratum: np.ndarray, z: np.ndarray):
+    """The stratified cluster covariance of the rows of ``z`` (one per cluster, m columns of
+    linearised residuals) per group (codes 0..G-1): ``(cov, clusters, free, df)`` with
+    ``cov[g] = sum_h n_h / (n_h - 1) sum_{c in h} (z_c - mean_h z)(z_c - mean_h z)'`` over the
+    strata ``h`` of the group's clusters (strata of one cluster pooled into one, which adds
+    nothing if it stays one cluster), ``clusters[g]``, ``free[g]`` = clusters minus strata,
+    and ``df[g, k]``, the Satterthwaite degrees of freedom of the variance of column ``k``,
+    ``(sum_h V_h)^2 / sum_h V_h^2 / (n_h - 1)`` with ``V_h`` stratum h's part: fewer than
+    ``free`` when a few strata carry most of the variance (``free`` where it is 0)."""
+    group = np.asarray(group, np.int64)
+    z = np.asarray(z, float).reshape(len(group), -1)
+    groups = int(group.max(initial=-1)) + 1
+    layer = pd.factorize(np.asarray(stratum), sort=True)[0].astype(np.int64) + 1
+    cell = row_ids(np.column_stack([group, layer]))[1]
+    layer = np.where(np.bincount(cell)[cell] > 1, layer, 0)  # 0: the pool of lone clusters
+    cell = row_ids(np.column_stack([group, layer]))[1]
+    size = np.bincount(cell)
+    means = np.stack([np.bincount(cell, column) for column in z.T], axis=1) / size[:, None]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scale = np.where(size > 1, np.sqrt(size / (size - 1.0)), 0.0)[cell]
+    centred = (z - means[cell]) * scale[:, None]
+    m = z.shape[1]
+    cov = np.zeros((groups, m, m))
+    for a in range(m):
+        for b in range(a, m):
+            cov[:, a, b] = cov[:, b, a] = np.bincount(
+                group, centred[:, a] * centred[:, b], minlength=groups
+            )
+    owner = np.zeros(len(size), np.int64)
+    owner[cell] = group
+    clusters = np.bincount(group, minlength=groups)
+    free = clusters - np.bincount(owner, minlength=groups)
+    return cov, clusters, free, _satterthwaite(centred, cell, owner, size, free)
+
+
+def _satterthwaite(centred, cell, owner, size, free) -> np.ndarray:
+    """Per group and column: ``(sum_h V_h)^2 / sum_h V_h^2 / (n_h - 1)``, ``free`` where the
+    variance is 0."""
+    groups = len(free)
+    parts = np.stack([np.bincount(cell, c * c, len(size)) for c in centred.T], axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.where(size[:, None] > 1, parts**2 / (size[:, None] - 1.0), 0.0)
+    total = np.stack([np.bincount(owner, p, groups) for p in parts.T], axis=1)
+    spread = np.stack([np.bincount(owner, p, groups) for p in share.T], axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        df = total**2 / spread
+    return np.where(spread > 0, np.minimum(df, free[:, None]), free[:, None].astype(float))

@@ -10,6 +10,7 @@ import math
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from agents.roster import roster
@@ -18,7 +19,7 @@ from experiments import manifest as manifest_io
 from experiments.games import entry
 from experiments.results import deal_sums, load_deal_sums, load_summary, summary_of
 from experiments.runner import run
-from experiments.schedule import field_design, mirror, round_robin, rows_per_deal
+from experiments.schedule import deal_strata, field_design, mirror, round_robin, rows_per_deal
 from giftsim.game import GAMES, rounds_of
 
 HEAD_TO_HEAD = "head to head (row agent beats opponent, ties 1/2)"
@@ -55,11 +56,20 @@ def design_jobs(
     raise ValueError(f"unknown design {design!r} (valid: mirror, round-robin, field)")
 
 
+def seatings_line(jobs, games: int) -> str:
+    """One line: how many seatings and seating groups a design plays, and its games."""
+    groups = len({job.group for job in jobs})
+    return (
+        f"{jobs[0].design}: {len(jobs):,} seatings in {groups:,} seating group(s), "
+        f"{games:,} games each: {len(jobs) * games:,} games"
+    )
+
+
 def execute(jobs, out, options):
     """Run jobs (into ``out`` if given) and return ``(sums, deals)``: their per-(job, seat,
     position) sums (with ``deal_rows``, see ``schedule.rows_per_deal``) and, unless the run
-    keeps summaries only, their per-(deal, agent) sums (``results.deal_sums``), both read chunk
-    by chunk so that memory does not grow with the number of games."""
+    keeps summaries only, their per-(deal, agent, turn position) sums (``results.deal_sums``),
+    both read chunk by chunk so that memory does not grow with the number of games."""
     frame = play(jobs, out, options)
     summary_only = options.get("summary_only", False)
     if out is not None:
@@ -67,7 +77,7 @@ def execute(jobs, out, options):
         deals = None if summary_only else load_deal_sums(out)
     else:
         sums = summary_of(frame, summary_only, jobs)
-        deals = None if summary_only else deal_sums(frame)
+        deals = None if summary_only else deal_sums(frame, deal_strata(jobs))
     return sums.merge(rows_per_deal(jobs), on=["job", "seat"], how="left"), deals
 
 
@@ -93,7 +103,8 @@ def interval_note(deals) -> str:
     if deals is not None:
         return (
             f"95% intervals with the deal as unit ({deals['deal'].nunique():,} deals; the "
-            "games of one deal, in every rotation, counted together)"
+            "games of one deal, in every seating of its group, counted together, and each "
+            "deal measured against its group's mean)"
         )
     return (
         "95% intervals from summaries only (no deals kept): each deal counted as one game of "
@@ -102,10 +113,15 @@ def interval_note(deals) -> str:
     )
 
 
+TURNS = "turn-order advantage (position 0 = first player)"
+GAP = "turn-order gap (last minus first position, their covariance counted)"
+
+
 def summary_tables(sums: pd.DataFrame, deals=None) -> dict[str, pd.DataFrame]:
     """Tables that streamed sums support: win share (not in mirror studies, where it is fair
-    by construction) and mean score by agent, by deal from ``deals`` when given; turn-order
-    advantage (per agent when every table seats one agent) and its chi-square test."""
+    by construction) and mean score by agent, turn-order advantage, the gap of the last
+    position over the first and the test of equal positions (per agent when every table
+    seats one agent); by deal from ``deals`` when given, else bounded from the sums."""
     mixed = _mixed(sums)
     out = {}
     if mixed:
@@ -114,19 +130,27 @@ def summary_tables(sums: pd.DataFrame, deals=None) -> dict[str, pd.DataFrame]:
     out["mean score by agent"] = (
         stats.deal_mean_score(deals) if deals is not None else stats.summary_mean_score(sums)
     )
-    groups = [("all seatings", sums)] if mixed else list(sums.groupby("agent"))
-    for name, part in groups:
+    if deals is not None:
+        parts = [("all seatings", deals)] if mixed else list(deals.groupby("agent"))
+        functions = (stats.deal_seat_advantage, stats.deal_seat_gap, stats.deal_seat_test)
+    else:
+        parts = [("all seatings", sums)] if mixed else list(sums.groupby("agent"))
+        functions = (stats.summary_seat_advantage, stats.summary_seat_gap, stats.summary_seat_test)
+    advantage, gap, test = functions
+    for name, part in parts:
         where = "" if mixed else f" — all-{name} tables"
-        title = f"turn-order advantage (position 0 = first player){where}"
-        out[title] = stats.summary_seat_advantage(part, "position")
-        out[f"turn-order test{where}"] = stats.summary_seat_test(part, "position")
+        out[f"{TURNS}{where}"] = advantage(part, column="position")
+        out[f"{GAP}{where}"] = gap(part, column="position")
+        out[f"turn-order test{where}"] = test(part, column="position")
     return out
 
 
-def tables(frame: pd.DataFrame, summary_only: bool, game: str) -> dict[str, pd.DataFrame]:
+def tables(frame: pd.DataFrame, summary_only: bool, game: str, jobs=None):
     """The report's tables of rows (or summaries) in memory, as ``report`` computes them from a
-    folder: every figure with its interval, the deal as unit."""
-    return digest_tables(digest.of_frame(frame, summary_only, game))
+    folder: every figure with its interval, the deal as unit. ``jobs``: the run's jobs (their
+    design's strata; they bound the intervals of summaries, ``schedule.rows_per_deal``);
+    without them each job is its own stratum and every game its own deal."""
+    return digest_tables(digest.of_frame(frame, summary_only, game, jobs))
 
 
 def digest_tables(sums: digest.Digest, progress: bool = False) -> dict[str, pd.DataFrame]:
@@ -139,7 +163,9 @@ def digest_tables(sums: digest.Digest, progress: bool = False) -> dict[str, pd.D
         out[HEAD_TO_HEAD] = stats.deal_pairwise_table(sums.pairs)
         deals = sums.events["deal"].nunique()
         _say(progress, f"report: ratings ({N_BOOT} bootstrap draws over {deals:,} deals)")
-        out[RATINGS] = ratings.deal_ratings(sums.events, n_boot=N_BOOT)
+        rating = ratings.deal_ratings(sums.events, n_boot=N_BOOT)
+        rating["deals"] = out["win share by agent"]["deals"].reindex(rating.index)
+        out[RATINGS] = rating
     return out
 
 
@@ -160,10 +186,27 @@ def _round_tables(rounds) -> dict[str, pd.DataFrame]:
     }
 
 
+def flag_few(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with a ``warning`` column on rows whose interval rests on fewer than
+    ``stats.FEW_DEALS`` deals (tables without a ``deals`` column are returned as they are)."""
+    if "deals" not in table or not (table["deals"] < stats.FEW_DEALS).any():
+        return table
+    few = table["deals"] < stats.FEW_DEALS
+    return table.assign(warning=np.where(few, f"< {stats.FEW_DEALS} deals", ""))
+
+
+FEW_NOTE = (
+    "(< {} deals: too few deals for the interval's 95% coverage to be trusted; play more games)"
+)
+
+
 def print_tables(named: dict[str, pd.DataFrame]) -> None:
     for name, table in named.items():
         print(f"\n== {name}")
-        print(table.round(4).to_string())
+        flagged = flag_few(table)
+        print(flagged.round(4).to_string())
+        if "warning" in flagged and "warning" not in table:
+            print(FEW_NOTE.format(stats.FEW_DEALS))
 
 
 def report(folder, progress: bool = True, workers=None) -> dict[str, pd.DataFrame]:
@@ -250,7 +293,10 @@ def _markdown(folder: Path, manifest: dict, named, figures, missing=()) -> None:
         f"{manifest['versions']['giftsim']}, git {manifest.get('git_revision') or 'unknown'}.",
     ]
     for name, table in named.items():
-        lines += ["", f"## {name}", "", table.round(4).reset_index().to_markdown(index=False)]
+        flagged = flag_few(table)
+        lines += ["", f"## {name}", "", flagged.round(4).reset_index().to_markdown(index=False)]
+        if "warning" in flagged and "warning" not in table:
+            lines += ["", FEW_NOTE.format(stats.FEW_DEALS)]
     lines += ["", *[f"![{f}]({f})" for f in figures], *missing]
     (folder / "summary.md").write_text("\n".join(lines) + "\n")
 

@@ -35,9 +35,11 @@ from experiments.results import (
     add_deal_sums,
     deal_sums,
     long_table,
+    manifest_jobs,
     round_table,
     summary_of,
 )
+from experiments.schedule import deal_strata, rows_per_deal, stratum_of
 
 COLLAPSE = 8  # chunks read between two summings of the parts
 AGENT_COLUMNS = ("agent", "opponent", "chosen")  # columns of the sums that name agents
@@ -83,13 +85,6 @@ ADD = {  # field -> how its parts add up
 }
 
 
-def jobs_of(manifest: dict) -> list:
-    """The jobs of a manifest (``experiments.schedule.Job``)."""
-    from experiments.schedule import Job
-
-    return [Job(**{**job, "agents": tuple(job["agents"])}) for job in manifest["jobs"]]
-
-
 def of_folder(folder, progress: bool = False, workers: int | None = 1) -> Digest:
     """The digest of a results folder, its chunks read one at a time (a progress bar on
     stderr with ``progress``) by ``workers`` processes (None: one per core; 1: this one). The
@@ -99,27 +94,55 @@ def of_folder(folder, progress: bool = False, workers: int | None = 1) -> Digest
     files = sorted(folder.glob("chunk-*.parquet"))
     if not files:
         raise ValueError(f"{folder} holds no results yet")
-    jobs, game, only = jobs_of(manifest), manifest["game"], manifest["summary_only"]
-    names, mixed = _agents(jobs)
+    jobs, game, only = manifest_jobs(manifest), manifest["game"], manifest["summary_only"]
+    run = _Run(jobs, game, only, *_agents(jobs), deal_strata(jobs))
     count = workers or os.cpu_count() or 1
     if count == 1:
-        parts = (_parts(pd.read_parquet(p), jobs, game, only, mixed, names) for p in files)
+        parts = (_parts(pd.read_parquet(path), run) for path in files)
     else:
-        tasks = (delayed(_file_parts)(p, jobs, game, only, mixed, names) for p in files)
+        tasks = (delayed(_file_parts)(path, run) for path in files)
         parts = Parallel(n_jobs=count, return_as="generator")(tasks)
     bar = tqdm(parts, "report: reading results", len(files), unit="chunk", disable=not progress)
     with bar:
-        return _summed(bar, game, mixed, only)
+        return _with_deal_rows(_summed(bar, run), jobs)
 
 
-def of_frame(frame: pd.DataFrame, summary_only: bool, game: str, rows: int = 50_000) -> Digest:
+def of_frame(frame: pd.DataFrame, summary_only: bool, game: str, jobs=None, rows=50_000):
     """The digest of rows (or summaries) in memory, ``rows`` at a time as if they were chunks
-    of a folder; the jobs are read off the rows."""
-    jobs = [] if summary_only else _row_jobs(frame)
-    names, mixed = _agents(jobs)
+    of a folder. ``jobs``: the run's jobs (``schedule.Job``), for the strata of its deals and
+    the bounds of summaries; without them the jobs are read off the rows, each its own
+    stratum."""
+    known = jobs is not None
+    jobs = jobs if known else ([] if summary_only else _row_jobs(frame))
+    own = {j.job: _own_stratum(j.job) for j in jobs if j is not None}
+    strata = deal_strata(jobs) if known else own
+    run = _Run(jobs, game, summary_only, *_agents(jobs), strata)
     pieces = (frame.iloc[start : start + rows] for start in range(0, max(len(frame), 1), rows))
-    parts = (_parts(piece, jobs, game, summary_only, mixed, names) for piece in pieces)
-    return _summed(parts, game, mixed, summary_only)
+    summed = _summed((_parts(piece, run) for piece in pieces), run)
+    return _with_deal_rows(summed, jobs) if known else summed
+
+
+class _Run(NamedTuple):
+    """What reading a run's chunks needs to know of it."""
+
+    jobs: list
+    game: str
+    summary_only: bool
+    names: list[str]  # every agent, sorted
+    mixed: bool
+    strata: dict  # schedule.deal_strata of the jobs
+
+
+def _own_stratum(job: int):
+    """A job's ``deal_strata`` entry when it is its own stratum: from game index 0 on."""
+    return (np.zeros(1, np.int64), np.array([job], np.int64))
+
+
+def _with_deal_rows(summed: Digest, jobs) -> Digest:
+    """The sums with ``deal_rows`` (``schedule.rows_per_deal``), which bound the intervals of
+    tables from summaries."""
+    sums = summed.sums.merge(rows_per_deal(jobs), on=["job", "seat"], how="left")
+    return summed._replace(sums=sums)
 
 
 def _agents(jobs) -> tuple[list[str], bool]:
@@ -140,7 +163,7 @@ def _row_jobs(frame: pd.DataFrame) -> list:
     return [jobs.get(j) for j in range(max(jobs) + 1)]
 
 
-def _summed(parts, game: str, mixed: bool, summary_only: bool) -> Digest:
+def _summed(parts, run: _Run) -> Digest:
     """The ``Digest`` of per-chunk parts, summed every ``COLLAPSE`` chunks and at the end."""
     held: dict[str, list] = {}
     for number, chunk in enumerate(parts, 1):
@@ -149,39 +172,53 @@ def _summed(parts, game: str, mixed: bool, summary_only: bool) -> Digest:
         if number % COLLAPSE == 0:
             held = {field: [ADD[field](p)] for field, p in held.items()}
     summed = {field: _named(ADD[field](p)) for field, p in held.items()}
-    if summary_only:
-        mixed = _mixed_sums(summed["sums"])
-    return Digest(game, mixed, **summed)
+    mixed = _mixed_sums(summed["sums"]) if run.summary_only else run.mixed
+    return Digest(run.game, mixed, **summed)
 
 
 def _mixed_sums(sums: pd.DataFrame) -> bool:
     return bool((sums.groupby("job").agent.nunique() > 1).any())
 
 
-def _file_parts(path, jobs, game, summary_only, mixed, names) -> dict:
+def _file_parts(path, run: _Run) -> dict:
     """``_parts`` of a chunk file (in a worker process)."""
-    return _parts(pd.read_parquet(path), jobs, game, summary_only, mixed, names)
+    return _parts(pd.read_parquet(path), run)
 
 
-def _parts(chunk, jobs, game, summary_only, mixed, names) -> dict:
+def _parts(chunk, run: _Run) -> dict:
     """One chunk's sums, per field."""
-    if summary_only:
+    if run.summary_only:
         return {"sums": chunk}
     from experiments.runner import summary
 
     if "deal_seed" not in chunk.columns:  # rows of a batch: every game its own deal
         code = chunk["job"].to_numpy(np.uint64) * GAME_CODE + chunk["game_index"].to_numpy()
         chunk = chunk.assign(deal_seed=code.astype(np.uint64))
+    jobs = run.jobs
     sums = [summary(rows, jobs[int(job)]) for job, rows in chunk.groupby("job", sort=True)]
-    long = long_table(chunk, game)
-    parts = {"sums": pd.concat(sums), "deals": deal_sums(chunk), "scores": score_counts(long)}
-    if mixed:
+    long = long_table(chunk, run.game)
+    long["stratum"] = _strata(long, run.strata)
+    parts = {
+        "sums": pd.concat(sums),
+        "deals": deal_sums(chunk, run.strata),
+        "scores": score_counts(long),
+    }
+    if run.mixed:
         parts["pairs"] = stats.pair_sums(long)
-        parts["events"] = ratings.rating_events(long, names=names)
-    rounds = round_table(chunk, game)
+        parts["events"] = ratings.rating_events(long, names=run.names)
+    rounds = round_table(chunk, run.game)
     if not rounds.empty:
         parts["rounds"] = rounds
-    return {field: _coded(part, names) for field, part in parts.items()}
+    return {field: _coded(part, run.names) for field, part in parts.items()}
+
+
+def _strata(long: pd.DataFrame, strata: dict) -> np.ndarray:
+    """Each row's stratum (``schedule.stratum_of``), from its job and game index."""
+    out = np.zeros(len(long), np.int64)
+    index = long["game_index"].to_numpy()
+    for job, rows in long.groupby("job", sort=False).indices.items():
+        out[rows] = stratum_of(strata, job, index[rows])
+    return out
 
 
 def _named(part: pd.DataFrame) -> pd.DataFrame:

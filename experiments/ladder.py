@@ -7,7 +7,7 @@ the upper agent in every seat in turn against ``players - 1`` copies of the lowe
 share with a 95% interval over deals. Each step is a one-sided test of "the upper agent wins
 more than the fair share" (normal, p from the interval's standard error); the steps of one run
 are judged together with Holm's correction at a family-wise 2.5%, and a step is *shown* only if
-it passes and the deals' seed was not used to choose any parameter of the agents (``USED``).
+it passes and no result on the deals' seed had been looked at before (``USED``).
 A step that is not shown is not called a tie: the table gives the interval of its edge over
 the fair share, which bounds the edges it rules out.
 Search agents (at their default settings) are slow, so their steps use fewer deals: a search
@@ -29,20 +29,50 @@ from experiments.batch import field
 from giftsim.game import GAMES
 
 ALPHA = 0.025  # family-wise, one-sided (the lower end of a two-sided 95% interval)
-USED = {  # seeds whose deals chose parameters: a ladder on them is exploratory
-    0: "the tuned agents' CMA-ES deals and flatmc's Tulips margin=0.5 (ladder deals)",
-    7: "the search agents' targets (docs/findings.md section 6)",
-    11: "the ISMCTS variants and defaults (docs/findings.md sections 5 and 6)",
-    1: "the shipped networks' training games (agents/<game>/nets/*.json)",
+USED = {  # seeds whose results were looked at (to choose a parameter or not): a ladder on
+    # them is exploratory. From the git history, docs/, the notebooks and the networks' records.
+    0: "the tuned agents' CMA-ES deals, flatmc's Tulips margin=0.5, docs/ladder.md, notebook 05",
+    1: "the shipped networks' training games; ismcts_net against ismcts (findings section 7)",
     3: "the Tulips 4-player network's training games (agents/tulips/nets/4p.json)",
-    21: "flatmc_net's Tulips mix=0.75 and leaf=1 (agents/tulips/flatmc_net.py)",
     4: "the Tulips 6-player network's training games (agents/tulips/nets/6p.json)",
     5: "the Tulips 3- and 5-player networks' training games (agents/tulips/nets/3p.json, 5p)",
+    7: "the search agents' targets (docs/findings.md section 6); the README's records",
+    9: "flatmc_net and ismcts_net against the searches they extend (findings section 7)",
+    11: "the ISMCTS variants and defaults (docs/findings.md sections 5 and 6)",
+    13: "flatmc_net's Tulips screens of iterations (findings section 7, since removed)",
+    21: "flatmc_net's Tulips mix=0.75 and leaf=1 (agents/tulips/flatmc_net.py)",
     22: "No Thanks! ismcts_net's MIX=0.75 (agents/geschenkt/ismcts_net.py)",
     31: "flatmc_net's leaf=1, top and network screens at 4 Tulips players (findings section 7)",
     42: "a Tulips 4-player network of flatmc's play, tried in flatmc_net (findings section 7)",
+    43: "that network against three flatmc, 2,000 deals (findings section 7)",
+    2024: "the balance sweeps and the anatomy of four sniper (notebooks 03, 04, README)",
+    2026: "the seat studies and strategy win rates (notebooks 01, 02, README), make demo",
+    2027: "docs/ladder-learned.md; the learned agents, looked at repeatedly (findings 7)",
+    2028: "No Thanks! ismcts_net against two ismcts at equal time (findings section 7)",
+    2029: "No Thanks! ismcts_net against two ismcts at equal time (findings section 7)",
+    2030: "flatmc_net leaf=1 against flatmc at 2 Tulips players (findings section 7)",
+    2031: "flatmc_net leaf=1 against three flatmc at 4 Tulips players (findings section 7)",
+    2032: "flatmc_net with a network of flatmc's play at 4 Tulips players (findings section 7)",
+    9001: "the Tulips 6-player ladder steps re-run (docs/ladder.md, findings section 6)",
+    2**32: "the tuned agents' final scores (giftsim tune --seed 0 scores on seed + 2**32)",
+    **{
+        2**40 + s: f"the held-out deals of giftsim train --seed {s}, which chose its round"
+        for s in (1, 3, 4, 5, 42)
+    },
+    **{  # /work/shared/reviews/learned_agents.md: learned and the tuned agents in fields
+        s: "the learned-agents review's field tournaments (issue 24)"
+        for s in (*range(880001, 880007), *range(880011, 880017), 880021, 880022, 880061)
+    },
+    **{
+        s: "the learned-agents review's field tournaments (issue 24)"
+        for s in (880062, *range(880071, 880077), 880082)
+    },
+    **{  # /work/shared/reviews/statistics_2.md: the truths of its coverage checks
+        s: "the second statistics review's large runs (issue 24)" for s in range(910001, 910005)
+    },
+    **{s: "the coverage tests' designs (tests/test_coverage.py)" for s in range(6101, 6106)},
 }
-FRESH_SEED = 2027  # the default: no parameter was chosen on these deals
+FRESH_SEED = 2033  # the default: no result on these deals was looked at before
 
 
 def steps(game: str, games: int, search_games: int, players=None) -> list[tuple]:
@@ -181,10 +211,10 @@ def markdown(table: pd.DataFrame, argv=(), seed=FRESH_SEED) -> str:
 
 def _seed_note(seed: int) -> list[str]:
     if seed not in USED:
-        return [f"Seed {seed}: no parameter of these agents was chosen on its deals.", ""]
+        return [f"Seed {seed}: no result on its deals was looked at before this run.", ""]
     return [
-        f"**Exploratory:** seed {seed} chose parameters ({USED[seed]}), so no step is shown;",
-        "run on a fresh seed to confirm.",
+        f"**Exploratory:** results on seed {seed} were looked at before ({USED[seed]}), so no",
+        "step is shown; run on a fresh seed to confirm.",
         "",
     ]
 

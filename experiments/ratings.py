@@ -19,8 +19,13 @@ and adds nothing.
 Identical choice events (same agents in play, same chosen agent) are aggregated into patterns; a
 bootstrap draw only reweights the patterns, so each fit costs O(patterns x agents), and all
 draws are fitted together by batched Newton steps. The bootstrap resamples *deals* (the
-rotations of a seating on duplicate deals share one), not single games: games of one deal are
-correlated and resampling them one by one gives intervals that are too narrow.
+seatings of a group on duplicate deals share one), not single games: games of one deal are
+correlated and resampling them one by one gives intervals that are too narrow. It resamples
+within each stratum (``experiments.blocks``: the deals a seating group plays, whose number the
+design fixes), so the fixed differences between groups are not counted as noise, and it is
+Rao and Wu's rescaled bootstrap: ``n_h - 1`` deals drawn from the ``n_h`` of stratum ``h``,
+each counted ``n_h / (n_h - 1)`` times, which removes the plain bootstrap's variance deficit
+of ``(n_h - 1) / n_h`` (a tenth at 10 deals per group). Strata of one deal are pooled.
 
 A prior of ``prior`` virtual drawn games (half a win, half a loss) per agent against a fixed
 agent of log-strength 0 keeps every estimate finite (an agent that never won would otherwise go
@@ -33,15 +38,13 @@ import numpy as np
 import pandas as pd
 from scipy import sparse, stats
 
-from experiments.blocks import EPS, Block, blocks, row_ids
+from experiments.blocks import EPS, Block, blocks, row_ids, stratum_values
 
 SCALES = {"log": 1.0, "elo": 400 / np.log(10)}
 Z95 = float(stats.norm.ppf(0.975))
 NEWTON_TOL = 1e-10
 NEWTON_MAX = 100
-DRAWS_AT_ONCE = (
-    10  # bootstrap draws fitted together (memory: draws x deals, draws x patterns x agents)
-)
+DRAWS_AT_ONCE = 10  # bootstrap draws fitted together (memory: draws x deals of weights)
 IN_PLAY = "in play: "  # rating_events' columns of each agent's copies in play
 
 
@@ -49,6 +52,7 @@ class _Patterns(NamedTuple):
     in_play: np.ndarray  # P x K copies of each agent among the seats still in play
     chosen: np.ndarray  # P chosen agent code
     by_deal: sparse.csr_matrix  # D x P summed event weights of each deal per pattern
+    stratum: np.ndarray  # D stratum code of each deal
 
 
 def _block_events(block: Block, k: int, width: int):
@@ -69,16 +73,18 @@ def _block_events(block: Block, k: int, width: int):
 
 
 def _patterns(events: pd.DataFrame, names, columns) -> _Patterns:
-    """The distinct (agents in play, chosen) patterns of summed events and each deal's weight
-    of each pattern (deals coded in sorted order)."""
+    """The distinct (agents in play, chosen) patterns of summed events, each deal's weight of
+    each pattern and each deal's stratum (deals coded in sorted order)."""
     k = len(names)
     chosen = np.searchsorted(names, events["chosen"].to_numpy())
     keys, event = row_ids(np.column_stack([events[columns].to_numpy(), chosen]))
     deal = pd.factorize(events["deal"], sort=True)[0]
-    shape = (int(deal.max(initial=-1)) + 1, len(keys))
+    n_deals = int(deal.max(initial=-1)) + 1
     weight = events["weight"].to_numpy(float)
-    by_deal = sparse.coo_matrix((weight, (deal, event)), shape=shape).tocsr()
-    return _Patterns(keys[:, :k].astype(float), keys[:, k], by_deal)
+    by_deal = sparse.coo_matrix((weight, (deal, event)), shape=(n_deals, len(keys))).tocsr()
+    strata = np.zeros(n_deals, events["stratum"].dtype)
+    strata[deal] = events["stratum"].to_numpy()
+    return _Patterns(keys[:, :k].astype(float), keys[:, k], by_deal, strata)
 
 
 # ---- batched maximum likelihood: B weightings of the same patterns at once -----------------
@@ -152,7 +158,8 @@ def ratings(
     """Plackett-Luce rating per agent from each game's finishing order by the column ``order``
     (default: ``finish`` when the frame has it, else ``win``; see the module notes):
     ``rating`` (maximum likelihood, mean 0 over agents) and a 95% normal interval whose standard
-    error is the standard deviation of ``n_boot`` bootstrap fits over deals (``ci_low``,
+    error is the standard deviation of ``n_boot`` bootstrap fits over deals, resampled
+    within strata and rescaled (see the module notes) (``ci_low``,
     ``ci_high``; NaN if ``n_boot`` < 2), drawn with ``np.random.default_rng(seed)``. (A
     normal interval from the bootstrap spread, rather than its 2.5% and 97.5% percentiles,
     needs far fewer draws to be stable.) ``scale``: "log" (log-strength) or "elo" (x 400 / ln 10).
@@ -163,9 +170,9 @@ def ratings(
 def rating_events(long: pd.DataFrame, order: str | None = None, names=None) -> pd.DataFrame:
     """The choice events of a long frame's finishing orders (``order`` as in ``ratings``)
     summed per deal and pattern: ``deal`` (the frame's ``deal`` column, or a game code without
-    one), ``chosen`` (the agent chosen next), a column ``IN_PLAY + name`` per agent of ``names``
-    (default: the frame's agents) holding its copies among the seats still in play, and
-    ``weight``. Events of
+    one), its ``stratum`` (``blocks.stratum_values``), ``chosen`` (the agent chosen next), a
+    column ``IN_PLAY + name`` per agent of ``names`` (default: the frame's agents) holding its
+    copies among the seats still in play, and ``weight``. Events of
     several frames with the same ``names`` add up (``add_rating_events``), so a results folder
     can be read chunk by chunk; ``deal_ratings`` fits them."""
     order = order or ("finish" if "finish" in long.columns else "win")
@@ -175,6 +182,7 @@ def rating_events(long: pd.DataFrame, order: str | None = None, names=None) -> p
     events = [_block_events(b, len(local), b.n) for b in parts]
     rows = [_event_rows(code, len(names), *e) for e in events]
     frame = pd.concat(rows, ignore_index=True)
+    frame["stratum"] = stratum_values(long)[frame["deal"].to_numpy()]
     deals = np.unique(long["deal"].to_numpy()) if "deal" in long.columns else None
     frame["deal"] = frame["deal"] if deals is None else deals[frame["deal"].to_numpy()]
     frame["chosen"] = pd.Categorical.from_codes(frame["chosen"], categories=names)
@@ -219,16 +227,40 @@ def deal_ratings(
 
 
 def _bootstrap_sd(pat: _Patterns, n_boot: int, rng, prior) -> np.ndarray:
-    """The standard deviation of the ratings over ``n_boot`` resamplings of the deals."""
+    """The standard deviation of the ratings over ``n_boot`` rescaled resamplings of the deals
+    within their strata."""
     k = pat.in_play.shape[1]
     if n_boot < 2:
         return np.full(k, np.nan)
-    n_deals = pat.by_deal.shape[0]
+    draw = _within_strata(pat.stratum)
     draws = []
     for start in range(0, n_boot, DRAWS_AT_ONCE):
         size = min(DRAWS_AT_ONCE, n_boot - start)
-        picks = rng.integers(n_deals, size=(size, n_deals))
-        counts = np.stack([np.bincount(p, minlength=n_deals) for p in picks])
-        weight = np.asarray((pat.by_deal.T @ counts.T).T)
+        weight = np.asarray((pat.by_deal.T @ draw(rng, size).T).T)
         draws.append(_fit(pat.in_play, pat.chosen, weight, prior))
     return np.concatenate(draws).std(0, ddof=1)
+
+
+def _within_strata(stratum: np.ndarray):
+    """A function ``(rng, draws) -> weights`` (draws x deals): Rao and Wu's rescaled
+    bootstrap, ``n_h - 1`` deals drawn with replacement from the ``n_h`` of each stratum and
+    each draw weighted ``n_h / (n_h - 1)`` (strata of one deal pooled; a lone deal keeps
+    weight 1)."""
+    codes = pd.factorize(stratum, sort=True)[0]
+    size = np.bincount(codes)
+    codes = np.where(size[codes] > 1, codes + 1, 0)  # 0: the pool of lone deals
+    codes = pd.factorize(codes, sort=True)[0]
+    size = np.bincount(codes)
+    order = np.argsort(codes, kind="stable")  # the deals of each stratum, together
+    offset = np.cumsum(size) - size
+    slots = np.repeat(np.arange(len(size)), np.maximum(size - 1, 0))
+    weight = np.where(size > 1, size / np.maximum(size - 1, 1), 0.0)
+    fixed = np.where(size[codes] == 1, 1.0, 0.0)  # a lone deal is always there
+
+    def draw(rng, draws: int) -> np.ndarray:
+        pick = offset[slots] + (rng.random((draws, len(slots))) * size[slots]).astype(np.int64)
+        rows = np.repeat(np.arange(draws), len(slots)) * len(codes)
+        counts = np.bincount(rows + order[pick].reshape(-1), minlength=draws * len(codes))
+        return counts.reshape(draws, len(codes)) * weight[codes] + fixed
+
+    return draw

@@ -93,20 +93,29 @@ def finish_key(long: pd.DataFrame, game: str) -> np.ndarray:
     return ent.finish_key(raw).astype(float)
 
 
-def deal_sums(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per (deal, agent) sums of per-game rows (which carry ``deal_seed``): ``seats`` (rows of
-    the agent on the deal), ``win_sum``, ``fair_sum`` (sum of 1/n_players), ``score_sum``. The
-    tables of ``experiments.stats.deal_win_share`` and ``deal_mean_score`` follow from them."""
+DEAL_KEYS = ["deal", "stratum", "agent", "n_players", "position"]
+
+
+def deal_sums(frame: pd.DataFrame, strata: dict) -> pd.DataFrame:
+    """Per (deal, stratum, agent, n_players, position) sums of per-game rows (which carry
+    ``deal_seed``): ``seats`` (rows of the agent at that turn position on the deal),
+    ``win_sum``, ``score_sum``. ``strata``: ``schedule.deal_strata`` of the run's jobs. The
+    tables of ``experiments.stats.deal_win_share``, ``deal_mean_score`` and
+    ``deal_seat_advantage`` (and its gap and test) follow from them."""
     seats = sorted(int(c.split("_")[1]) for c in frame.columns if c.startswith("agent_"))
     n = _n_players(frame, seats)
+    stratum = _strata(frame, strata)
+    first = frame["first_player"].to_numpy().astype(np.int64)
     parts = [
         pd.DataFrame(
             {
                 "deal": frame["deal_seed"].to_numpy(),
+                "stratum": stratum,
                 "agent": frame[f"agent_{s}"].astype(str).to_numpy(),
+                "n_players": n,
+                "position": (s - first) % n,
                 "seats": 1,
                 "win_sum": frame[f"win_{s}"].to_numpy(float),
-                "fair_sum": 1 / n,
                 "score_sum": frame[f"score_{s}"].to_numpy(float),
             }
         )[frame[f"agent_{s}"].notna().to_numpy()]
@@ -115,22 +124,58 @@ def deal_sums(frame: pd.DataFrame) -> pd.DataFrame:
     return add_deal_sums(parts)
 
 
+def _strata(frame: pd.DataFrame, strata: dict) -> np.ndarray:
+    from experiments.schedule import stratum_of
+
+    out = np.zeros(len(frame), np.int64)
+    index = frame["game_index"].to_numpy()
+    for job, rows in frame.groupby("job", sort=False).indices.items():
+        out[rows] = stratum_of(strata, job, index[rows])
+    return out
+
+
 def add_deal_sums(parts) -> pd.DataFrame:
-    """Several ``deal_sums`` frames as one (a deal spread over chunks is summed)."""
+    """Several ``deal_sums`` frames as one (a deal spread over chunks is summed), sorted by
+    the keys. The keys are packed into one integer per row and summed with ``np.bincount``
+    (a pandas groupby over the five keys is several times slower)."""
     frame = pd.concat(parts, ignore_index=True)
-    return frame.groupby(["deal", "agent"], as_index=False, sort=True).sum()
+    packed, levels = np.zeros(len(frame), np.int64), []
+    for key in DEAL_KEYS:
+        codes, values = pd.factorize(frame[key], sort=True)
+        packed = packed * len(values) + codes
+        levels.append(values)
+    rows, index = np.unique(packed, return_inverse=True)
+    out = {}
+    for key, values in zip(DEAL_KEYS[::-1], levels[::-1], strict=True):
+        rows, code = np.divmod(rows, len(values))
+        out[key] = np.asarray(values)[code]
+    out = {key: out[key] for key in DEAL_KEYS}
+    for column in frame.columns.difference(DEAL_KEYS, sort=False):
+        total = np.bincount(index, frame[column].to_numpy(float), len(out["deal"]))
+        out[column] = total.astype(frame[column].dtype)
+    return pd.DataFrame(out)
 
 
 def load_deal_sums(folder) -> pd.DataFrame:
     """``deal_sums`` of a folder of per-game rows, read one chunk at a time (memory grows with
     the deals, not with the rows)."""
+    from experiments.schedule import deal_strata
+
     folder = Path(folder)
+    strata = deal_strata(manifest_jobs(manifest_io.read(folder)))
     parts = []
     for path in sorted(folder.glob("chunk-*.parquet")):
-        parts.append(add_deal_sums([deal_sums(pd.read_parquet(path))]))
+        parts.append(deal_sums(pd.read_parquet(path), strata))
     if not parts:
         raise ValueError(f"{folder} holds no results yet")
     return add_deal_sums(parts)
+
+
+def manifest_jobs(manifest: dict) -> list:
+    """The jobs of a manifest (``experiments.schedule.Job``)."""
+    from experiments.schedule import Job
+
+    return [Job(**{**job, "agents": tuple(job["agents"])}) for job in manifest["jobs"]]
 
 
 def _n_players(rows: pd.DataFrame, seats: list[int]) -> np.ndarray:
@@ -154,11 +199,10 @@ def summary_of(frame: pd.DataFrame, summary_only: bool, jobs=None) -> pd.DataFra
 def load_summary(folder) -> pd.DataFrame:
     """The sums of a results folder, read one chunk at a time (memory stays bounded)."""
     from experiments.runner import summary
-    from experiments.schedule import Job
 
     folder = Path(folder)
     manifest = manifest_io.read(folder)
-    jobs = [Job(**{**job, "agents": tuple(job["agents"])}) for job in manifest["jobs"]]
+    jobs = manifest_jobs(manifest)
     parts = []
     for path in sorted(folder.glob("chunk-*.parquet")):
         if manifest["summary_only"]:

@@ -10,16 +10,22 @@ Designs
 -------
 ``mirror``       every seat the same agent, one job per agent and player count (seat advantage).
 ``round_robin``  every multiset of ``n`` agents from the list that holds at least two different
-                 agents, each in its ``n`` cyclic rotations (a balanced subset of the seat
-                 orders: every agent of the multiset sits in every seat equally often).
+                 agents (a *seating group*), seated in every distinct arrangement: every cyclic
+                 order of the multiset in each of its rotations (see :func:`round_robin`).
 ``field``        one candidate against ``n - 1`` copies of a baseline, in every seat.
+
+The seatings of a group share their deals (with duplicate deals), so a deal is played by a
+fixed set of seatings; :func:`deal_strata` names these sets, the strata of the design's
+intervals (``experiments.stats``): how many deals each plays is fixed by the design, so
+differences between them are not sampling noise.
 """
 
 import hashlib
 import json
 from dataclasses import asdict, dataclass, field, replace
-from itertools import combinations_with_replacement
+from itertools import combinations_with_replacement, permutations
 
+import numpy as np
 import pandas as pd
 
 from agents.registry import parse_list
@@ -42,8 +48,8 @@ class Job:
     first_player: str | int = "rotate"
     rules: dict = field(default_factory=dict)  # options besides n_players
     design: str = "mirror"
-    group: int = 0  # seating group: rotations of one multiset share it
-    rotation: int = 0
+    group: int = 0  # seating group: the arrangements of one multiset share it
+    rotation: int = 0  # the seating's place in its group (a rotation or arrangement)
     secret: int = 0  # key of the agents' random streams, never shown to them (giftsim.rng)
 
     @property
@@ -100,17 +106,25 @@ def _rotations(seating: tuple[str, ...]) -> list[tuple[str, ...]]:
     return seen
 
 
-def _rotated_jobs(game, groups, n_games, seed, rules, design, duplicate) -> list[Job]:
+def arrangements(multiset) -> list[tuple[str, ...]]:
+    """Every distinct seat order of a multiset of agents, in lexicographic order: each of its
+    cyclic orders in each of its distinct rotations (``_rotations``)."""
+    return sorted(set(permutations(multiset)))
+
+
+def _group_jobs(game, groups, n_games, seed, rules, design, duplicate) -> list[Job]:
+    """One job per seating of each group (a list of seatings); with ``duplicate`` the
+    seatings of a group share their game indices, else every seating has its own."""
     jobs = []
-    for g, seating in enumerate(groups):
-        for r, rotated in enumerate(_rotations(seating)):
+    for g, seatings in enumerate(groups):
+        for r, seating in enumerate(seatings):
             j = len(jobs)
             first = g * n_games if duplicate else j * n_games
             jobs.append(
                 Job(
                     j,
                     game,
-                    rotated,
+                    seating,
                     seed,
                     n_games,
                     first,
@@ -124,25 +138,51 @@ def _rotated_jobs(game, groups, n_games, seed, rules, design, duplicate) -> list
 
 
 def round_robin(game, agents, n_players, n_games, seed=0, rules=None, duplicate=True):
-    """Every multiset of ``n_players`` agents with two or more different ones, each in its
-    cyclic rotations; ``n_games`` per rotation (the same deals in every rotation if
-    ``duplicate``)."""
-    specs = _check(game, agents, [n_players])
-    if len(set(specs)) < 2:
-        raise ValueError("a round-robin needs at least two different agents")
+    """Every multiset of ``n_players`` agents with two or more different ones (a seating
+    group), in every distinct arrangement of its agents at the table; ``n_games`` per
+    arrangement (the same deals in every arrangement of a group if ``duplicate``).
+
+    Balance: within a group every agent sits in every seat, and at every distance from every
+    other agent in both directions, equally often (the arrangements are closed under
+    reversing the seat order and under exchanging agents), so who sits before whom is
+    not fixed by the listing. Invariance: the agents are put in canonical order (sorted by
+    spec) before groups and game indices are assigned, so any order of ``agents`` gives the
+    same jobs. Cost: ``k**n - k`` seatings for ``k`` agents at ``n`` players (78 for 3
+    agents at 4 players, 252 for 4): ``round_robin_size`` counts them."""
+    specs = _canonical(game, agents, n_players)
     groups = [
-        seating
-        for seating in combinations_with_replacement(specs, n_players)
-        if len(set(seating)) > 1
+        arrangements(multiset)
+        for multiset in combinations_with_replacement(specs, n_players)
+        if len(set(multiset)) > 1
     ]
-    return _rotated_jobs(game, groups, n_games, seed, rules, "round-robin", duplicate)
+    return _group_jobs(game, groups, n_games, seed, rules, "round-robin", duplicate)
+
+
+def _canonical(game, agents, n_players) -> list[str]:
+    """The round-robin's agents as sorted canonical specs; two different ones at least,
+    none listed twice."""
+    specs = _check(game, agents, [n_players])
+    twice = sorted({s for s in specs if specs.count(s) > 1})
+    if twice:
+        raise ValueError(f"agent {twice[0]} is listed twice; a round-robin lists each agent once")
+    if len(specs) < 2:
+        raise ValueError("a round-robin needs at least two different agents")
+    return sorted(specs)
+
+
+def round_robin_size(n_agents: int, n_players: int) -> tuple[int, int]:
+    """``(seating groups, seatings)`` of a round-robin of ``n_agents`` different agents at
+    ``n_players``: the multisets with two or more different agents, and their distinct
+    arrangements (``n_agents ** n_players - n_agents``)."""
+    groups = len(list(combinations_with_replacement(range(n_agents), n_players))) - n_agents
+    return groups, n_agents**n_players - n_agents
 
 
 def field_design(game, candidate, baseline, n_players, n_games, seed=0, rules=None, duplicate=True):
     """``candidate`` against copies of ``baseline``, in every seat."""
     cand, base = _check(game, [candidate, baseline], [n_players])
     seating = (cand,) + (base,) * (n_players - 1)
-    return _rotated_jobs(game, [seating], n_games, seed, rules, "field", duplicate)
+    return _group_jobs(game, [_rotations(seating)], n_games, seed, rules, "field", duplicate)
 
 
 def join(*designs: list[Job]) -> list[Job]:
@@ -166,16 +206,56 @@ def experiment_id(jobs: list[Job]) -> str:
 
 def rows_per_deal(jobs: list[Job]) -> pd.DataFrame:
     """Per (job, seat): ``deal_rows``, how many seats its agent holds over all the games of one
-    deal (jobs with the same seed and game indices play the same deals): 1 in a mirror job's
-    own deals, ``n`` for a field candidate in ``n`` rotations."""
+    deal (jobs with the same seed and game indices play the same deals): ``n`` in a mirror
+    job (its agent holds every seat), ``n`` for a field candidate in ``n`` rotations; and
+    ``deal_jobs``, how many games make one deal (the jobs that share the job's deals), which
+    is how many rows each turn position holds in one deal."""
     deal_set = [(j.seed, j.first_index, j.n_games) for j in jobs]
     held: dict = {}
     for key, job in zip(deal_set, jobs, strict=True):
+        held[key] = held.get(key, 0) + 1
         for agent in job.agents:
             held[key, agent] = held.get((key, agent), 0) + 1
     rows = [
-        (job.job, seat, held[key, agent])
+        (job.job, seat, held[key, agent], held[key])
         for key, job in zip(deal_set, jobs, strict=True)
         for seat, agent in enumerate(job.agents)
     ]
-    return pd.DataFrame(rows, columns=["job", "seat", "deal_rows"])
+    return pd.DataFrame(rows, columns=["job", "seat", "deal_rows", "deal_jobs"])
+
+
+def deal_strata(jobs: list[Job]) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """The strata of a design's deals, per job: ``(starts, codes)``, the game indices at which
+    the job's deals change stratum and the stratum code from each on (``stratum_of`` looks
+    one up). A deal's stratum is the set of jobs that play it (jobs of one seed play the same
+    deal at the same game index): a seating group's seatings on duplicate deals, or one job.
+    The design fixes how many deals each stratum plays."""
+    codes: dict = {}
+    out: dict = {j.job: ([], []) for j in jobs}
+    for seed in sorted({j.seed for j in jobs}):
+        mine = [j for j in jobs if j.seed == seed]
+        bounds = sorted({i for j in mine for i in (j.first_index, j.first_index + j.n_games)})
+        starting = _by_index(mine, lambda j: j.first_index)
+        ending = _by_index(mine, lambda j: j.first_index + j.n_games)
+        active: set = set()
+        for b in bounds:
+            active = (active - ending.get(b, set())) | starting.get(b, set())
+            if active:
+                code = codes.setdefault(tuple(sorted(active)), len(codes))
+                for job in active:
+                    out[job][0].append(b)
+                    out[job][1].append(code)
+    return {job: (np.array(s, np.int64), np.array(c, np.int64)) for job, (s, c) in out.items()}
+
+
+def _by_index(jobs: list[Job], index) -> dict[int, set]:
+    found: dict = {}
+    for job in jobs:
+        found.setdefault(index(job), set()).add(job.job)
+    return found
+
+
+def stratum_of(strata: dict, job: int, game_index) -> np.ndarray:
+    """The stratum codes (``deal_strata``) of games of one job."""
+    starts, codes = strata[int(job)]
+    return codes[np.searchsorted(starts, np.asarray(game_index, np.int64), side="right") - 1]

@@ -12,16 +12,35 @@ Input everywhere is a *long* frame, one row per (game, seat):
 | score      | the game's own score (direction differs by game: use ``win``)      |
 | win        | float in [0, 1]: the seat's share of the win, ties split (sum 1)   |
 | first      | bool: this seat moved first                                        |
-| deal       | optional: the deal of the game (shared by the rotations of a       |
-|            | seating on duplicate deals); without it every game is its own deal |
+| deal       | optional: the deal of the game (shared by the seatings of a group  |
+|            | on duplicate deals); without it every game is its own deal         |
+| stratum    | optional: the deal's stratum (default: the set of jobs playing it) |
 | finish     | optional: the finishing key (higher finishes better), for ratings  |
 
 Every interval is a 95% interval, and the *deal* is its unit: in seat-rotated designs on
 duplicate deals the games of one deal are correlated (in No Thanks! the rotations of a field
-correlate by +0.16 to +0.44), so shares, mean scores and head-to-head rates get cluster-robust
-intervals (the games of a deal summed together) and ratings a bootstrap over deals. These
-functions only compute; ``experiments.plots`` draws. Ratings live in ``experiments.ratings``
-(``stats.ratings`` is the same function).
+correlate by +0.16 to +0.44), so shares, mean scores, turn positions and head-to-head rates
+get cluster-robust intervals (the games of a deal summed together) and ratings a bootstrap
+over deals. The deals are *stratified* (``experiments.blocks``): a design fixes how many deals
+each seating group plays, so each deal is measured against its own stratum's mean, not the
+pooled one (a round-robin's groups differ by design, and counting that as noise made its
+intervals 1.4 to 2.8 times too wide), and the bootstrap redraws deals within strata.
+
+The variance of a ratio of sums over deals (a share, a mean) is its linearisation over
+deals, ``sum_h n_h / (n_h - 1) sum_{d in h} (z_d - mean_h z)^2 / N^2`` with ``z_d = value_d -
+estimate * count_d`` over the ``n_h`` deals of each stratum ``h`` (strata of one deal are
+pooled into one); the same with the whole turn order of a deal gives the covariance of the
+turn positions, from which a seat gap and the test of equal positions follow. Quantiles are
+Student t's on Satterthwaite's degrees of freedom of that variance (few when a few strata
+carry most of it: with 12 deals per group the normal quantile covered 0.91-0.92). A share's
+interval is Wilson's at the effective number of trials ``p (1 - p) / se^2``, so it never
+leaves [0, 1] and is not of zero width (a share of 0 or 1 counts its deals as the trials);
+a gap in [-1, 1] is taken to [0, 1] the same way. ``FEW_DEALS``: tables carry ``deals`` and
+figures on fewer deals than this are flagged by whoever prints them. Coverage of all of
+these on real games: ``tests/test_coverage.py``.
+
+These functions only compute; ``experiments.plots`` draws. Ratings live in
+``experiments.ratings`` (``stats.ratings`` is the same function).
 """
 
 from itertools import permutations
@@ -30,7 +49,18 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from experiments.blocks import COLUMNS, EPS, GAME, Block, blocks, deal_codes, row_ids
+from experiments.blocks import (
+    COLUMNS,
+    EPS,
+    GAME,
+    Block,
+    blocks,
+    deal_codes,
+    deal_strata,
+    row_ids,
+    stratified_cov,
+    stratum_values,
+)
 from experiments.blocks import require as _require
 from experiments.ratings import SCALES, ratings
 
@@ -47,6 +77,16 @@ SEAT_TABLE = (  # the columns of summary_seat_table
     "score_high",
 )
 Z95 = float(stats.norm.ppf(0.975))
+FEW_DEALS = 30  # an interval over fewer deals is flagged: its coverage is not assured
+
+
+def quantile(df):
+    """The 97.5% point of Student's t with ``df`` degrees of freedom (normal where ``df`` is
+    infinite; NaN where it is below 1)."""
+    df = np.asarray(df, float)
+    with np.errstate(invalid="ignore"):
+        out = np.where(df >= 1, stats.t.ppf(0.975, np.maximum(df, 1)), np.nan)
+    return float(out) if out.ndim == 0 else out
 
 
 def _as_list(by) -> list:
@@ -66,70 +106,104 @@ def wilson(successes, trials, z: float = Z95):
     return np.clip(centre - half, 0, 1), np.clip(centre + half, 0, 1)
 
 
+def share_interval(share, se, deals, z=Z95):
+    """A 95% interval ``(low, high)`` for a share in [0, 1] with standard error ``se``: the
+    Wilson interval at the effective number of trials ``share (1 - share) / se^2`` (the
+    interval ``share +- z se`` when that is large, inside [0, 1] always; ``z`` may be a
+    t quantile per row, see ``quantile``); where
+    ``se`` is 0 (every deal alike, e.g. a share of 0 or 1) the trials are the ``deals``.
+    NaN where ``se`` is NaN."""
+    p = np.clip(np.asarray(share, float), 0, 1)
+    se = np.asarray(se, float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        trials = np.where(se > 0, p * (1 - p) / se**2, np.asarray(deals, float))
+        trials = np.where(p * (1 - p) > 0, trials, np.asarray(deals, float))
+    low, high = wilson(p * trials, trials, z)
+    low, high = np.where(np.isnan(se), np.nan, low), np.where(np.isnan(se), np.nan, high)
+    return (float(low), float(high)) if low.ndim == 0 else (low, high)
+
+
+def gap_interval(gap, se, deals, z: float = Z95):
+    """``share_interval`` for a difference of two shares, in [-1, 1]: on ``(1 + gap) / 2``."""
+    low, high = share_interval((1 + np.asarray(gap, float)) / 2, np.asarray(se) / 2, deals, z)
+    return 2 * low - 1, 2 * high - 1
+
+
 # ---- shares and means ---------------------------------------------------------------------
 
 
-def clustered_mean(frame: pd.DataFrame, value: str, count: str, by, cluster: str, t=False):
+def clustered_mean(
+    frame: pd.DataFrame, value: str, count: str, by, cluster: str, t=False, stratum=None
+):
     """The ratio mean ``sum(value) / sum(count)`` per ``by`` group with a cluster-robust 95%
-    interval: ``frame`` holds per-(group, cluster) sums or single rows; rows of one cluster are
-    summed first, and the variance is ``C / (C - 1) * sum_c (value_c - mean * count_c)^2 /
-    (sum count)^2`` over the group's C clusters (normal quantile, or Student t with C - 1
-    degrees of freedom if ``t``). When every row is its own cluster this is the usual
-    ``sd / sqrt(n)`` interval. Columns ``n`` (sum of ``count``), ``mean``, ``half`` (half width,
-    NaN for one cluster) and ``clusters``."""
+    interval: ``frame`` holds per-(group, cluster) sums or single rows; rows of one cluster
+    are summed first, and the variance is ``sum_h n_h / (n_h - 1) sum_c (z_c - mean_h z)^2 /
+    (sum count)^2`` with ``z_c = value_c - mean * count_c`` over the group's clusters in each
+    stratum ``h`` of the column ``stratum`` (one stratum without it; strata of one cluster are
+    pooled). Columns ``n`` (sum of ``count``), ``mean``, ``se``, ``df`` (Satterthwaite's
+    degrees of freedom of the variance, ``blocks.stratified_cov``), ``half`` (half width:
+    Student t with ``df`` if ``t``, else normal; NaN without a degree of freedom) and
+    ``clusters``. When every row is its own cluster and there is one stratum this is the
+    usual ``sd / sqrt(n)`` interval, with n - 1 degrees of freedom."""
     keys = _as_list(by)
-    _require(frame, [value, count, cluster, *keys])
-    sums = frame.groupby([*keys, cluster], observed=True, sort=True)[[value, count]].sum()
+    strata = [stratum] if stratum else []
+    _require(frame, [value, count, cluster, *keys, *strata])
+    sums = frame.groupby([*keys, *strata, cluster], observed=True, sort=True)[[value, count]].sum()
     group = sums.groupby(level=keys, observed=True, sort=True)
     totals = group.sum()
     table = pd.DataFrame(
         {"n": totals[count], "mean": totals[value] / totals[count], "clusters": group.size()}
     )
-    mean = table["mean"].reindex(sums.index.droplevel(cluster)).to_numpy()
-    residual = sums[value].to_numpy() - mean * sums[count].to_numpy()
-    spread = pd.Series(residual**2, index=sums.index).groupby(level=keys, sort=True).sum()
-    c = table["clusters"]
+    codes = group.ngroup().to_numpy()
+    residual = sums[value].to_numpy() - table["mean"].to_numpy()[codes] * sums[count].to_numpy()
+    layer = sums.index.get_level_values(stratum).to_numpy() if stratum else np.zeros(len(sums))
+    spread, _, free, df = stratified_cov(codes, layer, residual[:, None])
     with np.errstate(invalid="ignore", divide="ignore"):
-        variance = spread * c / (c - 1) / table["n"] ** 2
-        quantile = stats.t.ppf(0.975, c - 1) if t else Z95
-    table["half"] = np.where(c > 1, quantile * np.sqrt(variance), np.nan)
+        table["se"] = np.where(free > 0, np.sqrt(spread[:, 0, 0]), np.nan) / table["n"]
+    table["df"] = df[:, 0]
+    table["half"] = (quantile(table["df"]) if t else Z95) * table["se"]
     return table
 
 
 def _with_deal(long: pd.DataFrame) -> pd.DataFrame:
-    return long.assign(_deal=deal_codes(long), _one=1.0)
+    deal = deal_codes(long)
+    return long.assign(_deal=deal, _stratum=deal_strata(long, deal)[deal], _one=1.0)
 
 
 def win_share(long: pd.DataFrame, by="agent") -> pd.DataFrame:
-    """Mean win per group of rows: ``seats`` (rows), ``win_share``, a 95% cluster-robust normal
-    interval with the deal as unit (``ci_low``, ``ci_high``, clipped to [0, 1]), ``fair``, the
-    mean of 1/n_players over the rows (the share expected by chance) and ``deals``."""
+    """Mean win per group of rows: ``seats`` (rows), ``win_share``, its 95% interval with the
+    deal as unit (``ci_low``, ``ci_high``: ``share_interval`` of the stratified cluster-robust
+    standard error), ``fair``, the mean of 1/n_players over the rows (the share expected by
+    chance) and ``deals``."""
     _require(long, ["win", "n_players", *_as_list(by)])
-    table = clustered_mean(_with_deal(long), "win", "_one", by, "_deal")
+    table = clustered_mean(_with_deal(long), "win", "_one", by, "_deal", stratum="_stratum")
     fair = (1 / long["n_players"]).groupby([long[c] for c in _as_list(by)], sort=True).mean()
     return _share_table(table, fair.reindex(table.index))
 
 
 def deal_win_share(deals: pd.DataFrame, by="agent") -> pd.DataFrame:
-    """``win_share`` from per-(deal, agent) sums (``experiments.results.deal_sums``: columns
-    ``deal``, ``seats``, ``win_sum``, ``fair_sum`` and ``by``): same columns, same intervals."""
-    _require(deals, ["deal", "seats", "win_sum", "fair_sum", *_as_list(by)])
-    table = clustered_mean(deals, "win_sum", "seats", by, "deal")
-    fair = clustered_mean(deals, "fair_sum", "seats", by, "deal")["mean"]
-    return _share_table(table, fair)
+    """``win_share`` from per-(deal, agent, ..) sums (``experiments.results.deal_sums``:
+    columns ``deal``, ``stratum``, ``n_players``, ``seats``, ``win_sum`` and ``by``): same
+    columns, same intervals."""
+    _require(deals, ["deal", "stratum", "n_players", "seats", "win_sum", *_as_list(by)])
+    table = clustered_mean(deals, "win_sum", "seats", by, "deal", stratum="stratum")
+    fair = deals.assign(_fair=deals["seats"] / deals["n_players"])
+    fair = fair.groupby(_as_list(by), sort=True)[["_fair", "seats"]].sum()
+    return _share_table(table, fair["_fair"] / fair["seats"])
 
 
 def deal_mean_score(deals: pd.DataFrame, by="agent") -> pd.DataFrame:
-    """``mean_score`` from per-(deal, agent) sums (``deal``, ``seats``, ``score_sum``)."""
-    _require(deals, ["deal", "seats", "score_sum", *_as_list(by)])
-    table = clustered_mean(deals, "score_sum", "seats", by, "deal", t=True)
+    """``mean_score`` from per-(deal, agent, ..) sums (``deal``, ``stratum``, ``seats``,
+    ``score_sum``)."""
+    _require(deals, ["deal", "stratum", "seats", "score_sum", *_as_list(by)])
+    table = clustered_mean(deals, "score_sum", "seats", by, "deal", t=True, stratum="stratum")
     return _mean_table(table)
 
 
 def _share_table(table: pd.DataFrame, fair: pd.Series) -> pd.DataFrame:
     out = pd.DataFrame({"seats": table["n"].round().astype(int), "win_share": table["mean"]})
-    out["ci_low"] = (table["mean"] - table["half"]).clip(0, 1)
-    out["ci_high"] = (table["mean"] + table["half"]).clip(0, 1)
+    z = quantile(table["df"])
+    out["ci_low"], out["ci_high"] = share_interval(table["mean"], table["se"], table["clusters"], z)
     out["fair"] = fair
     out["deals"] = table["clusters"]
     return out
@@ -143,56 +217,86 @@ def _mean_table(table: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def summary_win_share(sums: pd.DataFrame, by="agent") -> pd.DataFrame:
-    """``win_share`` from streamed per-(job, seat) sums (``experiments.results.summary_of``:
-    columns ``games``, ``win_sum``, ``win_sq``, ``n_players`` and ``by``). Sums keep no deals, so
-    the interval is bounded from the worst case: with ``deal_rows`` in ``sums`` (the agent's
-    rows that share one deal, e.g. 4 for a field candidate in 4 rotations) a deal is counted as
-    one game of the summed variance (the per-game half width times sqrt(deal_rows)), which is
-    never too narrow; without it every game is its own deal. Same columns (``deals`` the
-    number of deals so counted)."""
-    _require(sums, ["games", "win_sum", "win_sq", "n_players", *_as_list(by)])
-    rows = sums["deal_rows"] if "deal_rows" in sums else pd.Series(1, index=sums.index)
-    fair = sums["games"] / sums["n_players"]
-    totals = sums.assign(fair=fair, deal_rows=rows).groupby(by, observed=True, sort=True)
-    rows = totals["deal_rows"].max()
-    totals = totals[["games", "win_sum", "win_sq", "fair"]].sum()
-    n, mean = totals["games"], totals["win_sum"] / totals["games"]
+def _summary_spread(sums, value: str, square: str, keys: list, rows="deal_rows"):
+    """From streamed sums: per ``keys`` group ``n`` (games), ``s`` (sum of ``value``),
+    ``mean`` and ``se``, the games of each job a stratum (jobs of one game pooled), widened
+    by the column ``rows`` (the group's rows that share one deal, e.g. ``deal_rows`` 4 for a
+    field candidate in 4 rotations; 1 without the column): a deal counts as that many games
+    of the summed variance, which is never too narrow; ``df``, Satterthwaite's degrees of
+    freedom over the jobs (as ``blocks.stratified_cov``)."""
+    rows = sums[rows] if rows in sums else pd.Series(1, index=sums.index)
+    cells = sums.assign(_rows=rows).groupby([*keys, "job"], observed=True, sort=True)
+    cells = cells.agg(
+        n=("games", "sum"), s=(value, "sum"), q=(square, "sum"), rows=("_rows", "max")
+    )
+    cells = cells.reset_index()
+    lone = cells["n"] < 2
+    cells.loc[lone, "job"] = -1  # jobs of one game: pooled
+    cells = cells.groupby([*keys, "job"], sort=True).agg(
+        n=("n", "sum"), s=("s", "sum"), q=("q", "sum"), rows=("rows", "max")
+    )
     with np.errstate(invalid="ignore", divide="ignore"):
-        sd = np.sqrt(((totals["win_sq"] - n * mean**2) / (n - 1)).clip(lower=0))
-    half = Z95 * sd * np.sqrt(rows / n)
-    table = pd.DataFrame({"seats": n, "win_share": mean})
-    table["ci_low"] = (mean - half).clip(0, 1)
-    table["ci_high"] = (mean + half).clip(0, 1)
-    table["fair"] = totals["fair"] / n
-    table["deals"] = n // rows
+        within = (cells["q"] - cells["s"] ** 2 / cells["n"]).clip(lower=0)
+        cells["var"] = np.where(cells["n"] > 1, within * cells["n"] / (cells["n"] - 1), 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cells["var_sq"] = np.where(cells["n"] > 1, cells["var"] ** 2 / (cells["n"] - 1), 0.0)
+    table = cells.groupby(level=keys, sort=True).agg(
+        n=("n", "sum"),
+        s=("s", "sum"),
+        var=("var", "sum"),
+        var_sq=("var_sq", "sum"),
+        rows=("rows", "max"),
+        cells=("n", "size"),
+    )
+    with np.errstate(invalid="ignore", divide="ignore"):
+        free = (table["n"] - table["cells"]).astype(float)
+        df = np.where(table["var_sq"] > 0, table["var"] ** 2 / table["var_sq"], free)
+    table["df"] = np.minimum(df, free)
+    table["mean"] = table["s"] / table["n"]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        table["se"] = np.where(table["n"] > 1, np.sqrt(table["rows"] * table["var"]), np.nan)
+    table["se"] /= table["n"]
     return table
 
 
+def summary_win_share(sums: pd.DataFrame, by="agent") -> pd.DataFrame:
+    """``win_share`` from streamed per-(job, seat) sums (``experiments.results.summary_of``:
+    columns ``job``, ``games``, ``win_sum``, ``win_sq``, ``n_players`` and ``by``). Sums keep
+    no deals, so the interval is bounded from the worst case: with ``deal_rows`` in ``sums``
+    a deal is counted as ``deal_rows`` games of the summed variance, each job's games a
+    stratum, which is never too narrow; without it every game is its own deal. Same columns
+    (``deals`` the number of deals so counted)."""
+    _require(sums, ["job", "games", "win_sum", "win_sq", "n_players", *_as_list(by)])
+    table = _summary_spread(sums, "win_sum", "win_sq", _as_list(by))
+    fair = sums.assign(_fair=sums["games"] / sums["n_players"])
+    fair = fair.groupby(_as_list(by), observed=True, sort=True)["_fair"].sum() / table["n"]
+    deals = table["n"] // table["rows"]
+    out = pd.DataFrame({"seats": table["n"], "win_share": table["mean"]})
+    z = quantile(table["df"])
+    out["ci_low"], out["ci_high"] = share_interval(table["mean"], table["se"], deals, z)
+    out["fair"] = fair
+    out["deals"] = deals
+    return out
+
+
 def summary_mean_score(sums: pd.DataFrame, by="agent") -> pd.DataFrame:
-    """``mean_score`` from streamed sums (``games``, ``score_sum``, ``score_sq``), with a
-    normal 95% interval (the sums are over many games), widened by ``deal_rows`` as in
-    ``summary_win_share``."""
-    _require(sums, ["games", "score_sum", "score_sq", *_as_list(by)])
-    rows = sums["deal_rows"] if "deal_rows" in sums else pd.Series(1, index=sums.index)
-    groups = sums.assign(deal_rows=rows).groupby(by, observed=True, sort=True)
-    rows = groups["deal_rows"].max()
-    totals = groups[["games", "score_sum", "score_sq"]].sum()
-    n = totals["games"]
-    mean = totals["score_sum"] / n
-    with np.errstate(invalid="ignore", divide="ignore"):
-        sd = np.sqrt(((totals["score_sq"] - n * mean**2) / (n - 1)).clip(lower=0))
-    half = Z95 * sd * np.sqrt(rows / n)
-    table = pd.DataFrame({"seats": n, "mean": mean, "ci_low": mean - half, "ci_high": mean + half})
-    return table.assign(deals=n // rows)
+    """``mean_score`` from streamed sums (``job``, ``games``, ``score_sum``, ``score_sq``),
+    bounded as in ``summary_win_share``."""
+    _require(sums, ["job", "games", "score_sum", "score_sq", *_as_list(by)])
+    table = _summary_spread(sums, "score_sum", "score_sq", _as_list(by))
+    half = quantile(table["df"]) * table["se"]
+    out = pd.DataFrame({"seats": table["n"], "mean": table["mean"]})
+    out["ci_low"], out["ci_high"] = table["mean"] - half, table["mean"] + half
+    return out.assign(deals=table["n"] // table["rows"])
 
 
 def mean_score(long: pd.DataFrame, by="agent") -> pd.DataFrame:
-    """Mean score per group with a 95% cluster-robust Student-t interval, the deal as unit:
-    ``seats``, ``mean``, ``ci_low``, ``ci_high`` (NaN for a group of one deal), ``deals``. With
-    one row per deal and group this is the usual t interval."""
+    """Mean score per group with a 95% cluster-robust Student-t interval, the deal as unit,
+    stratified: ``seats``, ``mean``, ``ci_low``, ``ci_high`` (NaN without a degree of
+    freedom), ``deals``. With one row per deal and one stratum this is the usual t
+    interval."""
     _require(long, ["score", *_as_list(by)])
-    table = clustered_mean(_with_deal(long), "score", "_one", by, "_deal", t=True)
+    table = clustered_mean(_with_deal(long), "score", "_one", by, "_deal", True, "_stratum")
     return _mean_table(table)
 
 
@@ -211,29 +315,261 @@ def turn_position(long: pd.DataFrame) -> pd.Series:
     return ((long["seat"] - first_seat) % long["n_players"]).astype(int).rename("position")
 
 
-def seat_advantage(long: pd.DataFrame, column: str = "seat") -> pd.DataFrame:
-    """One row per (n_players, seat): ``games``, ``wins`` (sum of win), ``win_share``, a 95%
-    Wilson interval counting the fractional wins as successes out of ``games`` trials, and
-    ``fair`` = 1/n. ``column`` may name another seat-like column, e.g. a turn position."""
-    _require(long, ["win", "n_players", column])
-    table = long.groupby(["n_players", column], sort=True).agg(
-        games=("win", "size"), wins=("win", "sum")
+class _Positions:
+    """The win shares of the places ``0..n-1`` of a seat-like column per (``keys``, n_players)
+    group, from per-(cluster, place) sums, with their stratified covariance over clusters.
+    ``table``: one row per (keys, n_players, place) with ``games``, ``wins``, ``win_share``,
+    ``se``, ``df`` and ``deals``; per player count ``n``, ``parts[n]`` keeps the group labels,
+    codes, strata and residuals of the clusters, from which any contrast of places follows."""
+
+    def __init__(self, frame, win, count, keys, column, cluster, stratum):
+        _require(frame, [win, count, "n_players", column, cluster, stratum, *keys])
+        self.keys, self.column, self.parts, tables = keys, column, {}, []
+        for n, part in frame.groupby("n_players", sort=True):
+            tables.append(self._count(int(n), part, win, count, cluster, stratum))
+        self.table = pd.concat(tables).sort_index()
+
+    def _count(self, n, part, win, count, cluster, stratum) -> pd.DataFrame:
+        levels = [*self.keys, stratum, cluster]
+        sums = part.groupby([*levels, self.column], observed=True, sort=True)[[win, count]].sum()
+        wins, games = (
+            sums[c].unstack(self.column, fill_value=0.0).reindex(columns=range(n), fill_value=0.0)
+            for c in (win, count)
+        )
+        labels, codes = _group_codes(wins.index, self.keys)
+        total_w = _sum_rows(codes, wins.to_numpy(), len(labels))
+        total_g = _sum_rows(codes, games.to_numpy(), len(labels))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = total_w / total_g
+            z = np.nan_to_num((wins.to_numpy() - share[codes] * games.to_numpy()) / total_g[codes])
+        layer = wins.index.get_level_values(stratum).to_numpy()
+        cov, deals, free, df = stratified_cov(codes, layer, z)
+        self.parts[n] = (labels, codes, layer, z, share, cov, deals, free)
+        index = pd.MultiIndex.from_tuples(
+            [(*label, n, k) for label in labels for k in range(n)],
+            names=[*self.keys, "n_players", self.column],
+        )
+        with np.errstate(invalid="ignore"):
+            se = np.sqrt(np.diagonal(cov, axis1=1, axis2=2))
+        se = np.where(free[:, None] > 0, se, np.nan)
+        columns = {"games": total_g, "wins": total_w, "win_share": share, "se": se, "df": df}
+        table = pd.DataFrame({k: v.reshape(-1) for k, v in columns.items()}, index=index)
+        table["games"] = np.rint(table["games"]).astype(np.int64)
+        return table.assign(deals=np.repeat(deals, n))
+
+    def advantage(self) -> pd.DataFrame:
+        table = self.table.copy()
+        z = quantile(table["df"])
+        table["ci_low"], table["ci_high"] = share_interval(
+            table["win_share"], table["se"], table["deals"], z
+        )
+        table["fair"] = 1 / table.index.get_level_values("n_players")
+        return table[["games", "wins", "win_share", "ci_low", "ci_high", "fair", "deals"]]
+
+    def gap(self, first: int, second: int) -> pd.DataFrame:
+        frames = []
+        for n, (labels, codes, layer, z, share, _, deals, free) in self.parts.items():
+            a, b = _place(first, n), _place(second, n)
+            cov, _, _, df = stratified_cov(codes, layer, z[:, b] - z[:, a])
+            se = np.where(free > 0, np.sqrt(cov[:, 0, 0]), np.nan)
+            gap = share[:, b] - share[:, a]
+            low, high = gap_interval(gap, se, deals, quantile(df[:, 0]))
+            index = pd.MultiIndex.from_tuples(
+                [(*label, n) for label in labels], names=[*self.keys, "n_players"]
+            )
+            columns = {"first": a, "second": b, "gap": gap, "ci_low": low, "ci_high": high}
+            frames.append(pd.DataFrame(columns | {"deals": deals}, index=index))
+        return _single(pd.concat(frames).sort_index())
+
+    def test(self, alpha: float) -> pd.DataFrame:
+        rows = {}
+        for n, (labels, _, _, _, share, cov, deals, free) in self.parts.items():
+            for g, label in enumerate(labels):
+                rows[(*label, n)] = wald_equal_shares(share[g], cov[g], free[g]) | {
+                    "deals": deals[g]
+                }
+        names = [*self.keys, "n_players"]
+        table = _single(
+            pd.DataFrame(rows.values(), index=pd.MultiIndex.from_tuples(rows, names=names))
+        )
+        table.insert(0, "games", self.table["games"].groupby(level=names).max())
+        table["seat_effect"] = table["p_value"] < alpha
+        return table
+
+
+def _single(table: pd.DataFrame) -> pd.DataFrame:
+    """A one-level MultiIndex as a plain index."""
+    return (
+        table.droplevel(list(range(table.index.nlevels - 1))) if table.index.nlevels == 1 else table
     )
-    return _seat_table(table)
+
+
+def _group_codes(index: pd.MultiIndex, keys: list):
+    """The sorted distinct ``keys`` labels of an index (tuples) and each row's code."""
+    if not keys:
+        return [()], np.zeros(len(index), np.int64)
+    codes, labels = pd.MultiIndex.from_arrays([index.get_level_values(k) for k in keys]).factorize(
+        sort=True
+    )
+    return [tuple(label) for label in labels], codes
+
+
+def _sum_rows(codes, values: np.ndarray, groups: int) -> np.ndarray:
+    out = np.zeros((groups, values.shape[1]))
+    np.add.at(out, codes, values)
+    return out
+
+
+def _place(place: int, n: int) -> int:
+    """A place 0..n-1 from an index that may count from the end (-1: the last)."""
+    if not -n <= place < n:
+        raise ValueError(
+            f"a place in the turn order of {n} players is in {-n}..{n - 1}, got {place}"
+        )
+    return place % n
+
+
+def _keyed(rows: dict, names: list) -> pd.DataFrame:
+    index = pd.MultiIndex.from_tuples(list(rows), names=names)
+    table = pd.DataFrame(list(rows.values()), index=index)
+    return table.droplevel(names[:-1]) if len(names) == 1 else table
+
+
+def wald_equal_shares(share, cov, free=np.inf) -> dict:
+    """Test that every place has the same win share (the differences from place 0 are all 0),
+    given the shares, their covariance and its degrees of freedom ``free`` (clusters minus
+    strata): the Wald statistic ``chi2`` on ``dof`` (the contrasts' rank) and ``p_value``
+    from its F form, ``(free - dof + 1) / (free dof) chi2 ~ F(dof, free - dof + 1)``, which
+    is the chi-square test for many deals and does not overstate a few (NaN when ``free`` <
+    ``dof``). A difference where the covariance has no spread (every deal alike) is certain:
+    ``chi2`` is then infinite and ``p_value`` 0."""
+    share, cov = np.asarray(share, float), np.asarray(cov, float)
+    n = len(share)
+    contrast = np.eye(n)[1:] - np.eye(n)[0]
+    diff = contrast @ share
+    inner = contrast @ cov @ contrast.T
+    inverse = np.linalg.pinv(inner, hermitian=True)
+    unexplained = diff - inner @ inverse @ diff
+    dof = max(int(np.linalg.matrix_rank(inner, hermitian=True)), 1)
+    if np.abs(unexplained).max(initial=0) > 1e-9:
+        return {"chi2": np.inf, "dof": n - 1, "p_value": 0.0}
+    chi2 = float(diff @ inverse @ diff)
+    if free < dof:
+        return {"chi2": chi2, "dof": dof, "p_value": np.nan}
+    if np.isinf(free):
+        return {"chi2": chi2, "dof": dof, "p_value": float(stats.chi2.sf(chi2, dof))}
+    f = (free - dof + 1) / (free * dof) * chi2
+    return {"chi2": chi2, "dof": dof, "p_value": float(stats.f.sf(f, dof, free - dof + 1))}
+
+
+def _long_positions(long: pd.DataFrame, column: str, by) -> _Positions:
+    _require(long, ["win", "n_players", column])
+    frame = _with_deal(long)
+    return _Positions(frame, "win", "_one", _as_list(by), column, "_deal", "_stratum")
+
+
+def _deal_positions(deals: pd.DataFrame, column: str, by) -> _Positions:
+    return _Positions(deals, "win_sum", "seats", _as_list(by), column, "deal", "stratum")
+
+
+def seat_advantage(long: pd.DataFrame, column: str = "seat", by=()) -> pd.DataFrame:
+    """One row per (``by``, n_players, seat): ``games``, ``wins`` (sum of win), ``win_share``,
+    its 95% interval with the deal as unit (``ci_low``, ``ci_high``: ``share_interval`` of
+    the stratified standard error; Wilson's interval when every game is its own deal),
+    ``fair`` = 1/n and ``deals``. ``column`` may name another seat-like column, e.g. a turn
+    position."""
+    return _long_positions(long, column, by).advantage()
+
+
+def deal_seat_advantage(deals: pd.DataFrame, column: str = "position", by=()) -> pd.DataFrame:
+    """``seat_advantage`` from per-(deal, .., place) sums (``results.deal_sums``)."""
+    return _deal_positions(deals, column, by).advantage()
+
+
+def seat_gap(long: pd.DataFrame, first: int = 0, second: int = -1, column="position", by=()):
+    """The win share of place ``second`` minus that of place ``first`` of ``column`` (default:
+    the last in the turn order minus the first; negative places count from the end), one row
+    per (``by``, n_players): ``first``, ``second``, ``gap`` and its 95% interval with the
+    deal as unit (``ci_low``, ``ci_high``; the covariance of the two places counted, so a
+    gap is not the difference of two separate intervals), ``deals``."""
+    return _long_positions(long, column, by).gap(first, second)
+
+
+def deal_seat_gap(deals: pd.DataFrame, first=0, second=-1, column="position", by=()):
+    """``seat_gap`` from per-(deal, .., place) sums (``results.deal_sums``)."""
+    return _deal_positions(deals, column, by).gap(first, second)
+
+
+def seat_test(long: pd.DataFrame, column: str = "seat", alpha: float = 0.05, by=()):
+    """Per (``by``, n_players), the test of "no seat advantage": a Wald test that every place
+    of ``column`` has the same win share, with their covariance by deal (split ties and the
+    deal's correlation counted). Columns ``games`` (per place), ``chi2``, ``dof``,
+    ``p_value``, ``deals`` and ``seat_effect`` (p < alpha)."""
+    return _long_positions(long, column, by).test(alpha)
+
+
+def deal_seat_test(deals: pd.DataFrame, column="position", alpha: float = 0.05, by=()):
+    """``seat_test`` from per-(deal, .., place) sums (``results.deal_sums``)."""
+    return _deal_positions(deals, column, by).test(alpha)
 
 
 def summary_seat_advantage(sums: pd.DataFrame, column: str = "seat", by=()) -> pd.DataFrame:
-    """``seat_advantage`` from streamed per-(job, seat) sums (``games``, ``win_sum``); ``by``
-    names columns (e.g. ``"agent"``) that split the table further, ahead of ``n_players``."""
+    """``seat_advantage`` from streamed per-(job, seat) sums (``job``, ``games``, ``win_sum``,
+    ``win_sq``); ``by`` names columns (e.g. ``"agent"``) that split the table further, ahead
+    of ``n_players``. Without deals the interval is bounded as in ``summary_win_share``,
+    a deal counting as ``deal_jobs`` games (the games that make one deal; 1 without the
+    column, right for mirror studies, where every game is its own deal)."""
     keys = [*_as_list(by), "n_players", column]
-    _require(sums, ["games", "win_sum", *keys])
-    table = sums.groupby(keys, sort=True).agg(games=("games", "sum"), wins=("win_sum", "sum"))
-    return _seat_table(table)
+    _require(sums, ["job", "games", "win_sum", "win_sq", *keys])
+    table = _summary_spread(sums, "win_sum", "win_sq", keys, rows="deal_jobs")
+    out = pd.DataFrame({"games": table["n"], "wins": table["s"], "win_share": table["mean"]})
+    deals = table["n"] // table["rows"]
+    z = quantile(table["df"])
+    out["ci_low"], out["ci_high"] = share_interval(table["mean"], table["se"], deals, z)
+    out["fair"] = 1 / out.index.get_level_values("n_players")
+    return out.assign(deals=deals)
+
+
+def summary_seat_gap(sums: pd.DataFrame, first=0, second=-1, column="position", by=()):
+    """``seat_gap`` from streamed sums, bounded: sums keep no product of two places' wins, so
+    their covariance in a game is taken at its least, ``-p_first p_second`` (exact when
+    no game is tied), and deals count as in ``summary_seat_advantage``."""
+    keys = [*_as_list(by), "n_players"]
+    _require(sums, ["job", "games", "win_sum", "win_sq", column, *keys])
+    rows = {}
+    for key, part in sums.groupby(keys, observed=True, sort=True):
+        key = key if isinstance(key, tuple) else (key,)
+        rows[key] = _summary_gap_row(part, first, second, column, int(key[-1]))
+    return _keyed(rows, keys)
+
+
+def _summary_gap_row(part, first, second, column, n) -> dict:
+    a, b = _place(first, n), _place(second, n)
+    per_job = part.groupby(["job", column], sort=True)[["games", "win_sum", "win_sq"]].sum()
+    per_job = per_job.unstack(column).fillna(0.0)
+    games = per_job[("games", a)].to_numpy()
+    s_a, s_b = per_job[("win_sum", a)].to_numpy(), per_job[("win_sum", b)].to_numpy()
+    q_a, q_b = per_job[("win_sq", a)].to_numpy(), per_job[("win_sq", b)].to_numpy()
+    total = games.sum()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        within = q_a - s_a**2 / games + q_b - s_b**2 / games + 2 * s_a * s_b / games
+        within = np.where(games > 1, within * games / (games - 1), 0.0)
+    rows = int(part["deal_jobs"].max()) if "deal_jobs" in part else 1
+    se = np.sqrt(rows * within.sum()) / total if total > 1 else np.nan
+    gap = (s_b.sum() - s_a.sum()) / total
+    with np.errstate(invalid="ignore", divide="ignore"):
+        spread = np.where(games > 1, within**2 / (games - 1), 0.0).sum()
+    free = total - len(games)
+    df = min(within.sum() ** 2 / spread, free) if spread > 0 else free
+    low, high = gap_interval(gap, se, total // rows, quantile(df))
+    return {"first": a, "second": b, "gap": gap, "ci_low": float(low), "ci_high": float(high)} | {
+        "deals": total // rows
+    }
 
 
 def summary_seat_table(sums: pd.DataFrame, column: str = "position", by="agent"):
     """A seat study in one table, one row per (``by``, n_players, ``column``): ``games``,
-    ``win_share`` with its Wilson interval (``win_low``, ``win_high``), ``fair``, and
+    ``win_share`` with its interval (``win_low``, ``win_high``), ``fair``, and
     ``mean_score`` with its normal interval (``score_low``, ``score_high``)."""
     wins = summary_seat_advantage(sums, column, by)
     scores = summary_mean_score(sums, [*_as_list(by), "n_players", column])
@@ -241,38 +577,30 @@ def summary_seat_table(sums: pd.DataFrame, column: str = "position", by="agent")
     scores = scores.rename(
         columns={"mean": "mean_score", "ci_low": "score_low", "ci_high": "score_high"}
     )
-    return wins.join(scores)[list(SEAT_TABLE)]
-
-
-def _seat_table(table: pd.DataFrame) -> pd.DataFrame:
-    table["win_share"] = table["wins"] / table["games"]
-    table["ci_low"], table["ci_high"] = wilson(table["wins"], table["games"])
-    table["fair"] = 1 / table.index.get_level_values("n_players")
-    return table
-
-
-def seat_test(long: pd.DataFrame, column: str = "seat", alpha: float = 0.05) -> pd.DataFrame:
-    """Per player count, the chi-square test of "no seat advantage": the per-seat win sums
-    against equal expected counts. Columns ``games``, ``chi2``, ``dof``, ``p_value`` and
-    ``seat_effect`` (p < alpha). With split ties the test is conservative: a tied game spreads
-    its one win over several seats, so the win sums vary less than the multinomial the test
-    assumes (at alpha 0.05 its size falls from 0.045 with no ties to 0.026 with 10% tied
-    games); a p-value below alpha is still valid, one above it may hide a small effect."""
-    return _chisquare_table(seat_advantage(long, column), alpha)
+    return wins.join(scores.drop(columns="deals"))[list(SEAT_TABLE)]
 
 
 def summary_seat_test(sums: pd.DataFrame, column: str = "seat", alpha: float = 0.05, by=()):
-    """``seat_test`` from streamed per-(job, seat) sums (``games``, ``win_sum``), one test per
-    (``by``, n_players)."""
-    return _chisquare_table(summary_seat_advantage(sums, column, by), alpha)
+    """Per (``by``, n_players), the chi-square test of "no seat advantage" from streamed sums:
+    the per-place win sums against equal expected counts, the statistic divided by
+    ``deal_jobs`` (the games of one deal, if the column is there: a bound on the deal's
+    design effect). With split ties the test is conservative: a tied game spreads its one
+    win over several seats, so the win sums vary less than the multinomial the test
+    assumes (at alpha 0.05 its size falls from 0.045 with no ties to 0.026 with 10% tied
+    games); a p-value below alpha is still valid, one above it may hide a small effect.
+    Columns ``games``, ``chi2``, ``dof``, ``p_value``, ``seat_effect``."""
+    table = summary_seat_advantage(sums, column, by)
+    rows = sums["deal_jobs"] if "deal_jobs" in sums else pd.Series(1, index=sums.index)
+    return _chisquare_table(table, alpha, float(rows.max()))
 
 
 def summary_seat_verdict(sums: pd.DataFrame, column: str = "position", by="agent", alpha=0.05):
     """The headline of a seat study, one row per (``by``, n_players): games per seat, the win
-    share of ``column`` 0 (the first player, for turn positions) with its Wilson interval
+    share of ``column`` 0 (the first player, for turn positions) with its interval
     (``first_share``, ``first_low``, ``first_high``), ``fair``, the best ``column`` and its
-    share and interval, the worst and its share, and the chi-square test of
-    ``summary_seat_test``."""
+    share and interval, the worst and its share, the chi-square test of
+    ``summary_seat_test``, and the last place minus the first with its interval (``gap``,
+    ``gap_low``, ``gap_high``: ``summary_seat_gap``)."""
     table = summary_seat_advantage(sums, column, by)
     shares = table["win_share"].groupby(level=list(table.index.names[:-1]), sort=True)
     first = table.xs(0, level=column)[["games", "win_share", "ci_low", "ci_high", "fair"]]
@@ -284,15 +612,18 @@ def summary_seat_verdict(sums: pd.DataFrame, column: str = "position", by="agent
     verdict["best_high"] = table.loc[best, "ci_high"].to_numpy()
     verdict["worst"] = shares.idxmin().map(lambda key: key[-1])
     verdict["worst_share"] = shares.min()
-    test = _chisquare_table(table, alpha)
-    return verdict.join(test[["chi2", "p_value", "seat_effect"]])
+    test = summary_seat_test(sums, column, alpha, by)
+    gap = summary_seat_gap(sums, 0, -1, column, by)[["gap", "ci_low", "ci_high"]]
+    gap = gap.set_axis(["gap", "gap_low", "gap_high"], axis=1)
+    return verdict.join(test[["chi2", "p_value", "seat_effect"]]).join(gap)
 
 
-def _chisquare_table(table: pd.DataFrame, alpha: float) -> pd.DataFrame:
-    """One chi-square row per group of all index levels but the last (the seat column)."""
+def _chisquare_table(table: pd.DataFrame, alpha: float, design: float = 1.0) -> pd.DataFrame:
+    """One chi-square row per group of all index levels but the last (the seat column), the
+    statistic divided by ``design``."""
     levels = list(table.index.names[:-1])
     rows = {
-        key if isinstance(key, tuple) else (key,): _chisquare_row(part)
+        key if isinstance(key, tuple) else (key,): _chisquare_row(part, design)
         for key, part in table.groupby(level=levels, sort=True)
     }
     result = pd.DataFrame(rows.values(), index=pd.MultiIndex.from_tuples(rows, names=levels))
@@ -302,17 +633,18 @@ def _chisquare_table(table: pd.DataFrame, alpha: float) -> pd.DataFrame:
     return result
 
 
-def _chisquare_row(part: pd.DataFrame) -> dict:
+def _chisquare_row(part: pd.DataFrame, design: float) -> dict:
     """Win sums against expected counts proportional to each seat's games (equal when every
     seat played the same number of games)."""
     wins = part["wins"].to_numpy(float)
     games = part["games"].to_numpy(float)
     test = stats.chisquare(wins, wins.sum() * games / games.sum())
+    chi2 = float(test.statistic) / design
     return {
         "games": int(part["games"].max()),
-        "chi2": float(test.statistic),
+        "chi2": chi2,
         "dof": len(wins) - 1,
-        "p_value": float(test.pvalue),
+        "p_value": float(stats.chi2.sf(chi2, len(wins) - 1)),
     }
 
 
@@ -391,26 +723,27 @@ def pairwise_counts(long: pd.DataFrame) -> pd.DataFrame:
 
 def pairwise_table(long: pd.DataFrame) -> pd.DataFrame:
     """``pairwise`` as a table, one row per (agent, opponent) that met: ``games``, ``share`` and
-    a 95% cluster-robust interval with the deal as unit (``ci_low``, ``ci_high``, clipped to
-    [0, 1]; the games of one deal are summed together), and ``deals``."""
+    its 95% interval with the deal as unit (``ci_low``, ``ci_high``: ``share_interval`` of
+    the stratified cluster-robust standard error; the games of one deal are summed
+    together), and ``deals``."""
     return deal_pairwise_table(pair_sums(long))
 
 
 def pair_sums(long: pd.DataFrame) -> pd.DataFrame:
-    """The head-to-head games of a long frame summed per (deal, agent, opponent): ``beats``
-    (the agent's wins over the opponent, equal wins 1/2) and ``games`` (each game in which both
-    took part counted once, as in ``pairwise``). ``deal`` is the frame's ``deal`` column, or a
-    game code without one; agents are categories. Sums of several frames add up
-    (``add_pair_sums``), so a results folder can be read chunk by chunk;
+    """The head-to-head games of a long frame summed per (deal, stratum, agent, opponent):
+    ``beats`` (the agent's wins over the opponent, equal wins 1/2) and ``games`` (each game in
+    which both took part counted once, as in ``pairwise``). ``deal`` is the frame's ``deal``
+    column, or a game code without one; ``stratum`` that of ``blocks.stratum_values``;
+    agents are categories. Sums of several frames add up (``add_pair_sums``), so a results
+    folder can be read chunk by chunk (with a ``stratum`` column from the design);
     ``deal_pairwise_table`` makes the table."""
     names, key, deal, outcome, weight = _head_to_head(long)
     k = len(names)
-    deals = (
-        np.unique(long["deal"].to_numpy()) if "deal" in long.columns else np.arange(deal.max() + 1)
-    )
+    deals = np.unique(long["deal"].to_numpy()) if "deal" in long.columns else None
     frame = pd.DataFrame(
         {
-            "deal": deals[deal],
+            "deal": deal if deals is None else deals[deal],
+            "stratum": stratum_values(long)[deal],
             "agent": pd.Categorical.from_codes(key // k, categories=names),
             "opponent": pd.Categorical.from_codes(key % k, categories=names),
             "beats": outcome * weight,
@@ -423,24 +756,27 @@ def pair_sums(long: pd.DataFrame) -> pd.DataFrame:
 def add_pair_sums(parts) -> pd.DataFrame:
     """Several ``pair_sums`` frames as one (a deal spread over several is summed)."""
     frame = pd.concat(parts, ignore_index=True)
-    keys = ["deal", "agent", "opponent"]
+    keys = ["deal", "stratum", "agent", "opponent"]
     return frame.groupby(keys, as_index=False, sort=True, observed=True).sum()
 
 
 def deal_pairwise_table(pairs: pd.DataFrame) -> pd.DataFrame:
-    """``pairwise_table`` from per-(deal, agent, opponent) sums (``pair_sums``)."""
-    _require(pairs, ["deal", "agent", "opponent", "beats", "games"])
-    table = clustered_mean(pairs, "beats", "games", ["agent", "opponent"], "deal")
+    """``pairwise_table`` from per-(deal, stratum, agent, opponent) sums (``pair_sums``)."""
+    _require(pairs, ["deal", "stratum", "agent", "opponent", "beats", "games"])
+    keys = ["agent", "opponent"]
+    table = clustered_mean(pairs, "beats", "games", keys, "deal", stratum="stratum")
     levels = [table.index.get_level_values(i).astype(str) for i in range(2)]
-    table.index = pd.MultiIndex.from_arrays(levels, names=["agent", "opponent"])
+    z = quantile(table["df"])
+    low, high = share_interval(table["mean"], table["se"], table["clusters"], z)
     out = pd.DataFrame(
         {
-            "games": np.rint(table["n"]).astype(int),
-            "share": table["mean"],
-            "ci_low": (table["mean"] - table["half"]).clip(0, 1),
-            "ci_high": (table["mean"] + table["half"]).clip(0, 1),
-            "deals": table["clusters"],
-        }
+            "games": np.rint(table["n"].to_numpy()).astype(int),
+            "share": table["mean"].to_numpy(),
+            "ci_low": low,
+            "ci_high": high,
+            "deals": table["clusters"].to_numpy(),
+        },
+        index=pd.MultiIndex.from_arrays(levels, names=keys),
     )
     return out
 

@@ -165,7 +165,7 @@ def strategy_study(game, n_players, games, seed=0, n_boot=200, agents=None, **op
     per = max(1, games // seatings)
     jobs = round_robin(game, agents, n_players, per, seed)
     frame, _, _ = run(jobs, **{**SERIAL, **options})
-    summed = digest.of_frame(frame, False, game)
+    summed = digest.of_frame(frame, False, game, jobs)
     tables = {
         "win share": stats.deal_win_share(summed.deals),
         "head to head": stats.deal_pairwise_table(summed.pairs),

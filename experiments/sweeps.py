@@ -16,7 +16,6 @@ from itertools import product
 
 import numpy as np
 import pandas as pd
-from scipy.stats import chisquare
 
 from experiments import stats
 from experiments.batch import field, play
@@ -48,25 +47,30 @@ def balance(frame: pd.DataFrame) -> dict:
 
     Every figure ``x`` with an interval comes with ``x_low`` and ``x_high`` (95%).
     ``first_share`` / ``last_share``: win share of the first / last player in the turn order
-    (Wilson intervals, as ``stats.seat_advantage``); ``first_edge`` / ``last_edge``: the same
-    minus the fair share 1/n; ``spread``: best minus worst turn position; ``chi2``,
-    ``p_value``: the chi-square test of equal win shares over positions (as
-    ``stats.seat_test``); ``decisions``, ``winning_score``, ``mean_score``: means (normal
-    intervals); ``ties``: share of games with a shared win."""
+    (intervals as ``stats.seat_advantage``, every game its own deal); ``first_edge`` /
+    ``last_edge``: the same minus the fair share 1/n; ``last_minus_first``: the last share
+    minus the first, its interval counting their covariance (``stats.seat_gap``);
+    ``spread``: best minus worst turn position; ``chi2``, ``p_value``: the test of equal win
+    shares over positions (``stats.seat_test``); ``decisions``, ``winning_score``,
+    ``mean_score``: means (normal intervals); ``ties``: share of games with a shared win."""
     n = sum(1 for c in frame.columns if c.startswith("win_"))
     wins = frame[[f"win_{s}" for s in range(n)]].to_numpy()
     scores = frame[[f"score_{s}" for s in range(n)]].to_numpy()
     games = np.arange(len(frame))
     seat_at = (frame["first_player"].to_numpy()[:, None] + np.arange(n)) % n
-    by_position = wins[games[:, None], seat_at].sum(axis=0)  # turn position 0 = first player
-    share = by_position / len(frame)
-    low, high = stats.wilson(by_position, len(frame))
-    test = chisquare(by_position)
+    by_position = wins[games[:, None], seat_at]  # turn position 0 = first player
+    share, cov = by_position.mean(axis=0), np.cov(by_position, rowvar=False) / len(frame)
+    z = stats.quantile(len(frame) - 1)  # every game its own deal, one stratum
+    low, high = stats.share_interval(share, np.sqrt(np.diagonal(cov)), len(frame), z)
     row = {"games": len(frame), "n_players": n}
     row.update(_position("first", share[0], low[0], high[0], n))
     row.update(_position("last", share[-1], low[-1], high[-1], n))
+    gap_se = np.sqrt(max(cov[0, 0] + cov[-1, -1] - 2 * cov[0, -1], 0.0))
+    gap_low, gap_high = stats.gap_interval(share[-1] - share[0], gap_se, len(frame), z)
+    row.update(_interval("last_minus_first", share[-1] - share[0], float(gap_low), float(gap_high)))
     row["spread"] = share.max() - share.min()
-    row["chi2"], row["p_value"] = float(test.statistic), float(test.pvalue)
+    test = stats.wald_equal_shares(share, cov, len(frame) - 1)
+    row["chi2"], row["p_value"] = test["chi2"], test["p_value"]
     row.update(_mean("decisions", frame["n_decisions"].to_numpy(float)))
     row.update(_mean("winning_score", scores[games, wins.argmax(axis=1)].astype(float)))
     row.update(_mean("mean_score", scores.mean(axis=1)))

@@ -59,6 +59,7 @@ def test_the_record_declares_consistent_sizes_and_rules(name):
         game.deal_keyed(rules.to_array(), game_key(1, 0), 0, state)
         assert state[N_PLAYERS] == n and state[game.decisions_slot] == 0
         assert game.rules(**rules.as_dict()).as_dict() == rules.as_dict()
+        assert game.rules.from_pairs([], n) == rules  # --rule options: none given
         assert game.row_width(rules) == len(game.blocks) * n + len(TAIL)
     with pytest.raises(ValueError):
         game.rules(n_players=game.max_players + 1)

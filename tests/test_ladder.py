@@ -55,3 +55,11 @@ def test_a_small_real_ladder_gives_p_values_and_verdicts():
     assert len(table) == 12 and table["p_value"].between(0, 1).all()
     assert (table["upper"] == "learned").sum() == 3
     assert table.loc[table["upper"] == "greedy", "shown"].all()  # greedy crushes random
+
+
+def test_the_default_seed_is_fresh_and_the_command_line_uses_it():
+    from experiments.cli import _parser
+
+    assert ladder.FRESH_SEED not in ladder.USED
+    assert _parser().parse_args(["ladder"]).seed == ladder.FRESH_SEED
+    assert {0, 7, 11, 2027, 9001} <= set(ladder.USED)  # looked at, whether or not they chose

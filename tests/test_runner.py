@@ -29,7 +29,7 @@ def reference(jobs):
 
 def test_designs_fix_every_seed_and_seating_before_dispatch():
     rr = round_robin("geschenkt", ["random", "greedy", "sniper"], 3, 10, seed=4)
-    assert len(rr) == 7 * 3  # multisets of 3 from 3 agents, not all alike: 10 - 3; 3 rotations
+    assert len(rr) == 3**3 - 3  # every distinct arrangement of the 7 multisets (6 x 3 + 6)
     assert {j.seed for j in rr} == {4}
     by_group = {}
     for j in rr:
@@ -197,7 +197,8 @@ RUN_ERRORS = [
     (["seats", "geschenkt", "--backend", "dask"], "the dask backend needs --scheduler"),
     (["seats", "geschenkt", "--games", "-5"], "a seating plays at least one game"),
     (["tournament", "geschenkt", "--design", "field"], "needs --candidate and --baseline"),
-    (["tournament", "geschenkt", "--agents", "greedy,greedy"], "at least two different agents"),
+    (["tournament", "geschenkt", "--agents", "greedy"], "at least two different agents"),
+    (["tournament", "geschenkt", "--agents", "greedy,random,greedy:T=0"], "greedy is listed twice"),
     (["seats", "geschenkt", "--seed", "-1"], "the seed must be in 0.."),
 ]
 

@@ -1,7 +1,6 @@
 """Search agents (flat Monte Carlo, ISMCTS) and tuning: worlds drawn only from what a seat may
 know, reproducible decisions, strength, and the tuned built-ins."""
 
-import importlib
 import json
 from pathlib import Path
 
@@ -240,7 +239,7 @@ def test_search_trees_of_every_seat_record_only_their_own_choices(game):
     each tree node is chosen at by one seat only, and the other seats search too."""
     from agents.kernels import search
 
-    ismcts = importlib.import_module(f"agents.{game}.ismcts")
+    ismcts = driver(game, "ismcts")
     n, iters = 4, 300
     state = nt_position(5, n, 3, True) if game == "geschenkt" else tu_position(5, n, 3)
     observer = int(state[ismcts.TURN])

@@ -1,7 +1,6 @@
 """experiments.stats on synthetic long frames with planted effects (and without), against slow
 twins written from the docstrings, and against known values."""
 
-import time
 from collections import defaultdict
 from itertools import permutations
 
@@ -12,6 +11,7 @@ from scipy import optimize
 from scipy import stats as sps
 
 from experiments import stats
+from experiments.blocks import GAME
 
 AGENTS = ("a", "b", "c", "d", "e")
 
@@ -136,6 +136,117 @@ def naive_ratings(long, prior=1.0):
     return pd.Series(x - x.mean(), index=names)
 
 
+def stratified_frame(seed, games=40, strata=3):
+    """Games of ``strata`` seating groups, each two jobs playing the same ``games`` deals (a
+    deal is (group, game index)); agent "a" is 0.2 + 4s times as strong in group s, so the
+    groups differ by design."""
+    parts = []
+    for s in range(strata):
+        for j in (2 * s, 2 * s + 1):
+            part = make_long(100 * seed + j, games, 3, strength=[0.2 + 4 * s, 1, 1, 1, 1], job=j)
+            parts.append(part.assign(deal=s * 10_000 + part["game_index"]))
+    return pd.concat(parts, ignore_index=True)
+
+
+def naive_parts(residual: dict, stratum: dict) -> list[tuple[float, int]]:
+    """Per stratum (strata of one deal pooled): ``n_h / (n_h - 1) sum_{d in h} (z_d -
+    mean_h z)^2`` and ``n_h`` (written from the stats docstring)."""
+    members = defaultdict(list)
+    for d, z in residual.items():
+        members[stratum[d]].append(z)
+    lone = [z for zs in members.values() if len(zs) == 1 for z in zs]
+    groups = [zs for zs in members.values() if len(zs) > 1] + ([lone] if len(lone) > 1 else [])
+    return [
+        (len(zs) / (len(zs) - 1) * sum((z - np.mean(zs)) ** 2 for z in zs), len(zs))
+        for zs in groups
+    ]
+
+
+def naive_spread(residual: dict, stratum: dict) -> float:
+    return sum(v for v, _ in naive_parts(residual, stratum))
+
+
+def naive_df(residual: dict, stratum: dict) -> float:
+    """Satterthwaite's degrees of freedom of the stratified variance."""
+    parts = naive_parts(residual, stratum)
+    return sum(v for v, _ in parts) ** 2 / sum(v**2 / (n - 1) for v, n in parts)
+
+
+def naive_stratified(per_deal: dict, stratum: dict) -> tuple[float, float]:
+    """The stratified linearised standard error of sum(x) / sum(c) over deals, from
+    ``per_deal[d] = (x_d, c_d)`` and each deal's stratum, and its degrees of freedom."""
+    total_x = sum(x for x, _ in per_deal.values())
+    total_c = sum(c for _, c in per_deal.values())
+    residual = {d: x - total_x / total_c * c for d, (x, c) in per_deal.items()}
+    return np.sqrt(naive_spread(residual, stratum)) / total_c, naive_df(residual, stratum)
+
+
+def naive_strata(long) -> dict:
+    return {deal: frozenset(rows["job"]) for deal, rows in long.groupby("deal")}
+
+
+def test_stratified_intervals_match_a_slow_twin():
+    long = stratified_frame(61)
+    strata = naive_strata(long)
+    share, score = stats.win_share(long), stats.mean_score(long)
+    for agent in ("a", "c"):
+        mine = long[long["agent"] == agent]
+        wins = {d: (r["win"].sum(), len(r)) for d, r in mine.groupby("deal")}
+        se, df = naive_stratified(wins, strata)
+        z = sps.t.ppf(0.975, df)
+        low, high = stats.share_interval(share.loc[agent, "win_share"], se, len(wins), z)
+        assert share.loc[agent, ["ci_low", "ci_high"]].tolist() == pytest.approx([low, high])
+        scores = {d: (r["score"].sum(), len(r)) for d, r in mine.groupby("deal")}
+        se, df = naive_stratified(scores, strata)
+        half = sps.t.ppf(0.975, df) * se
+        row = score.loc[agent]
+        assert row["ci_high"] - row["mean"] == pytest.approx(half)
+    # the pooled mean would count the groups' designed differences as noise: wider
+    pooled = stats.win_share(long.assign(stratum=0)).loc["a"]
+    assert pooled["ci_high"] - pooled["ci_low"] > 1.2 * (
+        share.loc["a", "ci_high"] - share.loc["a", "ci_low"]
+    )
+
+
+def test_a_seat_gap_counts_the_covariance_of_its_places():
+    long = stratified_frame(62, strata=2)
+    strata = naive_strata(long)
+    gap = stats.seat_gap(long, 0, 2, column="seat").loc[3]
+    counts = long.groupby("seat")["win"].agg(["sum", "size"])
+    rate = counts["sum"] / counts["size"]
+    per_deal = {}
+    for d, rows in long.groupby("deal"):
+        by_seat = rows.groupby("seat")["win"].agg(["sum", "size"]).reindex(range(3), fill_value=0)
+        z = [
+            (by_seat.loc[k, "sum"] - rate[k] * by_seat.loc[k, "size"]) / counts.loc[k, "size"]
+            for k in (0, 2)
+        ]
+        per_deal[d] = z[1] - z[0]
+    se, df = np.sqrt(naive_spread(per_deal, strata)), naive_df(per_deal, strata)
+    low, high = stats.gap_interval(rate[2] - rate[0], se, len(per_deal), sps.t.ppf(0.975, df))
+    assert gap["gap"] == pytest.approx(rate[2] - rate[0])
+    assert [gap["ci_low"], gap["ci_high"]] == pytest.approx([low, high])
+
+
+def test_the_rescaled_bootstrap_within_strata_gives_the_stratified_variance():
+    """Rao and Wu's draws: each stratum keeps its weight, and a linear statistic's bootstrap
+    variance is the stratified variance, even with 3 deals in a stratum."""
+    from experiments.ratings import _within_strata
+
+    rng = np.random.default_rng(5)
+    stratum = np.repeat([0, 1, 2, 3], [3, 10, 25, 1])
+    values = rng.normal(stratum * 2.0, 1.0)
+    draw = _within_strata(stratum)
+    weights = draw(rng, 40_000)
+    for h in range(4):
+        assert weights[:, stratum == h].sum(1) == pytest.approx(
+            np.full(40_000, (stratum == h).sum())
+        )
+    spread = (weights @ values).var()
+    expected = naive_spread(dict(enumerate(values)), dict(enumerate(stratum)))
+    assert spread == pytest.approx(expected, rel=0.03)
+
+
 # ---- known values -------------------------------------------------------------------------
 
 
@@ -256,7 +367,21 @@ def test_streamed_sums_give_the_same_tables_as_rows():
             stats.summary_win_share(sums, by), stats.win_share(long, by), check_dtype=False
         )
     pd.testing.assert_frame_equal(stats.summary_seat_advantage(sums), stats.seat_advantage(long))
-    pd.testing.assert_frame_equal(stats.summary_seat_test(sums), stats.seat_test(long))
+    # the sums' chi-square and the Wald test by game (every game its own deal) nearly agree
+    chi2, wald = stats.summary_seat_test(sums), stats.seat_test(long)
+    assert chi2["chi2"].to_numpy() == pytest.approx(wald["chi2"].to_numpy(), rel=0.03)
+    assert (chi2["seat_effect"] == wald["seat_effect"]).all()
+    # a gap from sums takes the covariance of two places at its least: exact without ties
+    # (3 players), never narrower with them (4 players, 20% tied)
+    bound, gap = stats.summary_seat_gap(sums, column="seat"), stats.seat_gap(long, column="seat")
+    assert bound["gap"].to_numpy() == pytest.approx(gap["gap"].to_numpy())
+    assert bound.loc[3, "ci_low"] == pytest.approx(gap.loc[3, "ci_low"])
+    assert (
+        bound.loc[4, "ci_low"]
+        < gap.loc[4, "ci_low"]
+        < gap.loc[4, "ci_high"]
+        < bound.loc[4, "ci_high"]
+    )
 
 
 def test_turn_position_counts_from_the_first_mover():
@@ -366,12 +491,47 @@ def test_ratings_are_seeded_and_scaled():
     assert (one["ci_low"] <= one["rating"]).all() and (one["rating"] <= one["ci_high"]).all()
 
 
-def test_ratings_are_fast_on_200k_games():
+def test_ratings_of_200k_games_are_narrow():
+    """200,000 games of 8 agents (timed by no test: speed is measured, not asserted)."""
     long = make_long(46, 200_000, 4, agents=tuple("abcdefgh"), tie=0.05)
-    start = time.perf_counter()
     table = stats.ratings(long, n_boot=200, seed=0)
-    assert time.perf_counter() - start < 20
     assert table["ci_high"].sub(table["ci_low"]).max() < 0.05
+
+
+# ---- ranges -------------------------------------------------------------------------------
+
+
+def test_every_interval_stays_in_its_range_with_some_width_at_its_edge():
+    """An agent that wins every game, a seat that wins every game: shares of 1 and 0, a gap of
+    -1; every interval inside the statistic's range and of non-zero width."""
+    long = make_long(71, 200, 3)
+    long["deal"] = long["game_index"] // 2
+    holds_a = long.groupby(GAME)["agent"].transform(lambda a: (a == "a").any())
+    winner = np.where(holds_a, long["agent"] == "a", long["seat"] == 0)
+    long["win"] = winner.astype(float)
+    share = stats.win_share(long)
+    pair = stats.pairwise_table(long)
+    tables = [share, pair, stats.seat_advantage(long)]
+    for table in tables:
+        assert (table["ci_low"] >= 0).all() and (table["ci_high"] <= 1).all()
+    assert share.loc["a", "win_share"] == 1 and share.loc["a", "ci_low"] < 1
+    assert (pair.xs("a")["share"] == 1).all() and (pair.xs("a")["ci_low"] < 1).all()
+    without_a = long[~holds_a]
+    gap = stats.seat_gap(without_a, 0, -1, column="seat").loc[3]
+    assert gap["gap"] == -1 and gap["ci_low"] >= -1 and -1 < gap["ci_high"] <= 1
+    assert stats.seat_test(without_a, "seat").loc[3, "p_value"] == 0
+    low, high = stats.share_interval(np.array([0.0, 1.0, 0.5]), np.array([0.0, 0.0, 0.3]), 20)
+    assert (low >= 0).all() and (high <= 1).all() and (high - low > 0.05).all()
+
+
+def test_a_field_interval_stays_in_0_1_with_few_deals():
+    """``batch.field``, which scores the train command's learning curve and the ladder: a
+    candidate that wins every deal gets an interval below 1, not one past it or of width 0."""
+    from experiments.batch import field
+
+    result = field("geschenkt", "greedy", "random", 3, 6, seed=2)
+    low, high = result["ci95"]
+    assert result["win_share"] == 1 and 0 < low < high == 1
 
 
 # ---- validation ---------------------------------------------------------------------------
@@ -387,3 +547,15 @@ def test_malformed_frames_are_rejected():
         stats.ratings(long.assign(seat=0), n_boot=0)
     with pytest.raises(ValueError):
         stats.ratings(long, scale="glicko")
+
+
+def test_printed_tables_flag_intervals_on_few_deals(capsys):
+    from experiments import commands
+
+    few, many = stats.win_share(make_long(81, 20)), stats.win_share(make_long(82, 400))
+    commands.print_tables({"few": few, "many": many})
+    printed = capsys.readouterr().out
+    few_part, many_part = printed.split("== many")
+    assert few_part.count(f"< {stats.FEW_DEALS} deals") == len(few) + 1  # each row, and a note
+    assert "too few deals" in few_part
+    assert "warning" not in many_part and "too few" not in many_part

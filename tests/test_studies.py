@@ -83,12 +83,18 @@ def test_seat_tables_by_agent_equal_the_tables_of_each_agent_alone():
         assert table.loc[(agent, n), "win_low"].to_numpy() == pytest.approx(alone.ci_low)
         scores = stats.mean_score(own, "position")
         assert table.loc[(agent, n), "mean_score"].to_numpy() == pytest.approx(scores["mean"])
-        test = stats.seat_test(own, "position").loc[n]
+        test = stats.summary_seat_test(sums, "position", by="agent").loc[(agent, n)]
         row = verdict.loc[(agent, n)]
         assert row.p_value == pytest.approx(test.p_value) and row.games == test.games
+        wald = stats.seat_test(own, "position").loc[n]  # by game: near the chi-square
+        assert wald.p_value == pytest.approx(test.p_value, abs=0.03)
+        gap = stats.seat_gap(own).loc[n]  # last minus first; no ties: the sums' bound is exact
+        assert [row.gap, row.gap_low, row.gap_high] == pytest.approx(
+            [gap.gap, gap.ci_low, gap.ci_high]
+        )
         assert row.first_share == alone.win_share.iloc[0] == table.loc[(agent, n, 0), "win_share"]
         assert alone.win_share.iloc[row.best] == alone.win_share.max() == row.best_share
-        assert alone.ci_high.iloc[row.best] == row.best_high
+        assert alone.ci_high.iloc[row.best] == pytest.approx(row.best_high)
         assert alone.win_share.iloc[row.worst] == alone.win_share.min() == row.worst_share
     assert stats.summary_seat_verdict(sums, "seat").seat_effect.tolist() == [True, False]
 

@@ -125,3 +125,7 @@ def test_balance_agrees_with_the_seat_statistics(first_player):
     assert row["last_edge_high"] == pytest.approx(seats.loc[2, "ci_high"] - 1 / 3)
     assert row["spread"] == pytest.approx(seats["win_share"].max() - seats["win_share"].min())
     assert (row["chi2"], row["p_value"]) == pytest.approx((test["chi2"], test["p_value"]))
+    gap = stats.seat_gap(long).loc[3]
+    assert [row[f"last_minus_first{end}"] for end in ("", "_low", "_high")] == pytest.approx(
+        [gap["gap"], gap["ci_low"], gap["ci_high"]]
+    )

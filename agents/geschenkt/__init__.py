@@ -62,7 +62,7 @@ ROSTER = Roster(
     ),
     demo={
         "seats": Study("mirror", ("random", "greedy", "sniper"), (3, 4, 5), 100_000),
-        "round-robin": Study("round-robin", ("random", "greedy", "sniper"), (4,), 25_000),
+        "round-robin": Study("round-robin", ("random", "greedy", "sniper"), (4,), 15_000),
     },
     lineup=("greedy", "sniper", "random", "greedy:T=-3"),
 )

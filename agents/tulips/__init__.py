@@ -64,7 +64,7 @@ ROSTER = Roster(
     demo={
         "seats": Study("mirror", ("random", "greedy", "hoarder"), (2, 3, 4, 5, 6), 20_000),
         "round-robin": Study(
-            "round-robin", ("random", "greedy", "hoarder", "planner"), (4,), 2_000
+            "round-robin", ("random", "greedy", "hoarder", "planner"), (4,), 1_000
         ),
     },
     lineup=("hoarder", "planner", "greedy", "random"),

@@ -30,7 +30,7 @@ TU_ROW, TU_BEGIN, TU_TURN, TU_SIZE = TU.result_row, TU.begin, TU.turn_slot, TU.s
 TU_OBS = TU.obs_size
 
 
-@njit(cache=True)
+@njit
 def geschenkt_greedy(rules_vec, root_seed, first_index, out):
     """All-greedy No Thanks! games (T = 0, the default), fused."""
     n = rules_vec[N_PLAYERS]
@@ -49,7 +49,7 @@ def geschenkt_greedy(rules_vec, root_seed, first_index, out):
         NT_ROW(state, n, 1, 0, out, g)
 
 
-@njit(cache=True)
+@njit
 def tulips_greedy(rules_vec, root_seed, first_index, out):
     """All-greedy Gift of Tulips games, fused (each seat's stream as the loop draws it)."""
     n = rules_vec[N_PLAYERS]

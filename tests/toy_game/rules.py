@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from giftsim import rule_options as opt
+
 TAKE1, TAKE2, TAKE3 = 0, 1, 2
 NUM_ACTIONS = 3
 ACTION_NAMES = ("take1", "take2", "take3")
@@ -32,6 +34,14 @@ R_FIRST_PLAYER = 4  # fixed first seat, or RANDOM_FIRST
 RULES_SIZE = 5
 
 
+OPTIONS = {  # the --rule options (giftsim.rule_options), every field but n_players
+    "min_pile": opt.INT,
+    "max_pile": opt.INT,
+    "big_takes": opt.INT,
+    "first_player": opt.SEAT,
+}
+
+
 @dataclass(frozen=True)
 class Rules:
     """One configuration of Hidden Pile; every field is validated on construction."""
@@ -41,6 +51,16 @@ class Rules:
     max_pile: int = 20
     big_takes: int = 2
     first_player: int | str = "random"
+
+    @classmethod
+    def from_pairs(cls, pairs, n_players: int = 3) -> "Rules":
+        """Rules from ``--rule`` strings such as ``["big_takes=0"]``."""
+        return cls(n_players=n_players, **cls.options_from_pairs(pairs))
+
+    @staticmethod
+    def options_from_pairs(pairs) -> dict:
+        """The option values of ``--rule`` strings (checked by building the rules later)."""
+        return opt.parse_pairs(pairs, OPTIONS, "toy")
 
     def __post_init__(self) -> None:
         _check("n_players", self.n_players, MIN_PLAYERS, MAX_PLAYERS)
