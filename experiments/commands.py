@@ -256,9 +256,8 @@ def _draw(sums: digest.Digest, named: dict, folder: Path, manifest: dict):
     games = int((sums.sums["games"] / sums.sums["n_players"]).sum())
     line = describe(manifest, games)
     figures = {}
-    if sums.mixed and sums.deals is not None:
-        table = stats.summary_seat_advantage(sums.sums, "position")
-        figures["seat_win_share.png"] = plots.seat_win_share_of(table, subject=line)
+    if sums.mixed and sums.deals is not None:  # the printed table, intervals by deal
+        figures["seat_win_share.png"] = plots.seat_win_share_of(named[TURNS], subject=line)
     else:
         figures["seat_win_share.png"] = plots.seat_panels(sums.sums, "win_share", subject=line)
         figures["seat_score.png"] = plots.seat_panels(

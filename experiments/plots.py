@@ -125,7 +125,7 @@ def _digits(half: float, digits: int) -> int:
 
 # ---- seat advantage -----------------------------------------------------------------------
 
-SEAT_TITLE = "Win share by {column}, one line per player count, 95% Wilson intervals"
+SEAT_TITLE = "Win share by {column}, one line per player count, 95% intervals by deal"
 
 
 def seat_win_share_data(long: pd.DataFrame, column: str = "seat") -> pd.DataFrame:
@@ -134,13 +134,14 @@ def seat_win_share_data(long: pd.DataFrame, column: str = "seat") -> pd.DataFram
 
 
 def seat_win_share(long: pd.DataFrame, ax=None, column: str = "seat", subject=None):
-    """Win share per seat with 95% Wilson intervals, one line per player count, and a dashed
-    line at each count's fair share 1/n."""
+    """Win share per seat with 95% intervals by deal (``stats.seat_advantage``: Wilson's
+    when every game is its own deal), one line per player count, and a dashed line at each
+    count's fair share 1/n."""
     return seat_win_share_of(stats.seat_advantage(long, column), ax, column, subject)
 
 
 def seat_win_share_of(table: pd.DataFrame, ax=None, column: str = "position", subject=None):
-    """``seat_win_share`` of a ``stats.seat_advantage`` (or ``summary_seat_advantage``) table."""
+    """``seat_win_share`` of a ``stats.seat_advantage`` (or ``deal_seat_advantage``) table."""
     data = table.reset_index()
     fig, ax = _axes(ax)
     _seat_lines(ax, data, column, "win_share", fair=True)

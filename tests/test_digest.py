@@ -83,8 +83,16 @@ def test_a_mirror_study_has_no_head_to_head(tmp_path):
     pd.testing.assert_frame_equal(summed.sums, sums, check_dtype=False)
 
 
-def test_the_report_draws_each_table_it_printed(folder, capsys):
+def test_the_report_draws_each_table_it_printed(folder, capsys, monkeypatch):
+    drawn, draw = {}, plots.seat_win_share_of
+
+    def spy(table, *args, **kwargs):
+        drawn["seats"] = table
+        return draw(table, *args, **kwargs)
+
+    monkeypatch.setattr(plots, "seat_win_share_of", spy)
     named = commands.report(folder, progress=False, workers=2)
+    assert drawn["seats"] is named[commands.TURNS]  # the seat plot shows the printed intervals
     written = {p.name for p in folder.glob("*.png")}
     assert written == {
         "seat_win_share.png",

@@ -56,7 +56,7 @@ def test_seat_win_share(long, tmp_path):
     assert fair == pytest.approx([0.25, 1 / 3])
     points = sorted(y for line in ax.lines if line.get_marker() == "o" for y in line.get_ydata())
     assert points == pytest.approx(sorted(data["win_share"]))
-    assert "95% Wilson intervals" in ax.get_title() and ax.get_title().endswith("\nthe run")
+    assert "95% intervals by deal" in ax.get_title() and ax.get_title().endswith("\nthe run")
     assert saved(fig, tmp_path / "seats.png").startswith(PNG)
 
 
