@@ -220,24 +220,42 @@ def seat_panels(
     low, high, ylabel = SEAT_VALUES[value]
     if value == "mean_score" and game is not None:
         ylabel = score_label(game, ylabel)
-    groups = list(data.groupby(by, sort=True))
     mirror = by == "agent" and bool((sums.groupby("job")["agent"].nunique() <= 1).all())
+    data = data.rename(columns={low: "ci_low", high: "ci_high"})
+    fig = _panels(data, value, column, by, axes, mirror)
+    fig.axes[0].set_ylabel(ylabel)
+    interval = "Wilson" if value == "win_share" else "normal"
+    what = f"{ylabel[0].upper()}{ylabel[1:]} by {label(column)}, 95% {interval} intervals"
+    fig.suptitle(suptitle or (what if subject is None else f"{what}\n{subject}"), fontsize=10)
+    return fig
+
+
+def agent_seats_of(table: pd.DataFrame, axes=None, column="position", subject=None):
+    """One panel per agent of a ``stats.deal_seat_advantage(..., by="agent")`` table (agents
+    sharing tables, as in a round-robin): the agent's win share by ``column`` with its 95%
+    interval by deal, one line per player count, dashed fair shares 1/n, on one y scale."""
+    fig = _panels(table.reset_index(), "win_share", column, "agent", axes, mirror=False)
+    fig.axes[0].set_ylabel("win share")
+    what = f"Each agent's win share by {label(column)}, 95% intervals by deal"
+    _suptitle(fig, what, subject)
+    return fig
+
+
+def _panels(data: pd.DataFrame, value: str, column: str, by: str, axes, mirror: bool):
+    """``_seat_lines`` of ``value`` (intervals ``ci_low``, ``ci_high``) in one panel per
+    ``by`` group, titled by the group's tables (``mirror``) or seats, the legend below."""
+    groups = list(data.groupby(by, sort=True))
     if axes is None:
         size = (3.6 * len(groups) + 0.6, 3.4)
         fig, axes = plt.subplots(1, len(groups), figsize=size, squeeze=False, sharey=True)
         fig.set_layout_engine("constrained")
     axes = np.ravel(axes)
     for ax, (name, part) in zip(axes, groups, strict=True):
-        intervals = part.rename(columns={low: "ci_low", high: "ci_high"})
-        _seat_lines(ax, intervals, column, value, fair=value == "win_share")
+        _seat_lines(ax, part, column, value, fair=value == "win_share")
         ax.set(xlabel=label(column), title=f"all-{name} tables" if mirror else f"{name}'s seats")
-    axes[0].set_ylabel(ylabel)
     fig = axes[0].figure
     handles, labels = _by_count(*axes[0].get_legend_handles_labels())
     fig.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 6), fontsize=8)
-    interval = "Wilson" if value == "win_share" else "normal"
-    what = f"{ylabel[0].upper()}{ylabel[1:]} by {label(column)}, 95% {interval} intervals"
-    fig.suptitle(suptitle or (what if subject is None else f"{what}\n{subject}"), fontsize=10)
     return fig
 
 

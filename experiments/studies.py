@@ -1,6 +1,7 @@
 """Whole studies in one call each, for notebooks: a seat study of several agents (each with its
-own number of games), a tournament as a long table, candidates against fields, and the
-strategy study (a round-robin of the fast built-ins at each player count).
+own number of games), a tournament as a long table, candidates against fields, the strategy
+study (a round-robin of the fast built-ins at each player count) and ``compare``, which plays
+and plots any agents in one call.
 
 They only wire ``schedule``, ``runner``, ``batch`` and ``results`` together; every number with
 its interval comes from ``stats``, every figure from ``plots``. Games run in this process (the
@@ -115,8 +116,8 @@ def _field_row(game, candidate, baseline, n_players, n_games, seed, rules) -> di
 class Strategy(NamedTuple):
     """A round-robin at one player count and its tables (every interval 95%, the deal as
     unit): ``win share`` by agent, ``head to head``, ``ratings`` from the whole finishing
-    order (bootstrap over deals); ``subject``: the run in one line (``plots.subject``);
-    ``sums``: the seat sums behind each agent's win share by turn position."""
+    order (bootstrap over deals), ``seats`` (each agent's win share by turn position);
+    ``subject``: the run in one line (``plots.subject``); ``sums``: the per-seat sums."""
 
     game: str
     n_players: int
@@ -125,7 +126,7 @@ class Strategy(NamedTuple):
     per_seating: int
     subject: str
     tables: dict
-    sums: pd.DataFrame  # per (job, seat, position) sums, for seat plots (plots.seat_panels)
+    sums: pd.DataFrame  # per (job, seat, position) sums (results.summary_of)
 
 
 def lineup(game: str, n_players: int) -> list[str]:
@@ -170,10 +171,25 @@ def strategy_study(game, n_players, games, seed=0, n_boot=200, agents=None, **op
         "win share": stats.deal_win_share(summed.deals),
         "head to head": stats.deal_pairwise_table(summed.pairs),
         "ratings": ratings.deal_ratings(summed.events, n_boot=n_boot, seed=seed),
+        "seats": stats.deal_seat_advantage(summed.deals, "position", by="agent"),
     }
     played = per * len(jobs)
     line = plots.subject(game, "round-robin", agents, [n_players], played, f"{per:,} per seating")
     return Strategy(game, n_players, tuple(agents), played, per, line, tables, summed.sums)
+
+
+def compare(game, n_players, agents, games=20_000, seed=0, **options):
+    """The quick path, one call: a ``strategy_study`` of exactly ``agents`` (built-in specs
+    such as ``"sniper:milk=4"``, or agents of one's own made with ``agents.registry.define``)
+    at ``n_players``, about ``games`` games, and its figures: ``plots.strategy_figure`` (win
+    shares, head to head, ratings) and ``plots.agent_seats_of`` (each agent's win share by
+    turn position). Returns the study (its ``tables`` hold every number) and the two
+    figures, which a notebook shows below the cell."""
+    from experiments import plots
+
+    study = strategy_study(game, n_players, games, seed, agents=agents, **options)
+    figure = plots.strategy_figure(study)
+    return study, (figure, plots.agent_seats_of(study.tables["seats"], subject=study.subject))
 
 
 def strategy_studies(game, games, seed=0, players=None, **options) -> list[Strategy]:

@@ -16,7 +16,8 @@ from experiments.batch import field
 from experiments.results import summary_of
 from experiments.runner import run
 from experiments.schedule import join, mirror
-from geschenkt_sim.rules import PASS
+from geschenkt_sim.rules import PASS, TAKE
+from geschenkt_sim.state import CHIPS, POT, SEAT
 from tests.test_stats import make_long
 
 AGENTS = {"greedy": 300, "random": 200}
@@ -169,3 +170,28 @@ def test_seat_subject_names_each_agents_games(sums):
     line = studies.seat_subject(sums, "geschenkt")
     assert line.startswith("No Thanks!, one-agent tables of greedy, random, 3, 4 players")
     assert line.endswith("games per player count: greedy 300; random 200")
+
+
+def _taker_at_three(obs, params, rng):
+    """Takes once the pot holds three chips, or when out of chips."""
+    return TAKE if obs[CHIPS + obs[SEAT]] == 0 or obs[POT] >= 3 else PASS
+
+
+def test_compare_plays_and_draws_exactly_the_agents_given_in_one_call():
+    define("geschenkt", "taker_compare", _taker_at_three, compiled=False)
+    agents = ["greedy", "taker_compare"]
+    study, (figure, seats) = studies.compare("geschenkt", 3, agents, 60, seed=3)
+    assert study.agents == tuple(agents) and study.games == 60
+    assert set(study.tables["win share"].index) == set(agents)
+    assert set(study.tables["ratings"].index) == set(agents)
+    assert figure.get_suptitle().endswith(study.subject)
+    assert "95% intervals by deal" in seats.get_suptitle()
+    assert seats.get_suptitle().endswith(study.subject)
+    assert [ax.get_title() for ax in seats.axes] == ["greedy's seats", "taker_compare's seats"]
+    table = study.tables["seats"]
+    assert table.index.names == ["agent", "n_players", "position"]
+    for ax, agent in zip(seats.axes, agents, strict=True):
+        points = [y for line in ax.lines if line.get_marker() == "o" for y in line.get_ydata()]
+        assert points == pytest.approx(list(table.loc[agent, "win_share"]))
+        assert (table.loc[agent, "games"] == 10 * 3).all()  # each position once per seating
+    plt.close("all")
