@@ -6,7 +6,9 @@ The *code* of a notebook's outputs, hashed file by file into its metadata:
 |---------------------|------------------------------------------------------------------------|
 | kernels and agents  | every ``.py``, ``.npz`` and ``.json`` file under ``giftsim``, ``agents`` |
 |                     | and each game's package (rules, engines, agents, tuned parameters,     |
-|                     | networks): any edit there changes every notebook's hash                |
+|                     | networks, the driver templates): any edit there changes every          |
+|                     | notebook's hash; not the games' ``reference.py`` (``TWINS``: the       |
+|                     | plain-Python twins of the tests, which no notebook number comes from)  |
 | experiments         | the ``experiments`` modules the notebook's kernel had imported when its |
 |                     | last cell finished (statistics, ratings, plots, studies, runner, ...)  |
 | the notebook        | the source of its code cells (not its prose)                           |
@@ -37,6 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 FOLDER = ROOT / "notebooks"
 KEY = "giftsim"  # the notebook metadata block
 DATA = (".py", ".npz", ".json")  # files of the kernel and agent packages that are hashed
+TWINS = ("reference.py",)  # the plain-Python twins the tests check engines against: no number
 PROBE = (  # appended for the run, then removed: the project modules the kernel imported
     "import json as _j, sys as _s\n"
     "_f = {getattr(m, '__file__', None) or '' for m in list(_s.modules.values())}\n"
@@ -59,7 +62,8 @@ def package_files(names) -> list[str]:
     found = []
     for name in names:
         found += [p for p in (ROOT / name).rglob("*") if p.suffix in DATA and p.is_file()]
-    return sorted(p.relative_to(ROOT).as_posix() for p in found if "__pycache__" not in p.parts)
+    kept = [p for p in found if "__pycache__" not in p.parts and p.name not in TWINS]
+    return sorted(p.relative_to(ROOT).as_posix() for p in kept)
 
 
 def experiment_modules(paths) -> list[str]:

@@ -114,6 +114,9 @@ def test_regenerate_runs_at_the_scale_and_records_the_modules_imported(tmp_path)
     assert {"experiments/stats.py", "experiments/blocks.py"} <= set(record["files"])
     assert "experiments/train.py" not in record["files"]
     assert "giftsim/rng.py" in record["files"] and "agents/registry.py" in record["files"]
+    assert "agents/templates/loop.py" in record["files"]  # read as text, compiled per game
+    assert "geschenkt_sim/engine.py" in record["files"]
+    assert "geschenkt_sim/reference.py" not in record["files"]  # the tests' twin: no number
     assert notebooks.problems(path) == []
 
 
