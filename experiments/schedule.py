@@ -32,8 +32,6 @@ from agents.registry import parse_list
 from experiments.games import entry
 from giftsim.rng import check_secret, check_seed
 
-DESIGNS = ("mirror", "round-robin", "field")
-
 
 @dataclass(frozen=True)
 class Job:

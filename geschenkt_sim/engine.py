@@ -13,6 +13,7 @@ from geschenkt_sim.rules import PASS, TAKE
 from geschenkt_sim.state import (
     CARD,
     CARDS_LEFT,
+    CHANCE,
     CHIPS,
     CHIPS_VISIBLE,
     DECK,
@@ -30,6 +31,7 @@ from geschenkt_sim.state import (
     SEAT,
     TOTAL_CHIPS,
     TURN,
+    TURN_UP,
     UNSEEN,
 )
 
@@ -120,6 +122,10 @@ def _take(state, seat):
         state[CARD] = -1
         return
     state[CARD] = state[DECK + state[POS]]
+    if state[CARD] < 0:  # explicit chance (state.deal_open): chance.apply_chance turns it up
+        state[CARD] = -1
+        state[CHANCE] = TURN_UP
+        return
     state[CARDS_LEFT] -= 1
     state[UNSEEN] &= ~(np.int64(1) << state[CARD])
 

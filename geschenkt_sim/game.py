@@ -1,6 +1,6 @@
 """No Thanks! as one :class:`giftsim.game.Game` record: its sizes and verbs."""
 
-from geschenkt_sim import engine, record, rules, scoring, state, tensor
+from geschenkt_sim import chance, engine, record, rules, scoring, state, tensor
 from giftsim.game import Game
 
 GAME = Game(
@@ -37,6 +37,19 @@ GAME = Game(
     finish_key=scoring.finish_key,
     make_record=record.make_record,
     replay=record.replay,
+    max_chance_outcomes=chance.MAX_OUTCOMES,
+    chance_kinds=chance.KINDS,
+    public_actions=rules.NUM_ACTIONS,
+    deal_open=state.deal_open,
+    chance_pending=chance.chance_pending,
+    chance_outcomes=chance.chance_outcomes,
+    next_outcome=chance.next_outcome,
+    apply_chance=chance.apply_chance,
+    chance_observers=chance.chance_observers,
+    public_action=chance.public_action,
+    chance_text=chance.chance_text,
+    public_text=chance.public_text,
+    chance_events=chance.chance_events,
     rounds_slot=rules.R_ROUNDS,
     make_match_record=record.make_match_record,
     event=engine.event,

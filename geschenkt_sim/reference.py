@@ -160,6 +160,17 @@ class ReferenceGame:
         return winners(self.scores())
 
 
+def turn_up_weights(rules: Rules, hands) -> dict[int, int]:
+    """The chances of the next card turned face up, as weights (rules §2: the deck is shuffled,
+    some cards are removed unseen, the top card is turned up): any card of the range that is in
+    no hand is equally likely, the removed ones included since nobody has seen them, except the
+    cards the rules always remove. ``hands``: each seat's cards taken so far."""
+    taken = {c for hand in hands for c in hand}
+    always = set(rules.forced_removed)
+    cards = range(rules.lowest_card, rules.highest_card + 1)
+    return {c: 1 for c in cards if c not in taken and c not in always}
+
+
 def match_scores(round_scores) -> list[int]:
     """Scores of a match of several rounds (the rulebook's longer game): each seat's round
     scores added up; the lowest total wins (:func:`winners`)."""

@@ -28,7 +28,17 @@ slot               size             meaning
 ``N_CARDS``        1                hidden: cards in play (24 by default)
 ``REMOVED``        1                hidden: bit mask of the removed cards
 ``DECK``           ``MAX_CARD``     hidden: played cards in the order they are turned up
+``CHANCE``         1                hidden: the chance event pending (``NO_CHANCE`` unless dealt
+                                    by :func:`deal_open`, see ``chance.py``)
+``DEALT_FIRST``    1                hidden, explicit chance: the first seat the deal drew
+``FORCED``         1                hidden, explicit chance: bit mask of the cards always removed
 =================  ===============  ==============================================================
+
+Explicit chance (:func:`deal_open`): the deal is the same, but every card of ``DECK`` not yet
+turned up is stored complemented (``~card``, so negative): the engine, turning up a negative
+entry, stops with ``TURN_UP`` pending in ``CHANCE`` instead of showing it (one predictable
+branch of the fast path), and ``chance.apply_chance`` turns a card up. ``DEALT_FIRST`` and
+``FORCED`` are read only in that mode.
 """
 
 import numpy as np
@@ -70,7 +80,15 @@ POS = PUBLIC_SIZE
 N_CARDS = POS + 1
 REMOVED = N_CARDS + 1
 DECK = REMOVED + 1
-STATE_SIZE = DECK + MAX_CARD
+CHANCE = DECK + MAX_CARD
+DEALT_FIRST = CHANCE + 1
+FORCED = DEALT_FIRST + 1
+STATE_SIZE = FORCED + 1
+
+# Values of ``CHANCE``: the chance events of a game (explicit chance only; ``chance.py``).
+NO_CHANCE = 0
+FIRST_SEAT = 1  # the seat that acts first (when the rules draw it)
+TURN_UP = 2  # the next card turned face up
 
 
 def new_state() -> np.ndarray:
@@ -89,6 +107,7 @@ def set_deal(rules_vec, deck, removed_mask, first_player, state):
 def _start(rules_vec, n_cards, removed_mask, first_player, state):
     """Set every slot but the deck for a game whose ``n_cards`` cards lie in ``DECK``."""
     state[:DECK] = 0
+    state[CHANCE] = NO_CHANCE
     n = rules_vec[R_N_PLAYERS]
     state[N_PLAYERS] = n
     state[TURN] = first_player
@@ -159,6 +178,28 @@ def deal_keyed(rules_vec, game, first_player, state):
         first_player, key = below_keyed(key, rules_vec[R_N_PLAYERS])
     n_cards = rules_vec[R_HIGHEST] - rules_vec[R_LOWEST] + 1 - rules_vec[R_N_REMOVED]
     _start(rules_vec, n_cards, removed_mask, first_player, state)
+
+
+@njit(cache=True)
+def deal_open(rules_vec, game, first_player, state):
+    """:func:`deal_keyed` with explicit chance: the same deal (the same stack for the same key),
+    but no card is face up yet and, when the rules draw it, nor is the first seat: each is a
+    chance event (``CHANCE``) that ``chance.apply_chance`` resolves, with the dealt outcome or
+    any other (``chance.next_outcome`` gives the dealt one)."""
+    deal_keyed(rules_vec, game, first_player, state)
+    n_cards = state[N_CARDS]
+    for i in range(n_cards):
+        state[DECK + i] = ~state[DECK + i]
+    state[CARD] = -1
+    state[CARDS_LEFT] = n_cards
+    state[UNSEEN] = range_mask(rules_vec[R_LOWEST], rules_vec[R_HIGHEST])
+    state[FORCED] = rules_vec[R_FORCED_MASK]
+    state[CHANCE] = TURN_UP
+    drawn = first_player == RANDOM_FIRST and rules_vec[R_FIRST_PLAYER] == RANDOM_FIRST
+    if drawn:
+        state[DEALT_FIRST] = state[FIRST]
+        state[TURN] = state[FIRST] = state[SEAT] = -1
+        state[CHANCE] = FIRST_SEAT
 
 
 def deck_of(state: np.ndarray) -> list[int]:

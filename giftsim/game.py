@@ -37,11 +37,39 @@ out, g)``                          for a single game) to result row ``g``: the `
                                    worth a record (``event_width`` numbers, named by
                                    ``event_columns``) into ``out`` and return True, else False
                                    (the event recorder of ``experiments.anatomy``)
+``deal_open(rules_vec, key,        explicit chance: deal as ``deal_keyed`` does (the same stack
+first, state)``                    for the same key) but stop at every chance event, each
+                                   card turned up, drawn or dealt, removed unseen where it
+                                   matters, a drawn first seat; ``begin`` follows as usual
+``chance_pending(state)``          the kind of the chance event to resolve before anyone acts
+                                   (``chance_kinds[kind - 1]`` names it), else 0; while one is
+                                   pending, ``legal_mask`` is not defined
+``chance_outcomes(state,           write the weight of each outcome id of the pending event
+weights)``                         into ``weights`` (int64, ``max_chance_outcomes`` long;
+                                   probability in proportion, 0: not an outcome); return the
+                                   number of outcome ids written. Outcomes are conditional on
+                                   all earlier outcomes: a card anyone saw is not one again
+``next_outcome(state)``            the outcome the dealt game holds for the pending event:
+                                   resolving every event with it plays ``deal_keyed``'s game
+``apply_chance(state, outcome)``   resolve the pending event with an outcome of positive
+                                   weight (the stack stays consistent: the card is swapped in
+                                   from wherever it lies) and go on to the next decision or
+                                   chance event
+``chance_observers(state)``        bit mask of the seats that see the pending event's outcome
+                                   (0: nobody, such as a card removed unseen)
+``public_action(state, a)``        what the other seats see of the decision ``a`` of the seat
+                                   to act: a code below ``public_actions``
+``chance_text``, ``public_text``,  Python: an outcome (``kind, outcome``) and a public code as
+``chance_events(rules)``           text; a bound on the chance events of a game
 =================================  =============================================================
 
 Slot 0 of every state and of every rules vector holds the number of seats (:data:`N_PLAYERS`);
 a game with matches of several rounds names the rules vector's slot of their number
 (``rounds_slot``, else -1).
+
+The fast loops never call the chance verbs: a state dealt by ``deal_keyed`` never has a chance
+event pending (its stack holds every card face up to the engine), and the engine's reveals cost
+one predictable branch for the explicit mode.
 
 The compiled verbs are Numba functions over int64 arrays; the fast game loops of ``agents/``
 call them, and so do the slow path, the records and every adapter: no rule is written twice.
@@ -53,11 +81,35 @@ here, or one :func:`register_game` call, plus its own folders.
 """
 
 import importlib
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
 from giftsim.records import seats_of
+
+# Signatures of the verbs (the compiled ones are Numba dispatchers over int64 arrays: ``Vec`` is
+# a 1-d int64 array, a state, an observation or a rules vector; ``Mask`` a bit mask of actions).
+Vec = np.ndarray
+Mask = int
+DealVerb = Callable[[Vec, int, int, Vec], None]  # (rules_vec, key, first, state)
+StateVerb = Callable[[Vec], None]  # changes the state in place
+Test = Callable[[Vec], bool]
+MaskVerb = Callable[[Vec], Mask]
+ActionVerb = Callable[[Vec, int], None]  # (state, action)
+ObserveVerb = Callable[[Vec, int, Vec], None]  # (state, seat, obs)
+EncodeVerb = Callable[[Vec, np.ndarray], None]  # (obs, float32 out)
+OfRules = Callable[[object], object]  # (rules) -> a size or the bounds array
+OutVerb = Callable[[Vec, Vec], None]  # (state, out)
+RowVerb = Callable[[Vec, int, int, int, np.ndarray, int], None]  # (state, n, R, r, out, g)
+FinishKey = Callable[[np.ndarray], np.ndarray]  # (blocks) -> places
+MakeRecord = Callable[..., dict]  # (rules, start, actions, meta) -> record
+Replay = Callable[[dict], Iterable[str]]  # record -> lines of its replay
+ChanceOutcomes = Callable[[Vec, Vec], int]  # (state, weights) -> outcome ids written
+OutcomeOf = Callable[[Vec], int]
+PublicAction = Callable[[Vec, int], int]  # (state, action) -> public code
+Text = Callable[..., str]
+EventVerb = Callable[[Vec, int, Vec], bool]  # (state, action, out) -> an event?
 
 GAMES: dict[str, str] = {"geschenkt": "geschenkt_sim", "tulips": "tulips_sim"}
 TAIL = ("first_player", "n_decisions", "winners")  # the columns after the per-seat blocks
@@ -84,26 +136,40 @@ class Game:
     turn_slot: int  # state slot of the seat to act
     decisions_slot: int  # state slot of the decisions made so far (public)
     agents: str  # module of the game's agents: built-in families and the fast loop
-    deal_keyed: object
-    begin: object
-    is_over: object
-    legal_mask: object
-    apply_action: object
-    observe: object
-    show_turn: object
-    encode: object
-    tensor_size: object
-    tensor_bounds: object
-    scores: object
-    winner_mask: object
-    rewards: object
-    result_row: object
-    finish_key: object
-    make_record: object
-    replay: object
+    deal_keyed: DealVerb
+    begin: StateVerb
+    is_over: Test
+    legal_mask: MaskVerb
+    apply_action: ActionVerb
+    observe: ObserveVerb
+    show_turn: Test
+    encode: EncodeVerb
+    tensor_size: OfRules
+    tensor_bounds: OfRules
+    scores: OutVerb
+    winner_mask: MaskVerb
+    rewards: OutVerb
+    result_row: RowVerb
+    finish_key: FinishKey
+    make_record: MakeRecord
+    replay: Replay
+    # explicit chance (see the verb table)
+    max_chance_outcomes: int  # outcome ids of any chance event (for fixed-size buffers)
+    chance_kinds: tuple[str, ...]  # name of each chance event kind k at k - 1
+    public_actions: int  # codes of public_action
+    deal_open: DealVerb
+    chance_pending: OutcomeOf
+    chance_outcomes: ChanceOutcomes
+    next_outcome: OutcomeOf
+    apply_chance: ActionVerb
+    chance_observers: MaskVerb
+    public_action: PublicAction
+    chance_text: Text
+    public_text: Text
+    chance_events: OfRules
     rounds_slot: int = -1  # the rules vector's slot of a match's rounds (-1: single games)
-    make_match_record: object = None  # (rules, [(start, actions) per round], meta) -> record
-    event: object = None  # compiled event verb (see the verb table), or None
+    make_match_record: MakeRecord | None = None  # (rules, [(start, actions)], meta) -> record
+    event: EventVerb | None = None  # compiled event verb (see the verb table), or None
     event_columns: tuple[str, ...] = ()
     score_parts: tuple[str, ...] = ()  # per-seat blocks whose sum is the score, if any
 

@@ -9,9 +9,21 @@ agent's illegal action is reported, and the game stops there); a game ends withi
 changed (``tests/kits.py`` names them per game); the rewards are the winners' shares and
 agree with the twin and the finishing order; a record replays; and the slow path plays the
 compiled loop's games.
+
+Explicit chance (``deal_open`` and the chance verbs), the same way: under random outcomes
+drawn by the weights, the verbs stay inside their sizes, every event's kind, weights and
+observers are those the twin and the rules give (``expected_chance`` of the kit), the game is
+the twin's on the deal its events resolved, the observations hide what they should at chance
+nodes too; and resolving every event with ``next_outcome`` plays the dealt game of the fast
+loop, game for game, with the built-in agents.
 """
 
+import collections.abc
+import dataclasses
+import inspect
 import json
+import types
+import typing
 from pathlib import Path
 
 import numpy as np
@@ -21,14 +33,15 @@ from hypothesis import strategies as st
 
 from agents.drivers.block import IllegalActionError
 from agents.drivers.generate import driver
-from agents.drivers.slow import play_block_slow
+from agents.drivers.slow import ask, play_block_slow, seat_streams
 from agents.registry import builtins, define
 from agents.roster import roster
 from experiments.games import play_block, play_slow
-from giftsim.game import GAMES, N_PLAYERS, TAIL, load_game
+from giftsim.contract import first_policy, first_seat
+from giftsim.game import GAMES, N_PLAYERS, TAIL, Game, load_game
 from giftsim.records import RecordError
 from giftsim.rng import game_key
-from tests.kits import kit_of
+from tests.kits import Chance, Decision, kit_of
 
 NAMES = list(GAMES)
 RANDOM_FIRST = -1  # the first-seat value every game's deal draws from its own stream
@@ -51,6 +64,8 @@ def test_the_record_declares_consistent_sizes_and_rules(name):
     assert set(game.official) <= set(game.players) and game.players[0] >= 2
     assert game.blocks[0] == "score" and game.max_decisions > 0
     assert 0 <= game.turn_slot < game.state_size
+    assert game.max_chance_outcomes >= max(game.players) and game.chance_kinds
+    assert game.public_actions >= game.num_actions
     for n in game.players:
         rules = game.rules(n_players=n)
         assert rules.n_players == n and rules.to_array().dtype == np.int64
@@ -61,6 +76,7 @@ def test_the_record_declares_consistent_sizes_and_rules(name):
         assert game.rules(**rules.as_dict()).as_dict() == rules.as_dict()
         assert game.rules.from_pairs([], n) == rules  # --rule options: none given
         assert game.row_width(rules) == len(game.blocks) * n + len(TAIL)
+        assert game.chance_events(rules) > n
     with pytest.raises(ValueError):
         game.rules(n_players=game.max_players + 1)
     if game.rounds_slot >= 0:  # a game with matches: their rounds sit in the declared slot
@@ -131,8 +147,9 @@ def check_tensor(game, rules, obs, again) -> None:
 
 def check_turn_view(game, state) -> None:
     """Where ``show_turn`` says the state's prefix is the view of the seat to act (the fast
-    loops then show built-ins that prefix without a copy), it equals what ``observe`` writes."""
-    if game.is_over(state):
+    loops then show built-ins that prefix without a copy), it equals what ``observe`` writes
+    (at a decision: while a chance event is pending nobody is to act)."""
+    if game.is_over(state) or game.chance_pending(state):
         return
     shown = state.copy()
     if game.show_turn(shown):
@@ -183,6 +200,27 @@ def check_record(game, rules, start, actions, final) -> None:
     for key, wrong in (("scores", [*scores[:-1], scores[-1] + 1]), ("winners", [rules.n_players])):
         with pytest.raises(RecordError, match=key):
             game.replay({**record, key: [int(v) for v in wrong]})
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_verb_takes_the_arguments_its_signature_in_the_record_names(name):
+    """The record's annotations are the contract tools read: each verb's function takes as many
+    arguments as its ``Callable`` type lists."""
+    game, hints = load_game(name), typing.get_type_hints(Game)
+    checked = 0
+    for field in dataclasses.fields(Game):
+        verb, hint = getattr(game, field.name), hints[field.name]
+        if isinstance(hint, types.UnionType):  # an optional verb: X | None
+            if verb is None:
+                continue
+            hint = typing.get_args(hint)[0]
+        args = typing.get_args(hint)
+        if typing.get_origin(hint) is not collections.abc.Callable or args[0] is Ellipsis:
+            continue
+        function = getattr(verb, "py_func", verb)  # a Numba dispatcher's Python function
+        assert len(inspect.signature(function).parameters) == len(args[0]), field.name
+        checked += 1
+    assert checked >= 20
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -271,3 +309,129 @@ def test_the_tensor_layouts_are_documented_in_docs_tensors_md():
         assert module.__doc__.strip() in page
         for block in module.BLOCKS:
             assert f"``{block}``" in page
+
+
+def max_decisions(game, rules) -> int:
+    return getattr(rules, "max_decisions", game.max_decisions)
+
+
+def play_explicit(game, rules, seed):
+    """Deal game 0 of ``seed`` with explicit chance and play it: each chance event resolved by
+    an outcome drawn by its weights, each decision a random legal action, checking the chance
+    verbs' sizes on the way. Returns the steps (``Chance``, ``Decision``), the state before each
+    step and the final state."""
+    buffer, state = padded(game.state_size)
+    key = np.uint64(game_key(np.uint64(seed), 0))
+    game.deal_open(rules.to_array(), key, RANDOM_FIRST, state)
+    game.begin(state)
+    rng = np.random.default_rng(seed)
+    steps, states = [], []
+    bound = max_decisions(game, rules) + game.chance_events(rules)
+    while not game.is_over(state):
+        states.append(state.copy())
+        kind = int(game.chance_pending(state))
+        step = chance_step(game, state, kind, rng) if kind else decision_step(game, state, rng)
+        steps.append(step)
+        assert len(steps) <= bound
+    assert game.chance_pending(state) == 0 and game.legal_mask(state) == 0
+    assert (buffer[game.state_size :] == SENTINEL).all()
+    return steps, states, state
+
+
+def chance_step(game, state, kind, rng) -> Chance:
+    """Resolve the pending event with an outcome drawn by its weights; the event as a step."""
+    assert 1 <= kind <= len(game.chance_kinds)
+    buffer, weights = padded(game.max_chance_outcomes)
+    count = int(game.chance_outcomes(state, weights))
+    assert (buffer[game.max_chance_outcomes :] == SENTINEL).all()
+    assert 0 < count <= game.max_chance_outcomes
+    positive = weights[:count]
+    assert (positive >= 0).all() and positive.sum() > 0
+    assert positive[game.next_outcome(state)] > 0  # the dealt outcome is a possible one
+    observers = int(game.chance_observers(state))
+    n = int(state[0])  # every game's first slot: its seats
+    assert 0 <= observers < 1 << n
+    outcome = int(rng.choice(count, p=positive / positive.sum()))
+    game.apply_chance(state, outcome)
+    weights_of = {int(o): int(w) for o, w in enumerate(positive) if w > 0}
+    seen = frozenset(p for p in range(n) if (observers >> p) & 1)
+    return Chance(game.chance_kinds[kind - 1], outcome, weights_of, seen)
+
+
+def decision_step(game, state, rng) -> Decision:
+    legal = game.legal_actions(state)
+    assert legal
+    action = legal[rng.integers(len(legal))]
+    game.apply_action(state, action)
+    return Decision(action)
+
+
+def check_explicit_twin(game, kit, rules, steps, states, final) -> None:
+    """Every chance event is the one the rules and the twin give (kind, weights, observers);
+    every decision has the twin's legal actions; the scores and winners are the twin's."""
+    twin = kit.explicit_twin(rules, steps, final)
+    for i, (step, state) in enumerate(zip(steps, states, strict=True)):
+        if isinstance(step, Chance):
+            expected = (step.kind, step.weights, step.observers)
+            assert kit.expected_chance(rules, steps[:i], twin) == expected, f"step {i}"
+        else:
+            assert sorted(twin.legal_actions()) == game.legal_actions(state), f"step {i}"
+            twin.apply(step.action)
+    scores = np.zeros(rules.n_players, np.int64)
+    game.scores(final, scores)
+    assert twin.legal_actions() == []
+    assert twin.scores() == list(scores) and twin.winners() == game.winners(final)
+
+
+@pytest.mark.parametrize("name", NAMES)
+@settings(max_examples=10, deadline=None)
+@given(data=st.data())
+def test_explicit_chance_keeps_the_contract_and_the_twins_weights(name, data):
+    game, kit = load_game(name), kit_of(name)
+    n = data.draw(st.sampled_from(game.players), label="players")
+    rules = data.draw(st.sampled_from([game.rules(n_players=n), *kit.variants(n)]))
+    seed = data.draw(st.integers(0, 2**32), label="seed")
+    steps, states, final = play_explicit(game, rules, seed)
+    assert any(isinstance(s, Chance) for s in steps) and any(isinstance(s, Decision) for s in steps)
+    check_explicit_twin(game, kit, rules, steps, states, final)
+    rng = np.random.default_rng(seed)
+    for state in [*states[:: max(len(states) // 12, 1)], final]:
+        check_observations(game, kit, rules, state, n, rng)
+
+
+def play_explicit_agents(game, rules, agents, seed, index, first_player):
+    """Game ``index`` of ``seed`` dealt with explicit chance, every event resolved with
+    ``next_outcome`` and every decision made by the agents as the slow path asks them."""
+    n = rules.n_players
+    state = np.zeros(game.state_size, np.int64)
+    key = np.uint64(game_key(np.uint64(seed), index))
+    first = first_seat(first_policy(first_player, n), index, n)
+    game.deal_open(rules.to_array(), key, first, state)
+    game.begin(state)
+    rngs = seat_streams(key, n)
+    while not game.is_over(state):
+        if game.chance_pending(state):
+            game.apply_chance(state, game.next_outcome(state))
+            continue
+        legal = game.legal_actions(state)
+        action = legal[0] if len(legal) == 1 else ask(game, agents, state, rngs, legal)
+        game.apply_action(state, action)
+    return state
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("first_player", ["random", "rotate"])
+def test_explicit_chance_with_next_outcome_plays_the_dealt_games(name, first_player):
+    """With every event resolved by ``next_outcome``, explicit chance plays the fast loop's
+    games, game for game: the same result rows, with the built-in agents at every seat."""
+    game = load_game(name)
+    families = [f for f in builtins(name) if f.compiled]
+    for k, n in enumerate(game.players):
+        agents = [tiny(families[(k + s) % len(families)]) for s in range(n)]
+        rules = game.rules(n_players=n)
+        rows = play_block(name, rules, agents, 70 + k, 0, 6, first_player)
+        for g in range(rows.shape[0]):
+            final = play_explicit_agents(game, rules, agents, 70 + k, g, first_player)
+            row = np.zeros((1, game.row_width(rules)), np.int64)
+            game.result_row(final, n, 1, 0, row, 0)
+            assert np.array_equal(row[0], rows[g]), f"{n} players, game {g}"

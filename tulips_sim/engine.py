@@ -32,11 +32,13 @@ from tulips_sim.state import (
     BOUQUET,
     BQ_COUNT,
     BQ_VALUE,
+    CHANCE,
     COPIES,
     DEALT,
     DECK,
     DECK_LEFT,
     DECK_N,
+    DRAW,
     DRAWN,
     FACE_UP,
     FIRST,
@@ -51,7 +53,9 @@ from tulips_sim.state import (
     N_PLAYERS,
     N_REMOVED,
     N_REVEALED,
+    NO_CHANCE,
     OBS_SIZE,
+    OPEN_STEP,
     ORDER,
     OVER,
     OWN_SECRET,
@@ -59,6 +63,7 @@ from tulips_sim.state import (
     PHASE,
     PILE,
     RANK,
+    REVEAL,
     REVEAL_KEY,
     REVEALED,
     SEAT,
@@ -180,7 +185,15 @@ def _update_legal(state):
 
 @njit(cache=True)
 def begin(state):
-    """Open the setup: seat 0 chooses first. Called once after dealing."""
+    """Open the setup: seat 0 chooses first. Called once after dealing; after
+    ``state.deal_open`` it does nothing (the last dealt card's chance event opens the setup)."""
+    if state[CHANCE] == NO_CHANCE:
+        open_setup(state)
+
+
+@njit(cache=True)
+def open_setup(state):
+    """Seat 0 is to choose its setup cards."""
     state[TURN] = 0
     state[SEAT] = 0
     show_private(state, 0)
@@ -235,7 +248,7 @@ def _start_turn(state):
     state[USED_KIND] = KIND_NONE
     state[PHASE] = FIRST_DRAW
     _draw(state)
-    if not is_over(state):
+    if state[TURN] >= 0:  # neither over nor at explicit chance's end-game reveal
         show_private(state, state[TURN])
 
 
@@ -246,7 +259,11 @@ def _draw(state):
         state[DRAWN] = -1
         finish(state)
         return
-    state[DRAWN] = state[DECK + state[TOP]]
+    card = state[DECK + state[TOP]]
+    if card < 0:  # explicit chance (state.deal_open): a chance event instead
+        _chance_draw(state)
+        return
+    state[DRAWN] = card
     state[TOP] += 1
     state[DECK_LEFT] -= 1
 
@@ -328,15 +345,48 @@ def finish(state):
     scratch = state[REVEALED : REVEALED + size]
     picks = pick_positions(state[REVEAL_KEY], size, state[N_REVEALED], scratch)
     for i in range(picks):
-        card = state[PILE + scratch[i]]
-        state[REVEALED + i] = card
-        add_faceup(state, variety_of(card), value_of(card))
+        reveal_card(state, i, state[PILE + scratch[i]])
+    end_game(state, picks)
+
+
+@njit(cache=True)
+def reveal_card(state, i, card):
+    """Turn up ``card`` as the ``i``-th card of the end-game reveal."""
+    state[REVEALED + i] = card
+    add_faceup(state, variety_of(card), value_of(card))
+
+
+@njit(cache=True)
+def end_game(state, picks):
+    """Close the game after ``picks`` cards were revealed: pay majorities."""
     if picks < MAX_DECK:
         state[REVEALED + picks] = -1
     majority_points(state)
     state[PHASE] = OVER
     state[TURN] = -1
     state[USED_KIND] = KIND_NONE
+
+
+@njit(cache=True)
+def _chance_draw(state):
+    """Explicit chance: the top card is face down. At the pile's end mark (``DECK_N - 1``, see
+    ``state.py``) the end-game reveal begins, its cards one chance event each (positions of
+    the secret festival still to choose from in ``REVEALED``, as :func:`finish` keeps them);
+    elsewhere the seat to act draws it (``DRAW``)."""
+    state[DRAWN] = -1
+    if state[TOP] < state[DECK_N] - 1:
+        state[CHANCE] = DRAW
+        return
+    size = state[SECRET_SIZE]
+    for i in range(size):
+        state[REVEALED + i] = i
+    state[OPEN_STEP] = 0
+    state[TURN] = -1
+    state[USED_KIND] = KIND_NONE
+    if min(state[N_REVEALED], size) == 0:
+        end_game(state, 0)
+    else:
+        state[CHANCE] = REVEAL
 
 
 @njit(cache=True)

@@ -1,7 +1,7 @@
 """Gift of Tulips as one :class:`giftsim.game.Game` record: its sizes and verbs."""
 
 from giftsim.game import Game
-from tulips_sim import engine, record, rules, scoring, state, tensor
+from tulips_sim import chance, engine, record, rules, scoring, state, tensor
 
 GAME = Game(
     name="tulips",
@@ -37,5 +37,18 @@ GAME = Game(
     finish_key=scoring.finish_key,
     make_record=record.make_record,
     replay=record.replay,
+    max_chance_outcomes=chance.MAX_OUTCOMES,
+    chance_kinds=chance.KINDS,
+    public_actions=chance.PUBLIC_ACTIONS,
+    deal_open=state.deal_open,
+    chance_pending=chance.chance_pending,
+    chance_outcomes=chance.chance_outcomes,
+    next_outcome=chance.next_outcome,
+    apply_chance=chance.apply_chance,
+    chance_observers=chance.chance_observers,
+    public_action=chance.public_action,
+    chance_text=chance.chance_text,
+    public_text=chance.public_text,
+    chance_events=chance.chance_events,
     score_parts=("give", "keep", "majority"),
 )

@@ -24,6 +24,7 @@ that choose which secret-festival cards are revealed are all inputs.
 """
 
 import operator
+from collections import Counter
 from dataclasses import dataclass
 
 from tulips_sim.rules import (
@@ -598,3 +599,53 @@ class ReferenceGame:
             "own_secret": [list(row) for row in self._own_secret[seat]],
             "used_kind": self._used_kind if self._phase == PHASE_SECOND else None,
         }
+
+
+# ----------------------------------------------------------------------------------------------
+# The chance events of a game, one at a time
+# ----------------------------------------------------------------------------------------------
+
+
+class ChanceBook:
+    """What each card event of a game may turn up, card by card (rules §3.2-3.6, §5.1, §6.1).
+
+    The deck of the rules is shuffled and stays face down; each event turns up one card of it:
+    ``remove`` (unseen by anyone, but a card like any other for the book: it leaves the pile),
+    ``seed`` (the first seeding card, then cards until one of another variety: those of the
+    first card's variety go back into the pile once it is found), ``deal`` and ``draw``. A card
+    type's weight is its number of copies still face down in the pile, since the pile is shuffled
+    and a card turned up is equally likely any of them. Cards are ``(variety, value)``."""
+
+    def __init__(self, rules):
+        self.face_down = Counter(tables_for(rules).deck)
+        self.seeding: list = []
+        self.seeded = False
+
+    def weights(self) -> dict:
+        """Weights of the next card turned up from the pile."""
+        return {card: n for card, n in self.face_down.items() if n > 0}
+
+    def turn_up(self, kind: str, card) -> None:
+        """Record the card a ``remove``, ``seed``, ``deal`` or ``draw`` event turned up."""
+        card = tuple(card)
+        if self.face_down[card] <= 0:
+            raise ValueError(f"{card} is not face down")
+        self.face_down[card] -= 1
+        if kind == "seed":
+            self._seed(card)
+
+    def _seed(self, card) -> None:
+        self.seeding.append(card)
+        first = self.seeding[0]
+        if len(self.seeding) > 1 and card[0] != first[0]:
+            self.seeded = True
+            for back in self.seeding[1:-1]:
+                self.face_down[back] += 1
+
+
+def reveal_weights(secret_cards, revealed) -> dict:
+    """Weights of the next secret festival card turned up at the end (rules §6.1: shuffled,
+    turned up one at a time): its cards less those turned up already, by copies."""
+    left = Counter(tuple(c) for c in secret_cards)
+    left.subtract(tuple(c) for c in revealed)
+    return {card: n for card, n in left.items() if n > 0}

@@ -55,11 +55,29 @@ slot              size                    meaning
 ``REVEALED``      ``MAX_DECK``            cards turned up at the end, in order (-1 after)
 ``PILE``          ``MAX_DECK``            secret festival cards in the order they went in
 ``REMOVED``       12                      hidden: counts of the removed cards
-``DECK``          ``MAX_DECK``            hidden: draw pile, top at ``TOP``; cards from
-                                          ``DECK_N`` on are never drawn (``game_end``)
+``DECK``          ``MAX_DECK`` + 1        hidden: draw pile, top at ``TOP``; cards from
+                                          ``DECK_N`` on are never drawn (``game_end``); one
+                                          slot more for explicit chance's end mark
 ``SEED_N``        1                       hidden: cards drawn to seed the festival
 ``SEED_DRAWS``    ``MAX_SEED_DRAWS``      hidden: those cards in the order drawn
+``CHANCE``        1                       hidden: the chance event pending (``NO_CHANCE``
+                                          unless dealt by :func:`deal_open`; ``chance.py``)
+``OPEN_KEY``      1                       hidden, explicit chance: the deal stream, for the
+                                          seeding's reshuffle, coin and first seat
+``OPEN_STEP``     1                       hidden, explicit chance: cards of the end-game
+                                          reveal turned up so far
+``SEED_RANDOM``   1                       hidden, explicit chance: rules: 1 if a coin orders
+                                          equal seeding values
 ================  ======================  ===================================================
+
+Explicit chance (:func:`deal_open`): the deck is shuffled as :func:`deal_keyed` shuffles it, but
+every card not yet turned up is stored complemented (``~card``, so negative), and the removed
+cards, the seeding draws, the seeding coin, the first seat, each dealt card, each card drawn and
+each card of the end-game reveal is a chance event that ``chance.apply_chance`` resolves. The
+engine's draw, finding a negative entry at the top, stops with ``DRAW`` pending instead (one
+predictable branch of the fast path). So that the end of the game is found the same way,
+``DECK_N`` is one more than the pile's last drawn place, which holds a negative entry (an
+unused card, else ``END_MARK``): a draw there starts the end-game reveal's events.
 """
 
 import numpy as np
@@ -149,9 +167,24 @@ REVEALED = START + 2
 PILE = REVEALED + MAX_DECK
 REMOVED = PILE + MAX_DECK
 DECK = REMOVED + N_TYPES
-SEED_N = DECK + MAX_DECK
+SEED_N = DECK + MAX_DECK + 1
 SEED_DRAWS = SEED_N + 1
-STATE_SIZE = SEED_DRAWS + MAX_SEED_DRAWS
+CHANCE = SEED_DRAWS + MAX_SEED_DRAWS
+OPEN_KEY = CHANCE + 1
+OPEN_STEP = OPEN_KEY + 1
+SEED_RANDOM = OPEN_STEP + 1
+STATE_SIZE = SEED_RANDOM + 1
+
+# Values of ``CHANCE``: the chance events of a game (explicit chance only; ``chance.py``).
+NO_CHANCE = 0
+REMOVE = 1  # a card removed unseen
+SEED = 2  # a card turned up to seed the festival
+COIN = 3  # the coin that orders equal seeding values (seeding_tie="random")
+FIRST_SEAT = 4  # the seat that takes the first turn (when the rules draw it)
+DEAL = 5  # a card of a seat's dealt pair
+DRAW = 6  # the card the seat to act draws
+REVEAL = 7  # a secret festival card turned up at the end
+END_MARK = ~N_TYPES  # explicit chance: the entry past the pile's last drawn card
 
 
 @njit(cache=True)
@@ -246,9 +279,46 @@ def deal_keyed(rules_vec, game, first_player, state):
         first_player, key = below_keyed(key, rules_vec[R_N_PLAYERS])
     n = rules_vec[R_N_PLAYERS]
     _start(rules_vec, state, top + 2 * n, end, first_player)
+    seed_order(state)
     for i in range(2 * n):
         state[DEALT + i] = state[DECK + top + i]
     state[REVEAL_KEY] = np.int64(stream_from(game, REVEAL_STREAM))
+
+
+@njit(cache=True)
+def deal_open(rules_vec, game, first_player, state):
+    """:func:`deal_keyed` with explicit chance (see the module docstring): the deck shuffled
+    the same way for the same key, every card face down, the festival empty and the first
+    event (``REMOVE``, else ``SEED``) pending; ``chance.next_outcome`` gives the outcomes
+    that :func:`deal_keyed` deals, ``chance.apply_chance`` resolves them. ``first_player`` as
+    for :func:`deal_keyed`; when it is drawn, ``FIRST`` is -1 until ``FIRST_SEAT`` resolves."""
+    key = stream_from(game, DEAL_STREAM)
+    end = _fill_deck(rules_vec, state)
+    key = shuffle_keyed(state[DECK : DECK + end], key)
+    if first_player == RANDOM_FIRST:
+        first_player = rules_vec[R_FIRST_PLAYER]
+    n, removed = rules_vec[R_N_PLAYERS], rules_vec[R_N_REMOVED]
+    _start(rules_vec, state, removed + 2 + 2 * n, end, first_player)
+    for i in range(end):
+        state[DECK + i] = ~state[DECK + i]
+    if state[DECK_N] == end:
+        state[DECK + end] = END_MARK
+    state[DECK_N] += 1
+    state[TOP] = 0
+    for t in range(N_TYPES):
+        state[REMOVED + t] = 0
+    for r in range(N_RANKS):
+        state[ORDER + r] = -1
+    for v in range(N_VARIETIES):
+        state[RANK + v] = N_RANKS
+    for i in range(2 * MAX_PLAYERS):
+        state[DEALT + i] = -1
+    state[TURN] = -1
+    state[SEED_N] = 0
+    state[REVEAL_KEY] = np.int64(stream_from(game, REVEAL_STREAM))
+    state[OPEN_KEY] = np.int64(key)
+    state[SEED_RANDOM] = rules_vec[R_SEED_RANDOM]
+    state[CHANCE] = REMOVE if removed > 0 else SEED
 
 
 @njit(cache=True)
@@ -265,6 +335,7 @@ def set_deal(rules_vec, start, dealt, deck, removed, first_player, reveal_key, s
     state[SEED_DRAWS + 1] = start[1]
     state[REMOVED : REMOVED + N_TYPES] = removed
     _start(rules_vec, state, 0, deck.shape[0], first_player)
+    seed_order(state)
     state[DEALT : DEALT + dealt.shape[0]] = dealt
     state[REVEAL_KEY] = reveal_key
 
@@ -272,7 +343,7 @@ def set_deal(rules_vec, start, dealt, deck, removed, first_player, reveal_key, s
 @njit(cache=True)
 def _start(rules_vec, state, top, end, first_player):
     """Reset the slots before ``START`` for a game about to begin its setup (the caller sets
-    ``DEALT`` afterwards)."""
+    the festival's start, :func:`seed_order`, and ``DEALT`` afterwards)."""
     state[:START] = 0  # REVEALED, PILE and REMOVED are written before they are read
     n = rules_vec[R_N_PLAYERS]
     state[N_PLAYERS] = n
@@ -286,8 +357,8 @@ def _start(rules_vec, state, top, end, first_player):
     _copy_rules(rules_vec, state)
     for p in range(MAX_PLAYERS):
         state[PENDING + p] = -1
-    _seed_order(state)
     state[DRAWN] = -1
+    state[CHANCE] = NO_CHANCE
 
 
 @njit(cache=True)
@@ -320,7 +391,7 @@ def _copy_rules(rules_vec, state):
 
 
 @njit(cache=True)
-def _seed_order(state):
+def seed_order(state):
     """Festival ranks from the two start cards (the first-drawn tie rule already applied)."""
     for r in range(N_RANKS):
         state[ORDER + r] = -1

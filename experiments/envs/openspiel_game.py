@@ -1,78 +1,98 @@
-"""Every game of :data:`giftsim.game.GAMES` as an OpenSpiel Python game, and giftsim agents as
-OpenSpiel bots.
+"""Every game of :data:`giftsim.game.GAMES` as an OpenSpiel Python game with explicit chance
+nodes, and giftsim agents as OpenSpiel bots.
 
 ``register(name)`` registers game ``name`` with ``pyspiel.register_game`` under the short name
 ``python_giftsim_<name>`` (importing this module registers every game of ``GAMES`` at that
 time; a game added later, such as the tests' toy game, takes one ``register`` call). One class
-serves every game: it calls the game's compiled verbs (``deal_keyed``, ``legal_mask``,
-``apply_action``, ``observe``, ``encode``, ``rewards``) and writes no rule again. Modelled on
-OpenSpiel's own ``open_spiel/python/games/kuhn_poker.py`` and ``liars_poker.py``.
+serves every game through its ``Game`` verbs and writes no rule again: the deal and every later
+random event come from the explicit-chance verbs (``deal_open``, ``chance_outcomes``,
+``apply_chance``, ``chance_observers``), play from ``legal_mask`` and ``apply_action``.
+Modelled on OpenSpiel's ``open_spiel/python/games/kuhn_poker.py`` and ``liars_poker.py``.
 
-Parameters (``pyspiel.load_game("python_giftsim_geschenkt", {"players": 4})``):
+Parameters (``pyspiel.load_game("python_giftsim_geschenkt", {"players": 4})``, or the game
+string ``python_giftsim_geschenkt(players=2,lowest_card=3,highest_card=8,n_removed=2)``):
+``players`` (an int; the smallest official count by default), and every rule option of the
+game (``giftsim --rule``) as a parameter of its own: whole numbers as ints, with -1 for the
+word an option also takes (``first_player=-1``: random; ``chips_per_player=-1``: the table of
+record), ``true``/``false`` options as bools, the others as text (``variant="tactical"``;
+tables with ``:`` between numbers and ``/`` between rows, ``base_copies="6:6:6"``, since ``,``
+separates OpenSpiel parameters). The game string holds every parameter, so
+``pyspiel.load_game(str(game))`` is the same game. ``rounds`` must be 1: a state is one game.
 
-============  =========================  ======================================================
-parameter     default                    meaning
-============  =========================  ======================================================
-``players``   the smallest official      number of seats
-              count (3 for No Thanks!)
-``seed``      0                          root seed of the deal space (0 .. 2**31 - 1)
-``deals``     65536                      size ``K`` of the deal space
-``rules``     ``""``                     rule options as ``--rule`` takes them, separated by
-                                         ``;`` (``"variant=tactical;n_removed=6"``)
-============  =========================  ======================================================
+Chance: one chance node per random event of the game, as ``Game.chance_kinds`` names them (No
+Thanks!: the first seat when the rules draw it, each card turned up; Gift of Tulips: each card
+removed, the seeding draws and coin, the first seat, each dealt card, each draw, each card of
+the end-game reveal). Its outcomes are the game's outcome ids with a positive weight, with
+probability in proportion (``Game.chance_outcomes``): the cards still unseen, conditional on
+every earlier event. No list of deals exists.
 
-The deal is one explicit chance node: outcome ``i`` (of ``K``, each ``1/K``) deals giftsim's
-game ``i`` of root seed ``seed``: key ``giftsim.rng.game_key(seed, i)``, first seat ``i mod n``
-(the ``rotate`` policy of tournaments). The deal space is thus a documented sample of ``K``
-deals of the full shuffle, not every shuffle: a card-by-card chance model would have to
-re-write each game's deal, which lives in its compiled ``deal_keyed``. All later chance (Gift
-of Tulips' end-game reveal) is drawn from the state's keyed streams inside ``apply_action``, so
-a state is a pure function of its history: deal ``i`` followed by the same actions is the same
-game as giftsim's game ``i`` played with those actions (a test checks it). A state is one game
-(No Thanks! matches of several ``rounds`` are not modelled: each round is a deal).
+Information. A seat sees an event's outcome if ``Game.chance_observers`` says so (a dealt or
+drawn card: its owner; a removed card: nobody), its own decisions, and of another seat's
+decision what ``Game.public_action`` gives (No Thanks!: the action; Tulips: the action with the
+card it lays face up, and only that a setup choice was made). Its view now is ``Game.observe``.
 
-Utilities: each seat's share of the win (``Game.rewards``: 1 to a sole winner, ties split), so
-returns lie in 0..1 and sum to 1 (``CONSTANT_SUM``). ``max_game_length`` is the game's bound on
-decisions under the rules (``rules.max_decisions`` where the rules have it, else
-``Game.max_decisions``) plus the chance node.
+* Observation (``perfect_recall=False``): the seat's view now.
+* Information state (``perfect_recall=True``): the view now and every event of the game in
+  order as the seat saw it: who acted (a chance event's kind, or a seat) and what the seat saw
+  (the outcome or nothing; its own action; the other seat's public code). Perfect recall: a
+  seat that saw two histories differently never gets one string or tensor for both, and two
+  histories it saw alike (the same views, the same outcomes seen, the same own actions) get
+  the same. A perfect-recall seat remembers the passes of No Thanks! even where the rules
+  option ``chips_visible=false`` hides the chip counts from giftsim's agents.
 
 Tensors, through :class:`GiftsimObserver` (named views into one flat float32 tensor):
 
-=================  ===================================  ===================================
-view               shape                                meaning
-=================  ===================================  ===================================
-``player``         ``(n,)``                             one-hot: the observing seat
-``observation``    ``(Game.tensor_size(rules),)``       ``Game.encode`` of the seat's
-                                                        ``observe``
-``own_actions``    ``(max_game_length - 1,              information state only: one-hot of
-                   num_actions)``                       the seat's own decisions, in order
-=================  ===================================  ===================================
+================  ================================  ==========================================
+view              shape                             meaning
+================  ================================  ==========================================
+``player``        ``(n,)``                          one-hot: the observing seat
+``observation``   ``(Game.tensor_size(rules),)``    ``Game.encode`` of the seat's ``observe``
+``history``       ``(max_game_length,)``            information state only: each event in
+                                                    order as one code (0 past the game's
+                                                    events), ``1 + (actor + K) * W + seen``:
+                                                    ``actor`` is ``-kind`` for a chance event
+                                                    (``K`` kinds) or the seat that decided;
+                                                    ``seen`` is what the seat saw plus 1 (0:
+                                                    nothing; an outcome id, its own action id,
+                                                    another seat's public code), below ``W``
+                                                    (:func:`event_of` decodes)
+================  ================================  ==========================================
 
-The information state is the seat's view now plus its own past decisions. It is not the full
-sequence of everything the seat has seen (which a strict perfect-recall state needs): the view
-already holds the public outcome of play (hands, chips, festival), but not, say, the order in
-which others passed. Tabular methods that rely on perfect recall (CFR) do not reach games of
-this size anyway; sampling and learning methods use these tensors as they are. The strings are
-the same facts as text: ``p<seat>`` and the nonzero entries of the view (``index=value``),
-plus the seat's own actions by name in the information state.
+One code per event keeps the tensor small: OpenSpiel copies every tensor entry through Python
+at every call, and a No Thanks! game's bound on events is long (1,105 at 4 players).
+
+Strings carry the same: ``p<seat>``, the view's nonzero tensor entries (``index=value``), and in
+the information state each event as text (``draw: purple 3``, ``draw: ?``, ``p1 keep purple
+3``). Utilities: each seat's share of the win (``Game.rewards``: 1 to a sole winner, ties
+split), so returns lie in 0..1 and sum to 1 (``CONSTANT_SUM``). ``max_game_length`` is the
+game's bound on decisions plus its bound on chance events (``Game.chance_events``).
+
+Bad input: a game refuses wrong values with a ``ValueError`` of one line (``players`` outside
+the game's counts, a rule value the game's ``Rules`` refuses, ``rounds`` other than 1), and a
+state refuses an action that is not legal now, or a chance outcome of no weight, the same way.
+OpenSpiel itself answers a parameter the game does not have (a rule option of the other game),
+a parameter of the wrong type, or a non-integer action (``pyspiel.SpielError``, ``TypeError``).
 
 :class:`GiftsimBot` plays any giftsim agent spec as an OpenSpiel bot, so OpenSpiel's evaluation
-tools (``evaluate_bots``, alpha-rank) run on giftsim's agents.
+tools (``evaluate_bots``, alpha-rank) run on giftsim's agents. OpenSpiel's ``MCTSBot`` runs on
+these games but searches the true state, seeing every hidden card.
 """
 
-from dataclasses import dataclass
+import importlib
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 import pyspiel
 
 from agents.base import Agent
 from agents.registry import parse
+from giftsim import rule_options as opt
 from giftsim.game import GAMES, Game, load_game
 from giftsim.rng import agent_stream, check_secret, game_key
 
 PREFIX = "python_giftsim_"
-DEALS = 2**16
-MAX_SEED = 2**31 - 1  # OpenSpiel's integer parameters are C++ ints
+RANDOM_FIRST = -1  # deal_open's first-seat value that leaves it to the rules (and chance)
+DEAL_KEY = game_key(0, 0)  # the key of the stack every state starts from (see GiftsimState)
 
 
 def short_name(name: str) -> str:
@@ -99,8 +119,45 @@ def load(name: str, **params) -> "GiftsimGame":
     return pyspiel.load_game(register(name), params)
 
 
-def _default_players(game: Game) -> int:
-    return min(game.official)
+def _options(game: Game) -> dict:
+    """The game's rule options (``--rule`` keys) and their kinds; none for a game without."""
+    if not hasattr(game.rules, "options_from_pairs"):
+        return {}
+    return importlib.import_module(game.rules.__module__).OPTIONS
+
+
+def _parameters(game: Game) -> dict:
+    """OpenSpiel's parameter specification: ``players``, then each rule option at its default
+    (``Rules``' field default), typed by its kind."""
+    defaults = {f.name: f.default for f in fields(game.rules)}
+    spec = {"players": min(game.official)}
+    for key, kind in _options(game).items():
+        spec[key] = _as_parameter(key, kind, defaults[key])
+    return spec
+
+
+# Rule-option kinds whose OpenSpiel parameter is an int, and the int of their word (an int-like
+# text would not survive the game string: OpenSpiel reads "3" back as an int).
+_INT_WORDS = {opt.INT: None, opt.INT_OR_DEFAULT: "default", opt.SEAT: "random"}
+_WORD = -1
+
+
+def _as_parameter(key: str, kind, value):
+    """A rule option's value as an OpenSpiel parameter value (see the module docstring)."""
+    if kind in _INT_WORDS:
+        return _WORD if value is None or value == _INT_WORDS[kind] else int(value)
+    if kind == opt.BOOL:
+        return bool(value)
+    return opt.as_pairs({key: value})[0].partition("=")[2].replace(",", ":")
+
+
+def _option_text(kind, value) -> str:
+    """A parameter value as ``--rule`` text."""
+    if kind in _INT_WORDS and value == _WORD and _INT_WORDS[kind]:
+        return _INT_WORDS[kind]
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value).replace(":", ",")
 
 
 def _game_type(game: Game) -> pyspiel.GameType:
@@ -118,51 +175,88 @@ def _game_type(game: Game) -> pyspiel.GameType:
         provides_information_state_tensor=True,
         provides_observation_string=True,
         provides_observation_tensor=True,
-        parameter_specification={
-            "players": _default_players(game),
-            "seed": 0,
-            "deals": DEALS,
-            "rules": "",
-        },
+        parameter_specification=_parameters(game),
     )
 
 
 @dataclass(frozen=True)
 class Setup:
-    """What every state of one loaded game shares: the giftsim game, its rules and deal space.
+    """What every state of one loaded game shares: the giftsim game, its rules and sizes.
     Shared, never copied (states are cloned by ``copy.deepcopy``)."""
 
     game: Game
     rules: object
     rules_vec: np.ndarray
     n: int
-    seed: int
-    deals: int
-    max_decisions: int
+    max_length: int
+    params: dict  # every parameter, in the form the game string shows
+    start: np.ndarray  # the board of a new state (dealt with DEAL_KEY, begun)
+    kinds: int  # chance event kinds (K of the event codes)
+    width: int  # W of the event codes: above every outcome id, action id and public code
+    observers: dict = field(default_factory=dict, compare=False)  # perfect_recall -> observer
 
     def __deepcopy__(self, memo) -> "Setup":
         return self
 
+    def __reduce__(self):
+        """Pickled (OpenSpiel serialises a state's attributes so) as the game and parameters
+        it is made from: small, and shared again once loaded."""
+        return setup_of, (self.game.name, tuple(sorted(self.params.items())))
+
+
+_SETUPS: dict = {}  # (game name, parameters) -> Setup
+
+
+def setup_of(name: str, params: tuple) -> Setup:
+    """The shared :class:`Setup` of game ``name`` under full parameters ``params`` (pairs)."""
+    if (name, params) not in _SETUPS:
+        _SETUPS[(name, params)] = _setup(load_game(name), dict(params))
+    return _SETUPS[(name, params)]
+
 
 def _setup(game: Game, params: dict) -> Setup:
-    n, seed, deals = params["players"], params["seed"], params["deals"]
+    n = params["players"]
     if n not in game.players:
         raise ValueError(f"players must be one of {list(game.players)} for {game.name}, got {n}")
-    if not 0 <= seed <= MAX_SEED:
-        raise ValueError(f"seed must be in 0..{MAX_SEED}, got {seed}")
-    if deals < 1:
-        raise ValueError(f"deals must be at least 1, got {deals}")
-    rules = _rules(game, params["rules"], n)
+    rules = _rules(game, params, n)
+    if getattr(rules, "rounds", 1) != 1:
+        raise ValueError(f"OpenSpiel plays single games: rounds must be 1, got {rules.rounds}")
     decisions = getattr(rules, "max_decisions", game.max_decisions)
-    return Setup(game, rules, rules.to_array(), n, seed, deals, decisions)
+    length = decisions + game.chance_events(rules)
+    canonical = {"players": n}
+    for key, kind in _options(game).items():
+        canonical[key] = _as_parameter(key, kind, getattr(rules, key))
+    start = _dealt(game, rules.to_array(), DEAL_KEY, RANDOM_FIRST)
+    width = max(game.max_chance_outcomes, game.num_actions, game.public_actions) + 1
+    kinds = len(game.chance_kinds)
+    return Setup(game, rules, rules.to_array(), n, length, canonical, start, kinds, width)
 
 
-def _rules(game: Game, text: str, n: int):
-    pairs = [pair.strip() for pair in text.split(";") if pair.strip()]
-    if not pairs:
+def event_code(setup: Setup, actor: int, seen: int) -> int:
+    """The ``history`` code of an event (module docstring); ``seen`` is already plus 1."""
+    return 1 + (actor + setup.kinds) * setup.width + seen
+
+
+def event_of(setup: Setup, code) -> tuple[int, int]:
+    """``(actor, seen)`` of a nonzero ``history`` code (``seen`` plus 1, 0: nothing)."""
+    actor, seen = divmod(int(code) - 1, setup.width)
+    return actor - setup.kinds, seen
+
+
+def _dealt(game: Game, rules_vec: np.ndarray, key, first_player: int) -> np.ndarray:
+    """A board dealt by ``Game.deal_open`` and begun."""
+    board = np.zeros(game.state_size, np.int64)
+    game.deal_open(rules_vec, np.uint64(key), first_player, board)
+    game.begin(board)
+    return board
+
+
+def _rules(game: Game, params: dict, n: int):
+    """The game's ``Rules`` from the rule-option parameters, through its ``--rule`` parser."""
+    options = _options(game)
+    if not options:
         return game.rules(n_players=n)
-    if not hasattr(game.rules, "from_pairs"):
-        raise ValueError(f"{game.name} takes no rule options, got {text!r}")
+    pairs = [f"{key}={_option_text(kind, params[key])}" for key, kind in options.items()]
     return game.rules.from_pairs(pairs, n_players=n)
 
 
@@ -179,79 +273,188 @@ class GiftsimGame(pyspiel.Game):
 
     def __init__(self, params=None):
         game = load_game(self.giftsim_name)
-        given = dict(params or {})
-        full = {**_game_type(game).parameter_specification, **given}
-        self.setup = _setup(game, full)
+        kind = _game_type(game)
+        full = {**kind.parameter_specification, **(params or {})}
+        self.setup = setup_of(game.name, tuple(sorted(full.items())))
         info = pyspiel.GameInfo(
             num_distinct_actions=game.num_actions,
-            max_chance_outcomes=self.setup.deals,
+            max_chance_outcomes=game.max_chance_outcomes,
             num_players=self.setup.n,
             min_utility=0.0,
             max_utility=1.0,
             utility_sum=1.0,
-            max_game_length=self.setup.max_decisions + 1,
+            max_game_length=self.setup.max_length,
         )
-        super().__init__(_game_type(game), info, given)
+        super().__init__(kind, info, self.setup.params)
 
     def new_initial_state(self) -> "GiftsimState":
-        """A state before the deal (a chance node)."""
+        """A state before the first chance event."""
         return GiftsimState(self)
+
+    def new_dealt_state(self, key, first_player: int = RANDOM_FIRST) -> "GiftsimState":
+        """A state whose stack is giftsim's deal of key ``key`` (``giftsim.rng.game_key``) and
+        first seat ``first_player`` (``-1``: the rules', else drawn): resolving every chance
+        event with ``state.dealt_outcome()`` plays giftsim's game of that key."""
+        return GiftsimState(self, key, first_player)
 
     def make_py_observer(self, iig_obs_type=None, params=None) -> "GiftsimObserver":
         """The observer of OpenSpiel's default observation, or of the information state when
-        ``iig_obs_type.perfect_recall``."""
+        ``iig_obs_type.perfect_recall`` (one of each per game, kept: OpenSpiel asks for one at
+        every tensor it writes, and copies the tensor out at once)."""
         kind = iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False)
-        return GiftsimObserver(self.setup, kind, params)
+        if params or not _seat_view(kind):
+            return GiftsimObserver(self.setup, kind, params)  # refuses with the reason
+        return observer_of(self.setup, kind.perfect_recall)
+
+
+def observer_of(setup: Setup, recall: bool) -> "GiftsimObserver":
+    """The observer of a seat's view (``recall``: of its information state), one per setup."""
+    if recall not in setup.observers:
+        kind = pyspiel.IIGObservationType(perfect_recall=recall)
+        setup.observers[recall] = GiftsimObserver(setup, kind, None)
+    return setup.observers[recall]
+
+
+def _seat_view(kind) -> bool:
+    """Whether an observation type is a seat's own view (public and its private facts)."""
+    private = kind.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER
+    return bool(private and kind.public_info)
 
 
 class GiftsimState(pyspiel.State):
-    """One game: before the deal, a chance node; then the seats act through the game's verbs."""
+    """One game: chance nodes and the seats' decisions, through the game's verbs.
 
-    def __init__(self, game: GiftsimGame):
+    ``board`` is the giftsim state, dealt by ``Game.deal_open`` with key ``key``: the stack it
+    starts from, which only decides ``dealt_outcome`` (the chance outcomes then apply whatever
+    OpenSpiel chooses). ``seen[p, :events]`` holds every event as seat ``p`` saw it, coded as
+    the ``history`` tensor view holds them (``None`` before the first event: OpenSpiel
+    makes a new state to size every tensor it writes, so a new state must cost little).
+    ``node`` caches who is to act and the legal actions of the state as it is (computed once
+    per step, asked many times)."""
+
+    def __init__(self, game: GiftsimGame, key=None, first_player=RANDOM_FIRST):
         super().__init__(game)
-        self.setup = game.setup
-        self.deal = -1  # the chance outcome, once dealt
-        self.board = np.zeros(self.setup.game.state_size, np.int64)  # the giftsim state
-        self.own_actions: list[list[int]] = [[] for _ in range(self.setup.n)]
+        setup = self.setup = game.setup
+        self.key = np.uint64(DEAL_KEY if key is None else key)
+        fresh = key is None and first_player == RANDOM_FIRST
+        self.board = (
+            setup.start.copy() if fresh else _dealt(setup.game, setup.rules_vec, key, first_player)
+        )
+        self.seen = None
+        self.events = 0
+        self._weights = np.zeros(setup.game.max_chance_outcomes, np.int64)
+        self.node = None
 
-    def key(self) -> np.uint64:
-        """The giftsim game key of the deal (``game_key(seed, deal)``)."""
-        return np.uint64(game_key(np.uint64(self.setup.seed), self.deal))
+    def _node(self) -> tuple[int, int, list[int]]:
+        """``(player, chance kind, legal actions)`` of the state as it is (cached)."""
+        if self.node is None:
+            game, board = self.setup.game, self.board
+            kind = int(game.chance_pending(board))
+            if game.is_over(board):
+                self.node = (pyspiel.PlayerId.TERMINAL, 0, [])
+            elif kind:
+                self.node = (pyspiel.PlayerId.CHANCE, kind, [])
+            else:
+                self.node = (int(board[game.turn_slot]), 0, game.legal_actions(board))
+        return self.node
 
     def current_player(self) -> int:
-        """The seat to act, ``CHANCE`` before the deal or ``TERMINAL`` once over."""
-        if self.deal < 0:
-            return pyspiel.PlayerId.CHANCE
-        if self.setup.game.is_over(self.board):
-            return pyspiel.PlayerId.TERMINAL
-        return int(self.board[self.setup.game.turn_slot])
+        """The seat to act, ``CHANCE`` while a chance event is pending, ``TERMINAL`` once over."""
+        return self._node()[0]
+
+    # What OpenSpiel's Python tools ask at every step, answered here without the round trip
+    # through C++ (which makes a new state to size each tensor); C++ callers get the same
+    # answers through the observers and _legal_actions.
+
+    def is_chance_node(self) -> bool:
+        return self._node()[0] == pyspiel.PlayerId.CHANCE
+
+    def legal_actions(self, player=None) -> list[int]:
+        """The legal actions of ``player`` (the one to act by default), as OpenSpiel's C++ gives
+        them: the chance outcomes at a chance node, else the decisions of the seat to act and
+        none for the others."""
+        to_act, kind, legal = self._node()
+        if kind:
+            return [o for o, _ in self.chance_outcomes()]
+        return list(legal) if player is None or player == to_act else []
+
+    def observation_tensor(self, player=None) -> list[float]:
+        return self._tensor(False, player)
+
+    def information_state_tensor(self, player=None) -> list[float]:
+        return self._tensor(True, player)
+
+    def _tensor(self, recall: bool, player) -> list[float]:
+        seat = self.current_player() if player is None else player
+        if not 0 <= seat < self.setup.n:
+            raise ValueError(f"a tensor is a seat's: player must be in 0..{self.setup.n - 1}")
+        observer = observer_of(self.setup, recall)
+        observer.set_from(self, seat)
+        return observer.tensor.tolist()
 
     def _legal_actions(self, player) -> list[int]:
-        return self.setup.game.legal_actions(self.board)
+        return list(self._node()[2])
+
+    def _outcome_weights(self) -> np.ndarray:
+        count = self.setup.game.chance_outcomes(self.board, self._weights)
+        return self._weights[:count]
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        """The ``deals`` equally likely deals."""
-        p = 1.0 / self.setup.deals
-        return [(i, p) for i in range(self.setup.deals)]
+        """The pending event's outcomes and their probabilities."""
+        weights = self._outcome_weights()
+        total = float(weights.sum())
+        return [(int(o), w / total) for o, w in enumerate(weights.tolist()) if w > 0]
+
+    def dealt_outcome(self) -> int:
+        """The pending event's outcome in the stack dealt with ``key`` (``Game.next_outcome``):
+        resolving every event with it plays giftsim's game of that key."""
+        return int(self.setup.game.next_outcome(self.board))
 
     def _apply_action(self, action) -> None:
-        setup = self.setup
-        if self.deal < 0:
-            self.deal = int(action)
-            first = self.deal % setup.n  # the rotate policy: game i starts at seat i mod n
-            setup.game.deal_keyed(setup.rules_vec, self.key(), first, self.board)
-            setup.game.begin(self.board)
-            return
-        self.own_actions[self.current_player()].append(int(action))
-        setup.game.apply_action(self.board, int(action))
+        player, kind, legal = self._node()
+        if kind:
+            self._apply_chance(kind, int(action))
+        else:
+            self._apply_decision(player, legal, int(action))
+        self.events += 1
+        self.node = None
+
+    def _seen_now(self) -> np.ndarray:
+        """The row of ``seen`` of the event being applied, every seat's (made at the first)."""
+        if self.seen is None:
+            self.seen = np.zeros((self.setup.n, self.setup.max_length), np.float32)
+        return self.seen[:, self.events]
+
+    def _apply_chance(self, kind: int, outcome: int) -> None:
+        game, weights = self.setup.game, self._outcome_weights()
+        if not (0 <= outcome < len(weights) and weights[outcome] > 0):
+            possible = [o for o, _ in self.chance_outcomes()]
+            raise ValueError(f"{outcome} is not an outcome of this chance event: {possible}")
+        observers = int(game.chance_observers(self.board))
+        hidden = event_code(self.setup, -kind, 0)
+        seen = self._seen_now()
+        seen[:] = [hidden + (outcome + 1) * ((observers >> p) & 1) for p in range(self.setup.n)]
+        game.apply_chance(self.board, outcome)
+
+    def _apply_decision(self, seat: int, legal: list[int], action: int) -> None:
+        game = self.setup.game
+        if action not in legal:
+            names = ", ".join(f"{a} ({game.action_names[a]})" for a in legal)
+            raise ValueError(f"action {action} is illegal for seat {seat} now (legal: {names})")
+        seen = self._seen_now()
+        seen[:] = event_code(self.setup, seat, int(game.public_action(self.board, action)) + 1)
+        seen[seat] = event_code(self.setup, seat, action + 1)
+        game.apply_action(self.board, action)
 
     def _action_to_string(self, player, action) -> str:
+        game = self.setup.game
         if player == pyspiel.PlayerId.CHANCE:
-            return f"deal {action}"
-        return self.setup.game.action_names[action]
+            kind = int(game.chance_pending(self.board))
+            return f"{game.chance_kinds[kind - 1]}: {game.chance_text(kind, action)}"
+        return game.action_names[action]
 
     def is_terminal(self) -> bool:
-        return self.deal >= 0 and bool(self.setup.game.is_over(self.board))
+        return bool(self.setup.game.is_over(self.board))
 
     def returns(self) -> list[float]:
         """Each seat's share of the win once over (``Game.rewards``), else zeros."""
@@ -266,15 +469,28 @@ class GiftsimState(pyspiel.State):
         self.setup.game.observe(self.board, seat, obs)
         return obs
 
+    def event_text(self, seat: int, code) -> str:
+        """One event of ``seen[seat]`` as text."""
+        game, (actor, seen) = self.setup.game, event_of(self.setup, code)
+        if actor < 0:
+            outcome = game.chance_text(-actor, seen - 1) if seen else "?"
+            return f"{game.chance_kinds[-actor - 1]}: {outcome}"
+        if actor == seat:
+            return f"p{actor} {game.action_names[seen - 1]}"
+        return f"p{actor} {game.public_text(seen - 1)}"
+
     def __str__(self) -> str:
-        setup = self.setup
-        if self.deal < 0:
-            return f"{setup.game.title}, {setup.n} players: before the deal"
-        names = [setup.game.action_names[a] for a in self.history()[1:]]
-        text = f"{setup.game.title}, deal {self.deal} of seed {setup.seed}: {' '.join(names)}"
-        if self.is_terminal():
-            text += f" | over, shares of the win {self.returns()}"
-        return text
+        """The game so far, every event in full (the same for clones and deserialised states)."""
+        game = self.setup.game
+        events = []
+        for action in self.full_history():
+            actor = action.player
+            if actor == pyspiel.PlayerId.CHANCE:
+                events.append(f"chance {action.action}")
+            else:
+                events.append(f"p{actor} {game.action_names[action.action]}")
+        text = f"{game.title}, {self.setup.n} players: {', '.join(events)}"
+        return text + (f" | over, shares of the win {self.returns()}" if self.is_terminal() else "")
 
 
 class GiftsimObserver:
@@ -284,15 +500,15 @@ class GiftsimObserver:
     def __init__(self, setup: Setup, iig_obs_type, params):
         if params:
             raise ValueError(f"observation parameters are not supported, got {params}")
-        private = iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER
-        if not (private and iig_obs_type.public_info):
+        if not _seat_view(iig_obs_type):
             raise ValueError("only a seat's own view is supported (public and private info)")
         self.setup = setup
+        self.obs = np.zeros(setup.game.obs_size, np.int64)
         self.recall = iig_obs_type.perfect_recall
         game = setup.game
         pieces = [("player", (setup.n,)), ("observation", (game.tensor_size(setup.rules),))]
         if self.recall:
-            pieces.append(("own_actions", (setup.max_decisions, game.num_actions)))
+            pieces.append(("history", (setup.max_length,)))
         self.tensor = np.zeros(sum(int(np.prod(shape)) for _, shape in pieces), np.float32)
         self.dict = {}
         at = 0
@@ -303,26 +519,28 @@ class GiftsimObserver:
 
     def set_from(self, state: GiftsimState, player: int) -> None:
         """Fill ``tensor`` with ``state`` seen by ``player``."""
-        self.tensor.fill(0)
-        self.dict["player"][player] = 1
-        if state.deal < 0:
-            return
-        self.setup.game.encode(state.view(player), self.dict["observation"])
-        if self.recall:
-            for turn, action in enumerate(state.own_actions[player]):
-                self.dict["own_actions"][turn, action] = 1
+        views, game = self.dict, self.setup.game
+        views["player"].fill(0)
+        views["player"][player] = 1
+        game.observe(state.board, player, self.obs)
+        game.encode(self.obs, views["observation"])  # encode writes every entry
+        if self.recall and state.seen is not None:
+            views["history"][:] = state.seen[player]
+        elif self.recall:
+            views["history"].fill(0)
 
     def string_from(self, state: GiftsimState, player: int) -> str:
-        """The same facts as text: the seat, the view's nonzero entries, its own actions."""
-        if state.deal < 0:
-            return f"p{player} before the deal"
+        """The same facts as text: the seat, the view's nonzero entries, and in the
+        information state every event as the seat saw it."""
         view = np.zeros(self.dict["observation"].shape, np.float32)
         self.setup.game.encode(state.view(player), view)
         entries = " ".join(f"{i}={view[i]:g}" for i in np.flatnonzero(view))
         text = f"p{player} {entries}"
-        if self.recall:
-            names = self.setup.game.action_names
-            text += " | " + " ".join(names[a] for a in state.own_actions[player])
+        if self.recall and state.events:
+            events = state.seen[player, : state.events]
+            text += " | " + ", ".join(state.event_text(player, event) for event in events)
+        elif self.recall:
+            text += " |"
         return text
 
 
@@ -331,10 +549,12 @@ class GiftsimBot(pyspiel.Bot):
     playing seat ``seat`` of a giftsim OpenSpiel game.
 
     At its turn it computes its seat's giftsim observation from the OpenSpiel state
-    (``Game.observe``) and calls the agent's ``decide`` with its own random stream, the one the
-    seat has in giftsim's own loops (``agent_stream(game key, secret, seat)``), so a table of
-    such bots plays deal ``i`` exactly as giftsim plays game ``i``. Like the loops, it takes a
-    single legal action without asking the agent.
+    (``Game.observe``) and calls the agent's ``decide`` with its own random stream. The stream
+    of the bot's ``k``-th game is ``agent_stream(key_k, secret, seat)`` with ``key_0`` the
+    state's deal key and ``key_k = game_key(key_0, k)`` after: a fresh bot on a state dealt
+    with key ``K`` whose chance events take their dealt outcomes plays as the seat of giftsim's
+    game of key ``K`` plays. Like giftsim's loops, it takes a single legal action without asking
+    the agent.
     """
 
     def __init__(self, game: GiftsimGame, seat: int, agent, secret: int = 0):
@@ -344,12 +564,13 @@ class GiftsimBot(pyspiel.Bot):
         self.seat = seat
         self.agent = agent if isinstance(agent, Agent) else parse(agent, self.setup.game.name)
         self.secret = np.uint64(secret)
-        self._game = None  # (deal, moves so far) the stream belongs to
+        self.games = 0  # games begun
+        self._moves = None  # decisions seen in the game in progress (None: no game yet)
         self._rng = np.zeros(1, np.uint64)
 
     def restart_at(self, state) -> None:
-        """Forget the game in progress (the stream restarts at the next decision)."""
-        self._game = None
+        """Forget the game in progress (the next decision begins a new game's stream)."""
+        self._moves = None
 
     def inform_action(self, state, player_id, action) -> None:
         """Nothing to track: the bot reads the state at its turn."""
@@ -372,10 +593,13 @@ class GiftsimBot(pyspiel.Bot):
         return action
 
     def _follow(self, state: GiftsimState) -> None:
+        """Start a new game's stream when the state is not the game in progress."""
         moves = len(state.history())
-        if self._game is None or self._game[0] != state.deal or self._game[1] >= moves:
-            self._rng[0] = agent_stream(state.key(), self.secret, self.seat)
-        self._game = (state.deal, moves)
+        if self._moves is None or self._moves >= moves:
+            key = state.key if self.games == 0 else game_key(state.key, self.games)
+            self._rng[0] = agent_stream(np.uint64(key), self.secret, self.seat)
+            self.games += 1
+        self._moves = moves
 
 
 register_all()

@@ -18,7 +18,16 @@ slot           size             meaning
 ``OWN_SECRET`` 1                private: the observing seat's secret
 ``PILE``       1                hidden: stones in the pile at the deal
 ``SECRETS``    ``MAX_PLAYERS``  hidden: every seat's secret
+``CHANCE``     1                hidden: the chance event pending (0 unless ``deal_open``)
+``STEP``       1                hidden, explicit chance: secrets dealt so far
+``LARGEST``    1                hidden, explicit chance: rules: largest possible pile
+``DEALT``      2 + ``MAX_PLAYERS``  hidden, explicit chance: the deal's pile, first seat and
+                                secrets (the outcomes ``next_outcome`` gives)
 =============  ===============  ===========================================================
+
+Explicit chance (``deal_open``): the pile (seen by nobody), each seat's secret (seen by that
+seat) and a drawn first seat (seen by all) are chance events, each outcome weight 1; play has
+no chance, so ``apply_action`` is unchanged.
 """
 
 import numpy as np
@@ -27,6 +36,8 @@ from numba import njit
 from giftsim.bits import share_out
 from giftsim.rng import DEAL_STREAM, below_keyed, stream_from
 from tests.toy_game.rules import (
+    ACTION_NAMES,
+    MAX_PILE,
     MAX_PLAYERS,
     N_SECRETS,
     R_BIG_TAKES,
@@ -44,7 +55,15 @@ OWN_SECRET = BIG_LEFT + MAX_PLAYERS
 OBS_SIZE = OWN_SECRET + 1
 PILE = OBS_SIZE
 SECRETS = PILE + 1
-STATE_SIZE = SECRETS + MAX_PLAYERS
+CHANCE = SECRETS + MAX_PLAYERS
+STEP = CHANCE + 1
+LARGEST = STEP + 1
+DEALT = LARGEST + 1  # pile, first seat, secrets
+STATE_SIZE = DEALT + 2 + MAX_PLAYERS
+
+NO_CHANCE, PILE_SIZE, SECRET, FIRST_SEAT = range(4)  # values of CHANCE
+KINDS = ("pile", "secret", "first seat")
+MAX_OUTCOMES = MAX_PILE
 
 
 @njit
@@ -75,6 +94,91 @@ def set_deal(rules_vec, pile, secrets, first_player, state):
     for p in range(secrets.shape[0]):
         state[BIG_LEFT + p] = rules_vec[R_BIG_TAKES]
         state[SECRETS + p] = secrets[p]
+
+
+@njit
+def deal_open(rules_vec, game, first_player, state):
+    """``deal_keyed`` with explicit chance: the same deal, each part of it a chance event."""
+    deal_keyed(rules_vec, game, first_player, state)
+    state[DEALT], state[DEALT + 1] = state[PILE], state[FIRST]
+    for p in range(state[N_PLAYERS]):
+        state[DEALT + 2 + p] = state[SECRETS + p]
+        state[SECRETS + p] = 0
+    state[LARGEST], state[PILE], state[STEP] = rules_vec[R_MAX_PILE], 0, 0
+    state[CHANCE] = PILE_SIZE
+    if first_player == RANDOM_FIRST and rules_vec[R_FIRST_PLAYER] == RANDOM_FIRST:
+        state[TURN] = state[SEAT] = state[FIRST] = -1
+
+
+@njit
+def chance_pending(state):
+    return state[CHANCE]
+
+
+@njit
+def chance_outcomes(state, weights):
+    """Weight 1 for each pile size (outcome: stones above the smallest), secret or seat."""
+    kind = state[CHANCE]
+    if kind == PILE_SIZE:
+        count = state[LARGEST] - state[MIN_PILE] + 1
+    else:
+        count = N_SECRETS if kind == SECRET else state[N_PLAYERS]
+    for k in range(count):
+        weights[k] = 1
+    return count
+
+
+@njit
+def next_outcome(state):
+    kind = state[CHANCE]
+    if kind == PILE_SIZE:
+        return state[DEALT] - state[MIN_PILE]
+    return state[DEALT + 2 + state[STEP]] if kind == SECRET else state[DEALT + 1]
+
+
+@njit
+def chance_observers(state):
+    """Nobody sees the pile, a seat its own secret, everyone the first seat."""
+    kind = state[CHANCE]
+    if kind == PILE_SIZE:
+        return np.int64(0)
+    if kind == SECRET:
+        return np.int64(1) << state[STEP]
+    return (np.int64(1) << state[N_PLAYERS]) - 1
+
+
+@njit
+def apply_chance(state, outcome):
+    kind = state[CHANCE]
+    if kind == PILE_SIZE:
+        state[PILE] = state[MIN_PILE] + outcome
+        state[CHANCE] = SECRET
+    elif kind == SECRET:
+        state[SECRETS + state[STEP]] = outcome
+        state[STEP] += 1
+        if state[STEP] == state[N_PLAYERS]:
+            state[CHANCE] = FIRST_SEAT if state[FIRST] < 0 else NO_CHANCE
+    else:
+        state[TURN] = state[SEAT] = state[FIRST] = outcome
+        state[CHANCE] = NO_CHANCE
+
+
+@njit
+def public_action(state, action):
+    """Every seat sees every take."""
+    return action
+
+
+def chance_text(kind: int, outcome: int) -> str:
+    return f"{KINDS[kind - 1]} {outcome}"
+
+
+def public_text(code: int) -> str:
+    return ACTION_NAMES[code]
+
+
+def chance_events(rules) -> int:
+    return rules.n_players + 2
 
 
 @njit
