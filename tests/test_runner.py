@@ -220,3 +220,14 @@ def test_a_half_written_manifest_is_never_left(tmp_path, jobs):
     (tmp_path / "m" / "manifest.json").write_text('{"experiment": ')
     with pytest.raises(ValueError, match="is not a readable manifest"):
         load(tmp_path / "m")
+
+
+def test_warm_up_plays_each_set_of_agents_once_not_each_arrangement():
+    from experiments.runner import _first_of_each_seating, chunks_of
+
+    jobs = round_robin("geschenkt", ["greedy", "sniper", "random"], 4, 2, seed=1)
+    firsts = _first_of_each_seating(chunks_of(jobs, 50_000))
+    assert len(jobs) == 3**4 - 3
+    sets = sorted(sorted(set(c.job.agents)) for c in firsts)
+    pairs = [["greedy", "random"], ["greedy", "sniper"], ["random", "sniper"]]
+    assert sets == sorted([*pairs, ["greedy", "random", "sniper"]])
