@@ -189,17 +189,15 @@ def _parts(chunk, run: _Run) -> dict:
     """One chunk's sums, per field."""
     if run.summary_only:
         return {"sums": chunk}
-    from experiments.runner import summary
+    from experiments.runner import summaries
 
     if "deal_seed" not in chunk.columns:  # rows of a batch: every game its own deal
         code = chunk["job"].to_numpy(np.uint64) * GAME_CODE + chunk["game_index"].to_numpy()
         chunk = chunk.assign(deal_seed=code.astype(np.uint64))
-    jobs = run.jobs
-    sums = [summary(rows, jobs[int(job)]) for job, rows in chunk.groupby("job", sort=True)]
     long = long_table(chunk, run.game)
     long["stratum"] = _strata(long, run.strata)
     parts = {
-        "sums": pd.concat(sums),
+        "sums": summaries(chunk, run.jobs),
         "deals": deal_sums(chunk, run.strata),
         "scores": score_counts(long),
     }
