@@ -53,6 +53,7 @@ USED = {  # seeds whose results were looked at (to choose a parameter or not): a
     2030: "flatmc_net leaf=1 against flatmc at 2 Tulips players (findings section 7)",
     2031: "flatmc_net leaf=1 against three flatmc at 4 Tulips players (findings section 7)",
     2032: "flatmc_net with a network of flatmc's play at 4 Tulips players (findings section 7)",
+    2405: "giftsim gauntlet of both games, every built-in in four fields (docs/gauntlet.md)",
     9001: "the Tulips 6-player ladder steps re-run (docs/ladder.md, findings section 6)",
     2**32: "the tuned agents' final scores (giftsim tune --seed 0 scores on seed + 2**32)",
     **{
@@ -201,6 +202,11 @@ def markdown(table: pd.DataFrame, argv=(), seed=FRESH_SEED) -> str:
         "Search rungs play at their default settings (see `giftsim bench` for their time per",
         "decision) on fewer deals: a search agent against heuristics on `players` x",
         "`--search-games` deals, against search agents on `--search-games`.",
+        "",
+        "A step is a claim in one field: the upper agent beats the lower one in a field of the",
+        "lower one. It says nothing of other fields, and the steps are not an order of",
+        "strength (an agent can beat the tuned agents in theirs and lose to them in a field of",
+        "`greedy`): `giftsim gauntlet` plays each agent in several fields (docs/gauntlet.md).",
         "",
         *_seed_note(seed),
     ]

@@ -35,9 +35,8 @@ ONE_LINE_ERRORS = [
     ([*TUNE, "--sigma", "nan"], "sigma must be a positive number"),
     (["ladder", "--games", "0", "--search-games", "0"], "the ladder has no step to play"),
     (["ladder", "--games", "-5"], "--games must be at least 0, got -5"),
-    (["demo", "--scale", "-1"], "--scale must be a fraction of the full size in (0, 100]"),
-    (["demo", "--scale", "nan"], "--scale must be a fraction of the full size in (0, 100]"),
-    (["demo", "--scale", "1e9"], "in (0, 100], got 1e+09"),
+    (["demo", "--scale", "-1"], "--scale must be a positive fraction of the full size, at most"),
+    (["demo", "--scale", "nan"], "--scale must be a positive fraction"),
     (["demo", "--scale", "0.0001", "--workers", "0"], "workers must be at least 1, got 0"),
 ]
 
