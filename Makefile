@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench clean notebooks
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,11 @@ lint: $(STAMP)
 # Notebooks run too (nbmake, a fresh kernel of this venv's python each), at 1% of their size.
 test: lint
 	GIFTSIM_SCALE=0.01 $(BIN)/pytest -n 2 --nbmake tests notebooks
+
+# Re-executes the notebooks at full size and stores their outputs with a record of the code that
+# made them (tests/test_notebooks.py checks it); NB="00 02" picks some.
+notebooks: $(STAMP)
+	$(BIN)/python -m experiments.notebooks $(NB)
 
 bench: $(STAMP)
 	$(BIN)/giftsim bench

@@ -61,6 +61,21 @@ def deal_strata(long: pd.DataFrame, deal: np.ndarray | None = None) -> np.ndarra
     return row_ids(jobs)[1]
 
 
+def stratum_values(long: pd.DataFrame) -> np.ndarray:
+    """Each deal code's stratum (as ``deal_codes`` numbers the deals): the values of the
+    ``stratum`` column if the frame has one (kept as they are, so that the strata of frames
+    read apart agree), else ``deal_strata``'s codes."""
+    if "stratum" not in long.columns:
+        return deal_strata(long)
+    deal = deal_codes(long)
+    values = long["stratum"].to_numpy()
+    out = np.zeros(int(deal.max(initial=-1)) + 1, values.dtype)
+    out[deal] = values
+    if not (out[deal] == values).all():
+        raise ValueError("the stratum column must be constant within a deal")
+    return out
+
+
 class Block(NamedTuple):
     """All games of one player count as G x n arrays, seats in order."""
 
@@ -76,7 +91,8 @@ def blocks(long: pd.DataFrame, order: str = "win"):
     """Sorted agent names and one ``Block`` per player count (``key`` from the column
     ``order``); checks one row per seat."""
     require(long, [*COLUMNS, order])
-    names, codes = np.unique(long["agent"].astype(str).to_numpy(), return_inverse=True)
+    codes, names = pd.factorize(long["agent"].astype(str), sort=True)  # hashing: fast
+    names = np.asarray(names, dtype=object)
     frame = long.assign(code=codes.reshape(-1), deal_code=deal_codes(long), order_key=long[order])
     frame = frame.sort_values(["n_players", *GAME, "seat"])
     out, offset = [], 0

@@ -613,6 +613,8 @@ def _add_ladder(sub) -> None:
 def _add_report(sub) -> None:
     p = _command(sub, "report", "tables, PNG plots and summary.md for a results folder")
     p.add_argument("folder", type=Path, help="a folder written by tournament or seats --out")
+    p.add_argument("--workers", type=int, help="processes reading it (default: all cores)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=_report)
 
 
@@ -741,7 +743,9 @@ def _gauntlet(args) -> None:
 def _report(args) -> None:
     from experiments import commands
 
-    commands.report(args.folder)
+    if args.workers is not None and args.workers < 1:
+        raise CliError(f"--workers must be at least 1, got {args.workers}")
+    commands.report(args.folder, progress=not args.quiet, workers=args.workers)
 
 
 def _agents(args) -> None:
@@ -879,6 +883,7 @@ def _add_demo(sub) -> None:
     p.add_argument(
         "--out", type=Path, help="folder for results and plots (default: results/demo-SCALE-SEED)"
     )
+    p.add_argument("--workers", type=int, help="worker processes (default: all cores)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(run=_demo)
 
@@ -896,7 +901,7 @@ def _demo(args) -> None:
     from experiments import commands
 
     out = args.out or Path(f"results/demo-{args.scale:g}-{args.seed}")
-    commands.demo(out, args.scale, args.seed, progress=not args.quiet)
+    commands.demo(out, args.scale, args.seed, progress=not args.quiet, workers=args.workers)
 
 
 if __name__ == "__main__":

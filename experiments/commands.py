@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 
 from agents.roster import roster
+from experiments import digest, provenance, ratings, stats
 from experiments import manifest as manifest_io
-from experiments import provenance, stats
 from experiments.games import entry
 from experiments.isolation import forfeit_sums_table, forfeit_table
 from experiments.results import (
@@ -25,7 +25,6 @@ from experiments.results import (
     load_summary,
     long_table,
     manifest_jobs,
-    round_table,
     summary_of,
 )
 from experiments.runner import run
@@ -33,12 +32,10 @@ from experiments.schedule import deal_strata, field_design, mirror, round_robin,
 from giftsim import files
 from giftsim.game import GAMES, rounds_of
 
-PLOTS = {  # file name -> (plot function name, keyword arguments)
-    "seat_win_share.png": ("seat_win_share", {"column": "position"}),
-    "win_rate_heatmap.png": ("win_rate_heatmap", {}),
-    "ratings.png": ("rating_chart", {}),
-    "score_distributions.png": ("score_distributions", {}),
-}
+HEAD_TO_HEAD = "head to head (row agent beats opponent, ties 1/2)"
+RATINGS = "ratings (Plackett-Luce log-strength, whole finishing order; bootstrap over deals)"
+FORFEITS = "forfeits by agent (a forfeit is a loss)"
+N_BOOT = 100  # bootstrap draws of a report's ratings
 
 
 def design_jobs(
@@ -84,8 +81,7 @@ def execute(jobs, out, options):
     position) sums (with ``deal_rows``, see ``schedule.rows_per_deal``) and, unless the run
     keeps summaries only, their per-(deal, agent, turn position) sums (``results.deal_sums``),
     both read chunk by chunk so that memory does not grow with the number of games."""
-    frame, seconds, played = run(jobs, out=out, **options)
-    _played_line(played, seconds, out)
+    frame = play(jobs, out, options)
     summary_only = options.get("summary_only", False)
     if out is not None:
         sums = load_summary(out)
@@ -94,6 +90,14 @@ def execute(jobs, out, options):
         sums = summary_of(frame, summary_only, jobs)
         deals = None if summary_only else deal_sums(frame, deal_strata(jobs))
     return sums.merge(rows_per_deal(jobs), on=["job", "seat"], how="left"), deals
+
+
+def play(jobs, out, options):
+    """Run jobs (into ``out`` if given), say how many games were played and how fast; the
+    frame of rows or summaries when there is no ``out``."""
+    frame, seconds, played = run(jobs, out=out, **options)
+    _played_line(played, seconds, out)
+    return frame
 
 
 def _played_line(played: int, seconds: float, out) -> None:
@@ -154,46 +158,43 @@ def summary_tables(sums: pd.DataFrame, deals=None) -> dict[str, pd.DataFrame]:
         out[f"{GAP}{where}"] = gap(part, column="position")
         out[f"turn-order test{where}"] = test(part, column="position")
     if "forfeits" in sums:  # isolated agents (experiments.isolation)
-        out["forfeits by agent (a forfeit is a loss)"] = forfeit_sums_table(sums)
+        out[FORFEITS] = forfeit_sums_table(sums)
     return out
 
 
-def tables(frame: pd.DataFrame, summary_only: bool, game=None, jobs=None):
-    """The report's tables: every figure with its interval, the deal as unit (head-to-head
-    and ratings need per-game rows). ``jobs``: the run's jobs, which bound the intervals of
-    summaries (``schedule.rows_per_deal``; without them every game counts as its own deal)."""
-    if summary_only:
-        sums = summary_of(frame, True)
-        if jobs is not None:
-            sums = sums.merge(rows_per_deal(jobs), on=["job", "seat"], how="left")
-        return summary_tables(sums)
-    long = long_table(frame, game)
-    mixed = _mixed(long, ["job", "game_index"])
-    out = {"win share by agent": stats.win_share(long)} if mixed else {}
-    out["mean score by agent"] = stats.mean_score(long)
-    groups = [("all seatings", long)] if mixed else list(long.groupby("agent"))
-    for name, part in groups:
-        where = "" if mixed else f" — all-{name} tables"
-        out[f"{TURNS}{where}"] = stats.seat_advantage(part, "position")
-        out[f"{GAP}{where}"] = stats.seat_gap(part, column="position")
-        out[f"turn-order test{where}"] = stats.seat_test(part, "position")
-    out.update(_round_tables(frame, game))
-    if "forfeit" in long:  # isolated agents (experiments.isolation)
-        out["forfeits by agent (a forfeit is a loss)"] = forfeit_table(long)
-    if mixed:
-        out["head to head (row agent beats opponent, ties 1/2)"] = stats.pairwise_table(long)
-        order = "whole finishing order" if "finish" in long else "winners only"
-        rating = stats.ratings(long, n_boot=100)
+def tables(frame: pd.DataFrame, summary_only: bool, game: str, jobs=None):
+    """The report's tables of rows (or summaries) in memory, as ``report`` computes them from a
+    folder: every figure with its interval, the deal as unit. ``jobs``: the run's jobs (their
+    design's strata; they bound the intervals of summaries, ``schedule.rows_per_deal``);
+    without them each job is its own stratum and every game its own deal."""
+    return digest_tables(digest.of_frame(frame, summary_only, game, jobs))
+
+
+def digest_tables(sums: digest.Digest, progress: bool = False) -> dict[str, pd.DataFrame]:
+    """The report's tables from a results digest: ``summary_tables``, per-round tables of
+    matches, and where agents share tables the head-to-head table and the ratings fitted on the
+    whole finishing order (``N_BOOT`` bootstrap draws over deals)."""
+    out = summary_tables(sums.sums, sums.deals)
+    out.update(_round_tables(sums.rounds))
+    if sums.mixed and sums.pairs is not None:
+        out[HEAD_TO_HEAD] = stats.deal_pairwise_table(sums.pairs)
+        deals = sums.events["deal"].nunique()
+        _say(progress, f"report: ratings ({N_BOOT} bootstrap draws over {deals:,} deals)")
+        rating = ratings.deal_ratings(sums.events, n_boot=N_BOOT)
         rating["deals"] = out["win share by agent"]["deals"].reindex(rating.index)
-        out[f"ratings (Plackett-Luce log-strength, {order}; bootstrap over deals)"] = rating
+        out[RATINGS] = rating
     return out
 
 
-def _round_tables(frame: pd.DataFrame, game) -> dict[str, pd.DataFrame]:
+def _say(progress: bool, text: str) -> None:
+    if progress:
+        print(text, file=sys.stderr, flush=True)
+
+
+def _round_tables(rounds) -> dict[str, pd.DataFrame]:
     """Matches of several rounds: each agent's win share of single rounds and mean score per
     round (the tables above are per match), and per round number; the deal (match) as unit."""
-    rounds = round_table(frame, game) if game is not None else pd.DataFrame()
-    if rounds.empty:
+    if rounds is None or rounds.empty:
         return {}
     return {
         "win share of single rounds by agent (the match's deal as unit)": stats.win_share(rounds),
@@ -225,25 +226,21 @@ def print_tables(named: dict[str, pd.DataFrame]) -> None:
             print(FEW_NOTE.format(stats.FEW_DEALS))
 
 
-def _wins(game: str) -> str:
-    """Which way a score wins, from the game's record."""
-    return "lower score wins" if entry(game).lower_wins else "higher score wins"
-
-
-def report(folder) -> dict[str, pd.DataFrame]:
-    """Tables to the terminal, PNG plots and a Markdown summary into the results folder."""
+def report(folder, progress: bool = True, workers=None) -> dict[str, pd.DataFrame]:
+    """Tables to the terminal, PNG plots and a Markdown summary into the results folder. The
+    folder is read one chunk at a time (``experiments.digest``, by ``workers`` processes,
+    default one per core); each table is computed once and drawn from; ``progress``: a bar
+    and a line per phase on stderr."""
     folder = Path(folder)
     if manifest_io.read(folder).get("gauntlet"):
         return gauntlet_report(folder)
-    manifest, frame = load(folder)
-    if frame.empty:
-        raise ValueError(f"{folder} holds no results yet")
-    named = tables(frame, manifest["summary_only"], manifest["game"], manifest_jobs(manifest))
+    manifest = manifest_io.read(folder)
+    sums = digest.of_folder(folder, progress, workers)
+    named = digest_tables(sums, progress)
+    named.update(_forfeit_reasons(folder, manifest))
     print_tables(named)
-    if manifest["summary_only"]:
-        figures, missing = _draw_sums(load_summary(folder), folder, manifest)
-    else:
-        figures, missing = _draw(long_table(frame, manifest["game"]), folder, manifest), []
+    _say(progress, "report: drawing plots")
+    figures, missing = _draw(sums, named, folder, manifest)
     for line in missing:
         print(line)
     _markdown(folder, manifest, named, figures, missing)
@@ -251,13 +248,27 @@ def report(folder) -> dict[str, pd.DataFrame]:
     return named
 
 
+def _forfeit_reasons(folder: Path, manifest: dict) -> dict[str, pd.DataFrame]:
+    """With isolated agents and per-game rows, the forfeits table with each reason (the
+    streaming sums count forfeits but keep no reasons); isolated runs are small enough to
+    read whole."""
+    isolated = any(job.get("isolation") for job in manifest["jobs"])
+    if not isolated or manifest["summary_only"]:
+        return {}
+    _, frame = load(folder)
+    return {FORFEITS: forfeit_table(long_table(frame, manifest["game"]))}
+
+
 def describe(manifest: dict, games: int) -> str:
-    """A plot title's subject: game, design and agents, player counts and games."""
+    """A plot title's subject: game, design and agents, player counts and games (and the
+    games per seating, when every seating played as many)."""
     jobs = manifest["jobs"]
-    agents = sorted({a for job in jobs for a in job["agents"]})
-    counts = ", ".join(map(str, sorted({len(job["agents"]) for job in jobs})))
-    name = entry(manifest["game"]).title
-    return f"{name}, {manifest['design']} of {', '.join(agents)}, {counts} players, {games:,} games"
+    agents = {a for job in jobs for a in job["agents"]}
+    players = {len(job["agents"]) for job in jobs}
+    sizes = {job["n_games"] for job in jobs}
+    per = f"{sizes.pop():,} per seating" if len(sizes) == 1 else ""
+    plots = _pyplot()
+    return plots.subject(manifest["game"], manifest["design"], agents, players, games, per)
 
 
 def _pyplot():
@@ -269,60 +280,39 @@ def _pyplot():
     return plots
 
 
-def _draw(long: pd.DataFrame, folder: Path, manifest: dict) -> list[str]:
+def _draw(sums: digest.Digest, named: dict, folder: Path, manifest: dict):
+    """Every plot the digest allows, saved into ``folder``; the names written and a line for
+    the plots that need per-game rows."""
     plots = _pyplot()
-    subject = describe(manifest, long.groupby(["job", "game_index"]).ngroups)
-    mixed = _mixed(long, ["job", "game_index"])
-    written = []
-    for name, (function, options) in PLOTS.items():
-        if name in ("win_rate_heatmap.png", "ratings.png") and not mixed:
-            continue
-        if name == "seat_win_share.png" and not mixed:  # one panel per agent
-            figure = plots.seat_panels(summary_of_long(long), "win_share")
-        else:
-            figure = getattr(plots, function)(long, **options)
-        title = figure.axes[0].get_title()
-        if name == "score_distributions.png":
-            title += f" ({_wins(manifest['game'])})"
-        if name == "seat_win_share.png" and not mixed:
-            title = "Win share by turn position, one panel per agent (95% Wilson intervals)"
-        else:
-            figure.axes[0].set_title("")  # the suptitle says it, with the subject
-        figure.suptitle(f"{title}\n{subject}", fontsize=9)
+    games = int((sums.sums["games"] / sums.sums["n_players"]).sum())
+    line = describe(manifest, games)
+    figures = {}
+    if sums.mixed and sums.deals is not None:  # the printed table, intervals by deal
+        figures["seat_win_share.png"] = plots.seat_win_share_of(named[TURNS], subject=line)
+    else:
+        figures["seat_win_share.png"] = plots.seat_panels(sums.sums, "win_share", subject=line)
+        figures["seat_score.png"] = plots.seat_panels(
+            sums.sums, "mean_score", subject=line, game=sums.game
+        )
+    if HEAD_TO_HEAD in named:
+        figures["win_rate_heatmap.png"] = plots.win_rate_heatmap_of(
+            named[HEAD_TO_HEAD], subject=line
+        )
+        figures["ratings.png"] = plots.rating_chart_of(named[RATINGS], subject=line)
+    if sums.scores is not None:
+        figures["score_distributions.png"] = plots.score_boxes_of(
+            sums.scores, sums.game, sums.mixed, subject=line
+        )
+    for name, figure in figures.items():
         save_png(figure, folder / name)
-        written.append(name)
-    return written
-
-
-def summary_of_long(long: pd.DataFrame) -> pd.DataFrame:
-    """Per-(job, seat, position) sums of a long frame, as ``results.summary_of`` gives."""
-    sums = long.assign(games=1, win_sum=long["win"], score_sum=long["score"])
-    sums = sums.assign(score_sq=long["score"] ** 2, win_sq=long["win"] ** 2)
-    keys = ["job", "n_players", "seat", "position", "agent"]
-    columns = ["games", "win_sum", "win_sq", "score_sum", "score_sq"]
-    return sums.groupby(keys, as_index=False, sort=True)[columns].sum()
-
-
-def _draw_sums(sums: pd.DataFrame, folder: Path, manifest: dict):
-    """The plots summaries allow (turn-order win share and mean score per agent) and a line
-    for the plots that need per-game rows."""
-    plots = _pyplot()
-    games = int((sums["games"] / sums["n_players"]).sum())
-    subject = describe(manifest, games)
-    written = []
-    for value, name in (("win_share", "seat_win_share.png"), ("mean_score", "seat_score.png")):
-        figure = plots.seat_panels(sums, value)
-        label = value.replace("_", " ")
-        if value == "mean_score":
-            label += f" ({_wins(manifest['game'])})"
-        figure.suptitle(f"{label} by turn position, one panel per agent\n{subject}", fontsize=9)
-        save_png(figure, folder / name)
-        written.append(name)
-    missing = [
-        "not drawn (they need per-game rows; run without --summary-only): head-to-head "
-        "heatmap, ratings, score distributions"
-    ]
-    return written, missing
+        plots.plt.close(figure)
+    missing = []
+    if sums.deals is None:
+        missing.append(
+            "not drawn (they need per-game rows; run without --summary-only): head-to-head "
+            "heatmap, ratings, score distributions"
+        )
+    return list(figures), missing
 
 
 def _markdown(folder: Path, manifest: dict, named, figures, missing=()) -> None:
@@ -334,7 +324,7 @@ def _markdown(folder: Path, manifest: dict, named, figures, missing=()) -> None:
     ]
     for name, table in named.items():
         flagged = flag_few(table)
-        lines += ["", f"## {name}", "", flagged.round(4).to_markdown()]
+        lines += ["", f"## {name}", "", flagged.round(4).reset_index().to_markdown(index=False)]
         if "warning" in flagged and "warning" not in table:
             lines += ["", FEW_NOTE.format(stats.FEW_DEALS)]
     lines += ["", *[f"![{f}]({f})" for f in figures], *missing]
@@ -345,13 +335,16 @@ def _markdown(folder: Path, manifest: dict, named, figures, missing=()) -> None:
 # round-robin of its built-in agents).
 DEMO_CHUNK = 50_000  # games per chunk file of a demo study
 MAX_SCALE = 100.0  # the largest --scale: 100 times the full demo is hours of play
+NUMBERS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven"}
 
 
-def demo(folder: Path, scale: float, seed: int, progress: bool = True) -> None:
+def demo(folder: Path, scale: float, seed: int, progress: bool = True, workers=None) -> None:
     """Run every game's demo studies (``agents.roster.Study``) at ``scale`` into
-    ``folder/GAME-STUDY``, print their tables, write plots per study. A study already in its
-    folder is resumed (nothing is played again); a folder of any other experiment is refused
-    before anything is played."""
+    ``folder/GAME-STUDY`` (``workers`` processes; default all cores), print their tables,
+    write plots per study, and end with what the demo found, each finding with its interval
+    and its file (also in ``folder/findings.md``). A study already in its folder is resumed
+    (nothing is played again); a folder of any other experiment is refused before anything
+    is played."""
     if not (math.isfinite(scale) and 0 < scale <= MAX_SCALE):
         raise ValueError(
             f"--scale must be a positive fraction of the full size, at most {MAX_SCALE:g} "
@@ -360,21 +353,91 @@ def demo(folder: Path, scale: float, seed: int, progress: bool = True) -> None:
     plan = list(_demo_plan(Path(folder), scale, seed))
     for _, _, jobs, out in plan:
         manifest_io.check(out, jobs, DEMO_CHUNK, False, resume=True)
-    for title, agents, jobs, out in plan:
-        print(f"\n##### {title} of {', '.join(agents)} ({len(jobs)} seatings)")
-        execute(jobs, out, {"progress": progress, "resume": True, "chunk_size": DEMO_CHUNK})
-        report(out)
-    print(f"\nplots and summary.md per study in {folder}/")
+    options = {"progress": progress, "resume": True, "chunk_size": DEMO_CHUNK, "workers": workers}
+    found = []
+    for (game, design), agents, jobs, out in plan:
+        print(f"\n##### {game}: {out.name} of {', '.join(agents)} ({len(jobs)} seatings)")
+        play(jobs, out, options)
+        named = report(out, progress, workers)
+        found += FINDINGS[design](game, named, out)
+    text = "\n".join(f"- {line}" for line in found)
+    print(f"\n##### What the demo found (95% intervals, the deal as unit)\n{text}")
+    write_text(Path(folder) / "findings.md", f"# What the demo found\n\n{text}\n", force=True)
+    print(f"\nplots and summary.md per study, and findings.md, in {folder}/")
 
 
 def _demo_plan(folder: Path, scale: float, seed: int):
-    """``(title, agents, jobs, folder)`` of every demo study."""
+    """``((game, design), agents, jobs, folder)`` of every demo study."""
     for game in GAMES:
         for name, study in roster(game).demo.items():
             games = max(int(study.games * scale), 10)
             agents, players = list(study.agents), list(study.players)
             jobs = design_jobs(game, study.design, agents, players, games, seed)
-            yield f"{game}: {name}", agents, jobs, folder / f"{game}-{name}"
+            yield (game, study.design), agents, jobs, folder / f"{game}-{name}"
+
+
+def percent(share: float, low: float, high: float) -> str:
+    """The share and its interval in percent, e.g. "28.3% [28.1, 28.5]": one decimal, more
+    while the share and the interval's ends would not all print apart."""
+    digits = 1
+    while digits < 3 and len({round(100 * v, digits) for v in (low, share, high)}) < 3:
+        digits += 1
+    return f"{100 * share:.{digits}f}% [{100 * low:.{digits}f}, {100 * high:.{digits}f}]"
+
+
+def seat_findings(game: str, named: dict, out: Path) -> list[str]:
+    """A seat study in words: for each agent, the first and last player's win share at the
+    middle player count; the file is the study's seat plot."""
+    lines = []
+    for name, table in named.items():
+        if not name.startswith("turn-order advantage") or "all-" not in name:
+            continue
+        agent = name.split("all-")[1].removesuffix(" tables")
+        counts = sorted(table.index.get_level_values("n_players").unique())
+        n = counts[len(counts) // 2]
+        first, last = table.loc[(n, 0)], table.loc[(n, n - 1)]
+        lines.append(
+            f"In {_title(game)}, among {NUMBERS.get(n, n)} {agent} players the first wins "
+            f"{percent(first.win_share, first.ci_low, first.ci_high)} and the last "
+            f"{percent(last.win_share, last.ci_low, last.ci_high)} (fair {first.fair:.1%}; "
+            f"{out / 'seat_win_share.png'})"
+        )
+    return lines
+
+
+def robin_findings(game: str, named: dict, out: Path) -> list[str]:
+    """A round-robin in words: each agent's win share, the best agent against the next best
+    head to head, and the order of the ratings; each with its file."""
+    shares = named["win share by agent"].sort_values("win_share", ascending=False)
+    listed = ", ".join(
+        f"{agent} {percent(row.win_share, row.ci_low, row.ci_high)}"
+        for agent, row in shares.iterrows()
+    )
+    best, second = shares.index[0], shares.index[1]
+    pair = named[HEAD_TO_HEAD].loc[(best, second)]
+    order = named[RATINGS]
+    top = order.iloc[0]
+    return [
+        f"In the {_title(game)} round-robin ({_players(named)} players) the win shares are "
+        f"{listed} (fair {shares['fair'].iloc[0]:.1%}; {out / 'summary.md'})",
+        f"{best} beats {second} in {percent(pair.share, pair.ci_low, pair.ci_high)} of the games "
+        f"they share ({out / 'win_rate_heatmap.png'})",
+        f"Ratings from the whole finishing order rank {', '.join(order.index)}; {order.index[0]} "
+        f"{top.rating:+.2f} [{top.ci_low:+.2f}, {top.ci_high:+.2f}] ({out / 'ratings.png'})",
+    ]
+
+
+def _players(named: dict) -> str:
+    key = next(k for k in named if k.startswith("turn-order advantage"))
+    counts = named[key].index.get_level_values("n_players").unique()
+    return ", ".join(map(str, sorted(counts)))
+
+
+def _title(game: str) -> str:
+    return entry(game).title
+
+
+FINDINGS = {"mirror": seat_findings, "round-robin": robin_findings}  # by design
 
 
 # ---- The other commands' bodies (the CLI parses, these run) -----------------------------

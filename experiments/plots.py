@@ -1,17 +1,30 @@
 """Figures of the statistics in ``experiments.stats``.
 
 Each ``name(long, ..., ax=None)`` draws what ``name_data(long, ...)`` returns and gives back the
-Figure; with ``ax=None`` it makes a new one. Plots only draw: every number comes from ``stats``.
-No backend is forced here; scripts and tests choose one (e.g. ``MPLBACKEND=Agg``).
+Figure; with ``ax=None`` it makes a new one. ``name_of(table, ...)`` draws a table computed
+already (by ``stats`` from a long frame, or from sums streamed chunk by chunk, as ``giftsim
+report`` does), so one table feeds both the terminal and the figure. Plots only draw: every
+number comes from ``stats`` (box plots: from the counts of each score,
+``digest.score_counts``).
+
+Every title says what is drawn and which interval; its last line is the *subject* of the run
+(``subject``: game, design, agents, player counts, games). Score axes say which way a score wins,
+and every reference line and box is named in a legend. No backend is forced here; scripts and
+tests choose one (e.g. ``MPLBACKEND=Agg``).
 """
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 
 from experiments import anatomy, stats
+from experiments.digest import score_counts
+from experiments.games import entry
 
 SEAT_SPREAD = 0.25  # total horizontal spread of the player-count groups around each seat
+MAX_NAMED = 4  # a subject names at most this many agents, else counts them
 
 LABELS = {  # column -> axis label; other columns read with spaces for underscores
     "position": "turn position (0 = first player)",
@@ -26,11 +39,62 @@ LABELS = {  # column -> axis label; other columns read with spaces for underscor
     "win_share": "win share",
     "mean_score": "mean score",
 }
+ORDERS = {  # the ratings' order column -> what the fit uses
+    "finish": "the whole finishing order",
+    "win": "the winners only",
+}
+BOX_LEGEND = [  # what each part of a box means (score_boxes_of)
+    Patch(facecolor="white", edgecolor="black", label="box: middle half of the scores"),
+    Line2D([], [], color="C1", label="line: median"),
+    Line2D([], [], color="black", label="whiskers: within 1.5 box heights (outliers hidden)"),
+    Line2D([], [], color="green", marker="^", ls="", label="triangle: mean"),
+]
 
 
 def label(column: str) -> str:
     """A readable axis label for ``column``: ``LABELS``, else its words without underscores."""
     return LABELS.get(column, column.replace("_", " "))
+
+
+def score_label(game: str, what: str = "score") -> str:
+    """``what`` with the way a score wins in ``game``, e.g. "score (lowest wins)"."""
+    return f"{what} ({'lowest' if entry(game).lower_wins else 'highest'} wins)"
+
+
+def counted(numbers, unit: str = "players") -> str:
+    """``"4 players"``, ``"3-5 players"`` (a run of counts) or ``"2, 4, 6 players"``."""
+    values = sorted({int(n) for n in numbers})
+    if len(values) > 2 and values == list(range(values[0], values[-1] + 1)):
+        return f"{values[0]}-{values[-1]} {unit}"
+    return f"{', '.join(map(str, values))} {unit}"
+
+
+DESIGNS = {"mirror": "one-agent tables"}  # design -> its name in a subject, if not its own
+
+
+def subject(game: str, design: str, agents, players, games: int, per: str = "") -> str:
+    """A figure's last title line, e.g. "No Thanks!, round-robin of random, greedy, sniper,
+    4 players, 1,200,000 games (25,000 per seating)": more than ``MAX_NAMED`` agents are
+    counted; ``per`` adds what each seating or cell played."""
+    names = sorted(set(agents))
+    who = ", ".join(names) if len(names) <= MAX_NAMED else f"{len(names)} agents"
+    extra = f" ({per})" if per else ""
+    kind = DESIGNS.get(design, design)
+    return f"{entry(game).title}, {kind} of {who}, {counted(players)}, {games:,} games{extra}"
+
+
+def subject_of(long: pd.DataFrame, game: str, design: str, per: str = "") -> str:
+    """``subject`` of the games of a long frame (``stats``' layout)."""
+    games = long.groupby(["job", "game_index"]).ngroups
+    return subject(game, design, long["agent"].unique(), long["n_players"].unique(), games, per)
+
+
+def _title(ax, what: str, subject_line=None) -> None:
+    ax.set_title(what if subject_line is None else f"{what}\n{subject_line}", fontsize=9)
+
+
+def _suptitle(fig, what: str, subject_line=None) -> None:
+    fig.suptitle(what if subject_line is None else f"{what}\n{subject_line}", fontsize=10)
 
 
 def _axes(ax):
@@ -44,7 +108,24 @@ def _yerr(table: pd.DataFrame, value: str) -> np.ndarray:
     return np.vstack([table[value] - table["ci_low"], table["ci_high"] - table[value]])
 
 
+def plus_minus(half: float, digits: int = 2) -> str:
+    """ "±" and a half width at ``digits`` decimals, never "±0.00": below the shown precision it
+    is printed to one significant digit."""
+    if round(half, digits) > 0 or not np.isfinite(half):
+        return f"±{half:.{digits}f}"
+    return f"±{half:.1g}"
+
+
+def _digits(half: float, digits: int) -> int:
+    """Decimals that show a value as precisely as its half width (at least ``digits``)."""
+    if not np.isfinite(half) or half <= 0 or round(half, digits) > 0:
+        return digits
+    return min(digits + 1, 4)
+
+
 # ---- seat advantage -----------------------------------------------------------------------
+
+SEAT_TITLE = "Win share by {column}, one line per player count, 95% intervals by deal"
 
 
 def seat_win_share_data(long: pd.DataFrame, column: str = "seat") -> pd.DataFrame:
@@ -52,21 +133,40 @@ def seat_win_share_data(long: pd.DataFrame, column: str = "seat") -> pd.DataFram
     return stats.seat_advantage(long, column).reset_index()
 
 
-def seat_win_share(long: pd.DataFrame, ax=None, column: str = "seat"):
-    """Win share per seat with 95% Wilson intervals, one line per player count, and a dashed
-    line at each count's fair share 1/n."""
-    data = seat_win_share_data(long, column)
+def seat_win_share(long: pd.DataFrame, ax=None, column: str = "seat", subject=None):
+    """Win share per seat with 95% intervals by deal (``stats.seat_advantage``: Wilson's
+    when every game is its own deal), one line per player count, and a dashed line at each
+    count's fair share 1/n."""
+    return seat_win_share_of(stats.seat_advantage(long, column), ax, column, subject)
+
+
+def seat_win_share_of(table: pd.DataFrame, ax=None, column: str = "position", subject=None):
+    """``seat_win_share`` of a ``stats.seat_advantage`` (or ``deal_seat_advantage``) table."""
+    data = table.reset_index()
     fig, ax = _axes(ax)
     _seat_lines(ax, data, column, "win_share", fair=True)
-    title = f"Win share by {label(column)} (95% Wilson intervals)"
-    ax.set(xlabel=label(column), ylabel="win share", title=title)
-    ax.legend()
+    ax.set(xlabel=label(column), ylabel="win share")
+    _title(ax, SEAT_TITLE.format(column=label(column)), subject)
+    ax.legend(*_by_count(*ax.get_legend_handles_labels()), fontsize=8)
     return fig
+
+
+def _by_count(handles, labels):
+    """Legend entries in order of player count, each count's line before its fair share."""
+
+    def key(item):
+        text = item[1]
+        return (
+            (int(text.split("/")[1]), 1) if text.startswith("fair") else (int(text.split()[0]), 0)
+        )
+
+    pairs = sorted(zip(handles, labels, strict=True), key=key)
+    return [h for h, _ in pairs], [t for _, t in pairs]
 
 
 def _seat_lines(ax, data: pd.DataFrame, column: str, value: str, fair: bool) -> None:
     """``value`` per ``column`` with error bars from ``ci_low`` / ``ci_high``, one line per
-    player count (slightly apart), with dashed fair shares 1/n if ``fair``."""
+    player count (slightly apart), with dashed fair shares 1/n (in the legend) if ``fair``."""
     counts = sorted(data["n_players"].unique())
     offsets = (
         np.linspace(-SEAT_SPREAD / 2, SEAT_SPREAD / 2, len(counts)) if len(counts) > 1 else [0]
@@ -78,7 +178,15 @@ def _seat_lines(ax, data: pd.DataFrame, column: str, value: str, fair: bool) -> 
         bars.set_label(f"{n} players")
         if fair:
             color = bars.lines[0].get_color()
-            ax.hlines(1 / n, x.min() - 0.2, x.max() + 0.2, colors=color, linestyles="--", lw=1)
+            ax.hlines(
+                1 / n,
+                x.min() - 0.2,
+                x.max() + 0.2,
+                colors=color,
+                linestyles="--",
+                lw=1,
+                label=f"fair share 1/{n}",
+            )
     ax.set_xticks(np.arange(data[column].max() + 1))
 
 
@@ -100,66 +208,117 @@ def seat_panels(
     by="agent",
     axes=None,
     suptitle=None,
+    subject=None,
+    game=None,
 ):
     """One panel per ``by`` group (e.g. agent) of a seat study's sums: ``value``
     ("win_share" or "mean_score") per ``column`` with 95% intervals, one line per player
-    count; win shares with dashed fair shares 1/n. ``axes``: one Axes per group, or None;
-    ``suptitle``: the figure's title (say the game and the number of games)."""
+    count, on one y scale; win shares with dashed fair shares 1/n. ``axes``: one Axes per
+    group, or None. The title: ``suptitle`` if given, else what is drawn (with the way a score
+    wins when ``game`` is given) over ``subject``; the legend sits below the panels."""
     data = seat_panels_data(sums, column, by)
     low, high, ylabel = SEAT_VALUES[value]
+    if value == "mean_score" and game is not None:
+        ylabel = score_label(game, ylabel)
+    mirror = by == "agent" and bool((sums.groupby("job")["agent"].nunique() <= 1).all())
+    data = data.rename(columns={low: "ci_low", high: "ci_high"})
+    fig = _panels(data, value, column, by, axes, mirror)
+    fig.axes[0].set_ylabel(ylabel)
+    interval = "Wilson" if value == "win_share" else "normal"
+    what = f"{ylabel[0].upper()}{ylabel[1:]} by {label(column)}, 95% {interval} intervals"
+    fig.suptitle(suptitle or (what if subject is None else f"{what}\n{subject}"), fontsize=10)
+    return fig
+
+
+def agent_seats_of(table: pd.DataFrame, axes=None, column="position", subject=None):
+    """One panel per agent of a ``stats.deal_seat_advantage(..., by="agent")`` table (agents
+    sharing tables, as in a round-robin): the agent's win share by ``column`` with its 95%
+    interval by deal, one line per player count, dashed fair shares 1/n, on one y scale."""
+    fig = _panels(table.reset_index(), "win_share", column, "agent", axes, mirror=False)
+    fig.axes[0].set_ylabel("win share")
+    what = f"Each agent's win share by {label(column)}, 95% intervals by deal"
+    _suptitle(fig, what, subject)
+    return fig
+
+
+def _panels(data: pd.DataFrame, value: str, column: str, by: str, axes, mirror: bool):
+    """``_seat_lines`` of ``value`` (intervals ``ci_low``, ``ci_high``) in one panel per
+    ``by`` group, titled by the group's tables (``mirror``) or seats, the legend below."""
     groups = list(data.groupby(by, sort=True))
     if axes is None:
-        fig, axes = plt.subplots(1, len(groups), figsize=(4.2 * len(groups), 3.6), squeeze=False)
-        fig.set_layout_engine("tight")
+        size = (3.6 * len(groups) + 0.6, 3.4)
+        fig, axes = plt.subplots(1, len(groups), figsize=size, squeeze=False, sharey=True)
+        fig.set_layout_engine("constrained")
     axes = np.ravel(axes)
     for ax, (name, part) in zip(axes, groups, strict=True):
-        intervals = part.rename(columns={low: "ci_low", high: "ci_high"})
-        _seat_lines(ax, intervals, column, value, fair=value == "win_share")
-        ax.set(xlabel=label(column), ylabel=ylabel, title=str(name))
-    axes[0].legend(fontsize=8)
-    if suptitle is not None:
-        axes[0].figure.suptitle(suptitle)
-    return axes[0].figure
+        _seat_lines(ax, part, column, value, fair=value == "win_share")
+        ax.set(xlabel=label(column), title=f"all-{name} tables" if mirror else f"{name}'s seats")
+    fig = axes[0].figure
+    handles, labels = _by_count(*axes[0].get_legend_handles_labels())
+    fig.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 6), fontsize=8)
+    return fig
 
 
 # ---- head to head -------------------------------------------------------------------------
 
+HEAD_TITLE = (
+    "Head to head: share of games in which the row agent beats the column agent "
+    "(ties count 1/2),\n± half width of its 95% interval by deal; {per}"
+)
+
 
 def win_rate_heatmap_data(long: pd.DataFrame) -> dict:
-    """``share``: ``stats.pairwise``; ``games``: ``stats.pairwise_counts``; ``half``: half the
-    width of each cell's 95% interval by deal (``stats.pairwise_table``)."""
-    share, games = stats.pairwise(long), stats.pairwise_counts(long)
-    table = stats.pairwise_table(long)
-    half = ((table["ci_high"] - table["ci_low"]) / 2).unstack("opponent")
-    half = half.reindex(index=share.index, columns=share.columns)
-    return {"share": share, "games": games, "half": half}
+    """``heatmap_data`` of ``stats.pairwise_table(long)``."""
+    return heatmap_data(stats.pairwise_table(long))
 
 
-def _half_text(half: float) -> str:
-    """A half width that never reads ±0.00: two decimals, or one significant digit."""
-    return f"±{half:.2f}" if half >= 0.01 else f"±{half:.1g}"
+def heatmap_data(table: pd.DataFrame) -> dict:
+    """Square frames, agent (rows) x opponent (columns), of a ``stats.pairwise_table``:
+    ``share`` (NaN on the diagonal and where two agents never met), ``games`` and ``half`` (half
+    the width of each cell's 95% interval)."""
+    names = sorted(set(table.index.get_level_values(0)) | set(table.index.get_level_values(1)))
+
+    def square(values: pd.Series) -> pd.DataFrame:
+        grid = values.unstack("opponent").reindex(index=names, columns=names)
+        return grid.rename_axis(index="agent", columns="opponent")
+
+    half = (table["ci_high"] - table["ci_low"]) / 2
+    games = square(table["games"]).fillna(0).astype(int)
+    return {"share": square(table["share"]), "games": games, "half": square(half)}
 
 
-def win_rate_heatmap(long: pd.DataFrame, ax=None):
+def win_rate_heatmap(long: pd.DataFrame, ax=None, subject=None):
     """Head-to-head win shares (row agent against column opponent) as a heatmap centred at
     1/2, each cell annotated with its share and the half width of its 95% interval."""
-    data = win_rate_heatmap_data(long)
+    return win_rate_heatmap_of(stats.pairwise_table(long), ax, subject)
+
+
+def win_rate_heatmap_of(table: pd.DataFrame, ax=None, subject=None):
+    """``win_rate_heatmap`` of a ``stats.pairwise_table``."""
+    data = heatmap_data(table)
     share, half = data["share"], data["half"]
     fig, ax = _axes(ax)
     image = ax.imshow(share.to_numpy(float), cmap="RdBu", vmin=0, vmax=1)
     for (i, j), value in np.ndenumerate(share.to_numpy(float)):
         if not np.isnan(value):
-            text = f"{value:.2f}\n{_half_text(half.iat[i, j])}"
-            ax.text(j, i, text, ha="center", va="center", fontsize=8)
+            digits = _digits(half.iat[i, j], 2)
+            text = f"{value:.{digits}f}\n{plus_minus(half.iat[i, j], digits)}"
+            ax.text(j, i, text, ha="center", va="center", fontsize=7)
     _label_square(ax, share)
-    fig.colorbar(image, ax=ax, label="head-to-head win share")
+    fig.colorbar(image, ax=ax, label="share of games the row agent beats the column agent")
+    _title(ax, HEAD_TITLE.format(per=_per_pair(table["games"])), subject)
     return fig
+
+
+def _per_pair(games: pd.Series) -> str:
+    low, high = int(games.min()), int(games.max())
+    return f"{low:,} games per pair" if low == high else f"{low:,} to {high:,} games per pair"
 
 
 def _label_square(ax, share: pd.DataFrame) -> None:
     ax.set_xticks(np.arange(share.shape[1]), share.columns, rotation=45, ha="right")
     ax.set_yticks(np.arange(share.shape[0]), share.index)
-    ax.set(xlabel="opponent", ylabel="agent", title="Head to head (95% half widths, by deal)")
+    ax.set(xlabel="opponent (column agent)", ylabel="agent (row agent)")
 
 
 # ---- ratings ------------------------------------------------------------------------------
@@ -170,39 +329,141 @@ def rating_chart_data(long: pd.DataFrame, **kw) -> pd.DataFrame:
     return stats.ratings(long, **kw).sort_values("rating")
 
 
-def rating_chart(long: pd.DataFrame, ax=None, **kw):
+def rating_chart(long: pd.DataFrame, ax=None, subject=None, **kw):
     """Horizontal bars of the Plackett-Luce ratings with their bootstrap 95% intervals, best at
-    the top; ``kw`` goes to ``stats.ratings`` (n_boot, seed, scale, prior)."""
-    data = rating_chart_data(long, **kw)
+    the top; ``kw`` goes to ``stats.ratings`` (n_boot, seed, scale, prior, order); the title
+    says which order the fit used (the whole finishing order when ``long`` has ``finish``)."""
+    order = kw.get("order") or ("finish" if "finish" in long.columns else "win")
+    table = stats.ratings(long, **kw)
+    return rating_chart_of(table, ax, kw.get("scale", "log"), order, subject)
+
+
+def rating_chart_of(table: pd.DataFrame, ax=None, scale="log", order="finish", subject=None):
+    """``rating_chart`` of a ``stats.ratings`` table fitted on ``order`` ("finish" or "win")."""
+    data = table.sort_values("rating")
     fig, ax = _axes(ax)
     y = np.arange(len(data))
     ax.barh(y, data["rating"], xerr=_yerr(data, "rating"), capsize=3, color="tab:blue")
     ax.set_yticks(y, data.index)
-    ax.axvline(0, color="grey", lw=1)
-    scale = "Elo-like" if kw.get("scale") == "elo" else "log-strength"
-    ax.set(
-        xlabel=f"rating ({scale}, mean 0)",
-        title="Plackett-Luce ratings (95%, bootstrap over deals)",
-    )
+    ax.axvline(0, color="grey", lw=1, label="0: the mean of these agents")
+    kind = "Elo-like: 400 = odds of 10 to 1" if scale == "elo" else "log-strength"
+    ax.set(xlabel=f"rating ({kind}; higher is stronger)")
+    ax.legend(fontsize=8, loc="lower right")
+    what = f"Plackett-Luce ratings from {ORDERS[order]}, 95% intervals (bootstrap over deals)"
+    _title(ax, what, subject)
+    return fig
+
+
+def win_share_bars_of(table: pd.DataFrame, ax=None, subject=None):
+    """Horizontal bars of a ``stats.win_share`` (or ``deal_win_share``) table with its 95%
+    intervals, best at the top, and a dashed line at the fair share."""
+    data = table.sort_values("win_share")
+    fig, ax = _axes(ax)
+    y = np.arange(len(data))
+    ax.barh(y, data["win_share"], xerr=_yerr(data, "win_share"), capsize=3, color="tab:green")
+    ax.set_yticks(y, data.index)
+    fair = float(data["fair"].mean())
+    ax.axvline(fair, color="grey", ls="--", lw=1, label=f"fair share {fair:.3g}")
+    ax.set(xlabel="win share (ties split)")
+    ax.legend(fontsize=8, loc="lower right")
+    _title(ax, "Win share, 95% intervals by deal", subject)
+    return fig
+
+
+def strategy_figure(study):
+    """One row of a strategy study (``studies.Strategy``): win shares, head to head and
+    ratings from the whole finishing order, under a title naming the run."""
+    fig, axes = plt.subplots(1, 3, figsize=(19, 5.2), width_ratios=(1, 1.25, 1))
+    fig.set_layout_engine("constrained")
+    win_share_bars_of(study.tables["win share"], axes[0])
+    win_rate_heatmap_of(study.tables["head to head"], axes[1])
+    rating_chart_of(study.tables["ratings"], axes[2])
+    what = "Win shares, head to head and Plackett-Luce ratings (95% intervals by deal)"
+    _suptitle(fig, what, study.subject)
     return fig
 
 
 # ---- scores -------------------------------------------------------------------------------
 
 
-def score_distributions_data(long: pd.DataFrame) -> dict:
-    """Each agent's scores (one per seat it held), by agent name."""
-    return {str(a): part.to_numpy() for a, part in long.groupby("agent", sort=True)["score"]}
+def box_stats(scores: np.ndarray, counts: np.ndarray, label_text: str) -> dict:
+    """A box (matplotlib's ``bxp`` fields) of scores occurring ``counts`` times: quartiles
+    and median by the inverted distribution function, the mean, whiskers at the most extreme
+    scores within 1.5 box heights of the box, no outliers drawn."""
+    order = np.argsort(scores)
+    scores, counts = np.asarray(scores, float)[order], np.asarray(counts, float)[order]
+    cumulative = np.cumsum(counts) / counts.sum()
+
+    def quantile(q: float) -> float:
+        return float(scores[np.searchsorted(cumulative, q - 1e-12)])
+
+    q1, median, q3 = quantile(0.25), quantile(0.5), quantile(0.75)
+    reach = 1.5 * (q3 - q1)
+    inside = scores[(scores >= q1 - reach) & (scores <= q3 + reach)]
+    return {
+        "label": label_text,
+        "q1": q1,
+        "med": median,
+        "q3": q3,
+        "mean": float((scores * counts).sum() / counts.sum()),
+        "whislo": float(inside.min()),
+        "whishi": float(inside.max()),
+        "fliers": [],
+    }
 
 
-def score_distributions(long: pd.DataFrame, ax=None):
-    """One box per agent (median, quartiles, 1.5 IQR whiskers; triangle: the mean)."""
-    data = score_distributions_data(long)
-    fig, ax = _axes(ax)
-    positions = np.arange(1, len(data) + 1)
-    ax.boxplot(list(data.values()), positions=positions, showmeans=True, showfliers=False)
-    ax.set_xticks(positions, list(data), rotation=30, ha="right")
-    ax.set(xlabel="agent", ylabel="score", title="Score per seat by agent")
+def score_boxes_data(counts: pd.DataFrame, mixed: bool) -> dict:
+    """The boxes of ``score_boxes_of``: panel title -> list of ``box_stats``. ``mixed``
+    (agents share tables): one panel per player count, one box per agent; else (a mirror
+    study, one agent per table) one panel per agent and player count, one box per turn
+    position, so that no two boxes of one panel come from different tables."""
+    panels = {}
+    if mixed:
+        for n, part in counts.groupby("n_players", sort=True):
+            boxes = part.groupby("agent", observed=True, sort=True)
+            panels[f"{n} players"] = [_box(g, str(a)) for a, g in boxes]
+        return panels
+    for (agent, n), part in counts.groupby(["agent", "n_players"], observed=True, sort=True):
+        boxes = part.groupby("position", sort=True)
+        panels[f"all-{agent} tables, {n} players"] = [_box(g, str(p)) for p, g in boxes]
+    return panels
+
+
+def _box(part: pd.DataFrame, label_text: str) -> dict:
+    return box_stats(part["score"].to_numpy(), part["count"].to_numpy(), label_text)
+
+
+def score_distributions(long: pd.DataFrame, game: str, axes=None, subject=None):
+    """``score_boxes_of`` the scores of a long frame (a mirror study when no table seats two
+    agents)."""
+    mixed = bool((long.groupby(["job", "game_index"]).agent.nunique() > 1).any())
+    return score_boxes_of(score_counts(long), game, mixed, axes, subject)
+
+
+def score_boxes_of(counts: pd.DataFrame, game: str, mixed: bool, axes=None, subject=None):
+    """Box plots of the score per seat (``score_boxes_data``), the way a score wins on the
+    y axis, what a box shows in a legend; ``axes``: one Axes per panel, or None."""
+    panels = score_boxes_data(counts, mixed)
+    if axes is None:
+        columns = min(len(panels), 5 if not mixed else 6)
+        rows = -(-len(panels) // columns)
+        size = (3.2 * columns + 0.5, 2.9 * rows + 0.9)
+        fig, axes = plt.subplots(rows, columns, figsize=size, squeeze=False, sharey=True)
+        fig.set_layout_engine("constrained")
+    axes = np.ravel(axes)
+    for ax, (name, boxes) in zip(axes, panels.items(), strict=False):
+        ax.bxp(boxes, showmeans=True, showfliers=False)
+        ax.set_title(name, fontsize=9)
+        ax.set_xlabel("agent" if mixed else label("position"))
+        ax.tick_params(axis="x", labelrotation=30 if mixed else 0)
+    for ax in axes[len(panels) :]:
+        ax.set_visible(False)
+    axes[0].set_ylabel(score_label(game))
+    fig = axes[0].figure
+    ncol = 2 if len(panels) == 1 else 4
+    fig.legend(handles=BOX_LEGEND, loc="outside lower center", ncol=ncol, fontsize=8)
+    where = "one panel per player count" if mixed else "one panel per agent and player count"
+    _suptitle(fig, f"Score per seat, {score_label(game).split(' (')[1][:-1]}: {where}", subject)
     return fig
 
 
@@ -254,9 +515,9 @@ def sweep_heatmap(
     image = ax.imshow(values, aspect="auto", **scale)
     for (i, j), cell in np.ndenumerate(values):
         if not np.isnan(cell):
-            text = f"{cell:.{digits}f}" + (
-                "" if half is None else f"\n±{half.iat[i, j]:.{digits}f}"
-            )
+            text = f"{cell:.{digits}f}"
+            if half is not None:
+                text += "\n" + plus_minus(half.iat[i, j], digits)
             ax.text(j, i, text, ha="center", va="center", fontsize=6, color=_ink(image, cell))
     ax.set_xticks(np.arange(grid.shape[1]), grid.columns, rotation=45, ha="right")
     ax.set_yticks(np.arange(grid.shape[0]), grid.index)
@@ -269,6 +530,38 @@ def _ink(image, value: float) -> str:
     """White text on dark cells of ``image``, black on light ones."""
     red, green, blue, _ = image.cmap(image.norm(value))
     return "white" if 0.299 * red + 0.587 * green + 0.114 * blue < 0.5 else "black"
+
+
+def sweep_subject(table: pd.DataFrame, game: str, who: str, players=None) -> str:
+    """The last title line of a sweep's figure: the game, player counts (``players``, else
+    the table's), ``who`` played (e.g. "sniper in every seat"), the games per cell and in
+    all, and the interval shown."""
+    cells = " / ".join(f"{int(n):,}" for n in sorted(set(table["games"])))
+    total = int(table["games"].sum())
+    players = players or table.get("n_players")
+    counts = counted(np.ravel([players])) if players is not None else ""
+    where = f"{entry(game).title}, {counts}, " if counts else f"{entry(game).title}, "
+    return (
+        f"{where}{who}: {cells} games per cell, {total:,} in all; ± half width of the 95% interval"
+    )
+
+
+def sweep_panels(table, panels, rows: str, columns: str, subject: str, ncols=2, size=(8, 6)):
+    """Several ``sweep_heatmap`` panels of one sweep table in one figure, titled by
+    ``subject`` (``sweep_subject``): ``panels`` is a list of ``(value, options)`` with the
+    options of ``sweep_heatmap`` (``center``, ``digits``, ``title``) and, for a panel of
+    another table of the same sweep, ``table``."""
+    nrows = -(-len(panels) // ncols)
+    size = (size[0] * ncols, size[1] * nrows)
+    fig, axes = plt.subplots(nrows, ncols, figsize=size, squeeze=False)
+    for ax, (value, options) in zip(axes.flat, panels, strict=False):
+        options = dict(options)
+        sweep_heatmap(options.pop("table", table), value, rows, columns, ax=ax, **options)
+    for ax in axes.flat[len(panels) :]:
+        ax.set_visible(False)
+    fig.suptitle(subject, fontsize=12)
+    fig.tight_layout()
+    return fig
 
 
 # ---- anatomy: card prices and point sources -------------------------------------------------
@@ -322,9 +615,30 @@ def card_winner_share(prices: pd.DataFrame, ax=None, title="Cards in the winner'
         [table["in_winner"] - table["winner_low"], table["winner_high"] - table["in_winner"]]
     )
     ax.bar(table.index, table["in_winner"], yerr=yerr, capsize=2, color="tab:green")
-    ax.axhline((prices["win"] > 0).mean(), color="grey", ls="--", lw=1, label="all cards")
+    ax.axhline(
+        (prices["win"] > 0).mean(), color="grey", ls="--", lw=1, label="share over all cards"
+    )
     ax.set(xlabel="card", ylabel="share of takes by a winner", title=title)
     ax.legend()
+    return fig
+
+
+def price_panels(prices: dict, game: str, players: int = 4):
+    """Per agent (``prices``: agent -> ``anatomy.events`` of a table of that agent only), the
+    price of each card and the share of its takes in the winner's hand, one row each, each
+    panel naming the agent and its games."""
+    fig, axes = plt.subplots(len(prices), 2, figsize=(18, 5.5 * len(prices)), squeeze=False)
+    word = {2: "Two", 3: "Three", 4: "Four", 5: "Five", 6: "Six", 7: "Seven"}.get(players, players)
+    for row, (agent, frame) in zip(axes, prices.items(), strict=True):
+        n_games = f"{frame['game_index'].nunique():,} games"
+        card_prices(frame, row[0], title=f"{word} {agent} players: price of each card ({n_games})")
+        title = f"{word} {agent} players: cards in the winner's hand, ties included ({n_games})"
+        card_winner_share(frame, row[1], title=title)
+    fig.suptitle(
+        f"{entry(game).title}, {players} players, one agent in every seat (first player "
+        "rotating); 95% intervals"
+    )
+    fig.tight_layout()
     return fig
 
 
@@ -333,9 +647,9 @@ def point_sources_data(long: pd.DataFrame, by=("agent", "n_players")) -> pd.Data
     return anatomy.point_sources(long, by)
 
 
-def point_sources(long: pd.DataFrame, by=("agent", "n_players"), ax=None):
+def point_sources(long: pd.DataFrame, by=("agent", "n_players"), ax=None, subject=None):
     """Stacked bars of the mean giving, keeping and majority points per seat for each group
-    of ``by``, with the 95% interval of the mean score on top."""
+    of ``by``, with the 95% interval of the mean score on top; ``subject``: the run."""
     data = point_sources_data(long, by)
     fig, ax = _axes(ax)
     x = np.arange(len(data))
@@ -344,10 +658,19 @@ def point_sources(long: pd.DataFrame, by=("agent", "n_players"), ax=None):
         ax.bar(x, data[source], bottom=bottom, label=source)
         bottom += data[source].to_numpy()
     yerr = np.vstack([data["score"] - data["score_low"], data["score_high"] - data["score"]])
-    ax.errorbar(x, data["score"], yerr=yerr, fmt="none", ecolor="black", capsize=2)
+    ax.errorbar(
+        x,
+        data["score"],
+        yerr=yerr,
+        fmt="none",
+        ecolor="black",
+        capsize=2,
+        label="mean score, 95% interval",
+    )
     names = [" ".join(map(str, k)) if isinstance(k, tuple) else str(k) for k in data.index]
     ax.set_xticks(x, names, rotation=60, ha="right", fontsize=7)
-    ax.set(ylabel="points per seat", title="Where the points come from")
+    ax.set(ylabel="points per seat (highest score wins)")
+    _title(ax, "Where the points come from: mean points per seat by source", subject)
     ax.legend()
     return fig
 
@@ -389,7 +712,8 @@ def training_curve(curve: pd.DataFrame, title: str, fair: float, ax=None):
         label="learned (one ply)",
     )
     ax.axhline(fair, color="grey", ls="--", lw=1, label=f"fair share {fair:.3f}")
-    ax.set(xlabel="training round", ylabel="win share on held-out deals", title=title)
+    ax.set(xlabel="training round", ylabel="win share on held-out deals (95% intervals)")
+    ax.set_title(title, fontsize=9)
     ax.set_xticks(curve["round"])
     ax.legend()
     return fig
@@ -402,8 +726,8 @@ def value_probe(tables: dict, stage: str, title: str, ylabel: str, ax=None):
     for name, table in tables.items():
         ax.plot(table[stage], table["change"], marker=".", label=name)
         ax.fill_between(table[stage], table["ci_low"], table["ci_high"], alpha=0.25)
-    ax.axhline(0.0, color="grey", lw=0.8)
-    ax.set(xlabel=label(stage), ylabel=ylabel, title=title)
+    ax.axhline(0.0, color="grey", lw=0.8, label="no change")
+    ax.set(xlabel=label(stage), ylabel=f"{ylabel} (bands: 95% intervals)", title=title)
     ax.legend()
     return fig
 

@@ -38,13 +38,14 @@ import numpy as np
 import pandas as pd
 from scipy import sparse, stats
 
-from experiments.blocks import EPS, Block, blocks, deal_strata, row_ids
+from experiments.blocks import EPS, Block, blocks, row_ids, stratum_values
 
 SCALES = {"log": 1.0, "elo": 400 / np.log(10)}
 Z95 = float(stats.norm.ppf(0.975))
 NEWTON_TOL = 1e-10
 NEWTON_MAX = 100
-DRAWS_AT_ONCE = 100  # bootstrap draws fitted together (memory: draws x patterns x agents)
+DRAWS_AT_ONCE = 10  # bootstrap draws fitted together (memory: draws x deals of weights)
+IN_PLAY = "in play: "  # rating_events' columns of each agent's copies in play
 
 
 class _Patterns(NamedTuple):
@@ -71,16 +72,19 @@ def _block_events(block: Block, k: int, width: int):
     return block.deal[g], in_play[g, s], agents[g, s], 1.0 / size[g, s]
 
 
-def _patterns(names, parts: list[Block], strata: np.ndarray) -> _Patterns:
-    k, width = len(names), max(b.n for b in parts)
-    events = [_block_events(b, k, width) for b in parts]
-    deal, in_play, chosen, weight = (np.concatenate(e) for e in zip(*events, strict=True))
-    keys, event = row_ids(np.column_stack([in_play, chosen]))
-    counts = np.zeros((len(keys), k + 1))
-    np.add.at(counts, (np.arange(len(keys))[:, None], keys[:, :width]), 1)
-    n_deals = max(int(b.deal.max(initial=-1)) for b in parts) + 1
+def _patterns(events: pd.DataFrame, names, columns) -> _Patterns:
+    """The distinct (agents in play, chosen) patterns of summed events, each deal's weight of
+    each pattern and each deal's stratum (deals coded in sorted order)."""
+    k = len(names)
+    chosen = np.searchsorted(names, events["chosen"].to_numpy())
+    keys, event = row_ids(np.column_stack([events[columns].to_numpy(), chosen]))
+    deal = pd.factorize(events["deal"], sort=True)[0]
+    n_deals = int(deal.max(initial=-1)) + 1
+    weight = events["weight"].to_numpy(float)
     by_deal = sparse.coo_matrix((weight, (deal, event)), shape=(n_deals, len(keys))).tocsr()
-    return _Patterns(counts[:, :k], keys[:, width], by_deal, strata[:n_deals])
+    strata = np.zeros(n_deals, events["stratum"].dtype)
+    strata[deal] = events["stratum"].to_numpy()
+    return _Patterns(keys[:, :k].astype(float), keys[:, k], by_deal, strata)
 
 
 # ---- batched maximum likelihood: B weightings of the same patterns at once -----------------
@@ -160,11 +164,58 @@ def ratings(
     normal interval from the bootstrap spread, rather than its 2.5% and 97.5% percentiles,
     needs far fewer draws to be stable.) ``scale``: "log" (log-strength) or "elo" (x 400 / ln 10).
     ``prior``: virtual drawn games per agent against a rating-0 agent (> 0)."""
+    return deal_ratings(rating_events(long, order), n_boot, seed, scale, prior)
+
+
+def rating_events(long: pd.DataFrame, order: str | None = None, names=None) -> pd.DataFrame:
+    """The choice events of a long frame's finishing orders (``order`` as in ``ratings``)
+    summed per deal and pattern: ``deal`` (the frame's ``deal`` column, or a game code without
+    one), its ``stratum`` (``blocks.stratum_values``), ``chosen`` (the agent chosen next), a
+    column ``IN_PLAY + name`` per agent of ``names`` (default: the frame's agents) holding its
+    copies among the seats still in play, and ``weight``. Events of
+    several frames with the same ``names`` add up (``add_rating_events``), so a results folder
+    can be read chunk by chunk; ``deal_ratings`` fits them."""
+    order = order or ("finish" if "finish" in long.columns else "win")
+    local, parts = blocks(long, order)
+    names = np.asarray(sorted(local) if names is None else names, dtype=object)
+    code = np.searchsorted(names, local)  # local agent code -> code in names
+    events = [_block_events(b, len(local), b.n) for b in parts]
+    rows = [_event_rows(code, len(names), *e) for e in events]
+    frame = pd.concat(rows, ignore_index=True)
+    frame["stratum"] = stratum_values(long)[frame["deal"].to_numpy()]
+    deals = np.unique(long["deal"].to_numpy()) if "deal" in long.columns else None
+    frame["deal"] = frame["deal"] if deals is None else deals[frame["deal"].to_numpy()]
+    frame["chosen"] = pd.Categorical.from_codes(frame["chosen"], categories=names)
+    return add_rating_events([frame.rename(columns={i: IN_PLAY + n for i, n in enumerate(names)})])
+
+
+def _event_rows(code, k: int, deal, in_play, chosen, weight) -> pd.DataFrame:
+    """Events as rows: copies of each of the ``k`` agents in play, from local agent codes
+    (``in_play`` padded with the local count, which ``code`` extended by ``k`` drops)."""
+    rows = np.repeat(np.arange(len(deal)), in_play.shape[1])
+    cells = rows * (k + 1) + np.append(code, k)[in_play.reshape(-1)]
+    counts = np.bincount(cells, minlength=len(deal) * (k + 1)).reshape(len(deal), k + 1)
+    frame = pd.DataFrame(counts[:, :k].astype(np.int16))
+    frame["deal"], frame["chosen"], frame["weight"] = deal, code[chosen], weight
+    return frame
+
+
+def add_rating_events(parts) -> pd.DataFrame:
+    """Several ``rating_events`` frames (with the same agents) as one, summed per pattern."""
+    frame = pd.concat(parts, ignore_index=True)
+    keys = [c for c in frame.columns if c != "weight"]
+    return frame.groupby(keys, as_index=False, sort=True, observed=True)["weight"].sum()
+
+
+def deal_ratings(
+    events: pd.DataFrame, n_boot: int = 200, seed: int = 0, scale: str = "log", prior=1.0
+) -> pd.DataFrame:
+    """``ratings`` from summed choice events (``rating_events``)."""
     if scale not in SCALES or prior <= 0 or n_boot < 0:
         raise ValueError(f"need scale in {sorted(SCALES)}, prior > 0, n_boot >= 0")
-    order = order or ("finish" if "finish" in long.columns else "win")
-    names, parts = blocks(long, order)
-    pat = _patterns(names, parts, deal_strata(long))
+    columns = [c for c in events.columns if c.startswith(IN_PLAY)]
+    names = np.asarray([c[len(IN_PLAY) :] for c in columns], dtype=object)
+    pat = _patterns(events, names, columns)
     n_deals = pat.by_deal.shape[0]
     point = _fit(pat.in_play, pat.chosen, (pat.by_deal.T @ np.ones(n_deals))[None], prior)[0]
     half = Z95 * _bootstrap_sd(pat, n_boot, np.random.default_rng(seed), prior)

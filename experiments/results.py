@@ -186,12 +186,9 @@ def summary_of(frame: pd.DataFrame, summary_only: bool, jobs=None) -> pd.DataFra
     """Per (job, seat, position) sums: chunk summaries added up, or computed from rows of
     the given jobs (``experiments.schedule.Job``)."""
     if not summary_only:
-        from experiments.runner import summary
+        from experiments.runner import summaries
 
-        frame = pd.concat(
-            [summary(rows, jobs[int(j)]) for j, rows in frame.groupby("job", sort=True)],
-            ignore_index=True,
-        )
+        frame = summaries(frame, jobs)
     keys = ["job", "n_players", "seat", "position", "agent"]
     return frame.groupby(keys, as_index=False, sort=True).sum(numeric_only=True)
 

@@ -59,6 +59,7 @@ from experiments.blocks import (
     deal_strata,
     row_ids,
     stratified_cov,
+    stratum_values,
 )
 from experiments.blocks import require as _require
 from experiments.ratings import SCALES, ratings
@@ -726,17 +727,46 @@ def pairwise_table(long: pd.DataFrame) -> pd.DataFrame:
     its 95% interval with the deal as unit (``ci_low``, ``ci_high``: ``share_interval`` of
     the stratified cluster-robust standard error; the games of one deal are summed
     together), and ``deals``."""
+    return deal_pairwise_table(pair_sums(long))
+
+
+def pair_sums(long: pd.DataFrame) -> pd.DataFrame:
+    """The head-to-head games of a long frame summed per (deal, stratum, agent, opponent):
+    ``beats`` (the agent's wins over the opponent, equal wins 1/2) and ``games`` (each game in
+    which both took part counted once, as in ``pairwise``). ``deal`` is the frame's ``deal``
+    column, or a game code without one; ``stratum`` that of ``blocks.stratum_values``;
+    agents are categories. Sums of several frames add up (``add_pair_sums``), so a results
+    folder can be read chunk by chunk (with a ``stratum`` column from the design);
+    ``deal_pairwise_table`` makes the table."""
     names, key, deal, outcome, weight = _head_to_head(long)
     k = len(names)
-    layer = deal_strata(long)[deal]
+    deals = np.unique(long["deal"].to_numpy()) if "deal" in long.columns else None
     frame = pd.DataFrame(
-        {"key": key, "deal": deal, "stratum": layer, "beats": outcome * weight, "games": weight}
+        {
+            "deal": deal if deals is None else deals[deal],
+            "stratum": stratum_values(long)[deal],
+            "agent": pd.Categorical.from_codes(key // k, categories=names),
+            "opponent": pd.Categorical.from_codes(key % k, categories=names),
+            "beats": outcome * weight,
+            "games": weight,
+        }
     )
-    table = clustered_mean(frame, "beats", "games", "key", "deal", stratum="stratum")
-    keys = table.index.to_numpy()
-    index = pd.MultiIndex.from_arrays(
-        [names[keys // k], names[keys % k]], names=["agent", "opponent"]
-    )
+    return add_pair_sums([frame])
+
+
+def add_pair_sums(parts) -> pd.DataFrame:
+    """Several ``pair_sums`` frames as one (a deal spread over several is summed)."""
+    frame = pd.concat(parts, ignore_index=True)
+    keys = ["deal", "stratum", "agent", "opponent"]
+    return frame.groupby(keys, as_index=False, sort=True, observed=True).sum()
+
+
+def deal_pairwise_table(pairs: pd.DataFrame) -> pd.DataFrame:
+    """``pairwise_table`` from per-(deal, stratum, agent, opponent) sums (``pair_sums``)."""
+    _require(pairs, ["deal", "stratum", "agent", "opponent", "beats", "games"])
+    keys = ["agent", "opponent"]
+    table = clustered_mean(pairs, "beats", "games", keys, "deal", stratum="stratum")
+    levels = [table.index.get_level_values(i).astype(str) for i in range(2)]
     z = quantile(table["df"])
     low, high = share_interval(table["mean"], table["se"], table["clusters"], z)
     out = pd.DataFrame(
@@ -747,7 +777,7 @@ def pairwise_table(long: pd.DataFrame) -> pd.DataFrame:
             "ci_high": high,
             "deals": table["clusters"].to_numpy(),
         },
-        index=index,
+        index=pd.MultiIndex.from_arrays(levels, names=keys),
     )
     return out
 

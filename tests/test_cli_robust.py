@@ -69,6 +69,7 @@ ONE_LINE_ERRORS = [
         ["solve", "geschenkt", *SMALL, "--exploit", "solved:table=no.parquet", "--out", "x"],
         "no.parquet': no such file",
     ),
+    (["demo", "--scale", "0.0001", "--workers", "0"], "workers must be at least 1, got 0"),
 ]
 
 

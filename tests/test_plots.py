@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from matplotlib.figure import Figure
 
-from experiments import plots
+from experiments import plots, stats
 from tests.test_stats import make_long
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -39,18 +39,24 @@ def saved(fig, path) -> bytes:
     return path.read_bytes()
 
 
+def titles(fig) -> str:
+    return fig.get_suptitle() + " ".join(ax.get_title() for ax in fig.axes)
+
+
 def test_seat_win_share(long, tmp_path):
     data = plots.seat_win_share_data(long)
     assert len(data) == 4 + 3 and {"win_share", "ci_low", "ci_high", "fair"} <= set(data.columns)
-    fig = plots.seat_win_share(long)
+    fig = plots.seat_win_share(long, subject="the run")
     ax = fig.axes[0]
     assert isinstance(fig, Figure)
-    assert ax.get_legend_handles_labels()[1] == ["3 players", "4 players"]
+    labels = ax.get_legend_handles_labels()[1]
+    assert sorted(labels) == ["3 players", "4 players", "fair share 1/3", "fair share 1/4"]
     dashed = [c for c in ax.collections if c.get_linestyle()[0][1] is not None]
     fair = sorted({round(seg[0][1], 6) for c in dashed for seg in c.get_segments()})
     assert fair == pytest.approx([0.25, 1 / 3])
     points = sorted(y for line in ax.lines if line.get_marker() == "o" for y in line.get_ydata())
     assert points == pytest.approx(sorted(data["win_share"]))
+    assert "95% intervals by deal" in ax.get_title() and ax.get_title().endswith("\nthe run")
     assert saved(fig, tmp_path / "seats.png").startswith(PNG)
 
 
@@ -58,6 +64,7 @@ def test_win_rate_heatmap(long, tmp_path):
     data = plots.win_rate_heatmap_data(long)
     share = data["share"]
     assert share.shape == (4, 4) and (data["games"].to_numpy() >= 0).all()
+    assert share.equals(stats.pairwise(long).rename_axis(index="agent", columns="opponent"))
     fig = plots.win_rate_heatmap(long)
     ax = fig.axes[0]
     assert len(ax.images) == 1 and len(fig.axes) == 2  # heatmap and colour bar
@@ -65,7 +72,35 @@ def test_win_rate_heatmap(long, tmp_path):
     assert [t.get_text() for t in ax.get_yticklabels()] == list("abcd")
     first = next(t.get_text() for t in ax.texts if t.get_position() == (1, 0))
     assert first.startswith(f"{share.loc['a', 'b']:.2f}")
+    title = ax.get_title()
+    assert "row agent beats the column agent (ties count 1/2)" in title
+    assert "95% interval by deal" in title and "games per pair" in title
     assert saved(fig, tmp_path / "heatmap.png").startswith(PNG)
+
+
+def test_a_tiny_interval_never_reads_plus_minus_zero():
+    index = pd.MultiIndex.from_tuples([("a", "b"), ("b", "a")], names=["agent", "opponent"])
+    table = pd.DataFrame(
+        {"games": [10**6] * 2, "share": [0.7371, 0.2629], "ci_low": [0.7367, 0.2625]},
+        index=index,
+    ).assign(ci_high=lambda t: t["ci_low"] + 0.0008)
+    texts = [t.get_text() for t in plots.win_rate_heatmap_of(table).axes[0].texts]
+    assert texts == ["0.737\n±0.0004", "0.263\n±0.0004"]
+
+
+@pytest.mark.parametrize(
+    ("half", "digits", "text"),
+    [
+        (0.0123, 2, "±0.01"),
+        (0.004, 2, "±0.004"),
+        (0.0004, 3, "±0.0004"),
+        (0.4, 0, "±0.4"),
+        (1.5, 0, "±2"),
+        (0.0, 2, "±0"),
+    ],
+)
+def test_plus_minus_keeps_one_significant_digit(half, digits, text):
+    assert plots.plus_minus(half, digits) == text
 
 
 def test_rating_chart(long, tmp_path):
@@ -77,28 +112,84 @@ def test_rating_chart(long, tmp_path):
     widths = [bar.get_width() for bar in ax.patches]
     assert widths == pytest.approx(list(data["rating"]))
     assert [t.get_text() for t in ax.get_yticklabels()] == list(data.index)
+    assert "from the winners only" in ax.get_title()
+    assert ax.get_legend_handles_labels()[1] == ["0: the mean of these agents"]
+    ranked = long.assign(finish=long["win"])
+    assert "whole finishing order" in plots.rating_chart(ranked, n_boot=5).axes[0].get_title()
     elo = plots.rating_chart(long, n_boot=20, seed=0, scale="elo")
     assert "Elo" in elo.axes[0].get_xlabel()
     assert saved(fig, tmp_path / "ratings.png").startswith(PNG)
 
 
-def test_score_distributions(long, tmp_path):
-    data = plots.score_distributions_data(long)
-    assert list(data) == list("abcd") and sum(map(len, data.values())) == len(long)
-    fig = plots.score_distributions(long)
-    ax = fig.axes[0]
-    assert [t.get_text() for t in ax.get_xticklabels()] == list("abcd")
-    medians = [line for line in ax.lines if line.get_color() in ("C1", "#ff7f0e")]
-    assert len(medians) == 4
-    heights = sorted(np.mean(m.get_ydata()) for m in medians)
-    assert heights == pytest.approx(sorted(np.median(v) for v in data.values()))
+@pytest.mark.parametrize(
+    ("scores", "counts", "expected"),
+    [  # q1, median, q3, mean, whisker low, whisker high
+        ([1, 2, 3, 4], [1, 1, 1, 1], (1, 2, 3, 2.5, 1, 4)),
+        ([10, 20, 30, 100], [2, 5, 2, 1], (20, 20, 30, 28, 10, 30)),
+        ([0, 5, 6, 7, 40], [1, 3, 3, 3, 1], (5, 6, 7, 94 / 11, 5, 7)),
+    ],
+)
+def test_box_stats_of_counted_scores(scores, counts, expected):
+    box = plots.box_stats(np.array(scores), np.array(counts), "x")
+    got = tuple(box[k] for k in ("q1", "med", "q3", "mean", "whislo", "whishi"))
+    assert got == pytest.approx(expected) and box["fliers"] == []
+
+
+def test_score_distributions_of_a_mixed_design(long, tmp_path):
+    fig = plots.score_distributions(long, "geschenkt", subject="the run")
+    panels = [ax for ax in fig.axes if ax.get_visible()]
+    assert [ax.get_title() for ax in panels] == ["3 players", "4 players"]
+    assert [t.get_text() for t in panels[1].get_xticklabels()] == list("abcd")
+    assert panels[0].get_ylabel() == "score (lowest wins)"
+    medians = [line for line in panels[1].lines if line.get_color() in ("C1", "#ff7f0e")]
+    four = long[long["n_players"] == 4]
+    expected = [
+        np.quantile(four.score[four.agent == a], 0.5, method="inverted_cdf") for a in "abcd"
+    ]
+    assert [m.get_ydata()[0] for m in medians] == pytest.approx(expected)
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert legend[0] == "box: middle half of the scores" and "triangle: mean" in legend
+    assert fig.get_suptitle().endswith("\nthe run") and "lowest wins" in fig.get_suptitle()
     assert saved(fig, tmp_path / "scores.png").startswith(PNG)
+
+
+def test_score_distributions_of_a_mirror_study_never_compare_tables():
+    mirror = pd.concat(
+        [
+            make_long(3, 300, 3, agents=("a",)),
+            make_long(4, 300, 3, agents=("b",), job=1),
+            make_long(5, 300, 4, agents=("b",), job=2),
+        ]
+    )
+    fig = plots.score_distributions(mirror, "tulips")
+    panels = [ax for ax in fig.axes if ax.get_visible()]
+    titles = [ax.get_title() for ax in panels]
+    assert titles == [
+        "all-a tables, 3 players",
+        "all-b tables, 3 players",
+        "all-b tables, 4 players",
+    ]
+    assert [t.get_text() for t in panels[2].get_xticklabels()] == ["0", "1", "2", "3"]
+    assert panels[0].get_ylabel() == "score (highest wins)"
+
+
+def test_subject_names_few_agents_and_counts_many():
+    assert plots.subject("geschenkt", "round-robin", ["b", "a", "a"], [4], 1200) == (
+        "No Thanks!, round-robin of a, b, 4 players, 1,200 games"
+    )
+    line = plots.subject("tulips", "mirror", list("abcde"), [2, 3, 4], 10, "5 per seating")
+    assert (
+        line
+        == "Gift of Tulips, one-agent tables of 5 agents, 2-4 players, 10 games (5 per seating)"
+    )
+    assert plots.counted([2, 4, 6]) == "2, 4, 6 players"
 
 
 def test_plots_draw_into_a_given_axes(long):
     fig, axes = plt.subplots(2, 2)
-    drawers = (plots.seat_win_share, plots.win_rate_heatmap, plots.score_distributions)
+    drawers = (plots.seat_win_share, plots.win_rate_heatmap)
     for ax, draw in zip(axes.flat, drawers, strict=False):
         assert draw(long, ax=ax) is fig
+    assert plots.score_distributions(long, "geschenkt", axes=axes[1, :1]) is fig
     assert plots.rating_chart(long, ax=axes[1, 1], n_boot=5) is fig
     assert all(ax.has_data() for ax in axes.flat)

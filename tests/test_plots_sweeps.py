@@ -118,3 +118,36 @@ def test_sweep_heatmap_text_stays_readable(sweep):
     fig = plots.sweep_heatmap(sweep, "length", "removed", "chips")  # viridis: low is dark
     colours = {t.get_text(): t.get_color() for t in fig.axes[0].texts}
     assert colours["3.000"] == "white" and colours["20.000"] == "black"
+
+
+def test_sweep_panels_title_the_run_and_draw_other_tables(sweep):
+    table = sweep.assign(games=300, n_players=4)
+    line = plots.sweep_subject(table, "geschenkt", "sniper in every seat")
+    assert line == (
+        "No Thanks!, 4 players, sniper in every seat: 300 games per cell, 1,800 in all; "
+        "± half width of the 95% interval"
+    )
+    other = table.assign(edge=-table["edge"])
+    panels = [("edge", {"center": 0}), ("edge", {"table": other, "title": "the other"})]
+    fig = plots.sweep_panels(table, panels, "removed", "chips", line, ncols=2)
+    assert fig.get_suptitle() == line and fig.axes[1].get_title() == "the other"
+    first = [t.get_text() for t in fig.axes[0].texts]
+    second = [t.get_text() for t in fig.axes[1].texts]  # colour bars come after the panels
+    assert first[0].split("\n")[0] == f"{-float(second[0].split(chr(10))[0]):.3f}"
+
+
+def test_sweep_heatmap_never_prints_plus_minus_zero(sweep):
+    tight = sweep.assign(edge_low=sweep["edge"] - 0.0002, edge_high=sweep["edge"] + 0.0002)
+    fig = plots.sweep_heatmap(tight, "edge", "removed", "chips", digits=3)
+    assert all(t.get_text().endswith("±0.0002") for t in fig.axes[0].texts)
+
+
+def test_price_panels_name_each_agent_and_its_games(prices, tmp_path):
+    prices = prices.assign(game_index=np.arange(len(prices)) // 6)
+    fig = plots.price_panels({"sniper": prices, "greedy": prices}, "geschenkt")
+    games = f"({prices['game_index'].nunique():,} games)"
+    titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
+    assert titles[0] == f"Four sniper players: price of each card {games}"
+    assert any(t.startswith("Four greedy players: cards in the winner's hand") for t in titles)
+    assert fig.get_suptitle().startswith("No Thanks!, 4 players, one agent in every seat")
+    assert saved(fig, tmp_path / "prices.png").startswith(PNG)

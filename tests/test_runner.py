@@ -220,3 +220,30 @@ def test_a_half_written_manifest_is_never_left(tmp_path, jobs):
     (tmp_path / "m" / "manifest.json").write_text('{"experiment": ')
     with pytest.raises(ValueError, match="is not a readable manifest"):
         load(tmp_path / "m")
+
+
+def test_warm_up_plays_each_set_of_agents_once_not_each_arrangement():
+    from experiments.runner import _first_of_each_seating, chunks_of
+
+    jobs = round_robin("geschenkt", ["greedy", "sniper", "random"], 4, 2, seed=1)
+    firsts = _first_of_each_seating(chunks_of(jobs, 50_000))
+    assert len(jobs) == 3**4 - 3
+    sets = sorted(sorted(set(c.job.agents)) for c in firsts)
+    pairs = [["greedy", "random"], ["greedy", "sniper"], ["random", "sniper"]]
+    assert sets == sorted([*pairs, ["greedy", "random", "sniper"]])
+
+
+def test_summaries_of_many_jobs_at_once_equal_each_jobs_summary():
+    from experiments.runner import summaries, summary
+    from experiments.schedule import join
+
+    jobs = join(
+        round_robin("tulips", ["random", "greedy", "hoarder"], 4, 3, seed=5),
+        round_robin("tulips", ["greedy", "hoarder"], 3, 4, seed=6),
+    )
+    frame, _, _ = run(jobs, backend="serial", progress=False)
+    each = [summary(rows, jobs[int(j)]) for j, rows in frame.groupby("job", sort=True)]
+    pd.testing.assert_frame_equal(summaries(frame, jobs), pd.concat(each, ignore_index=True))
+    part = frame[frame["job"].isin([2, 80])]  # some jobs only, of both player counts
+    each = [summary(rows, jobs[int(j)]) for j, rows in part.groupby("job", sort=True)]
+    pd.testing.assert_frame_equal(summaries(part, jobs), pd.concat(each, ignore_index=True))

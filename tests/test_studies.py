@@ -16,7 +16,8 @@ from experiments.batch import field
 from experiments.results import summary_of
 from experiments.runner import run
 from experiments.schedule import join, mirror
-from geschenkt_sim.rules import PASS
+from geschenkt_sim.rules import PASS, TAKE
+from geschenkt_sim.state import CHIPS, POT, SEAT
 from tests.test_stats import make_long
 
 AGENTS = {"greedy": 300, "random": 200}
@@ -111,16 +112,23 @@ def test_field_table_rows_are_batch_fields():
 def test_seat_panels_draw_one_panel_per_agent(sums):
     data = plots.seat_panels_data(sums)
     for value in plots.SEAT_VALUES:
-        fig = plots.seat_panels(sums, value)
-        assert [ax.get_title() for ax in fig.axes] == sorted(AGENTS)
+        fig = plots.seat_panels(sums, value, subject="the run", game="geschenkt")
+        assert [ax.get_title() for ax in fig.axes] == [f"all-{a} tables" for a in sorted(AGENTS)]
+        assert fig.get_suptitle().endswith("intervals\nthe run")
+        assert len({ax.get_ylim() for ax in fig.axes}) == 1  # one y scale for every panel
         for ax in fig.axes:
-            part = data[data.agent == ax.get_title()]
+            part = data[data.agent == ax.get_title().split("-", 1)[1].split(" ")[0]]
             points = sorted(
                 y for line in ax.lines if line.get_marker() == "o" for y in line.get_ydata()
             )
             assert points == pytest.approx(sorted(part[value]))
         dashed = [c for c in fig.axes[0].collections if c.get_linestyle()[0][1] is not None]
         assert len(dashed) == (2 if value == "win_share" else 0)
+        legend = [t.get_text() for t in fig.legends[0].get_texts()]
+        fair = ["fair share 1/3", "fair share 1/4"] if value == "win_share" else []
+        assert sorted(legend) == ["3 players", "4 players", *fair]
+        if value == "mean_score":
+            assert fig.axes[0].get_ylabel() == "mean score (lowest wins)"
         plt.close(fig)
     _, axes = plt.subplots(2, 1)
     assert plots.seat_panels(sums, axes=axes) is axes[0].figure
@@ -133,3 +141,57 @@ def test_scaled_counts_keep_a_minimum_and_describe_quotes_rows():
     assert studies.scaled({"a": 400, "b": 3}, 0.5) == {"a": 200, "b": 2}
     table = pd.DataFrame({"share": [0.25, 0.5]}, index=pd.Index(["x", "y"], name="agent"))
     assert studies.describe(table, "{agent} {share:.0%}") == "x 25%\ny 50%"
+
+
+def test_lineup_reads_the_ladder_and_keeps_what_plays_at_the_count():
+    assert studies.lineup("geschenkt", 4) == ["greedy", "sniper", "tuned4p", "learned"]
+    assert studies.lineup("geschenkt", 6) == ["greedy", "sniper", "learned"]  # no tuned6p
+    assert studies.lineup("tulips", 6) == ["greedy", "hoarder", "tuned6p", "learned"]
+
+
+def test_a_strategy_study_is_a_round_robin_read_by_deal():
+    study = studies.strategy_study(
+        "geschenkt", 3, 300, seed=4, n_boot=10, agents=["greedy", "sniper"]
+    )
+    assert study.per_seating == 300 // 6 and study.games == 6 * 50  # 2 groups x 3 rotations
+    share = study.tables["win share"]
+    assert list(share.index) == ["greedy", "sniper"] and (share["deals"] == 100).all()
+    assert set(study.tables["head to head"].index) == {("greedy", "sniper"), ("sniper", "greedy")}
+    assert "round-robin of greedy, sniper, 3 players, 300 games (50 per seating)" in study.subject
+    table = studies.strategy_table([study])
+    assert list(table.index) == [(3, "sniper"), (3, "greedy")]  # best first
+    assert {"rating", "rating_low", "rating_high", "ci_low", "fair"} <= set(table.columns)
+    fig = plots.strategy_figure(study)
+    assert len(fig.axes) == 4 and fig.get_suptitle().endswith(study.subject)  # 3 + colour bar
+    plt.close(fig)
+
+
+def test_seat_subject_names_each_agents_games(sums):
+    line = studies.seat_subject(sums, "geschenkt")
+    assert line.startswith("No Thanks!, one-agent tables of greedy, random, 3, 4 players")
+    assert line.endswith("games per player count: greedy 300; random 200")
+
+
+def _taker_at_three(obs, params, rng):
+    """Takes once the pot holds three chips, or when out of chips."""
+    return TAKE if obs[CHIPS + obs[SEAT]] == 0 or obs[POT] >= 3 else PASS
+
+
+def test_compare_plays_and_draws_exactly_the_agents_given_in_one_call():
+    define("geschenkt", "taker_compare", _taker_at_three, compiled=False)
+    agents = ["greedy", "taker_compare"]
+    study, (figure, seats) = studies.compare("geschenkt", 3, agents, 60, seed=3)
+    assert study.agents == tuple(agents) and study.games == 60
+    assert set(study.tables["win share"].index) == set(agents)
+    assert set(study.tables["ratings"].index) == set(agents)
+    assert figure.get_suptitle().endswith(study.subject)
+    assert "95% intervals by deal" in seats.get_suptitle()
+    assert seats.get_suptitle().endswith(study.subject)
+    assert [ax.get_title() for ax in seats.axes] == ["greedy's seats", "taker_compare's seats"]
+    table = study.tables["seats"]
+    assert table.index.names == ["agent", "n_players", "position"]
+    for ax, agent in zip(seats.axes, agents, strict=True):
+        points = [y for line in ax.lines if line.get_marker() == "o" for y in line.get_ydata()]
+        assert points == pytest.approx(list(table.loc[agent, "win_share"]))
+        assert (table.loc[agent, "games"] == 10 * 3).all()  # each position once per seating
+    plt.close("all")

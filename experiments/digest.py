@@ -1,0 +1,238 @@
+"""What a report needs of a results folder, read one chunk at a time.
+
+A folder of per-game rows can hold millions of games; no table or figure of ``giftsim report``
+needs them all at once. Each chunk becomes sums that add up over chunks, and every table and
+figure follows from the sums:
+
+| field  | summed per                            | gives                                      |
+|--------|---------------------------------------|--------------------------------------------|
+| sums   | job, seat, turn position              | turn-order advantage and test, seat plots  |
+| deals  | deal, agent                           | win share and mean score (deal as unit)    |
+| pairs  | deal, agent, opponent                 | head to head (``stats.deal_pairwise_table``) |
+| events | deal, finishing-order pattern         | ratings (``ratings.deal_ratings``)         |
+| scores | player count, agent, position, score  | score box plots (``plots.score_boxes_of``) |
+| rounds | (matches of several rounds) rows      | the per-round tables                       |
+
+Memory grows with the deals (and the distinct scores), not with the games: every ``COLLAPSE``
+chunks the parts read so far are summed into one. A folder kept as summaries only
+(``--summary-only``) has ``sums`` alone. The same sums of one frame in memory
+(``of_frame``) give the same tables, so there is one code path.
+"""
+
+import os
+from pathlib import Path
+from types import SimpleNamespace
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+from joblib import Parallel, delayed
+from tqdm import tqdm
+
+from experiments import manifest as manifest_io
+from experiments import ratings, stats
+from experiments.results import (
+    add_deal_sums,
+    deal_sums,
+    long_table,
+    manifest_jobs,
+    round_table,
+    summary_of,
+)
+from experiments.schedule import deal_strata, rows_per_deal, stratum_of
+
+COLLAPSE = 8  # chunks read between two summings of the parts
+AGENT_COLUMNS = ("agent", "opponent", "chosen")  # columns of the sums that name agents
+GAME_CODE = 1 << 40  # rows without deal seeds: game (job, index) -> job * GAME_CODE + index
+
+
+class Digest(NamedTuple):
+    """A results folder's sums (see the module table); None where the folder has no rows."""
+
+    game: str
+    mixed: bool  # some table seats two different agents (else a mirror study)
+    sums: pd.DataFrame
+    deals: pd.DataFrame | None = None
+    pairs: pd.DataFrame | None = None
+    events: pd.DataFrame | None = None
+    scores: pd.DataFrame | None = None
+    rounds: pd.DataFrame | None = None
+
+
+def score_counts(long: pd.DataFrame) -> pd.DataFrame:
+    """How often each score occurred, per (n_players, agent, position, score): ``count``.
+    Scores are whole numbers, so these counts hold a distribution in little memory and add up
+    over chunks of games (``add_score_counts``)."""
+    keys = ["n_players", "agent", "position", "score"]
+    if "position" not in long.columns:
+        long = long.assign(position=stats.turn_position(long))
+    return long.groupby(keys, observed=True, sort=True).size().rename("count").reset_index()
+
+
+def add_score_counts(parts) -> pd.DataFrame:
+    frame = pd.concat(parts, ignore_index=True)
+    keys = ["n_players", "agent", "position", "score"]
+    return frame.groupby(keys, as_index=False, sort=True, observed=True)["count"].sum()
+
+
+ADD = {  # field -> how its parts add up
+    "sums": lambda parts: summary_of(pd.concat(parts, ignore_index=True), True),
+    "deals": add_deal_sums,
+    "pairs": stats.add_pair_sums,
+    "events": ratings.add_rating_events,
+    "scores": add_score_counts,
+    "rounds": lambda parts: pd.concat(parts, ignore_index=True),
+}
+
+
+def of_folder(folder, progress: bool = False, workers: int | None = 1) -> Digest:
+    """The digest of a results folder, its chunks read one at a time (a progress bar on
+    stderr with ``progress``) by ``workers`` processes (None: one per core; 1: this one). The
+    parts are summed in chunk order whatever the workers, so the sums never depend on them."""
+    folder = Path(folder)
+    manifest = manifest_io.read(folder)
+    files = sorted(folder.glob("chunk-*.parquet"))
+    if not files:
+        raise ValueError(f"{folder} holds no results yet")
+    jobs, game, only = manifest_jobs(manifest), manifest["game"], manifest["summary_only"]
+    run = _Run(jobs, game, only, *_agents(jobs), deal_strata(jobs))
+    count = workers or os.cpu_count() or 1
+    if count == 1:
+        parts = (_parts(pd.read_parquet(path), run) for path in files)
+    else:
+        tasks = (delayed(_file_parts)(path, run) for path in files)
+        parts = Parallel(n_jobs=count, return_as="generator")(tasks)
+    bar = tqdm(parts, "report: reading results", len(files), unit="chunk", disable=not progress)
+    with bar:
+        return _with_deal_rows(_summed(bar, run), jobs)
+
+
+def of_frame(frame: pd.DataFrame, summary_only: bool, game: str, jobs=None, rows=50_000):
+    """The digest of rows (or summaries) in memory, ``rows`` at a time as if they were chunks
+    of a folder. ``jobs``: the run's jobs (``schedule.Job``), for the strata of its deals and
+    the bounds of summaries; without them the jobs are read off the rows, each its own
+    stratum."""
+    known = jobs is not None
+    jobs = jobs if known else ([] if summary_only else _row_jobs(frame))
+    own = {j.job: _own_stratum(j.job) for j in jobs if j is not None}
+    strata = deal_strata(jobs) if known else own
+    run = _Run(jobs, game, summary_only, *_agents(jobs), strata)
+    pieces = (frame.iloc[start : start + rows] for start in range(0, max(len(frame), 1), rows))
+    summed = _summed((_parts(piece, run) for piece in pieces), run)
+    return _with_deal_rows(summed, jobs) if known else summed
+
+
+class _Run(NamedTuple):
+    """What reading a run's chunks needs to know of it."""
+
+    jobs: list
+    game: str
+    summary_only: bool
+    names: list[str]  # every agent, sorted
+    mixed: bool
+    strata: dict  # schedule.deal_strata of the jobs
+
+
+def _own_stratum(job: int):
+    """A job's ``deal_strata`` entry when it is its own stratum: from game index 0 on."""
+    return (np.zeros(1, np.int64), np.array([job], np.int64))
+
+
+def _with_deal_rows(summed: Digest, jobs) -> Digest:
+    """The sums with ``deal_rows`` (``schedule.rows_per_deal``), which bound the intervals of
+    tables from summaries."""
+    sums = summed.sums.merge(rows_per_deal(jobs), on=["job", "seat"], how="left")
+    return summed._replace(sums=sums)
+
+
+def _agents(jobs) -> tuple[list[str], bool]:
+    """Every agent of the jobs, sorted, and whether some table seats two different ones."""
+    seated = [job for job in jobs if job is not None]
+    names = sorted({agent for job in seated for agent in job.agents})
+    return names, any(len(set(job.agents)) > 1 for job in seated)
+
+
+def _row_jobs(frame: pd.DataFrame) -> list:
+    """Per job of per-game rows, what ``runner.summary`` needs: number, agents, players."""
+    seats = sorted(int(c.split("_")[1]) for c in frame.columns if c.startswith("agent_"))
+    jobs = {}
+    for job, rows in frame.groupby("job", sort=True):
+        first = rows.iloc[0]
+        agents = tuple(str(first[f"agent_{s}"]) for s in seats if pd.notna(first[f"agent_{s}"]))
+        jobs[int(job)] = SimpleNamespace(job=int(job), agents=agents, n_players=len(agents))
+    return [jobs.get(j) for j in range(max(jobs) + 1)]
+
+
+def _summed(parts, run: _Run) -> Digest:
+    """The ``Digest`` of per-chunk parts, summed every ``COLLAPSE`` chunks and at the end."""
+    held: dict[str, list] = {}
+    for number, chunk in enumerate(parts, 1):
+        for field, part in chunk.items():
+            held.setdefault(field, []).append(part)
+        if number % COLLAPSE == 0:
+            held = {field: [ADD[field](p)] for field, p in held.items()}
+    summed = {field: _named(ADD[field](p)) for field, p in held.items()}
+    mixed = _mixed_sums(summed["sums"]) if run.summary_only else run.mixed
+    return Digest(run.game, mixed, **summed)
+
+
+def _mixed_sums(sums: pd.DataFrame) -> bool:
+    return bool((sums.groupby("job").agent.nunique() > 1).any())
+
+
+def _file_parts(path, run: _Run) -> dict:
+    """``_parts`` of a chunk file (in a worker process)."""
+    return _parts(pd.read_parquet(path), run)
+
+
+def _parts(chunk, run: _Run) -> dict:
+    """One chunk's sums, per field."""
+    if run.summary_only:
+        return {"sums": chunk}
+    from experiments.runner import summaries
+
+    if "deal_seed" not in chunk.columns:  # rows of a batch: every game its own deal
+        code = chunk["job"].to_numpy(np.uint64) * GAME_CODE + chunk["game_index"].to_numpy()
+        chunk = chunk.assign(deal_seed=code.astype(np.uint64))
+    long = long_table(chunk, run.game)
+    long["stratum"] = _strata(long, run.strata)
+    parts = {
+        "sums": summaries(chunk, run.jobs),
+        "deals": deal_sums(chunk, run.strata),
+        "scores": score_counts(long),
+    }
+    if run.mixed:
+        parts["pairs"] = stats.pair_sums(long)
+        parts["events"] = ratings.rating_events(long, names=run.names)
+    rounds = round_table(chunk, run.game)
+    if not rounds.empty:
+        parts["rounds"] = rounds
+    return {field: _coded(part, run.names) for field, part in parts.items()}
+
+
+def _strata(long: pd.DataFrame, strata: dict) -> np.ndarray:
+    """Each row's stratum (``schedule.stratum_of``), from its job and game index."""
+    out = np.zeros(len(long), np.int64)
+    index = long["game_index"].to_numpy()
+    for job, rows in long.groupby("job", sort=False).indices.items():
+        out[rows] = stratum_of(strata, job, index[rows])
+    return out
+
+
+def _named(part: pd.DataFrame) -> pd.DataFrame:
+    """``part`` with its agent columns as text again (tables index by name, not category)."""
+    columns = [c for c in AGENT_COLUMNS if c in part.columns]
+    return part.assign(**{c: part[c].astype(str) for c in columns})
+
+
+def _coded(part: pd.DataFrame, names) -> pd.DataFrame:
+    """``part`` with its agent columns as categories of ``names`` (one byte a row instead of a
+    string, and no string objects to fragment memory)."""
+    coded = {}
+    for column in (c for c in AGENT_COLUMNS if c in part.columns):
+        values = part[column]
+        if isinstance(values.dtype, pd.CategoricalDtype):
+            coded[column] = values.cat.set_categories(names)
+        else:
+            coded[column] = pd.Categorical(values.to_numpy(), categories=names)
+    return part.assign(**coded)

@@ -1,0 +1,137 @@
+"""experiments.digest: a results folder read chunk by chunk gives the same tables as all its
+rows in memory, and the demo ends with what it found."""
+
+import os
+from pathlib import Path
+
+os.environ["MPLBACKEND"] = "Agg"  # before pyplot is imported anywhere: no window, no display
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from experiments import commands, digest, plots, ratings, stats
+from experiments.results import load, long_table, summary_of
+from experiments.runner import run
+from experiments.schedule import join, mirror, round_robin
+
+SERIAL = {"backend": "serial", "progress": False}
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    """A 4-player Tulips round-robin of three agents with a 3-player one joined to it, in
+    chunks of 30 games (a deal's rotations lie in different chunks)."""
+    out = tmp_path_factory.mktemp("rr") / "run"
+    jobs = join(
+        round_robin("tulips", ["random", "greedy", "hoarder"], 4, 60, seed=5),
+        round_robin("tulips", ["greedy", "hoarder"], 3, 40, seed=6),
+    )
+    run(jobs, out=out, chunk_size=30, **SERIAL)
+    return out
+
+
+@pytest.fixture(scope="module")
+def every_row(folder):
+    manifest, frame = load(folder)
+    return long_table(frame, manifest["game"])
+
+
+@pytest.fixture(scope="module")
+def summed(folder):
+    return digest.of_folder(folder)
+
+
+def test_head_to_head_and_ratings_from_chunks_equal_those_of_every_row(summed, every_row):
+    assert summed.mixed
+    streamed = stats.deal_pairwise_table(summed.pairs)
+    pd.testing.assert_frame_equal(streamed, stats.pairwise_table(every_row), check_dtype=False)
+    fitted = ratings.deal_ratings(summed.events, n_boot=30, seed=4)
+    whole = stats.ratings(every_row, n_boot=30, seed=4)
+    assert list(fitted.index) == list(whole.index)
+    assert np.allclose(fitted.to_numpy(), whole.to_numpy(), atol=1e-9)
+
+
+def test_shares_scores_and_seats_from_chunks_equal_those_of_every_row(summed, every_row):
+    shares = stats.deal_win_share(summed.deals)
+    direct = stats.win_share(every_row)
+    assert np.allclose(
+        shares[["win_share", "ci_low", "ci_high"]], direct[["win_share", "ci_low", "ci_high"]]
+    )
+    counted = summed.scores.groupby(["n_players", "agent"], observed=True)["count"].sum()
+    assert counted.to_dict() == every_row.groupby(["n_players", "agent"]).size().to_dict()
+    seats = stats.deal_seat_advantage(summed.deals, column="position")
+    direct = stats.seat_advantage(every_row, "position")
+    pd.testing.assert_frame_equal(seats, direct, check_dtype=False, check_like=True)
+
+
+def test_summing_every_chunk_or_every_few_gives_the_same_sums(folder, summed, monkeypatch):
+    monkeypatch.setattr(digest, "COLLAPSE", 1)
+    again = digest.of_folder(folder)
+    for field in ("deals", "pairs", "events", "scores"):
+        pd.testing.assert_frame_equal(getattr(again, field), getattr(summed, field))
+
+
+def test_a_mirror_study_has_no_head_to_head(tmp_path):
+    jobs = mirror("geschenkt", ["greedy", "sniper"], [3, 4], 50, seed=1)
+    frame, _, _ = run(jobs, **SERIAL)
+    summed = digest.of_frame(frame, False, "geschenkt")
+    assert not summed.mixed and summed.pairs is None and summed.events is None
+    named = commands.tables(frame, False, "geschenkt")
+    assert commands.HEAD_TO_HEAD not in named and "mean score by agent" in named
+    sums = summary_of(frame, False, jobs)
+    pd.testing.assert_frame_equal(summed.sums, sums, check_dtype=False)
+
+
+def test_the_report_draws_each_table_it_printed(folder, capsys, monkeypatch):
+    drawn, draw = {}, plots.seat_win_share_of
+
+    def spy(table, *args, **kwargs):
+        drawn["seats"] = table
+        return draw(table, *args, **kwargs)
+
+    monkeypatch.setattr(plots, "seat_win_share_of", spy)
+    named = commands.report(folder, progress=False, workers=2)
+    assert drawn["seats"] is named[commands.TURNS]  # the seat plot shows the printed intervals
+    written = {p.name for p in folder.glob("*.png")}
+    assert written == {
+        "seat_win_share.png",
+        "win_rate_heatmap.png",
+        "ratings.png",
+        "score_distributions.png",
+    }
+    heat = plots.heatmap_data(named[commands.HEAD_TO_HEAD])["share"]
+    assert (
+        heat.loc["hoarder", "random"]
+        == named[commands.HEAD_TO_HEAD].loc[("hoarder", "random"), "share"]
+    )
+    assert "wrote" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("share", "low", "high", "text"),
+    [
+        (0.2831, 0.2812, 0.2849, "28.3% [28.1, 28.5]"),
+        (0.49051, 0.49012, 0.49089, "49.05% [49.01, 49.09]"),
+        (0.0014, 0.0013, 0.0015, "0.14% [0.13, 0.15]"),
+    ],
+)
+def test_percent_shows_an_interval_whose_ends_differ(share, low, high, text):
+    assert commands.percent(share, low, high) == text
+
+
+def test_the_demo_ends_with_findings_each_with_its_interval_and_file(tmp_path, capsys):
+    commands.demo(tmp_path, 0.0001, 2026, progress=False, workers=1)
+    out = capsys.readouterr().out
+    found = out.split("##### What the demo found")[1]
+    lines = [line for line in found.splitlines() if line.startswith("- ")]
+    by_study = pd.Series([Path(line.rsplit("(", 1)[1]).parent.name for line in lines])
+    counts = by_study.value_counts().to_dict()
+    for study in ("geschenkt-seats", "geschenkt-round-robin", "tulips-seats", "tulips-round-robin"):
+        assert counts[study] == 3  # seats: one line per agent; round-robins: three lines
+    for line in lines:
+        assert "% [" in line or "] (" in line
+        path = Path(line.rsplit("(", 1)[1].rstrip(")").split("; ")[-1])
+        assert path.is_file() and path.is_relative_to(tmp_path), line
+    assert "among four hoarder players the first wins" in found
+    assert (tmp_path / "findings.md").read_text().count("\n- ") == len(lines)
