@@ -60,6 +60,8 @@ class Family:
 
     ``decide`` is ``decide(obs, params, rng) -> action`` over arrays (Numba-compiled, or plain
     Python when ``compiled`` is False: such a family plays through the slow path only);
+    ``probabilities`` (optional, compiled) the probability ``decide`` gives each action
+    (``giftsim.contract.PROBS_SIG``), where it is known;
     ``decider`` its entry for the compiled loop (:meth:`entry` compiles it on first use);
     ``params[i]`` is the value of the i-th name of ``defaults``. ``doc`` is the rule the agent
     follows; ``source`` where it came from (a module, for user families to be found again in
@@ -78,6 +80,7 @@ class Family:
     source: str = ""
     n_features: object = None  # features(players) of the network it reads, if it reads one
     nets: Path | None = None  # where the shipped networks it reads are (``<players>p.npz``)
+    probabilities: object = None  # its action probabilities, if known (contract.PROBS_SIG)
 
     def __post_init__(self) -> None:
         if len(self.defaults) > MAX_PARAMS:
@@ -112,6 +115,7 @@ class Family:
             builtin=True,
             n_features=getattr(module, "n_features", None),
             nets=nets,
+            probabilities=getattr(module, "probabilities", None),
         )
 
     def check(self, values: dict[str, float], what: str = "") -> None:
@@ -159,6 +163,7 @@ class Family:
             self.builtin,
             n_features=self.n_features,
             nets=self.nets,
+            probabilities=self.probabilities,
         )
 
     def entry(self):
