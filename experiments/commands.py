@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 
 from agents.roster import roster
+from experiments import luck, stats
 from experiments import manifest as manifest_io
-from experiments import stats
 from experiments.games import entry
 from experiments.results import (
     deal_sums,
@@ -132,6 +132,8 @@ def summary_tables(sums: pd.DataFrame, deals=None) -> dict[str, pd.DataFrame]:
     if mixed:
         share = stats.deal_win_share(deals) if deals is not None else None
         out["win share by agent"] = share if share is not None else stats.summary_win_share(sums)
+    if deals is not None and "adjusted_sum" in deals:
+        out[luck.TABLE] = luck.win_share(deals)
     out["mean score by agent"] = (
         stats.deal_mean_score(deals) if deals is not None else stats.summary_mean_score(sums)
     )
@@ -162,6 +164,8 @@ def tables(frame: pd.DataFrame, summary_only: bool, game=None, jobs=None):
     long = long_table(frame, game)
     mixed = _mixed(long, ["job", "game_index"])
     out = {"win share by agent": stats.win_share(long)} if mixed else {}
+    if "luck" in long:
+        out[luck.TABLE] = luck.win_share(luck.long_deals(long))
     out["mean score by agent"] = stats.mean_score(long)
     groups = [("all seatings", long)] if mixed else list(long.groupby("agent"))
     for name, part in groups:

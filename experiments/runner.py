@@ -28,6 +28,7 @@ from agents.registry import parse_list
 from experiments import manifest as manifest_io
 from experiments.batch import to_frame
 from experiments.games import entry, play_block
+from experiments.luck import luck_rows
 from experiments.schedule import Job
 from giftsim.rng import game_keys
 
@@ -63,21 +64,19 @@ def chunks_of(jobs: list[Job], chunk_size: int) -> list[Chunk]:
 
 def rows(chunk: Chunk) -> pd.DataFrame:
     """Per-game rows of a chunk: job, game index, deal seed, first player, decisions, and per
-    seat the agent, score (and the game's other result blocks) and win share."""
+    seat the agent, score (and the game's other result blocks) and win share; for a job with
+    ``luck``, per seat also ``luck_s``, the sum of its corrections (``experiments.luck``)."""
     job = chunk.job
     agents = list(chunk.agents) or parse_list(list(job.agents), job.game)
     first = job.first_index + chunk.start
-    raw = play_block(
-        job.game,
-        job.make_rules(),
-        agents,
-        job.seed,
-        first,
-        chunk.size,
-        job.first_player,
-        job.secret,
-    )
+    play = (job.make_rules(), agents, job.seed, first, chunk.size, job.first_player, job.secret)
+    if job.luck:
+        raw, luck = luck_rows(job.game, *play, job.luck)
+    else:
+        raw, luck = play_block(job.game, *play), None
     frame = to_frame(entry(job.game), raw, agents, first)
+    if luck is not None:
+        frame = frame.assign(**luck)
     seeds = np.zeros(chunk.size, np.uint64)
     game_keys(np.uint64(job.seed), first, seeds)
     frame.insert(0, "job", np.full(chunk.size, job.job, np.int32))

@@ -51,6 +51,7 @@ class Job:
     group: int = 0  # seating group: the arrangements of one multiset share it
     rotation: int = 0  # the seating's place in its group (a rotation or arrangement)
     secret: int = 0  # key of the agents' random streams, never shown to them (giftsim.rng)
+    luck: str = ""  # the luck estimator's value network ("shipped" or a file; "": not measured)
 
     @property
     def n_players(self) -> int:
