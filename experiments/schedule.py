@@ -200,8 +200,10 @@ def join(*designs: list[Job]) -> list[Job]:
 
 
 def experiment_id(jobs: list[Job]) -> str:
-    """A short hash of the whole job list: what makes two runs the same experiment."""
-    text = json.dumps([asdict(j) for j in jobs], sort_keys=True, default=str)
+    """A short hash of the whole job list: what makes two runs the same experiment (a job
+    without ``luck`` hashes as before the field existed, so older folders still resume)."""
+    fields = [{k: v for k, v in asdict(j).items() if k != "luck" or v} for j in jobs]
+    text = json.dumps(fields, sort_keys=True, default=str)
     return hashlib.sha1(text.encode()).hexdigest()[:16]
 
 
