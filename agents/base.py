@@ -131,9 +131,7 @@ class Family:
     def __call__(self, **values) -> "Agent":
         """This family with some parameters changed, e.g. ``GREEDY(T=-3)``; a family that
         reads a network also takes ``net=FILE`` (default: the shipped network)."""
-        net = str(values.pop("net", "")) if self.n_features else ""
-        if net:  # absolute: a worker process may not share this process's folder
-            net = str(Path(net).expanduser().resolve())
+        path = self._network_file(values.pop("net", None)) if self.n_features else ""
         unknown = sorted(set(values) - set(self.defaults))
         if unknown:
             valid = ", ".join(self.defaults) or "none"
@@ -143,7 +141,21 @@ class Family:
         given = {k: float(v) for k, v in values.items()}
         self.check(given)
         merged = {**self.defaults, **given}
-        return Agent(self, tuple(merged.values()), net)
+        return Agent(self, tuple(merged.values()), path)
+
+    def _network_file(self, given) -> str:
+        """The absolute path of ``net=FILE`` (a worker process may not share this process's
+        folder), checked to be a network of this game; "" without one (the shipped network)."""
+        if given is None:
+            return ""
+        text = str(given).strip()
+        if not text:
+            raise ValueError(
+                f"agent {self.name!r}: net= names no file (leave net out for the shipped network)"
+            )
+        path = str(Path(text).expanduser().resolve())
+        net.check_file(path, self.game)
+        return path
 
     def tuned(self, name: str, defaults: dict[str, float]) -> "Family":
         """The same rule under another name with tuned defaults (``tuned4p``: for 4 players)."""

@@ -96,7 +96,7 @@ def _code(fn):
 
 
 def _make(game, name, decide, defaults, ranges, doc, compiled, source) -> Family:
-    defaults = {k: float(v) for k, v in dict(defaults or {}).items()}
+    defaults = {k: _default(name, k, v) for k, v in dict(defaults or {}).items()}
     ranges = {k: (ranges or {}).get(k, ANY) for k in defaults}
     obs_size = load_game(game).obs_size
     if compiled:
@@ -109,18 +109,57 @@ def _make(game, name, decide, defaults, ranges, doc, compiled, source) -> Family
     return Family(name, game, decide, entry, defaults, ranges, doc, False, compiled, source)
 
 
+_ORIGIN: dict[tuple[str, str], str] = {}  # (game, name) -> the agents module that defined it
+
+
+def _default(name: str, key: str, value) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"agent {name!r}: the default of parameter {key!r} must be a number, got {value!r}"
+        ) from None
+
+
 def load_module(target: str) -> list[Family]:
     """Import a Python file (``my_agents.py``) or module (``package.module``) whose code calls
-    :func:`define`; return the families it added. Worker processes get them pickled by value."""
+    :func:`define`; return the families it added. Worker processes get them pickled by value.
+
+    A one-line ValueError when the module cannot be imported, ends the program (``sys.exit``),
+    defines no agent, or defines a family that another module (or a ``define`` elsewhere)
+    defined before; loading one module again is allowed."""
+    origin = _origin(target)
     before = {(g, f.name): f for g in GAMES for f in families(g)}
     module = _import(target)
     _pickle_by_value(module)
-    after = [f for g in GAMES for f in families(g)]
-    return [f for f in after if before.get((f.game, f.name)) is not f]
+    added = [f for g in GAMES for f in families(g) if before.get((f.game, f.name)) is not f]
+    for f in added:
+        key = (f.game, f.name)
+        if key in before and _ORIGIN.get(key) != origin:
+            where = _ORIGIN.get(key, "a define() outside this module")
+            raise ValueError(
+                f"agents module {target!r} defines the {f.game} agent {f.name!r} again (already "
+                f"defined by {where}); give it another name"
+            )
+        _ORIGIN[key] = origin
+    if not added:  # an imported package module runs once: its families are those it made
+        added = [f for g in GAMES for f in families(g) if _ORIGIN.get((g, f.name)) == origin]
+    if not added:
+        raise ValueError(
+            f"agents module {target!r} defines no agents (it should call agents.registry.define)"
+        )
+    return added
+
+
+def _origin(target: str) -> str:
+    """What names an agents module: its resolved path, or its dotted name."""
+    return str(Path(target).resolve()) if target.endswith(".py") else target
 
 
 def _import(target: str):
     path = Path(target)
+    if path.is_dir():
+        raise ValueError(f"agents module {target!r} is a folder; give a .py file or a module name")
     if target.endswith(".py"):
         if not path.is_file():
             raise ValueError(f"agents module {target!r}: no such file")
@@ -130,17 +169,25 @@ def _import(target: str):
         sys.modules[name] = module
         _run(spec.loader.exec_module, module, target)
         return module
+    if "/" in target or "\\" in target:
+        raise ValueError(f"agents module {target!r}: a file's name ends in .py; no such module")
     try:
-        return importlib.import_module(target)
+        return _run(importlib.import_module, target, target)
     except ModuleNotFoundError as error:
         raise ValueError(f"agents module {target!r}: {error}") from None
 
 
-def _run(execute, module, target: str) -> None:
+def _run(execute, module, target: str):
+    """``execute(module)``; what it raises (an exit included) as a one-line ValueError."""
     try:
-        execute(module)
-    except ValueError:
+        return execute(module)
+    except (ValueError, ModuleNotFoundError):
         raise
+    except SystemExit as stop:
+        raise ValueError(
+            f"agents module {target!r} ended the program (sys.exit({stop.code!r})) while it "
+            "was imported; an agents module should only define agents"
+        ) from None
     except Exception as error:
         why = f"{type(error).__name__}: {error}"
         raise ValueError(f"agents module {target!r} failed: {why}") from None
@@ -165,6 +212,8 @@ def parse(spec: str, game: str) -> Agent:
         if not sep:
             raise ValueError(f"agent parameter {pair!r} in {spec!r} must look like key=value")
         key = key.strip()
+        if key in values:
+            raise ValueError(f"agent parameter {key!r} is given twice in {spec!r}")
         values[key] = value.strip() if _is_net(chosen, key) else _number(value, key, spec)
     return chosen(**values)
 

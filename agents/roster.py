@@ -4,8 +4,9 @@ Each game's agents package (``Game.agents``, e.g. ``agents/geschenkt/``) exports
 its hand-written families, the default parameters of the search families its drivers make
 from the templates (``agents/templates/``), its search verbs (``worlds``) and network
 features (``learned``), where its shipped networks are, and the settings the generic studies
-read for it (``bench``, the strength ladder, ``make demo``). :func:`roster` is the one place
-that goes from a game's name to its agents; everything else reads fields.
+read for it (``bench``, the strength ladder, ``make demo``, ``giftsim gauntlet``).
+:func:`roster` is the one place that goes from a game's name to its agents; everything else
+reads fields.
 """
 
 import importlib
@@ -46,6 +47,19 @@ class Ladder:
 
 
 @dataclass(frozen=True)
+class Gauntlet:
+    """What ``giftsim gauntlet`` plays for a game by default: each of ``agents`` against each
+    of ``fields`` at each of ``players`` (``{n}`` standing for the player count). A field is
+    a name and the pool of agents that fills a table's other seats, every member of the pool
+    holding the same share of them (``experiments.gauntlet``); an empty pool is the agent's
+    own copies (a mirror)."""
+
+    agents: tuple[str, ...]
+    fields: dict[str, tuple[str, ...]]
+    players: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class Study:
     """A study of ``make demo``: a ``design`` of ``agents`` at each of ``players``, ``games``
     per seating at full scale."""
@@ -70,6 +84,7 @@ class Roster:
     ladder: Ladder
     demo: dict[str, Study] = field(default_factory=dict)  # by study name
     lineup: tuple[str, ...] = ()  # a varied table of agents, for examples and checks
+    gauntlet: Gauntlet | None = None  # giftsim gauntlet's defaults (none: name them)
 
     @cached_property
     def builtins(self) -> tuple[Family, ...]:

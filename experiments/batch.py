@@ -2,6 +2,10 @@
 
 Game ``i`` of root seed ``S`` is a pure function of ``(S, i, rules, agents)``, so a batch can
 be cut into blocks of any size (and, later, spread over workers) without changing any game.
+
+Bad arguments (an unknown game or agent, rules of another game, a count that is not a whole
+number, a first player the rules contradict) raise ``ValueError`` with a one-line message,
+before any game is played.
 """
 
 import numpy as np
@@ -21,24 +25,28 @@ def play(
     n_games: int = 1000,
     rules=None,
     seed: int = 0,
-    first_player="rotate",
+    first_player=None,
     first_index: int = 0,
     progress: bool = False,
     as_frame: bool = True,
 ):
     """Play ``n_games`` games with one agent spec (or Agent) per seat.
 
-    ``first_player``: ``"rotate"`` (game i starts at seat i mod n), ``"random"`` or a seat.
+    ``rules``: the game's ``Rules`` (default: the rules of record for that many seats).
+    ``first_player``: ``"rotate"`` (game i starts at seat i mod n), ``"random"`` or a seat;
+    default: the seat the rules fix (``first_player=2``), else ``"rotate"``.
     Returns a DataFrame with one row per game (``game_index``, ``first_player``,
     ``n_decisions``, ``score_s``, ``win_s`` = seat s's share of the win, ties split, and
     ``agent_s``), or with ``as_frame=False`` the raw int64 array (the game's blocks per seat,
     then first player, decisions and the winners' bit mask: ``giftsim.game.TAIL``).
     """
     ent = entry(game)
-    agent_list = parse_list(agents, game)
-    rules = rules if rules is not None else ent.rules(n_players=len(agent_list))
-    if n_games < 0:
-        raise ValueError(f"n_games must be >= 0, got {n_games}")
+    agent_list = parse_list(_specs(agents), game)
+    rules = _rules(ent, rules, len(agent_list))
+    first_player = _first(first_player, rules)
+    for name, value in (("n_games", n_games), ("first_index", first_index)):
+        if not _whole(value) or value < 0:
+            raise ValueError(f"{name} must be a whole number >= 0, got {value!r}")
     check_seed(seed, first_index + max(n_games - 1, 0))
     blocks = []
     with tqdm(total=n_games, disable=not progress, unit="game", unit_scale=True) as bar:
@@ -51,6 +59,44 @@ def play(
     width = ent.row_width(rules)
     raw = np.concatenate(blocks) if blocks else np.zeros((0, width), np.int64)
     return to_frame(ent, raw, agent_list, first_index) if as_frame else raw
+
+
+def _whole(value) -> bool:
+    return isinstance(value, int | np.integer) and not isinstance(value, bool)
+
+
+def _specs(agents):
+    """Agent specs as ``parse_list`` takes them: a comma-separated string or a sequence."""
+    if isinstance(agents, str) or (hasattr(agents, "__iter__") and not isinstance(agents, dict)):
+        return agents
+    raise ValueError(f"agents must be a list of agent specs, one per seat, got {agents!r}")
+
+
+def _rules(ent, rules, n_players: int):
+    """The game's rules for the batch: checked to be its own ``Rules`` for that many seats."""
+    if rules is None:
+        return ent.rules(n_players=n_players)
+    if not isinstance(rules, ent.rules):
+        kind = type(rules)
+        raise ValueError(
+            f"rules must be {ent.rules.__module__}.Rules (e.g. Rules.from_pairs(['key=value'], "
+            f"{n_players})), got {kind.__module__}.{kind.__name__}"
+        )
+    return rules
+
+
+def _first(first_player, rules):
+    """The first-player policy: the given one, else the seat the rules fix, else rotate; a
+    given one that the rules' fixed seat contradicts is an error (it would be ignored)."""
+    fixed = getattr(rules, "first_player", "random")
+    if first_player is None:
+        return fixed if not isinstance(fixed, str) else "rotate"
+    if not isinstance(fixed, str) and first_player != fixed:
+        raise ValueError(
+            f"first_player={first_player!r} contradicts the rules' first_player={fixed}: "
+            "give one of them"
+        )
+    return first_player
 
 
 def win_shares(winners: np.ndarray, n_players: int) -> np.ndarray:
@@ -97,6 +143,8 @@ def field(
     seat would get by chance (``fair``)."""
     from experiments.stats import quantile, share_interval  # scipy: only when scored
 
+    if not _whole(n_games) or n_games < 2:
+        raise ValueError(f"n_games must be a whole number >= 2 (an interval), got {n_games!r}")
     shares = np.zeros(n_games)
     for seat in range(n_players):
         agents = [baseline] * n_players

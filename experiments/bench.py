@@ -15,15 +15,19 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import date
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
+import giftsim
 from agents.registry import parse
 from agents.roster import roster
 from experiments.batch import play
 from experiments.games import entry, play_slow
+from giftsim import files
 from giftsim.game import GAMES
 
 SLOW = {"planner": 10, "learned": 4}  # measure slow mixes on fewer games
@@ -159,3 +163,114 @@ def _timed_probe(env: dict) -> float:
     command = [sys.executable, "-c", "from experiments.bench import probe; probe()"]
     subprocess.run(command, env=env, check=True, capture_output=True)
     return time.perf_counter() - start
+
+
+# ``giftsim bench --markdown FILE``: the speed section a document embeds (the README's), between
+# two marks; writing it again replaces only the text between them.
+BEGIN = "<!-- giftsim bench --markdown: begin (written by the command; edit outside the marks) -->"
+END = "<!-- giftsim bench --markdown: end -->"
+
+
+def markdown(rates_by_game: dict, vector: dict, startup, about: dict) -> str:
+    """The speed section: when and how it was measured (``about``: date, command, giftsim,
+    git, cores, load, rules), games per second on one core by game and mix (rows) and player
+    count (columns, from ``rates_by_game``: a :func:`rates` frame per game), the vector
+    environment's learner steps per second (``vector``: game -> (rate, players, opponents))
+    and, if measured, the start-up times ``(cold, warm)``."""
+    lines = [_measured(about), "", *_rate_table(rates_by_game), ""]
+    parts = [
+        f"{entry(game).title} {rate:,.0f} ({players} players, the others `{opponents}`)"
+        for game, (rate, players, opponents) in vector.items()
+    ]
+    lines.append(
+        "Vector environment (learner steps per second on one core, a learner with random legal "
+        f"actions, 256 lanes): {'; '.join(parts)}."
+    )
+    if startup is not None:
+        cold, warm = startup
+        lines += [
+            "",
+            f"Start-up (a fresh interpreter imports giftsim and plays one game of every mix): "
+            f"cold {cold:.1f} s (empty Numba cache), warm {warm:.1f} s.",
+        ]
+    return "\n".join(lines)
+
+
+def _measured(about: dict) -> str:
+    where = [f"giftsim {about['giftsim']}", f"git {about.get('git') or 'unknown'}"]
+    where.append(f"{about['cores']} cores")
+    if about.get("load") is not None:
+        where.append(f"load average {about['load']:.1f} at the start")
+    rules = f"; rules {about['rules']}" if about.get("rules") else ""
+    return (
+        f"Measured on {about['date']} with `{about['command']}` ({', '.join(where)}{rules}): "
+        "games per second on one core."
+    )
+
+
+def _rate_table(rates_by_game: dict) -> list[str]:
+    """One markdown table: a row per game and mix, a column per player count of any game."""
+    counts = sorted({c for frame in rates_by_game.values() for c in frame.columns}, key=_count)
+    lines = ["| game, mix | " + " | ".join(counts) + " |", "|---" * (len(counts) + 1) + "|"]
+    for game, frame in rates_by_game.items():
+        for mix, row in frame.iterrows():
+            cells = [f"{row[c]:,.0f}" if c in row.index else "" for c in counts]
+            lines.append(f"| {entry(game).title}, {mix} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _count(column: str) -> int:
+    return int(column.rstrip("p"))
+
+
+def about(command: str, rules: str = "") -> dict:
+    """When and where a bench runs, for :func:`markdown`."""
+    from experiments.manifest import git_revision
+
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    revision = git_revision()
+    return {
+        "date": date.today().isoformat(),
+        "command": command,
+        "giftsim": giftsim.__version__,
+        "git": revision[:7] if revision else None,
+        "cores": os.cpu_count(),
+        "load": load,
+        "rules": rules,
+    }
+
+
+def check_target(path, force: bool) -> Path:
+    """``path`` may take the speed section: new, or holding the marks (its section is
+    replaced), or any file with ``force``; a one-line ValueError otherwise."""
+    path = Path(path)
+    marked = path.is_file() and _marks(path.read_text()) is not None
+    return files.check_new(path, force or marked, "--markdown")
+
+
+def embed(path, section: str, force: bool = False) -> Path:
+    """Write ``section`` between the marks of ``path`` (the rest of the file kept), or as a
+    new file (or, with ``force``, in place of a file without marks)."""
+    path = check_target(path, force)
+    text = path.read_text() if path.is_file() else ""
+    span = _marks(text)
+    block = f"{BEGIN}\n{section}\n{END}"
+    if span is None:
+        return files.write_text(path, block + "\n", force, "--markdown")
+    start, stop = span
+    return files.write_text(path, text[:start] + block + text[stop:], True, "--markdown")
+
+
+def _marks(text: str):
+    """The span from the begin mark to the end of the end mark, or None."""
+    start = text.find(BEGIN)
+    stop = text.find(END, start + 1)
+    return None if start < 0 or stop < 0 else (start, stop + len(END))
+
+
+def section_of(text: str) -> str:
+    """The text between the marks (a document's embedded speed section)."""
+    span = _marks(text)
+    if span is None:
+        raise ValueError("no giftsim bench section (its marks) in the text")
+    return text[span[0] + len(BEGIN) : span[1] - len(END)].strip()

@@ -20,15 +20,16 @@ DESCRIPTION += " and Gift of Tulips. Every error is one line and exit status 2."
 # One example per command, shown by its --help (tests/test_readme.py checks each parses).
 EXAMPLES = {
     "bench": "giftsim bench --games 20000",
-    "record": "giftsim record tulips --agents hoarder,planner,greedy,random --out t.json",
-    "replay": "giftsim replay t.json",
+    "record": "giftsim record tulips --agents hoarder,planner,greedy,random --out runs/t.json",
+    "replay": "giftsim replay runs/t.json",
     "demo": "giftsim demo --scale 0.01",
     "tournament": "giftsim tournament tulips --design round-robin --agents random,greedy,hoarder "
     "--players 4 --games 2000 --out runs/rr",
     "seats": "giftsim seats geschenkt --agents greedy,sniper --players 3,4,5 --out runs/seats",
     "report": "giftsim report runs/rr",
+    "gauntlet": "giftsim gauntlet geschenkt --players 4 --deals 1000 --out runs/gauntlet",
     "tune": "giftsim tune geschenkt --family sniper --players 4 --field sniper --games 2000",
-    "train": "giftsim train geschenkt --players 4 --seed 1 --out my4p.npz --rounds 4",
+    "train": "giftsim train geschenkt --players 4 --seed 1 --out runs/my4p.npz --rounds 4",
     "ladder": "giftsim ladder --game geschenkt --games 2000 --search-games 0",
     "play": "giftsim play geschenkt --players 4 --seat 1 --vs ismcts,greedy,tuned4p",
 }
@@ -44,13 +45,16 @@ def main(argv=None) -> int:
     args.argv = list(sys.argv[1:] if argv is None else argv)  # recorded by tune and ladder
     notice.QUIET = getattr(args, "quiet", False)
     try:
+        _check_together(args)
         _load_agent_modules(args)
-        return args.run(args) or 0
+        code = args.run(args) or 0
+        sys.stdout.flush()  # here, so that a reader gone away is seen below, not at exit
+        return code
+    except BrokenPipeError:  # the reader of our output went away (e.g. `| head`): a quiet end
+        _drop_stdout()
+        return 0
     except (CliError, ValueError, OSError) as error:
         return _fail(args, error)
-    except BrokenPipeError:  # the reader of our output went away (e.g. `| head`)
-        sys.stderr.close()
-        return 0
     except KeyboardInterrupt:
         print(
             f"giftsim {args.command}: interrupted (an --out run continues with --resume)",
@@ -66,6 +70,16 @@ def main(argv=None) -> int:
             file=sys.stderr,
         )
         return 1
+
+
+def _drop_stdout() -> None:
+    """Point standard output at the null device, so that the interpreter's last flush of
+    what a closed pipe did not take raises nothing (Python's documented remedy)."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # stdout without a descriptor (tests)
+        pass
 
 
 def _fail(args, error) -> int:
@@ -125,6 +139,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_tournament(sub)
     _add_seats(sub)
     _add_report(sub)
+    _add_gauntlet(sub)
     _add_tune(sub)
     _add_train(sub)
     _add_ladder(sub)
@@ -150,6 +165,44 @@ def _add_agent_options(p, secret: bool = True) -> None:
             "'random' to draw one (kept in the results or record for replay); use it when "
             "untrusted bots play, so that no search over seeds finds their deals",
         )
+
+
+def _check_together(args) -> None:
+    """Options that need another, or contradict one, are a one-line error before anything
+    runs (an option silently ignored would run another experiment than the one asked for)."""
+    if getattr(args, "scheduler", None) and args.backend != "dask":
+        raise CliError(f"--scheduler needs --backend dask (the backend is {args.backend})")
+    if getattr(args, "workers", None) is not None and getattr(args, "backend", "") == "serial":
+        raise CliError("--workers needs --backend processes or dask (serial runs in this process)")
+    if getattr(args, "resume", False) and hasattr(args, "summary_only") and args.out is None:
+        raise CliError("--resume continues the run in an --out folder: give --out")
+    if args.command == "tournament":
+        _check_design(args)
+    given_first = getattr(args, "first_player", None) is not None
+    if args.command == "record" and given_first and _has_rule(args, "first_player"):
+        raise CliError(
+            "--first-player and --rule first_player both set the first player: give one of them"
+        )
+
+
+def _check_design(args) -> None:
+    """The options of ``tournament`` that belong to one design only."""
+    field = args.design == "field"
+    if not field and (args.candidate or args.baseline):
+        raise CliError(
+            f"--candidate and --baseline belong to --design field (this design is {args.design}); "
+            "add --design field, or name the agents with --agents"
+        )
+    if field and args.agents is not None:
+        raise CliError("--design field plays --candidate against --baseline: leave out --agents")
+    if args.design == "mirror" and args.no_duplicate:
+        raise CliError(
+            "--no-duplicate is for the round-robin and field designs (mirror seats one agent)"
+        )
+
+
+def _has_rule(args, key: str) -> bool:
+    return any(pair.partition("=")[0].strip() == key for pair in args.rule)
 
 
 def _load_agent_modules(args) -> None:
@@ -182,6 +235,12 @@ def _add_agents(sub) -> None:
     p.add_argument("game", nargs="?", choices=sorted(GAMES), help="one game (default: all)")
     _add_agent_options(p, secret=False)
     p.set_defaults(run=_agents)
+
+
+def _add_force(p, what: str) -> None:
+    p.add_argument(
+        "--force", action="store_true", help=f"replace {what} if it exists (else refused)"
+    )
 
 
 def _add_rule_option(p) -> None:
@@ -261,7 +320,9 @@ def _add_tournament(sub) -> None:
         "seatings; 4 agents: 31, 252), the seatings of a multiset on the same deals; "
         "field: a candidate against copies of a baseline, in every seat",
     )
-    p.add_argument("--agents", default="random,greedy", help="comma-separated agent specs")
+    p.add_argument(
+        "--agents", help="comma-separated agent specs (default: random,greedy; not with field)"
+    )
     _add_agent_options(p)
     p.add_argument("--candidate", help="field design: the agent under test")
     p.add_argument("--baseline", help="field design: the agent filling the other seats")
@@ -288,6 +349,54 @@ def _add_tournament(sub) -> None:
     p.set_defaults(run=_tournament)
 
 
+def _add_gauntlet(sub) -> None:
+    p = _command(sub, "gauntlet", "each agent against several fields: a table and a plot per count")
+    p.add_argument("game", choices=sorted(GAMES), help="which game")
+    p.add_argument(
+        "--agents",
+        help="comma-separated agent specs under test, {n} standing for the player count "
+        "(default: the game's gauntlet list, e.g. random,greedy,sniper,tuned{n}p,learned)",
+    )
+    p.add_argument(
+        "--fields",
+        help="comma-separated fields filling the other seats: a field of the game's gauntlet "
+        "(greedy, tuned, mixed), self (the agent's own copies), an agent spec (its copies) or "
+        "specs joined by + (a pool, each member in the same share of the seats, every seat "
+        "order played) (default: the game's gauntlet fields)",
+    )
+    p.add_argument(
+        "--players",
+        help="player counts, comma-separated (default: the game's gauntlet counts, the ladder's)",
+    )
+    p.add_argument(
+        "--deals",
+        type=int,
+        default=1000,
+        help="deals per cell (one agent in one field), each played once with the agent in "
+        "every seat",
+    )
+    _add_agent_options(p)
+    _add_rule_option(p)
+    p.add_argument("--seed", type=int, default=0, help="root seed of every deal")
+    p.add_argument(
+        "--out",
+        type=Path,
+        help="results folder (manifest, parquet chunks, gauntlet.md and one PNG per count)",
+    )
+    p.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
+    p.add_argument(
+        "--backend",
+        choices=("serial", "processes", "dask"),
+        default="processes",
+        help="where games run",
+    )
+    p.add_argument("--workers", type=int, help="worker processes (default: all cores)")
+    p.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://HOST:8786")
+    p.add_argument("--chunk-size", type=int, default=50_000, help="games per task and file")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(run=_gauntlet, summary_only=False)
+
+
 def _add_seats(sub) -> None:
     p = _command(sub, "seats", "seat advantage of agents across player counts")
     p.add_argument("game", choices=sorted(GAMES), help="which game")
@@ -312,6 +421,7 @@ def _add_tune(sub) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the deals and of CMA-ES")
     p.add_argument("--final-games", type=int, default=20000, help="fresh deals for the score")
     p.add_argument("--json", type=Path, help="also write the result to this JSON file")
+    _add_force(p, "the --json file")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=_tune)
 
@@ -353,6 +463,7 @@ def _add_train(sub) -> None:
     )
     p.add_argument("--workers", type=int, default=1, help="worker processes")
     p.add_argument("--resume", action="store_true", help="continue the run checkpointed")
+    _add_force(p, "--out and its .json, .csv and .png")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=_train)
 
@@ -372,8 +483,9 @@ def _add_ladder(sub) -> None:
     )
     p.add_argument("--workers", type=int, default=1, help="steps run in parallel")
     p.add_argument(
-        "--out", type=Path, help="also write the markdown to this file (e.g. docs/ladder.md)"
+        "--out", type=Path, help="also write the markdown to this file (e.g. runs/ladder.md)"
     )
+    _add_force(p, "the --out file")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=_ladder)
 
@@ -394,8 +506,12 @@ def _add_play(sub) -> None:
     )
     p.add_argument("--seed", type=int, help="root seed of the deal (default: a random one, shown)")
     p.add_argument(
-        "--record", type=Path, help="where to save the game (default giftsim-play-GAME-SEED.json)"
+        "--record",
+        type=Path,
+        help="where to save the game (default giftsim-play-GAME-SEED.json, or -2, -3, ... "
+        "after it when that name is taken)",
     )
+    _add_force(p, "the --record file")
     _add_rule_option(p)
     _add_agent_options(p, secret=False)
     p.set_defaults(run=_play)
@@ -405,11 +521,14 @@ def _play(args) -> int:
     from experiments import play  # only this command needs the terminal game
 
     try:
-        play.run(args.game, args.players, args.seat, args.vs, args.seed, args.record, args.rule)
+        where = (args.seed, args.record, args.rule)
+        play.run(args.game, args.players, args.seat, args.vs, *where, force=args.force)
     except play.InputEnded as error:
         raise CliError(str(error)) from None
-    except KeyboardInterrupt:
-        print("\ngiftsim play: interrupted; the game was not saved", file=sys.stderr)
+    except KeyboardInterrupt as stop:
+        saved = getattr(stop, "saved", None)
+        where = f"the game so far is saved to {saved}" if saved else "nothing to save yet"
+        print(f"\ngiftsim play: interrupted; {where}", file=sys.stderr)
         return 130
     return 0
 
@@ -447,7 +566,7 @@ def _tournament(args) -> None:
     jobs = commands.design_jobs(
         args.game,
         args.design,
-        args.agents.split(","),
+        (args.agents or "random,greedy").split(","),
         players,
         args.games,
         args.seed,
@@ -480,6 +599,17 @@ def _seats(args) -> None:
     _execute_and_print(jobs, args)
 
 
+def _gauntlet(args) -> None:
+    from experiments import commands
+
+    players = None if args.players is None else _players(args.players, args.game)
+    lists = (args.agents, args.fields, players, args.deals, args.seed)
+    rules = _rule_options(args, players or [])
+    command = "giftsim " + " ".join(args.argv)
+    run = (args.out, _run_options(args), command)
+    commands.gauntlet(args.game, *lists, rules, _secret(args), *run)
+
+
 def _report(args) -> None:
     from experiments import commands
 
@@ -509,7 +639,7 @@ def _ladder(args) -> None:
 
     games = [args.game] if args.game else None
     options = (args.games, args.search_games, args.seed, args.workers, not args.quiet)
-    commands.ladder(games, *options, args.argv, args.out)
+    commands.ladder(games, *options, args.argv, args.out, args.force)
 
 
 def _execute_and_print(jobs, args) -> None:
@@ -524,16 +654,18 @@ def _execute_and_print(jobs, args) -> None:
 def _bench(args) -> None:
     from experiments import commands
 
-    commands.bench(args.games, args.rule, not args.no_startup, not args.quiet)
+    progress, startup = not args.quiet, not args.no_startup
+    where = (args.markdown, args.force, args.argv)
+    commands.bench(args.games, args.rule, startup, progress, *where)
 
 
 def _record(args) -> None:
     from experiments import commands
 
     rules = _rules(args, args.players)
-    first = _first_player(args.first_player)
+    first = _first_player(args, rules)
     where = (args.seed, args.game_index, first, _secret(args))
-    commands.record(args.game, rules, args.agents, *where, args.out)
+    commands.record(args.game, rules, args.agents, *where, args.out, args.force)
 
 
 def _replay(args) -> None:
@@ -554,6 +686,14 @@ def _add_bench(sub) -> None:
         metavar="GAME:KEY=VALUE",
         help="a rule variant for one game's mixes, repeatable (e.g. tulips:game_end=deck_out)",
     )
+    p.add_argument(
+        "--markdown",
+        type=Path,
+        metavar="FILE",
+        help="also write the speed section (dated) into FILE, between its marks if it has "
+        "them (giftsim bench --markdown README.md renews the README's), else as a new file",
+    )
+    _add_force(p, "a --markdown file that has no marks")
     p.set_defaults(run=_bench)
 
 
@@ -565,15 +705,21 @@ def _add_record(sub) -> None:
     _add_agent_options(p)
     p.add_argument("--seed", type=int, default=0, help="root seed")
     p.add_argument("--game-index", type=int, default=0, help="index of the game under the seed")
-    p.add_argument("--first-player", default="rotate", help="'rotate', 'random' or a seat")
+    p.add_argument(
+        "--first-player",
+        help="'rotate' (game i: seat i mod n), 'random' or a seat (default: the rules' "
+        "first_player if --rule sets it, else rotate)",
+    )
     p.add_argument("--out", type=Path, help="write to this file instead of stdout")
+    _add_force(p, "the --out file")
     _add_rule_option(p)
     p.set_defaults(run=_record)
 
 
 def _add_replay(sub) -> None:
-    p = _command(sub, "replay", "check a JSON record rule by rule and print it")
+    p = _command(sub, "replay", "check a JSON record rule by rule and by its seed and agents")
     p.add_argument("file", type=Path, help="record file ('-' for stdin)")
+    p.add_argument("--quiet", action="store_true", help="no notice while agents compile")
     p.set_defaults(run=_replay)
 
 
@@ -593,7 +739,12 @@ def _add_demo(sub) -> None:
     p.set_defaults(run=_demo)
 
 
-def _first_player(text: str):
+def _first_player(args, rules):
+    """``--first-player``; without it the rules' ``first_player`` if ``--rule`` sets it (a
+    seat, or random), else rotate."""
+    text = args.first_player
+    if text is None:
+        return rules.first_player if _has_rule(args, "first_player") else "rotate"
     return int(text) if text.lstrip("-").isdigit() else text
 
 

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from agents.roster import roster
-from experiments import luck, stats
+from experiments import luck, provenance, stats
 from experiments import manifest as manifest_io
 from experiments.games import entry
 from experiments.results import (
@@ -29,6 +29,7 @@ from experiments.results import (
 )
 from experiments.runner import run
 from experiments.schedule import deal_strata, field_design, mirror, round_robin, rows_per_deal
+from giftsim import files
 from giftsim.game import GAMES, rounds_of
 
 PLOTS = {  # file name -> (plot function name, keyword arguments)
@@ -83,11 +84,7 @@ def execute(jobs, out, options):
     keeps summaries only, their per-(deal, agent, turn position) sums (``results.deal_sums``),
     both read chunk by chunk so that memory does not grow with the number of games."""
     frame, seconds, played = run(jobs, out=out, **options)
-    if played == 0 and out is not None:
-        print(f"every game is already in {out}; nothing left to play")
-    else:
-        rate = played / seconds if seconds > 0 else float("nan")
-        print(f"played {played:,} games in {seconds:.1f} s ({rate:,.0f} games/s)")
+    _played_line(played, seconds, out)
     summary_only = options.get("summary_only", False)
     if out is not None:
         sums = load_summary(out)
@@ -96,6 +93,14 @@ def execute(jobs, out, options):
         sums = summary_of(frame, summary_only, jobs)
         deals = None if summary_only else deal_sums(frame, deal_strata(jobs))
     return sums.merge(rows_per_deal(jobs), on=["job", "seat"], how="left"), deals
+
+
+def _played_line(played: int, seconds: float, out) -> None:
+    if played == 0 and out is not None:
+        print(f"every game is already in {out}; nothing left to play")
+    else:
+        rate = played / seconds if seconds > 0 else float("nan")
+        print(f"played {played:,} games in {seconds:.1f} s ({rate:,.0f} games/s)")
 
 
 def _mixed(table: pd.DataFrame, game=("job",)) -> bool:
@@ -227,6 +232,8 @@ def _wins(game: str) -> str:
 def report(folder) -> dict[str, pd.DataFrame]:
     """Tables to the terminal, PNG plots and a Markdown summary into the results folder."""
     folder = Path(folder)
+    if manifest_io.read(folder).get("gauntlet"):
+        return gauntlet_report(folder)
     manifest, frame = load(folder)
     if frame.empty:
         raise ValueError(f"{folder} holds no results yet")
@@ -281,7 +288,7 @@ def _draw(long: pd.DataFrame, folder: Path, manifest: dict) -> list[str]:
         else:
             figure.axes[0].set_title("")  # the suptitle says it, with the subject
         figure.suptitle(f"{title}\n{subject}", fontsize=9)
-        figure.savefig(folder / name, dpi=110, bbox_inches="tight")
+        save_png(figure, folder / name)
         written.append(name)
     return written
 
@@ -308,7 +315,7 @@ def _draw_sums(sums: pd.DataFrame, folder: Path, manifest: dict):
         if value == "mean_score":
             label += f" ({_wins(manifest['game'])})"
         figure.suptitle(f"{label} by turn position, one panel per agent\n{subject}", fontsize=9)
-        figure.savefig(folder / name, dpi=110, bbox_inches="tight")
+        save_png(figure, folder / name)
         written.append(name)
     missing = [
         "not drawn (they need per-game rows; run without --summary-only): head-to-head "
@@ -330,12 +337,13 @@ def _markdown(folder: Path, manifest: dict, named, figures, missing=()) -> None:
         if "warning" in flagged and "warning" not in table:
             lines += ["", FEW_NOTE.format(stats.FEW_DEALS)]
     lines += ["", *[f"![{f}]({f})" for f in figures], *missing]
-    (folder / "summary.md").write_text("\n".join(lines) + "\n")
+    write_text(folder / "summary.md", "\n".join(lines) + "\n", force=True)  # the report's own
 
 
 # The demo: each game's studies (its roster's ``demo``: a seat-advantage study and a
 # round-robin of its built-in agents).
 DEMO_CHUNK = 50_000  # games per chunk file of a demo study
+MAX_SCALE = 100.0  # the largest --scale: 100 times the full demo is hours of play
 
 
 def demo(folder: Path, scale: float, seed: int, progress: bool = True) -> None:
@@ -343,8 +351,11 @@ def demo(folder: Path, scale: float, seed: int, progress: bool = True) -> None:
     ``folder/GAME-STUDY``, print their tables, write plots per study. A study already in its
     folder is resumed (nothing is played again); a folder of any other experiment is refused
     before anything is played."""
-    if not (math.isfinite(scale) and scale > 0):
-        raise ValueError(f"--scale must be a positive fraction of the full size, got {scale}")
+    if not (math.isfinite(scale) and 0 < scale <= MAX_SCALE):
+        raise ValueError(
+            f"--scale must be a positive fraction of the full size, at most {MAX_SCALE:g} "
+            f"(the full size plays 2.6M games), got {scale}"
+        )
     plan = list(_demo_plan(Path(folder), scale, seed))
     for _, _, jobs, out in plan:
         manifest_io.check(out, jobs, DEMO_CHUNK, False, resume=True)
@@ -366,6 +377,39 @@ def _demo_plan(folder: Path, scale: float, seed: int):
 
 
 # ---- The other commands' bodies (the CLI parses, these run) -----------------------------
+
+
+def gauntlet(game, agents, fields, players, deals, seed, rules, secret, out, options, command):
+    """``giftsim gauntlet``: plan, play and print a gauntlet (``experiments.gauntlet``); with
+    ``out``, its markdown and plots go into that folder."""
+    from experiments import gauntlet as gauntlets
+
+    made = gauntlets.plan(game, agents, fields, players, deals, seed, rules, secret)
+    print(gauntlets.plan_line(made), flush=True)
+    frame, seconds, played = gauntlets.play(made, out, command, **options)
+    _played_line(played, seconds, out)
+    found = gauntlets.table(made, out if out is not None else frame)
+    gauntlets.print_tables(made, found)
+    if out is not None:
+        when = manifest_io.read(out)["created"][:10]
+        written = gauntlets.report(made, found, out, command, when)
+        print(f"\nwrote {', '.join(str(path) for path in written)}")
+
+
+def gauntlet_report(folder: Path) -> dict[str, pd.DataFrame]:
+    """``giftsim report`` of a gauntlet's folder: its tables, markdown and plots again."""
+    from experiments import gauntlet as gauntlets
+
+    manifest = manifest_io.read(folder)
+    made = gauntlets.Plan.from_record(
+        manifest["game"], manifest_jobs(manifest), manifest["gauntlet"]
+    )
+    found = gauntlets.table(made, folder)
+    gauntlets.print_tables(made, found)
+    command = manifest.get("command", "")
+    written = gauntlets.report(made, found, folder, command, manifest["created"][:10])
+    print(f"\nwrote {', '.join(str(path) for path in written)}")
+    return {"gauntlet": found}
 
 
 def execute_and_print(jobs, out, options) -> None:
@@ -394,6 +438,8 @@ def tune(args, argv) -> None:
     """``giftsim tune``: CMA-ES over a family's parameters; the result, and its JSON record."""
     from experiments import tune as tuning
 
+    if args.json:  # before the run: a name that cannot be written would lose its result
+        files.check_new(args.json, args.force, "--json")
     result = tuning.tune(
         args.game,
         args.family,
@@ -415,7 +461,8 @@ def tune(args, argv) -> None:
         f"{args.players - 1} x {args.field}"
     )
     if args.json:
-        write_text(args.json, json.dumps(tuning.as_record(result, argv), indent=2) + "\n")
+        record = json.dumps(tuning.as_record(result, argv), indent=2) + "\n"
+        files.write_text(args.json, record, args.force, "--json")
 
 
 def train(args, command: str) -> None:
@@ -440,7 +487,8 @@ def train(args, command: str) -> None:
         selfplay=args.selfplay,
         members=args.members,
     )
-    curve = training.train(settings, args.out, args.workers, args.resume, not args.quiet, command)
+    options = (args.workers, args.resume, not args.quiet, command, args.force)
+    curve = training.train(settings, args.out, *options)
     print(curve.to_string(index=False))
     best = curve.loc[curve["win_share"].idxmax()]
     print(
@@ -451,45 +499,61 @@ def train(args, command: str) -> None:
     )
 
 
-def ladder(games, n_games, search_games, seed, workers, progress, argv, out) -> None:
-    """``giftsim ladder``: play and judge the ladder; print (and write) its markdown."""
+def ladder(games, n_games, search_games, seed, workers, progress, argv, out, force=False) -> None:
+    """``giftsim ladder``: play and judge the ladder; print (and write) its markdown (``out``
+    checked first: an existing file is replaced only if ``force``)."""
     from experiments import ladder as ladders
 
+    if out:
+        files.check_new(out, force)
     table = ladders.ladder(games, n_games, search_games, seed, workers, progress=progress)
     text = ladders.markdown(table, argv, seed)
     print(text)
     if out:
-        write_text(out, text + "\n")
+        write_text(out, text + "\n", force)
         print(f"\nwritten to {out}")
 
 
-def bench(n_games: int, rule_pairs, startup: bool, progress: bool) -> None:
+def bench(
+    n_games: int, rule_pairs, startup: bool, progress: bool, markdown=None, force=False, argv=()
+) -> None:
     """``giftsim bench``: games/s per core of every game's mixes, the vector environment's
-    learner steps/s, the search agents' time per decision, and start-up."""
+    learner steps/s, the search agents' time per decision, and start-up; with ``markdown`` (a
+    file, checked first) also the speed section a document embeds (``bench.embed``)."""
     from experiments import bench as timing
     from giftsim.rule_options import as_pairs
 
     if n_games < 1:
         raise ValueError(f"--games must be at least 1, got {n_games}")
     options = bench_rules(rule_pairs)
+    if markdown is not None:
+        timing.check_target(markdown, force)
+    about = timing.about(" ".join(["giftsim", *argv]), " ".join(rule_pairs))
+    rates = {}
     for game in GAMES:
         where = f", rules {' '.join(as_pairs(options[game]))}" if options[game] else ""
         print(f"{game}: games/s on one core ({n_games:,} games each{where})")
-        print(timing.rates(game, n_games, options[game]).round(0).astype(int).to_string())
+        rates[game] = timing.rates(game, n_games, options[game])
+        print(rates[game].round(0).astype(int).to_string())
     print("\nvector env: learner steps/s on one core (a learner with random legal actions, 256")
     print("lanes)")
+    vector = {}
     for game in GAMES:
         players, opponent = roster(game).bench.vector
-        rate = timing.vector_rate(game, opponent, players)
-        print(f"{game}: {rate:,.0f} ({players} players, the others {opponent})")
+        vector[game] = (timing.vector_rate(game, opponent, players), players, opponent)
+        print(f"{game}: {vector[game][0]:,.0f} ({players} players, the others {opponent})")
     for game in GAMES:
         speed = timing.search_speed(game)
         if not speed.empty:
             print(f"\n{game}: search agents at their defaults, one core")
             print(speed.to_string())
-    if startup:
-        cold, warm = timing.startup_times(progress=progress)
+    times = timing.startup_times(progress=progress) if startup else None
+    if times:
+        cold, warm = times
         print(f"start-up (import + one game of every mix): cold {cold:.1f} s, warm {warm:.1f} s")
+    if markdown is not None:
+        section = timing.markdown(rates, vector, times, about)
+        print(f"\nspeed section written to {timing.embed(markdown, section, force)}")
 
 
 def bench_rules(pairs) -> dict:
@@ -506,21 +570,27 @@ def bench_rules(pairs) -> dict:
     options = {}
     for game, game_pairs in by_game.items():
         cls = entry(game).rules
-        options[game] = cls.options_from_pairs(game_pairs)
+        options[game] = cls.options_from_pairs(game_pairs) if game_pairs else {}
         for n in roster(game).bench.players:
             cls(n_players=n, **options[game])
     return options
 
 
-def record(game, rules, specs, seed, game_index, first_player, secret, out) -> None:
+def record(game, rules, specs, seed, game_index, first_player, secret, out, force=False) -> None:
     """``giftsim record``: play one game (or match) through the slow path and write its JSON
-    record (to ``out``, else to the terminal)."""
-    from agents.registry import parse_list
+    record (to ``out``, else to the terminal; an existing ``out`` is replaced only if
+    ``force``, and is checked before the game is played)."""
+    from agents.registry import param_table, parse_list
     from experiments.games import play_slow
+    from giftsim.contract import first_policy
 
+    if out:
+        files.check_new(out, force)
     agents = parse_list(specs or ",".join(["greedy"] * rules.n_players), game)
     if len(agents) != rules.n_players:
         raise ValueError(f"--agents names {len(agents)} agents for {rules.n_players} players")
+    first_policy(first_player, rules.n_players)  # checked before anything compiles, as
+    param_table(agents, rules.n_players)  # the networks for this table
     meta = {"agents": [a.spec for a in agents], "seed": seed, "game_index": game_index}
     if secret:
         meta["secret"] = secret
@@ -535,13 +605,14 @@ def record(game, rules, specs, seed, game_index, first_player, secret, out) -> N
         made = entry(game).make_record(rules, games[0].start, games[0].actions, meta)
     text = json.dumps(made, indent=1)
     if out:
-        out.write_text(text + "\n")
+        write_text(out, text + "\n", force)
     else:
         print(text)
 
 
 def replay(path: Path) -> None:
-    """``giftsim replay``: check a JSON record rule by rule and print it (``-``: stdin)."""
+    """``giftsim replay``: check a JSON record rule by rule and print it (``-``: stdin), then
+    check that its seed, game index and agents make it (:mod:`experiments.provenance`)."""
     raw = sys.stdin.read() if str(path) == "-" else _read(path)
     try:
         made = json.loads(raw)
@@ -556,16 +627,26 @@ def replay(path: Path) -> None:
         raise ValueError(f"{path} is a game quit part-way; replay checks finished games only")
     for line in entry(game).replay(made):
         print(line)
+    print(provenance.check(made))  # then its seed, game index and agents
     print("record OK: every action legal, scores and winners confirmed")
 
 
 def _read(path: Path) -> str:
-    if not path.is_file():
+    if not path.exists():  # a pipe (replay <(giftsim record ...)) is no file, but readable
         raise ValueError(f"no such record file: {path}")
+    if path.is_dir():
+        raise ValueError(f"{path} is a folder, not a record file")
     return path.read_text()
 
 
-def write_text(path: Path, text: str) -> None:
-    """Write a file, creating its folder."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
+def write_text(path: Path, text: str, force: bool = False) -> None:
+    """Write a file through a temporary one, creating its folder; an existing file is
+    replaced only if ``force`` (``giftsim.files``: else a one-line error naming it)."""
+    files.write_text(path, text, force)
+
+
+def save_png(figure, path: Path) -> None:
+    """A figure as a PNG file, through a temporary file (a report's own file: replaced)."""
+    files.write_with(
+        path, lambda p: figure.savefig(p, dpi=110, bbox_inches="tight", format="png"), True
+    )

@@ -60,7 +60,18 @@ def check(folder: Path, jobs: list[Job], chunk_size: int, summary_only: bool, re
         _check_same(folder, path, ident, resume)
     elif folder.exists():
         _check_empty(folder)
+    else:
+        _check_parents(folder)
     return ident
+
+
+def _check_parents(folder: Path) -> None:
+    """The nearest existing folder above a new results folder must be a folder."""
+    for parent in folder.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise ValueError(f"--out {folder}: {parent} is a file, not a folder")
+            return
 
 
 def _check_empty(folder: Path) -> None:
@@ -103,7 +114,7 @@ def _write(path: Path, ident, jobs, chunk_size, summary_only, meta) -> None:
         "agents": sorted({spec for j in jobs for spec in j.agents}),
         "jobs": [asdict(j) for j in jobs],
         "versions": _versions(),
-        "git_revision": _git_revision(),
+        "git_revision": git_revision(),
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         **meta,
     }
@@ -148,7 +159,8 @@ def _versions() -> dict:
     }
 
 
-def _git_revision() -> str | None:
+def git_revision() -> str | None:
+    """The commit giftsim's checkout is at (None outside a git checkout)."""
     root = Path(giftsim.__file__).resolve().parent.parent
     try:
         done = subprocess.run(

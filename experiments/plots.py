@@ -406,3 +406,103 @@ def value_probe(tables: dict, stage: str, title: str, ylabel: str, ax=None):
     ax.set(xlabel=label(stage), ylabel=ylabel, title=title)
     ax.legend()
     return fig
+
+
+# ---- the gauntlet (experiments.gauntlet) --------------------------------------------------
+
+GAUNTLET_SPREAD = 0.7  # horizontal room of one field's group of agents
+
+
+def gauntlet_chart(data: pd.DataFrame, title: str):
+    """One player count of a gauntlet (``experiments.gauntlet.chart_data``: one row per
+    agent and field, both ordered categoricals). Left: each agent's win share (one colour
+    each, 95% intervals) in each field that is not its own copies, fields along x, the fair
+    share dashed and labelled. Right, when the table has mirror rows: each agent's turn-order
+    gap among its own copies (last position's win share minus the first's) around 0."""
+    mirror = data[data["kind"] == "mirror"]
+    shares = data[data["kind"] == "field"]
+    wide = 1 + (len(data["agent"].cat.categories) > 4)
+    fig, axes = plt.subplots(
+        1,
+        2 if len(mirror) else 1,
+        figsize=(11 if len(mirror) else 8, 4.8 + 0.3 * wide),
+        gridspec_kw={"width_ratios": [3, 1]} if len(mirror) else None,
+        squeeze=False,
+        layout="constrained",
+    )
+    colours = _agent_colours(data["agent"].cat.categories)
+    own = data[data["kind"] == "its own field"]
+    _gauntlet_shares(axes[0, 0], shares, own, colours, float(data["fair"].iloc[0]))
+    if len(mirror):
+        _gauntlet_gaps(axes[0, 1], mirror, colours)
+    fig.suptitle(title, fontsize=9)
+    return fig
+
+
+def _agent_colours(agents) -> dict:
+    cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    return {agent: cycle[i % len(cycle)] for i, agent in enumerate(agents)}
+
+
+def _gauntlet_shares(ax, shares, own, colours: dict, fair: float) -> None:
+    """Win shares by field, one colour per agent; a hollow grey marker at the fair share
+    where the field is the agent's own (not played: fair by construction)."""
+    fields = [f for f in shares["field"].cat.categories if f in set(shares["field"])]
+    agents = list(colours)
+    step = GAUNTLET_SPREAD / max(len(agents), 1)
+
+    def x_of(part, k):
+        return (
+            np.array([fields.index(f) for f in part["field"]]) + (k - (len(agents) - 1) / 2) * step
+        )
+
+    for k, agent in enumerate(agents):
+        part = shares[shares["agent"] == agent]
+        if not part.empty:
+            ax.errorbar(
+                x_of(part, k),
+                part["win_share"],
+                yerr=_yerr(part, "win_share"),
+                fmt="o",
+                capsize=3,
+                color=colours[agent],
+                label=agent,
+            )
+    ax.axhline(
+        fair, color="grey", ls="--", lw=1, label=f"fair share 1/{round(1 / fair)} = {fair:.3f}"
+    )
+    for k, agent in enumerate(agents):
+        part = own[own["agent"].eq(agent) & own["field"].isin(fields)]
+        if not part.empty:
+            x = x_of(part, k)
+            ax.plot(x, [fair] * len(x), "o", mfc="none", color="grey", label="_own")
+    if len(own):
+        ax.plot([], [], "o", mfc="none", color="grey", label="its own field: fair by construction")
+    ax.set_xticks(range(len(fields)), [f"field: {f}" for f in fields])
+    ax.set_xlim(-0.6, len(fields) - 0.4)
+    ax.set_ylim(0, min(1.0, max(0.05, float(shares["ci_high"].max()) * 1.1)))
+    ax.set(ylabel="win share (ties split)")
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.08), ncols=4)
+
+
+def _gauntlet_gaps(ax, mirror: pd.DataFrame, colours: dict) -> None:
+    agents = [a for a in colours if a in set(mirror["agent"])]
+    for k, agent in enumerate(agents):
+        row = mirror[mirror["agent"] == agent].iloc[0]
+        below, above = row["gap"] - row["gap_low"], row["gap_high"] - row["gap"]
+        ax.errorbar(
+            [row["gap"]],
+            [k],
+            xerr=[[below], [above]],
+            fmt="o",
+            capsize=3,
+            color=colours[agent],
+        )
+    ax.axvline(0, color="grey", ls="--", lw=1)
+    ax.set_yticks(range(len(agents)), agents)
+    ax.set_ylim(len(agents) - 0.5, -0.5)
+    ax.set(
+        xlabel="last minus first turn position\n(win share, 95% interval)",
+        title="field: self (own copies)",
+    )
+    ax.title.set_fontsize(9)

@@ -33,7 +33,6 @@ from experiments.schedule import Job
 from giftsim.rng import game_keys
 
 BACKENDS = ("serial", "processes", "dask")
-ROWS, SUMMARY = "rows", "summary"
 
 
 @dataclass(frozen=True)

@@ -32,8 +32,6 @@ from agents.registry import parse_list
 from experiments.games import entry
 from giftsim.rng import check_secret, check_seed
 
-DESIGNS = ("mirror", "round-robin", "field")
-
 
 @dataclass(frozen=True)
 class Job:
@@ -62,6 +60,14 @@ class Job:
         check_secret(self.secret)
         if self.n_games < 1:
             raise ValueError(f"a seating plays at least one game, got {self.n_games}")
+        if "first_player" in self.rules:  # the rules' first player, not a silent rotation
+            fixed = self.rules["first_player"]
+            if self.first_player not in ("rotate", fixed):
+                raise ValueError(
+                    f"first_player={self.first_player!r} contradicts the rule "
+                    f"first_player={fixed!r}: give one of them"
+                )
+            object.__setattr__(self, "first_player", fixed)
 
     def make_rules(self):
         return entry(self.game).rules(n_players=self.n_players, **self.rules)
@@ -184,6 +190,19 @@ def field_design(game, candidate, baseline, n_players, n_games, seed=0, rules=No
     cand, base = _check(game, [candidate, baseline], [n_players])
     seating = (cand,) + (base,) * (n_players - 1)
     return _group_jobs(game, [_rotations(seating)], n_games, seed, rules, "field", duplicate)
+
+
+def seating_groups(game, groups, n_games, seed=0, rules=None, design="field") -> list[Job]:
+    """Jobs of given seating groups (each a list of seatings, one agent spec per seat), the
+    seatings of a group on the same ``n_games`` deals and each group on its own, as the
+    designs above are made: the building block of designs made elsewhere
+    (``experiments.gauntlet``)."""
+    return _group_jobs(game, groups, n_games, seed, rules, design, duplicate=True)
+
+
+def rotations(seating) -> list[tuple[str, ...]]:
+    """The distinct cyclic rotations of a seating (the seatings of a field design)."""
+    return _rotations(tuple(seating))
 
 
 def join(*designs: list[Job]) -> list[Job]:

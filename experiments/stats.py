@@ -102,7 +102,8 @@ def wilson(successes, trials, z: float = Z95):
         denom = 1 + z**2 / n
         centre = (p + z**2 / (2 * n)) / denom
         half = z * np.sqrt(p * (1 - p) / n + z**2 / (4 * n**2)) / denom
-    return np.clip(centre - half, 0, 1), np.clip(centre + half, 0, 1)
+    # The interval holds p; min and max take out rounding (p = 0 gave a low of 5.6e-17).
+    return np.clip(np.minimum(centre - half, p), 0, 1), np.clip(np.maximum(centre + half, p), 0, 1)
 
 
 def share_interval(share, se, deals, z=Z95):

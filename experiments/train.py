@@ -55,6 +55,7 @@ from experiments.batch import field as field_share
 from experiments.games import entry
 from experiments.network import Network, ensemble, fit
 from experiments.targets import successors, targets
+from giftsim import files
 from giftsim.game import load_game
 
 EVAL_SEED_OFFSET = 2**40  # held-out deals: no training game (any seed) uses this root seed
@@ -209,13 +210,28 @@ def evaluate(settings: TrainSettings, path: Path) -> dict:
     )
 
 
-def train(settings: TrainSettings, out, workers: int = 1, resume=False, progress=False, command=""):
+def train(
+    settings: TrainSettings,
+    out,
+    workers: int = 1,
+    resume=False,
+    progress=False,
+    command="",
+    force=False,
+):
     """Run (or, with ``resume``, continue) a training run; write the best round's network to
     ``out`` with its record beside it (``.json``: command, settings, learning curve) and the
-    curve as ``.csv`` and ``.png``; return the learning curve as a DataFrame."""
+    curve as ``.csv`` and ``.png``; return the learning curve as a DataFrame.
+
+    Before any game is played, every one of those four files that exists must be one this run
+    wrote (its checksum is in the checkpoint folder), or ``force`` be set: a one-line
+    ValueError names the first that is not."""
     settings, out = settings.resolved(), Path(out)
     _check_learned(settings.game)
+    if not (isinstance(workers, int) and workers >= 1):
+        raise ValueError(f"--workers must be a whole number >= 1, got {workers}")
     folder = out.with_suffix(".ckpt")
+    _check_outputs(out, folder, force)
     state = _start(settings, folder, resume)
     total = settings.rounds * settings.games
     with tqdm(total=total, disable=not progress, unit="game", unit_scale=True) as bar:
@@ -226,8 +242,45 @@ def train(settings: TrainSettings, out, workers: int = 1, resume=False, progress
             state["history"].append(row)
             _save_progress(folder, settings, state["history"])
     curve = pd.DataFrame(state["history"])
-    _write_best(settings, out, folder, curve, command)
+    _write_best(settings, out, folder, curve, command, force)
     return curve
+
+
+OUTPUTS = (".npz", ".json", ".csv", ".png")  # what a run writes: the network and its record
+WRITTEN = "outputs.json"  # in the checkpoint folder: the checksum of each output written
+
+
+def outputs(out: Path) -> list[Path]:
+    """The files a run with ``--out out`` writes."""
+    return [out.with_suffix(suffix) for suffix in OUTPUTS]
+
+
+def _check_outputs(out: Path, folder: Path, force: bool) -> None:
+    """A one-line ValueError unless ``out`` ends in .npz and each output either is new, is the
+    file this run's checkpoint says it wrote, or may be replaced (``force``)."""
+    if out.suffix != ".npz":
+        raise ValueError(f"--out names the network file, which ends in .npz, got {out}")
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"{folder} (the checkpoint folder of --out) is a file; move it away")
+    for path in outputs(out):
+        if path.is_dir() or (path.exists() and not (force or _ours(path, folder))):
+            raise ValueError(
+                f"--out {out}: {path} exists and this run did not write it; choose another "
+                "--out, or add --force to replace it"
+            )
+        files.check_new(path, force=True)  # a folder that can be written
+
+
+def _ours(path: Path, folder: Path) -> bool:
+    """Whether ``path`` is the file this run wrote (the checksum its checkpoint keeps)."""
+    record = folder / WRITTEN
+    if not (path.is_file() and record.is_file()):
+        return False
+    try:
+        written = json.loads(record.read_text())
+    except ValueError:
+        return False
+    return isinstance(written, dict) and written.get(path.name) == files.digest(path)
 
 
 def _candidate(folder: Path, history: list) -> str:
@@ -283,10 +336,16 @@ def _start(settings, folder: Path, resume: bool) -> dict:
     if not resume or not progress.is_file():
         if folder.is_dir() and any(folder.iterdir()) and not resume:
             raise ValueError(f"{folder} holds an earlier run; pass --resume or remove it")
+        if folder.is_dir() and any(p.name != WRITTEN for p in folder.iterdir()):
+            raise ValueError(f"{folder} holds files but no checkpoint of a run; remove it")
         folder.mkdir(parents=True, exist_ok=True)
         return {"history": [], "network": None, "last": None}
-    saved = json.loads(progress.read_text())
-    if _but_rounds(saved["settings"]) != _but_rounds(asdict(settings)):
+    try:
+        saved = json.loads(progress.read_text())
+        known = _but_rounds(saved["settings"])
+    except (ValueError, KeyError, TypeError, AttributeError):
+        raise ValueError(f"{progress} is not a readable checkpoint; remove {folder}") from None
+    if known != _but_rounds(asdict(settings)):
         raise ValueError(f"{folder} is a run with other settings; remove it to start over")
     history = saved["history"]
     last = len(history) - 1
@@ -317,13 +376,17 @@ def _save_round(folder: Path, round_: int, networks: list, settings) -> None:
     each member's training state (weights over standardised features, scaling, optimiser
     moments) that ``resume`` continues from."""
     meta = {"game": settings.game, "players": settings.players, "round": round_}
-    net.save(_net_path(folder, round_), *ensemble(networks), meta)
+    net.save(_net_path(folder, round_), *ensemble(networks), meta, force=True)
     for member, network in enumerate(networks):
         arrays = {**network.params(), "mean": network.mean, "scale": network.scale}
         arrays |= {f"m_{k}": network.m[k] for k in network.NAMES}
         arrays |= {f"v_{k}": network.v[k] for k in network.NAMES}
-        with open(_state_path(folder, round_, member), "wb") as f:
-            np.savez(f, steps=network.steps, **arrays)
+
+        def write(path, arrays=arrays, steps=network.steps):
+            with open(path, "wb") as f:
+                np.savez(f, steps=steps, **arrays)
+
+        files.write_with(_state_path(folder, round_, member), write, force=True)
 
 
 def _state_path(folder: Path, round_: int, member: int) -> Path:
@@ -349,8 +412,10 @@ def _save_progress(folder: Path, settings, history) -> None:
     partial.replace(folder / "progress.json")
 
 
-def _write_best(settings, out: Path, folder: Path, curve: pd.DataFrame, command: str) -> None:
-    """Copy the best round's network to ``out``; its record to ``out``'s ``.json``."""
+def _write_best(settings, out: Path, folder: Path, curve, command: str, force: bool) -> None:
+    """Copy the best round's network to ``out``; its record to ``out``'s ``.json``, the curve
+    beside them; each through a temporary file, replacing only a file this run wrote (or any,
+    with ``force``), and its checksum kept in the checkpoint folder."""
     best = int(curve.loc[curve["win_share"].idxmax(), "round"])
     weights, meta = net.read(_net_path(folder, best))
     record = {
@@ -363,10 +428,15 @@ def _write_best(settings, out: Path, folder: Path, curve: pd.DataFrame, command:
         "held_out": curve.iloc[best][["win_share", "ci_low", "ci_high", "eval_games"]].to_dict(),
         "curve": curve.to_dict(orient="records"),
     }
-    net.save(out, weights["w1"], weights["b1"], weights["w2"], weights["b2"], meta | record)
-    out.with_suffix(".json").write_text(json.dumps(record, indent=1) + "\n")
-    curve.to_csv(out.with_suffix(".csv"), index=False)
-    _plot(settings, curve, out.with_suffix(".png"))
+    network, text, table, figure = outputs(out)
+    replace = {path: force or _ours(path, folder) for path in (network, text, table, figure)}
+    arrays = (weights["w1"], weights["b1"], weights["w2"], weights["b2"])
+    net.save(network, *arrays, meta | record, force=replace[network])
+    files.write_text(text, json.dumps(record, indent=1) + "\n", replace[text], "train output")
+    files.write_with(table, lambda p: curve.to_csv(p, index=False), replace[table], "train output")
+    files.write_with(figure, lambda p: _plot(settings, curve, p), replace[figure], "train output")
+    written = {path.name: files.digest(path) for path in replace}
+    files.write_text(folder / WRITTEN, json.dumps(written, indent=1) + "\n", force=True)
 
 
 def _plot(settings, curve: pd.DataFrame, path: Path) -> None:
@@ -383,7 +453,7 @@ def _plot(settings, curve: pd.DataFrame, path: Path) -> None:
         f"{games:,} held-out games per round (seat-rotated deals), seed {settings.seed}"
     )
     fig = plots.training_curve(curve, title, 1 / n, ax=Figure(figsize=(7, 4.5)).subplots())
-    fig.savefig(path, dpi=100, bbox_inches="tight")
+    fig.savefig(path, dpi=100, bbox_inches="tight", format="png")
 
 
 def _check_learned(game: str) -> None:

@@ -81,11 +81,35 @@ here, or one :func:`register_game` call, plus its own folders.
 """
 
 import importlib
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
 from giftsim.records import seats_of
+
+# Signatures of the verbs (the compiled ones are Numba dispatchers over int64 arrays: ``Vec`` is
+# a 1-d int64 array, a state, an observation or a rules vector; ``Mask`` a bit mask of actions).
+Vec = np.ndarray
+Mask = int
+DealVerb = Callable[[Vec, int, int, Vec], None]  # (rules_vec, key, first, state)
+StateVerb = Callable[[Vec], None]  # changes the state in place
+Test = Callable[[Vec], bool]
+MaskVerb = Callable[[Vec], Mask]
+ActionVerb = Callable[[Vec, int], None]  # (state, action)
+ObserveVerb = Callable[[Vec, int, Vec], None]  # (state, seat, obs)
+EncodeVerb = Callable[[Vec, np.ndarray], None]  # (obs, float32 out)
+OfRules = Callable[[object], object]  # (rules) -> a size or the bounds array
+OutVerb = Callable[[Vec, Vec], None]  # (state, out)
+RowVerb = Callable[[Vec, int, int, int, np.ndarray, int], None]  # (state, n, R, r, out, g)
+FinishKey = Callable[[np.ndarray], np.ndarray]  # (blocks) -> places
+MakeRecord = Callable[..., dict]  # (rules, start, actions, meta) -> record
+Replay = Callable[[dict], Iterable[str]]  # record -> lines of its replay
+ChanceOutcomes = Callable[[Vec, Vec], int]  # (state, weights) -> outcome ids written
+OutcomeOf = Callable[[Vec], int]
+PublicAction = Callable[[Vec, int], int]  # (state, action) -> public code
+Text = Callable[..., str]
+EventVerb = Callable[[Vec, int, Vec], bool]  # (state, action, out) -> an event?
 
 GAMES: dict[str, str] = {"geschenkt": "geschenkt_sim", "tulips": "tulips_sim"}
 TAIL = ("first_player", "n_decisions", "winners")  # the columns after the per-seat blocks
@@ -112,40 +136,40 @@ class Game:
     turn_slot: int  # state slot of the seat to act
     decisions_slot: int  # state slot of the decisions made so far (public)
     agents: str  # module of the game's agents: built-in families and the fast loop
-    deal_keyed: object
-    begin: object
-    is_over: object
-    legal_mask: object
-    apply_action: object
-    observe: object
-    show_turn: object
-    encode: object
-    tensor_size: object
-    tensor_bounds: object
-    scores: object
-    winner_mask: object
-    rewards: object
-    result_row: object
-    finish_key: object
-    make_record: object
-    replay: object
+    deal_keyed: DealVerb
+    begin: StateVerb
+    is_over: Test
+    legal_mask: MaskVerb
+    apply_action: ActionVerb
+    observe: ObserveVerb
+    show_turn: Test
+    encode: EncodeVerb
+    tensor_size: OfRules
+    tensor_bounds: OfRules
+    scores: OutVerb
+    winner_mask: MaskVerb
+    rewards: OutVerb
+    result_row: RowVerb
+    finish_key: FinishKey
+    make_record: MakeRecord
+    replay: Replay
     # explicit chance (see the verb table)
     max_chance_outcomes: int  # outcome ids of any chance event (for fixed-size buffers)
     chance_kinds: tuple[str, ...]  # name of each chance event kind k at k - 1
     public_actions: int  # codes of public_action
-    deal_open: object
-    chance_pending: object
-    chance_outcomes: object
-    next_outcome: object
-    apply_chance: object
-    chance_observers: object
-    public_action: object
-    chance_text: object
-    public_text: object
-    chance_events: object
+    deal_open: DealVerb
+    chance_pending: OutcomeOf
+    chance_outcomes: ChanceOutcomes
+    next_outcome: OutcomeOf
+    apply_chance: ActionVerb
+    chance_observers: MaskVerb
+    public_action: PublicAction
+    chance_text: Text
+    public_text: Text
+    chance_events: OfRules
     rounds_slot: int = -1  # the rules vector's slot of a match's rounds (-1: single games)
-    make_match_record: object = None  # (rules, [(start, actions) per round], meta) -> record
-    event: object = None  # compiled event verb (see the verb table), or None
+    make_match_record: MakeRecord | None = None  # (rules, [(start, actions)], meta) -> record
+    event: EventVerb | None = None  # compiled event verb (see the verb table), or None
     event_columns: tuple[str, ...] = ()
     score_parts: tuple[str, ...] = ()  # per-seat blocks whose sum is the score, if any
 

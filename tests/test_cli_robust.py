@@ -35,7 +35,7 @@ ONE_LINE_ERRORS = [
     ([*TUNE, "--sigma", "nan"], "sigma must be a positive number"),
     (["ladder", "--games", "0", "--search-games", "0"], "the ladder has no step to play"),
     (["ladder", "--games", "-5"], "--games must be at least 0, got -5"),
-    (["demo", "--scale", "-1"], "--scale must be a positive fraction of the full size, got -1"),
+    (["demo", "--scale", "-1"], "--scale must be a positive fraction of the full size, at most"),
     (["demo", "--scale", "nan"], "--scale must be a positive fraction"),
 ]
 

@@ -18,7 +18,12 @@ nodes too; and resolving every event with ``next_outcome`` plays the dealt game 
 loop, game for game, with the built-in agents.
 """
 
+import collections.abc
+import dataclasses
+import inspect
 import json
+import types
+import typing
 from pathlib import Path
 
 import numpy as np
@@ -33,7 +38,7 @@ from agents.registry import builtins, define
 from agents.roster import roster
 from experiments.games import play_block, play_slow
 from giftsim.contract import first_policy, first_seat
-from giftsim.game import GAMES, N_PLAYERS, TAIL, load_game
+from giftsim.game import GAMES, N_PLAYERS, TAIL, Game, load_game
 from giftsim.records import RecordError
 from giftsim.rng import game_key
 from tests.kits import Chance, Decision, kit_of
@@ -195,6 +200,27 @@ def check_record(game, rules, start, actions, final) -> None:
     for key, wrong in (("scores", [*scores[:-1], scores[-1] + 1]), ("winners", [rules.n_players])):
         with pytest.raises(RecordError, match=key):
             game.replay({**record, key: [int(v) for v in wrong]})
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_verb_takes_the_arguments_its_signature_in_the_record_names(name):
+    """The record's annotations are the contract tools read: each verb's function takes as many
+    arguments as its ``Callable`` type lists."""
+    game, hints = load_game(name), typing.get_type_hints(Game)
+    checked = 0
+    for field in dataclasses.fields(Game):
+        verb, hint = getattr(game, field.name), hints[field.name]
+        if isinstance(hint, types.UnionType):  # an optional verb: X | None
+            if verb is None:
+                continue
+            hint = typing.get_args(hint)[0]
+        args = typing.get_args(hint)
+        if typing.get_origin(hint) is not collections.abc.Callable or args[0] is Ellipsis:
+            continue
+        function = getattr(verb, "py_func", verb)  # a Numba dispatcher's Python function
+        assert len(inspect.signature(function).parameters) == len(args[0]), field.name
+        checked += 1
+    assert checked >= 20
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -45,6 +45,7 @@ def test_a_step_is_shown_only_after_holm_on_a_fresh_seed():
     rows = [line for line in text.splitlines() if line.startswith("| `")]
     assert len(rows) == 3 and not any("tie" in row for row in rows)
     assert "edge in [+0.003, +0.063]" in text
+    assert "A step is a claim in one field" in text  # not an order of strength
     used = ladder.judge(steps_table([1e-6, 1e-6]), seed=0)
     assert not used["shown"].any() and used["holm"].all()
     assert "Exploratory" in ladder.markdown(used, ["ladder"], 0)

@@ -16,6 +16,7 @@ from experiments.play import tulips as tulips_text
 from experiments.play.screen import Seats
 from geschenkt_sim.rules import ACTION_NAMES
 from geschenkt_sim.rules import Rules as GeschenktRules
+from giftsim.files import free_name
 from tulips_sim import engine as tulips_engine
 from tulips_sim.rules import FESTIVAL, GIVE, KEEP, SECRET, SETUP_FIRST, SETUP_SECOND, VARIETIES
 from tulips_sim.rules import Rules as TulipsRules
@@ -38,8 +39,8 @@ def play(monkeypatch, capsys, *args, stdin=FIRST_CHOICE):
 
 
 def played(monkeypatch, capsys, tmp_path, args, stdin=FIRST_CHOICE):
-    """A finished game: its screen and its saved record."""
-    path = tmp_path / "game.json"
+    """A finished game: its screen and its saved record (in a file of its own)."""
+    path = free_name(tmp_path / "game.json")
     code, out, err = play(monkeypatch, capsys, *args, "--record", str(path), stdin=stdin)
     assert code == 0, err
     assert f"record saved to {path}" in out
@@ -101,14 +102,54 @@ def test_bad_answers_get_a_hint_and_the_question_again(monkeypatch, capsys, tmp_
 
 
 @pytest.mark.parametrize("args", [NO_THANKS, TULIPS], ids=["geschenkt", "tulips"])
-def test_end_of_input_ends_the_game_with_one_line_and_no_record(
+def test_end_of_input_ends_the_game_with_one_line_and_saves_it_so_far(
     monkeypatch, capsys, tmp_path, args
 ):
     path = tmp_path / "game.json"
     code, out, err = play(monkeypatch, capsys, *args, "--record", str(path), stdin="0\n0\n")
     assert code == 2
-    assert err == "giftsim play: error: input ended before the game did; no record saved\n"
-    assert out.count(PROMPT) == 3 and not path.exists()
+    assert err == (
+        "giftsim play: error: input ended before the game did; the game so far is saved to "
+        f"{path} (unfinished)\n"
+    )
+    assert out.count(PROMPT) == 3
+    record = json.loads(path.read_text())
+    assert record["unfinished"] and record["agents"][int(args[4])] == "human"
+
+
+def test_ctrl_c_saves_the_game_so_far(monkeypatch, capsys, tmp_path):
+    class CtrlC(io.StringIO):
+        """Two answers, then Ctrl-C at the third question."""
+
+        def readline(self, *args):
+            line = super().readline(*args)
+            if not line:
+                raise KeyboardInterrupt
+            return line
+
+    path = tmp_path / "game.json"
+    monkeypatch.setattr(sys, "stdin", CtrlC("0\n0\n"))
+    code = main(["play", *NO_THANKS, "--seed", "3", "--record", str(path)])
+    err = capsys.readouterr().err
+    assert code == 130 and f"interrupted; the game so far is saved to {path}" in err
+    record = json.loads(path.read_text())
+    assert record["unfinished"] and len(record["actions"]) >= 2
+
+
+def test_a_record_is_never_replaced(monkeypatch, capsys, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    earlier = tmp_path / "giftsim-play-geschenkt-4.json"
+    earlier.write_text("an earlier game")
+    code, out, err = play(monkeypatch, capsys, *NO_THANKS, "--seed", "4")
+    assert code == 0, err
+    assert earlier.read_text() == "an earlier game"
+    assert "record saved to giftsim-play-geschenkt-4-2.json" in out
+    entry("geschenkt").replay(
+        json.loads((tmp_path / "giftsim-play-geschenkt-4-2.json").read_text())
+    )
+    code, out, err = play(monkeypatch, capsys, *NO_THANKS, "--seed", "4", "--record", earlier.name)
+    assert code == 2 and out == "" and "already exists" in err and "--force" in err
+    assert earlier.read_text() == "an earlier game"  # refused before the first move
 
 
 def seat_rows(out: str) -> list[tuple[int, str, str]]:
@@ -186,7 +227,7 @@ def test_a_bots_move_names_its_card_only_when_it_goes_face_up():
         (("tulips", "--rule", "chips_visible=false"), "unknown rule 'chips_visible' for tulips"),
         (("geschenkt", "--rule", "rounds=3"), "play plays one game"),
         (("geschenkt", "--rule", "variant=fast"), "variant must be one of standard, tactical"),
-        (("geschenkt", "--record", "no/such/folder/g.json"), "--record: no folder no/such"),
+        (("geschenkt", "--record", "pyproject.toml/g.json"), "pyproject.toml is not a folder"),
     ],
 )
 def test_bad_arguments_give_one_line_and_status_2(monkeypatch, capsys, args, message):
@@ -260,3 +301,20 @@ def test_the_tulips_replay_names_the_cards(tmp_path):
     assert f"puts {' '.join(map(str, setup['bouquet']))} in its bouquet" in lines[0]
     turned = ", ".join(f"{v} {n}" for v, n in record["reveal"])
     assert f"secret festival turned up: {turned}" in lines
+
+
+def test_the_tulips_rules_in_brief_open_the_game_and_answer_a_question_mark(
+    monkeypatch, capsys, tmp_path
+):
+    path = tmp_path / "game.json"
+    rule = ("--rule", "keeping_points=0,1,2,3")  # the points shown are the rules in force
+    code, out, err = play(
+        monkeypatch, capsys, *TULIPS, "--seed", "5", *rule, "--record", str(path), stdin="?\nq\n"
+    )
+    assert code == 0, err
+    brief = "rules in brief (all of them: docs/rules/gift_of_tulips.md):"
+    assert out.count(brief) == 2  # at the start, and after "?"
+    assert out.index(brief) < out.index(PROMPT)
+    for words in ("you score 0/1/2/3 by its variety's rank", "value + 3/2/1/0", "1st 15/10"):
+        assert words in out.replace("\n  ", " ")
+    assert all(len(line) <= 80 for line in out.split("\n── ")[0].splitlines()[2:])

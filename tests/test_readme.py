@@ -29,6 +29,7 @@ SMALL = {  # size option -> the value the test runs it with
     "--scale": "0.0001",
     "--rounds": "1",
     "--eval-games": "10",
+    "--deals": "2",
 }
 ADDED = {  # command -> options (with their value, or None for a flag) added when absent
     "bench": {"--games": "20", "--no-startup": None},
@@ -67,7 +68,7 @@ def shrunk(args: list[str]) -> list[str]:
 def test_the_readme_has_the_commands_a_user_starts_with():
     names = {args[0] for args in readme_commands(README.read_text())}
     assert names >= {"record", "replay", "bench", "demo", "tournament", "seats", "report"}
-    assert names >= {"tune", "ladder", "play", "train"}
+    assert names >= {"tune", "ladder", "play", "train", "gauntlet"}
 
 
 def test_every_readme_command_runs(tmp_path, monkeypatch, capsys):
@@ -109,3 +110,20 @@ def test_ladder_writes_no_file_unless_asked(tmp_path, monkeypatch, capsys):
 def test_runs_folder_is_ignored_by_git():
     ignored = (README.parent / ".gitignore").read_text().splitlines()
     assert "runs/" in ignored
+
+
+WRITES = ("--out", "--json", "--record", "--markdown")  # options that name what a command writes
+
+
+def test_readme_commands_write_only_into_folders_git_ignores():
+    ignored = {line.rstrip("/") for line in (README.parent / ".gitignore").read_text().split()}
+    ignored = {name for name in ignored if "*" not in name and "." not in name}
+    written = [
+        args[i + 1]
+        for args in readme_commands(README.read_text())
+        for i, word in enumerate(args[:-1])
+        if word in WRITES
+    ]
+    assert len(written) >= 6
+    for path in written:
+        assert Path(path).parts[0] in ignored, f"{path} is not in a git-ignored folder"

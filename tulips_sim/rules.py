@@ -112,6 +112,9 @@ MAJORITY_TIES = ("dense", "competition")
 SEEDING_TIES = ("first_drawn", "random")
 SETUPS = ("simultaneous", "in_turn")
 GAME_ENDS = ("equal_turns", "full_turns", "deck_out")
+# Points tables hold at most this many points per entry: a score is then at most
+# MAX_DECK * (4 + MAX_POINTS) + N_VARIETIES * MAX_POINTS, below 2**31 (results keep int32).
+MAX_POINTS = 1_000_000
 MAX_VARIETY_CARDS = 60  # cards of one variety at most (bounds the seeding draws)
 MAX_SEED_DRAWS = MAX_VARIETY_CARDS + 2
 
@@ -162,12 +165,24 @@ def _check_int(name: str, value, low: int, high: int) -> None:
         raise ValueError(f"{name} must be in {low}..{high}, got {value}")
 
 
-def _check_table(name: str, table, *shapes: tuple[int, ...]) -> None:
-    arr = np.asarray(table)
+def _check_table(name: str, table, *shapes: tuple[int, ...], high: int | None = None) -> None:
+    """A table of whole numbers in ``0..high`` of one of ``shapes`` (rows of equal length)."""
+    wanted = " or ".join(str(shape) for shape in shapes)
+    try:
+        arr = np.asarray(table)
+    except (ValueError, TypeError):  # rows of different lengths
+        arr = np.zeros(0, np.int64)
     ok = arr.shape in shapes and np.issubdtype(arr.dtype, np.integer) and not (arr < 0).any()
     if not ok:
-        wanted = " or ".join(str(shape) for shape in shapes)
-        raise ValueError(f"{name} must be a table of non-negative integers of shape {wanted}")
+        raise ValueError(
+            f"{name} must be a table of non-negative integers of shape {wanted} (rows of "
+            f"equal length), got {_listed(table) if isinstance(table, tuple) else table!r}"
+        )
+    if high is not None and (arr > high).any():
+        raise ValueError(
+            f"{name} must hold points in 0..{high:,} (so that no score can overflow), "
+            f"got {int(arr.max()):,}"
+        )
 
 
 def _frozen(table):
@@ -221,9 +236,10 @@ class Rules:
                 _check_table(name, getattr(self, name), (N_VALUES,), (N_VARIETIES, N_VALUES))
         for name in ("giving_bonus", "keeping_points"):
             if getattr(self, name) is not None:
-                _check_table(name, getattr(self, name), (N_RANKS,))
+                _check_table(name, getattr(self, name), (N_RANKS,), high=MAX_POINTS)
         if self.majority_points is not None:
-            _check_table("majority_points", self.majority_points, (N_RANKS, N_SLOTS))
+            shape = (N_RANKS, N_SLOTS)
+            _check_table("majority_points", self.majority_points, shape, high=MAX_POINTS)
         _check_int("n_revealed", self.n_revealed, 0, MAX_DECK)
         _check_choice("majority_ties", self.majority_ties, MAJORITY_TIES)
         _check_choice("seeding_tie", self.seeding_tie, SEEDING_TIES)

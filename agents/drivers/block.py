@@ -85,13 +85,15 @@ def event_block(
     return out, events
 
 
-def announce(label: str, kernel, agents) -> None:
+def announce(label: str, kernel, agents, slow: bool = False) -> None:
     """The first-run line: what of ``kernel`` (called ``label``) and the agents is not in
-    Numba's cache yet (see giftsim.notice)."""
+    Numba's cache yet (see giftsim.notice): their loop entries, or with ``slow`` the decision
+    functions the slow path calls."""
     what = {label: kernel} if hasattr(kernel, "signatures") else {}
     for agent in agents:
         if isinstance(agent, Agent) and agent.family.builtin:
-            what[f"agent {agent.name}"] = agent.family.decider
+            family = agent.family
+            what[f"agent {agent.name}"] = family.decide if slow else family.decider
     search = sum(isinstance(a, Agent) and "iters" in a.family.defaults for a in agents)
     notice.compiling(what, seconds=3 * len(what) + 15 * search)
 

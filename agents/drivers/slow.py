@@ -20,7 +20,8 @@ from giftsim.rng import agent_stream, check_secret, check_seed, game_key
 
 class Stopped(Exception):
     """Raised by a Python player to end the game early; ``play_slow`` then sets ``played``
-    to the game so far (its final state is where it stopped, its scores empty)."""
+    to the game so far (its final state is where it stopped, its scores empty). A
+    ``KeyboardInterrupt`` during a game carries ``played`` the same way."""
 
     played: "PlayedGame | None" = None
 
@@ -40,23 +41,23 @@ def play_slow(
 ) -> PlayedGame:
     """Play one game with any mix of agents and Python callables."""
     check_secret(secret)
-    announce(f"the {game.title} engine", game.apply_action, players)
+    announce(f"the {game.title} engine", game.apply_action, players, slow=True)
     state, key = deal(game, rules, root_seed, game_index, first_player)
     start = state.copy()
     rngs = seat_streams(key, rules.n_players, secret)
     actions = []
-    while not game.is_over(state):
-        legal = game.legal_actions(state)
-        try:
+    try:
+        while not game.is_over(state):
+            legal = game.legal_actions(state)
             action = legal[0] if len(legal) == 1 else ask(game, players, state, rngs, legal)
-        except Stopped as stop:
-            stop.played = PlayedGame(start, actions, state, [])
-            raise
-        if action not in legal:
-            seat = state[game.turn_slot]
-            raise IllegalActionError(f"seat {seat} chose illegal action {action!r}")
-        actions.append(action)
-        game.apply_action(state, action)
+            if action not in legal:
+                seat = state[game.turn_slot]
+                raise IllegalActionError(f"seat {seat} chose illegal action {action!r}")
+            actions.append(action)
+            game.apply_action(state, action)
+    except (Stopped, KeyboardInterrupt) as stop:  # Ctrl-C too: the game so far can be kept
+        stop.played = PlayedGame(start, actions, state, [])
+        raise
     out = np.zeros(rules.n_players, np.int64)
     game.scores(state, out)
     return PlayedGame(start, actions, state, [int(s) for s in out])

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from agents.base import Family
 from agents.geschenkt import greedy, learned, random_agent, sniper, tuned, worlds
-from agents.roster import Bench, Ladder, Roster, Study
+from agents.roster import Bench, Gauntlet, Ladder, Roster, Study
 
 NETS = Path(__file__).parent / "nets"
 SNIPER = Family.of_module("sniper", "geschenkt", sniper)
@@ -65,4 +65,14 @@ ROSTER = Roster(
         "round-robin": Study("round-robin", ("random", "greedy", "sniper"), (4,), 15_000),
     },
     lineup=("greedy", "sniper", "random", "greedy:T=-3"),
+    gauntlet=Gauntlet(
+        agents=("random", "greedy", "sniper", "tuned{n}p", "learned"),
+        fields={
+            "greedy": ("greedy",),
+            "tuned": ("tuned{n}p",),
+            "mixed": ("greedy", "sniper", "tuned{n}p"),
+            "self": (),
+        },
+        players=(3, 4, 5),
+    ),
 )

@@ -38,6 +38,7 @@ import numpy as np
 from numba import carray, njit, types
 from numba.extending import intrinsic
 
+from giftsim import files
 from giftsim.contract import MAX_PARAMS, readonly
 
 NET_SLOT = MAX_PARAMS - 1  # the parameter slot that carries a network's address
@@ -57,17 +58,22 @@ def pack(w1: np.ndarray, b1: np.ndarray, w2: np.ndarray, b2: float, players: int
     return flat
 
 
-def save(path, w1, b1, w2, b2, meta: dict) -> None:
-    """Write a network file: its weights and its ``meta`` (game, players, features, ...)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "wb") as f:  # np.savez would append .npz to a name without it
-        np.savez(f, w1=w1, b1=b1, w2=w2, b2=np.float64(b2), meta=json.dumps(meta))
+def save(path, w1, b1, w2, b2, meta: dict, force: bool = False) -> None:
+    """Write a network file: its weights and its ``meta`` (game, players, features, ...),
+    through a temporary file; an existing file is replaced only if ``force``
+    (``giftsim.files``)."""
+
+    def write(temporary: Path) -> None:
+        with open(temporary, "wb") as f:  # np.savez would append .npz to a name without it
+            np.savez(f, w1=w1, b1=b1, w2=w2, b2=np.float64(b2), meta=json.dumps(meta))
+
+    files.write_with(path, write, force, what="network file")
 
 
 def read(path) -> tuple[dict, dict]:
-    """A network file's weights (``w1``, ``b1``, ``w2``, ``b2``) and its meta, or a one-line
-    ValueError saying what is wrong with the file."""
+    """A network file's weights (``w1``, ``b1``, ``w2``, ``b2``) and its meta, checked to be a
+    network (shapes that fit together, finite weights, a meta object), or a one-line
+    ValueError naming the file and what is wrong with it (an empty or cut file included)."""
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"network file {str(path)!r}: no such file")
@@ -75,9 +81,44 @@ def read(path) -> tuple[dict, dict]:
         with np.load(path, allow_pickle=False) as data:
             weights = {k: np.asarray(data[k], np.float64) for k in ("w1", "b1", "w2", "b2")}
             meta = json.loads(str(data["meta"]))
-    except (OSError, ValueError, KeyError) as error:
-        raise ValueError(f"network file {str(path)!r} is not a giftsim network: {error}") from None
+    except Exception as error:  # numpy and zipfile raise many kinds for a damaged file
+        why = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise ValueError(
+            f"network file {str(path)!r} is not a giftsim network (damaged, cut short or "
+            f"another kind of file: {why})"
+        ) from None
+    _check_weights(path, weights, meta)
     return weights, meta
+
+
+def _check_weights(path, weights: dict, meta) -> None:
+    """Shapes ``w1 (H, F)``, ``b1 (H,)``, ``w2 (H,)``, ``b2 ()`` and finite values."""
+    where = f"network file {str(path)!r}"
+    if not isinstance(meta, dict):
+        raise ValueError(f"{where} has no meta object (game, players)")
+    w1 = weights["w1"]
+    hidden = w1.shape[0] if w1.ndim == 2 else -1
+    shapes = {"w1": w1.shape, "b1": (hidden,), "w2": (hidden,), "b2": ()}
+    for name, shape in shapes.items():
+        if hidden < 1 or weights[name].shape != shape:
+            raise ValueError(
+                f"{where}: {name} has shape {weights[name].shape}; a network has w1 (H, F), "
+                "b1 (H,), w2 (H,) and b2 (a number)"
+            )
+    largest = float(np.finfo(np.float32).max)  # the network runs in float32
+    for name, array in weights.items():
+        if not np.isfinite(array).all():
+            raise ValueError(f"{where}: {name} holds a weight that is not finite (NaN or inf)")
+        if np.abs(array).max(initial=0.0) > largest:
+            raise ValueError(f"{where}: {name} holds a weight too large for float32")
+
+
+def check_file(path, game: str) -> None:
+    """A one-line ValueError unless ``path`` is a network of ``game`` (its player count and
+    features are checked when it is loaded for a table)."""
+    _, meta = read(path)
+    if meta.get("game") != game:
+        raise ValueError(f"network {str(path)!r} is for {meta.get('game')!r}, not {game!r}")
 
 
 def load(path, game: str, players: int, n_features: int) -> np.ndarray:

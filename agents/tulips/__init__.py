@@ -8,7 +8,7 @@ Nothing here compiles on import; the search families are made from the templates
 from pathlib import Path
 
 from agents.base import Family
-from agents.roster import Bench, Ladder, Roster, Study
+from agents.roster import Bench, Gauntlet, Ladder, Roster, Study
 from agents.tulips import greedy, hoarder, learned, planner, random_agent, tuned, worlds
 
 NETS = Path(__file__).parent / "nets"
@@ -68,4 +68,14 @@ ROSTER = Roster(
         ),
     },
     lineup=("hoarder", "planner", "greedy", "random"),
+    gauntlet=Gauntlet(
+        agents=("random", "greedy", "planner", "hoarder", "tuned{n}p", "learned"),
+        fields={
+            "greedy": ("greedy",),
+            "tuned": ("tuned{n}p",),
+            "mixed": ("greedy", "hoarder", "tuned{n}p"),
+            "self": (),
+        },
+        players=(2, 4, 6),
+    ),
 )

@@ -24,6 +24,19 @@ from geschenkt_sim.state import cards_of
 
 TITLE = "No Thanks!"
 GOAL = "lowest score wins (the lowest card of each run, minus your chips)"
+RULES_FILE = "docs/rules/no_thanks.md"
+
+
+def rules_in_brief(rules) -> list[str]:
+    """The rules a newcomer needs (``?`` shows them again; docs/rules/no_thanks.md)."""
+    return [
+        "on your turn: take the face-up card with its chips, or pass by putting a chip on it "
+        "(a player out of chips must take)",
+        f"cards {rules.lowest_card}..{rules.highest_card}, {rules.n_removed} of them removed "
+        "unseen; the game ends when the last card is taken",
+        "a card scores its number, but a run of consecutive cards scores only its lowest; each "
+        "chip takes a point off",
+    ]
 
 
 def public_obs(state, seat: int) -> np.ndarray:

@@ -1,5 +1,6 @@
 """Terminal input and output for ``giftsim play``: who sits where, screens and the prompt."""
 
+import textwrap
 from dataclasses import dataclass
 
 from agents.drivers.slow import Stopped
@@ -7,8 +8,8 @@ from agents.drivers.slow import Stopped
 HUMAN = "human"  # the spec recorded for the person's seat
 
 
-class InputEnded(EOFError):
-    """Standard input ended before the game did."""
+class InputEnded(Stopped, EOFError):
+    """Standard input ended before the game did (the game so far is saved)."""
 
 
 class Quit(Stopped):
@@ -38,8 +39,9 @@ class Seats:
 class Console:
     """Lines out, numbered choices in; the streams are injectable for tests."""
 
-    def __init__(self, stdin, stdout):
+    def __init__(self, stdin, stdout, rules=(), where: str = ""):
         self.stdin, self.stdout = stdin, stdout
+        self.rules, self.where = list(rules), where  # the rules in brief, and the full ones
 
     def show(self, lines) -> None:
         for line in lines:
@@ -60,8 +62,18 @@ class Console:
                 raise Quit()
             if answer == HELP:
                 self.show(_help(labels, keys))
+                self.show(self.brief())
                 continue
             self.show([f"  please enter one of the numbers 0..{last} or letters in brackets"])
+
+    def brief(self) -> list[str]:
+        """The rules in brief, and where the full rules are (lines within 80 columns)."""
+        if not self.rules:
+            return []
+        lines = [f"rules in brief (all of them: {self.where}):"]
+        for item in self.rules:
+            lines += textwrap.wrap(item, 78, initial_indent="- ", subsequent_indent="  ")
+        return lines
 
     def _ask(self, prompt: str) -> str:
         self.stdout.write(prompt)
@@ -69,7 +81,7 @@ class Console:
         line = self.stdin.readline()
         if not line:
             self.show([""])
-            raise InputEnded("input ended before the game did; no record saved")
+            raise InputEnded("input ended before the game did")
         return line.strip()
 
 

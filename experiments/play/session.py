@@ -10,7 +10,8 @@ from pathlib import Path
 from agents.base import Agent
 from agents.registry import parse_list
 from experiments.games import entry, play_slow
-from experiments.play.screen import HUMAN, Console, Quit, Seats, count, rule
+from experiments.play.screen import HUMAN, Console, InputEnded, Quit, Seats, count, rule
+from giftsim import files
 from giftsim.rng import check_seed
 
 
@@ -91,11 +92,18 @@ def run(
     rule=(),
     stdin=None,
     stdout=None,
+    force: bool = False,
 ) -> Path:
     """Play one game against the bots ``vs`` (specs of the other seats in seat order), show the
     result and save the record; return its path. ``rule``: ``key=value`` rule options (the
-    command line's ``--rule``). Raises ValueError on bad arguments and :class:`InputEnded` when
-    the input ends first."""
+    command line's ``--rule``).
+
+    The record's file is checked before the first move: ``record`` must be new (or ``force``
+    set); the default name takes ``-2``, ``-3``, ... when an earlier game has it. A game that
+    ends early is saved as far as it went (marked unfinished): on ``q``, at the end of the
+    input (then :class:`InputEnded` is raised, its message naming the file) and on Ctrl-C
+    (``KeyboardInterrupt``, with the file in its ``saved``). Raises ValueError on bad
+    arguments."""
     text, ent = screens(game), entry(game)
     rules = ent.rules.from_pairs(rule, players)
     if getattr(rules, "rounds", 1) > 1:
@@ -103,13 +111,18 @@ def run(
     seats, bots = _seating(game, players, seat, vs)
     seed = secrets.randbelow(1_000_000) if seed is None else seed
     check_seed(seed)
-    path = record or Path(f"giftsim-play-{game}-{seed}.json")
-    if not path.parent.is_dir():
-        raise ValueError(f"--record: no folder {path.parent} to save the game in")
-    console = Console(stdin or sys.stdin, stdout or sys.stdout)
+    path = _record_path(record, f"giftsim-play-{game}-{seed}.json", force)
+    brief = (text.rules_in_brief(rules), text.RULES_FILE)
+    console = Console(stdin or sys.stdin, stdout or sys.stdout, *brief)
     console.show(_welcome(text, seats, seed))
-    result = _play(text, ent, rules, seats, bots, seed, console)
-    path.write_text(json.dumps(result, indent=1) + "\n")
+    console.show(console.brief())
+    meta = {"agents": list(seats.specs), "seed": seed, "game_index": 0}
+    try:
+        result = _play(text, ent, rules, seats, bots, seed, console, meta)
+    except (InputEnded, KeyboardInterrupt) as stop:
+        _save_stopped(stop, text, rules, meta, path, record is None, force, console)
+        raise
+    path = _save(path, result, record is None, force)
     if result.get("unfinished"):
         console.show([f"the game so far saved to {path} (unfinished, so replay will not check it)"])
     else:
@@ -117,12 +130,39 @@ def run(
     return path
 
 
-def _play(text, ent, rules, seats: Seats, bots, seed: int, console: Console) -> dict:
+def _record_path(record: Path | None, default: str, force: bool) -> Path:
+    """Where the game will be saved, checked before it starts: ``--record`` (new, or
+    ``force``), else the default name or the first free ``-2``, ``-3``, ... after it."""
+    if record is not None:
+        return files.check_new(record, force, "--record")
+    return files.check_new(files.free_name(default), what="the record")
+
+
+def _save(path: Path, made: dict, default: bool, force: bool) -> Path:
+    """Write a record (a default name taken meanwhile moves on to the next free one)."""
+    if default:
+        path = files.free_name(path)
+    return files.write_text(path, json.dumps(made, indent=1) + "\n", force, "--record")
+
+
+def _save_stopped(stop, text, rules, meta, path, default, force, console) -> None:
+    """Save the game so far of a game stopped by the end of the input or Ctrl-C, and say
+    where (in the message of ``InputEnded``, in ``saved`` of a ``KeyboardInterrupt``)."""
+    played = getattr(stop, "played", None)
+    if played is None:  # stopped before the first move was asked for
+        return
+    made = text.unfinished_record(rules, played.start, played.actions, meta)
+    saved = _save(path, made, default, force)
+    stop.saved = saved
+    if isinstance(stop, InputEnded):
+        stop.args = (f"{stop.args[0]}; the game so far is saved to {saved} (unfinished)",)
+
+
+def _play(text, ent, rules, seats: Seats, bots, seed: int, console: Console, meta) -> dict:
     """Play the game through the slow path, show how it ended, and return its record."""
     log = MoveLog(text, seats)
     table = [log.watch(b) for b in bots]
     table.insert(seats.human, Human(text, console, log, seats))
-    meta = {"agents": list(seats.specs), "seed": seed, "game_index": 0}
     try:
         played = play_slow(ent.name, rules, table, seed, 0, "random")
     except Quit as stop:

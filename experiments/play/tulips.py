@@ -50,8 +50,35 @@ from tulips_sim.state import SETUP, card_of, card_type, value_of
 
 TITLE = "Gift of Tulips"
 GOAL = "highest score wins (giving + keeping + festival majorities)"
+RULES_FILE = "docs/rules/gift_of_tulips.md"
 PLACES = ("1st", "2nd", "3rd", "4th")
 USED = {KIND_KEEP: "kept", KIND_GIVE: "gave", KIND_ADD: "added"}
+
+
+def rules_in_brief(rules) -> list[str]:
+    """The rules a newcomer needs, with the points of the rules in force (``?`` shows them
+    again; docs/rules/gift_of_tulips.md has them all)."""
+    keep, give = "/".join(map(str, rules.keeping)), "/".join(map(str, rules.giving))
+    pays = ", ".join(
+        f"{PLACES[r]} {'/'.join(str(p) for p in row[: rules.slots])}"
+        for r, row in enumerate(rules.majority[:3])
+    )
+    end = "after the last whole round" if rules.game_end == "equal_turns" else "deck used up"
+    return [
+        "setup: of your two dealt cards one goes face up to your bouquet, one face down to the "
+        "secret festival",
+        "each turn: draw a card and keep, give or add it; then draw a second card and do one of "
+        "the other two",
+        f"keep: into your bouquet; you score {keep} by its variety's rank (1st/2nd/3rd/4th; a "
+        "variety not in the festival ranks 4th)",
+        f"give: into another's bouquet; you score its value + {give} by its rank",
+        "add: face up to the festival (no points: its variety's total grows and it moves ahead "
+        "of every equal or lower total), or face down to the secret festival",
+        f"the end ({end}): up to {rules.n_revealed} secret festival cards, at random, are turned "
+        "up into the festival; then the 1st, 2nd and 3rd varieties pay majorities to the "
+        f"players with the most cards of them (then the higher total value): {pays}",
+        "highest score wins; a tie goes to the most bouquet cards",
+    ]
 
 
 def public_obs(state, seat: int) -> np.ndarray:

@@ -2,7 +2,7 @@
 no search and no network; its compiled drivers come from the templates like every game's."""
 
 from agents.base import Family
-from agents.roster import Bench, Ladder, Roster, Study
+from agents.roster import Bench, Gauntlet, Ladder, Roster, Study
 from tests.toy_game.agents import random_agent, steady
 
 ROSTER = Roster(
@@ -24,4 +24,14 @@ ROSTER = Roster(
         "round-robin": Study("round-robin", ("random", "steady"), (3,), 500),
     },
     lineup=("steady", "random", "steady:margin=2"),
+    gauntlet=Gauntlet(
+        agents=("random", "steady", "steady:margin=2"),
+        fields={
+            "random": ("random",),
+            "steady": ("steady",),
+            "mixed": ("random", "steady"),
+            "self": (),
+        },
+        players=(2, 3),
+    ),
 )

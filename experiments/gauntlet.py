@@ -1,0 +1,565 @@
+"""The gauntlet: each agent of a list against several fields, per player count (a population
+evaluation), so that every strength claim can name the field it was measured in.
+
+A *field* fills the other seats of a table: from a *pool* of agents (each game's roster names
+its own in ``agents.roster.Gauntlet``: all ``greedy``, all the tuned agent of the player count,
+a mixed pool), or with the agent's own copies (``self``, a mirror). One (player count, agent,
+field) is a *cell*:
+
+- a pool of one agent B: the agent against ``n - 1`` copies of B in every seat on duplicate
+  deals, which is the field design (``schedule.field_design``) itself: the same seatings on
+  the same deals, so the same games and the same numbers;
+- a pool of m agents: the ``n - 1`` other seats hold every member ``(n - 1) // m`` times and
+  the members of an r-subset (r = ``(n - 1) % m``) once more, one table for each of the
+  C(m, r) subsets, so every member holds the same share of the other seats and no member two
+  seats more than another at a table. Every distinct seat order of each table is played; the
+  orders fall into rotation classes (a cyclic order in each of its rotations: the agent in
+  every seat), each class a seating group on duplicate deals of its own, so a deal is ``n``
+  games as in the other fields and no seat order is fixed by a listing;
+- ``self``: every seat the agent. Its win share is the fair share 1/n by construction, so the
+  cell reports the turn-order gap among the copies instead (the last position's win share
+  minus the first's, ``stats.seat_gap``). A cell whose pool is the agent alone is that mirror:
+  it is not played, and its table cell says so.
+
+Each cell plays ``ceil(deals / groups)`` deals in each of its seating groups (``deals`` in all
+for a pool of one agent and for ``self``), from game index 0 on the run's seed, so the cells
+share their deals (paired across agents and fields). Its figures come from
+``experiments.stats`` on the cell's own games: the win share with its 95% interval with the
+deal as unit, stratified by seating group. Agents, fields and player counts are put in
+canonical order before jobs are numbered, so any order of the lists gives the same jobs, the
+same experiment (``--resume``) and the same numbers; tables and plots show them as listed.
+"""
+
+import math
+from dataclasses import dataclass, replace
+from datetime import date
+from itertools import combinations
+from pathlib import Path
+
+import pandas as pd
+
+from agents.registry import parse
+from agents.roster import roster
+from experiments import stats
+from experiments.games import entry
+from experiments.results import long_table
+from experiments.runner import run
+from experiments.schedule import Job, arrangements, join, rotations, seating_groups
+
+SELF = "self"  # the field of an agent's own copies, in every game
+TEMPLATE = "{n}"  # stands for the player count in agent specs and pools
+SERIAL = {"backend": "serial", "progress": False}
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One agent against one field at one player count: its jobs (numbers in the run's job
+    list; none for a pool of the agent alone) and its deals."""
+
+    n_players: int
+    agent: str  # canonical spec
+    name: str  # the agent as listed (``{n}`` unfilled)
+    field: str  # the field's name as listed
+    pool: tuple[str, ...]  # canonical specs, sorted; () for the agent's own copies
+    jobs: tuple[int, ...]
+    deals: int
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A gauntlet's jobs and cells; ``agents``, ``fields`` and ``players`` as listed (the
+    order tables and plots show), ``notes``: what was left out at a player count and why;
+    ``caveat``: why claims on the seed are exploratory (its results were looked at before
+    the run, ``ladder.USED``), fixed when the plan is made."""
+
+    game: str
+    jobs: list[Job]
+    cells: list[Cell]
+    agents: tuple[str, ...]
+    fields: tuple[str, ...]
+    players: tuple[int, ...]
+    deals: int
+    seed: int
+    notes: tuple[str, ...] = ()
+    caveat: str = ""
+
+    def record(self) -> dict:
+        """The plan as JSON-ready data (kept in the results folder's manifest)."""
+        cells = [{**vars(c), "pool": list(c.pool), "jobs": list(c.jobs)} for c in self.cells]
+        return {
+            "agents": list(self.agents),
+            "fields": list(self.fields),
+            "players": list(self.players),
+            "deals": self.deals,
+            "seed": self.seed,
+            "notes": list(self.notes),
+            "caveat": self.caveat,
+            "cells": cells,
+        }
+
+    @classmethod
+    def from_record(cls, game: str, jobs: list[Job], record: dict) -> "Plan":
+        cells = [
+            Cell(**{**c, "pool": tuple(c["pool"]), "jobs": tuple(c["jobs"])})
+            for c in record["cells"]
+        ]
+        listed = (tuple(record[k]) for k in ("agents", "fields", "players"))
+        notes, caveat = tuple(record["notes"]), record.get("caveat", "")
+        return cls(game, jobs, cells, *listed, record["deals"], record["seed"], notes, caveat)
+
+
+# ---- the design ---------------------------------------------------------------------------
+
+
+def plan(
+    game: str,
+    agents=None,
+    fields=None,
+    players=None,
+    deals: int = 1000,
+    seed: int = 0,
+    rules=None,
+    secret: int = 0,
+) -> Plan:
+    """The gauntlet of ``agents`` against ``fields`` at each of ``players`` (each default:
+    the game's roster, ``agents.roster.Gauntlet``), about ``deals`` deals per cell. A field
+    is a name of the roster's gauntlet, ``self``, an agent spec (copies of it) or specs
+    joined by ``+`` (a pool); ``{n}`` in a spec stands for the player count. An agent or
+    field that does not exist at some player count is left out there (``Plan.notes``); one
+    that exists at none is a one-line ValueError, as are a player count the game does not
+    take and a field that names no agent."""
+    agents, fields, players = _listed(game, agents, fields, players)
+    if deals < 1:
+        raise ValueError(f"--deals must be at least 1, got {deals}")
+    notes: list[str] = []
+    agent_specs = _resolve(game, agents, players, _agent, "agent", notes)
+    pools = _resolve(game, fields, players, _pool, "field", notes)
+    parts, cells = [], []
+    for n in players:
+        listed = {spec: name for name, spec in agent_specs[n].items()}
+        for agent in sorted(listed):
+            for field in sorted(pools[n]):
+                made = _cell_jobs(game, agent, pools[n][field], n, deals, seed, rules)
+                parts.append(made[0])
+                cells.append((n, agent, listed[agent], field, pools[n][field], made))
+    jobs, cells = _numbered(parts, cells)
+    jobs = [replace(job, secret=secret) for job in jobs]
+    caveat = _seed_caveat(seed)
+    return Plan(game, jobs, cells, agents, fields, players, deals, seed, tuple(notes), caveat)
+
+
+def _listed(game, agents, fields, players):
+    """The lists of a run: given, or the roster's; player counts checked and sorted."""
+    defaults = roster(game).gauntlet
+    if defaults is None and (agents is None or fields is None or players is None):
+        raise ValueError(
+            f"{game}'s roster has no gauntlet settings (agents.roster.Gauntlet): name the "
+            "agents, the fields and the player counts"
+        )
+    agents = _words(agents if agents is not None else defaults.agents, "--agents", "agent")
+    fields = _words(fields if fields is not None else defaults.fields, "--fields", "field")
+    players = tuple(players if players is not None else defaults.players)
+    ent = entry(game)
+    for n in players:
+        if n not in ent.players:
+            valid = f"{ent.players[0]}..{ent.players[-1]}"
+            raise ValueError(f"{game} is played by {valid} players, not {n}")
+    if not players:
+        raise ValueError("--players names no player count")
+    return agents, fields, tuple(sorted(set(players)))
+
+
+def _words(items, option: str, kind: str) -> tuple[str, ...]:
+    """A list from a comma-separated string or a sequence; each item once."""
+    words = [w.strip() for w in (items.split(",") if isinstance(items, str) else items)]
+    words = [w for w in words if w]
+    if not words:
+        raise ValueError(f"{option} names no {kind}")
+    twice = sorted({w for w in words if words.count(w) > 1})
+    if twice:
+        raise ValueError(f"{kind} {twice[0]!r} is listed twice; list each {kind} once")
+    return tuple(words)
+
+
+def _resolve(game, names, players, resolve, kind: str, notes: list) -> dict:
+    """Per player count, ``{name: resolve(game, name, n)}`` of the names that exist there; a
+    note for each left out, and the first reason as a ValueError for a name that exists at
+    none of ``players``."""
+    out = {n: {} for n in players}
+    for name in names:
+        errors = {}
+        for n in players:
+            try:
+                out[n][name] = resolve(game, name, n)
+            except ValueError as error:
+                errors[n] = str(error)
+        if len(errors) == len(players):
+            raise ValueError(errors[players[0]])
+        notes += [f"{kind} {name}: left out at {n} players ({why})" for n, why in errors.items()]
+    if kind == "agent":
+        _check_distinct(out)
+    return out
+
+
+def _check_distinct(specs: dict) -> None:
+    """Two listed agents that are one agent at a player count are an error."""
+    for n, by_name in specs.items():
+        seen: dict = {}
+        for name, spec in by_name.items():
+            if spec in seen:
+                raise ValueError(
+                    f"agents {seen[spec]!r} and {name!r} are both {spec} at {n} players; "
+                    "list each agent once"
+                )
+            seen[spec] = name
+
+
+def _member(game: str, spec: str, n: int) -> str:
+    """The canonical spec of ``spec`` at ``n`` players (``{n}`` replaced), checked there (an
+    agent that reads a network needs one for ``n`` seats)."""
+    agent = parse(spec.replace(TEMPLATE, str(n)), game)
+    agent.param_row(n)
+    return agent.spec
+
+
+def _agent(game: str, name: str, n: int) -> str:
+    return _member(game, name, n)
+
+
+def _pool(game: str, name: str, n: int) -> tuple[str, ...]:
+    """A field's pool at ``n`` players, sorted: the roster's, or the agents of ``name``
+    (joined by ``+``); () for the agent's own copies."""
+    named = roster(game).gauntlet.fields if roster(game).gauntlet else {}
+    if name == SELF:
+        return ()
+    members = named[name] if name in named else tuple(name.split("+"))
+    if name in named and not members:
+        return ()
+    if any(not m.strip() for m in members):
+        raise ValueError(f"field {name!r} names no agent in one of its places; {_FIELD_HELP}")
+    try:
+        pool = [_member(game, m.strip(), n) for m in members]
+    except ValueError as error:
+        if name in named:
+            raise
+        known = ", ".join([*named, SELF])
+        raise ValueError(
+            f"field {name!r} is not a field of {game}'s gauntlet ({known}) nor agents joined "
+            f"by '+': {error}"
+        ) from None
+    if len(set(pool)) < len(pool):
+        raise ValueError(f"field {name!r} names an agent twice; {_FIELD_HELP}")
+    return tuple(sorted(pool))
+
+
+_FIELD_HELP = "a field is a name of the game's gauntlet, 'self', or agents joined by '+'"
+
+
+def tables(agent: str, pool: tuple[str, ...], n: int) -> list[tuple[str, ...]]:
+    """The tables (sorted multisets of ``n`` specs) of ``agent`` against a field of ``pool``:
+    every member ``(n - 1) // m`` times and each r-subset once more (see the module
+    docstring); the agent's own copies for an empty pool."""
+    if not pool:
+        return [(agent,) * n]
+    q, r = divmod(n - 1, len(pool))
+    return [tuple(sorted((agent, *pool * q, *extra))) for extra in combinations(pool, r)]
+
+
+def orbits(table: tuple[str, ...]) -> list[list[tuple[str, ...]]]:
+    """Every distinct seat order of a table, in rotation classes: each class one cyclic order
+    in its distinct rotations (a seating group of the gauntlet)."""
+    out, seen = [], set()
+    for seating in arrangements(table):
+        if seating not in seen:
+            turns = rotations(seating)
+            seen.update(turns)
+            out.append(turns)
+    return out
+
+
+def _cell_jobs(game, agent, pool, n, deals, seed, rules):
+    """``(jobs, deals)`` of one cell: no jobs for a pool of the agent alone (its mirror)."""
+    if pool == (agent,):
+        return [], 0
+    groups = [orbit for table in tables(agent, pool, n) for orbit in orbits(table)]
+    per = math.ceil(deals / len(groups))
+    return seating_groups(game, groups, per, seed, rules, "gauntlet"), per * len(groups)
+
+
+def _numbered(parts, cells):
+    """The run's job list (``schedule.join``: jobs renumbered, game indices kept) and the
+    cells with their job numbers in it."""
+    jobs = join(*(p for p in parts if p))
+    out, start = [], 0
+    for n, agent, name, field, pool, (made, deals) in cells:
+        numbers = tuple(range(start, start + len(made)))
+        start += len(made)
+        out.append(Cell(n, agent, name, field, pool, numbers, deals))
+    return jobs, out
+
+
+# ---- running and reading ------------------------------------------------------------------
+
+
+def gauntlet(
+    game: str,
+    agents=None,
+    fields=None,
+    players=None,
+    deals: int = 1000,
+    seed: int = 0,
+    rules=None,
+    out=None,
+    command: str = "",
+    **options,
+):
+    """Plan (``plan``) and play a gauntlet, then compute its table (``table``); returns
+    ``(plan, table)``. ``out``: a results folder (manifest and parquet chunks, resumable with
+    ``resume=True``; ``report`` writes its markdown and plots); ``options`` go to
+    ``runner.run`` (default: serial, no progress bar)."""
+    made = plan(game, agents, fields, players, deals, seed, rules, options.pop("secret", 0))
+    frame, _, _ = play(made, out, command, **{**SERIAL, **options})
+    return made, table(made, out if out is not None else frame)
+
+
+def play(made: Plan, out=None, command: str = "", **options):
+    """Play a plan's jobs with ``runner.run`` (into ``out`` if given, with the plan and
+    ``command`` in its manifest): ``(rows or None, seconds, games played now)``."""
+    meta = {"gauntlet": made.record(), "command": command}
+    return run(made.jobs, out=out, meta=meta, **options)
+
+
+def plan_line(made: Plan) -> str:
+    """One line: the cells, seatings and games a gauntlet plays, and what it leaves out."""
+    games = sum(job.n_games for job in made.jobs)
+    played = sum(1 for cell in made.cells if cell.jobs)
+    counts = ", ".join(map(str, sorted({cell.n_players for cell in made.cells})))
+    line = (
+        f"gauntlet: {played} cells (agent x field) at {counts} players, about "
+        f"{made.deals:,} deals each: {len(made.jobs):,} seatings, {games:,} games"
+    )
+    return "\n".join([line, *made.notes])
+
+
+def cell_rows(source, jobs) -> pd.DataFrame:
+    """The per-game rows of some jobs: from a frame of rows, or read from a results folder
+    (their chunk files only)."""
+    if isinstance(source, pd.DataFrame):
+        return source[source["job"].isin(jobs)]
+    files = [f for j in jobs for f in sorted(Path(source).glob(f"chunk-{j:05d}-*.parquet"))]
+    if not files:
+        return pd.DataFrame()
+    return pd.concat((pd.read_parquet(f) for f in files), ignore_index=True)
+
+
+COLUMNS = (
+    "pool",
+    "kind",
+    "win_share",
+    "ci_low",
+    "ci_high",
+    "fair",
+    "gap",
+    "gap_low",
+    "gap_high",
+    "deals",
+    "games",
+    "seatings",
+)
+
+
+def table(made: Plan, source) -> pd.DataFrame:
+    """One row per cell, indexed by (n_players, agent, field), sorted: ``pool`` (its agents,
+    ``+``-joined; ``own copies``), ``kind`` (``field``; ``mirror`` for own copies;
+    ``its own field`` for a pool of the agent alone, not played), ``win_share`` with its 95%
+    interval by deal (``ci_low``, ``ci_high``: ``stats.win_share`` on the cell's games),
+    ``fair`` (1/n), for mirrors the turn-order ``gap`` (last position minus first) with its
+    interval, and the ``deals``, ``games`` and ``seatings`` played. ``source``: the rows of the
+    run, or its results folder."""
+    rows = [_cell_row(cell, cell_rows(source, cell.jobs)) for cell in made.cells]
+    frame = pd.DataFrame(rows).set_index(["n_players", "agent", "field"]).sort_index()
+    return frame[list(COLUMNS)]
+
+
+def _cell_row(cell: Cell, rows: pd.DataFrame) -> dict:
+    head = {
+        "n_players": cell.n_players,
+        "agent": cell.agent,
+        "field": cell.field,
+        "pool": "+".join(cell.pool) or "own copies",
+        "fair": 1 / cell.n_players,
+        "games": len(rows),
+        "seatings": len(cell.jobs),
+    }
+    if not cell.jobs:
+        return head | {"kind": "its own field", "deals": 0}
+    if rows.empty:
+        raise ValueError("the results hold no games of a cell yet; finish the run (--resume)")
+    long = long_table(rows)
+    if cell.pool:
+        share = stats.win_share(long).loc[cell.agent]
+        columns = ("win_share", "ci_low", "ci_high", "deals")
+        return head | {"kind": "field"} | {c: share[c] for c in columns}
+    gap = stats.seat_gap(long, column="position").iloc[0]
+    found = {"gap": gap["gap"], "gap_low": gap["ci_low"], "gap_high": gap["ci_high"]}
+    return head | {"kind": "mirror", "deals": gap["deals"]} | found
+
+
+# ---- what a person reads ------------------------------------------------------------------
+
+
+def listed_agents(made: Plan, n: int) -> list[str]:
+    """The agents' specs at ``n`` players in the order listed."""
+    names = {c.agent: c.name for c in made.cells if c.n_players == n}
+    return sorted(names, key=lambda spec: made.agents.index(names[spec]))
+
+
+def listed_fields(made: Plan, n: int) -> list[str]:
+    """The fields at ``n`` players in the order listed."""
+    present = {c.field for c in made.cells if c.n_players == n}
+    return [f for f in made.fields if f in present]
+
+
+def display(made: Plan, found: pd.DataFrame, n: int) -> pd.DataFrame:
+    """One player count's table as text, agents (rows) by fields (columns) in the order
+    listed: each agent's win share with its interval; against its own copies the turn-order
+    gap. Cells on fewer than ``stats.FEW_DEALS`` deals are marked with a dagger."""
+    part = found.xs(n, level="n_players")
+    agents, fields = listed_agents(made, n), listed_fields(made, n)
+    text = {f: [_cell_text(part.loc[(a, f)]) for a in agents] for f in fields}
+    return pd.DataFrame(text, index=pd.Index(agents, name="agent"))
+
+
+def _cell_text(row) -> str:
+    few = " †" if 0 < row["deals"] < stats.FEW_DEALS else ""
+    if row["kind"] == "field":
+        return f"{row['win_share']:.3f} [{row['ci_low']:.3f}, {row['ci_high']:.3f}]{few}"
+    if row["kind"] == "mirror":
+        return f"gap {row['gap']:+.3f} [{row['gap_low']:+.3f}, {row['gap_high']:+.3f}]{few}"
+    return "its own field (see self)"
+
+
+def field_words(made: Plan, n: int, short: bool = False) -> dict[str, str]:
+    """What fills the other seats in each field at ``n`` players, in words (``short``: for a
+    plot's title)."""
+    pools = {c.field: c.pool for c in made.cells if c.n_players == n}
+    return {name: _pool_words(pools[name], n, short) for name in listed_fields(made, n)}
+
+
+def _pool_words(pool: tuple[str, ...], n: int, short: bool) -> str:
+    if not pool:
+        return "own copies" if short else "the agent's own copies in every seat (a mirror)"
+    if len(pool) == 1:
+        return f"{n - 1} x {pool[0]}"
+    members = ", ".join(pool)
+    if short:
+        return f"{members} in equal shares of the seats"
+    return f"{members} in equal shares of the other seats, every seat order played"
+
+
+def deals_text(found: pd.DataFrame, n: int) -> str:
+    """Deals per cell at ``n`` players: one number, or the range."""
+    played = found.xs(n, level="n_players")["deals"]
+    played = played[played > 0]
+    low, high = int(played.min()), int(played.max())
+    return f"{low:,}" if low == high else f"{low:,}-{high:,}"
+
+
+def _counts(made: Plan, found: pd.DataFrame) -> list[int]:
+    """The player counts with cells in the table."""
+    present = set(found.index.get_level_values("n_players"))
+    return [n for n in made.players if n in present]
+
+
+def markdown(made: Plan, found: pd.DataFrame, command: str, when: str, images=None) -> str:
+    """The gauntlet as markdown: the command and date, how to read it, then per player count
+    the fields in words, the table and its plot (``images``: file name per player count)."""
+    name = entry(made.game).title
+    lines = [f"# Gauntlet: {name}", ""]
+    lines += [f"Written by `{command}` on {when}." if command else f"Written on {when}.", ""]
+    lines += _reading(made)
+    for n in _counts(made, found):
+        lines += [f"## {name}, {n} players", ""]
+        lines += [f"- `{field}`: {words}" for field, words in field_words(made, n).items()]
+        lines += ["", f"Deals per cell: {deals_text(found, n)}.", ""]
+        lines += [display(made, found, n).to_markdown(), ""]
+        if images and n in images:
+            lines += [f"![{name}, {n} players]({images[n]})", ""]
+    if made.notes:
+        lines += ["Left out:", "", *[f"- {note}" for note in made.notes], ""]
+    return "\n".join(lines)
+
+
+def _reading(made: Plan) -> list[str]:
+    return [
+        "Each cell: the agent's win share (ties split) against the field of its column, the",
+        "agent in every seat on duplicate deals, with its 95% interval with the deal as unit,",
+        "stratified by seating group (`experiments.gauntlet`); the fair share is 1/players.",
+        "Against its own copies (`self`) an agent's share is the fair share by construction,",
+        "so that column gives the turn-order gap among the copies instead (the last position's",
+        "win share minus the first's, with its interval); a field of the agent alone is that",
+        f"mirror and is not played again. † marks a cell on fewer than {stats.FEW_DEALS} deals.",
+        f"Seed {made.seed}: every cell's deals start at game 0, so the cells share deals.",
+        *([made.caveat] if made.caveat else []),
+        "",
+    ]
+
+
+def _seed_caveat(seed: int) -> str:
+    """A line for a seed whose results were looked at before (``ladder.USED``): a claim made
+    on its deals is exploratory. Empty for a fresh seed."""
+    from experiments.ladder import USED
+
+    if seed not in USED:
+        return ""
+    return f"Results on seed {seed} were looked at before ({USED[seed]}): read as exploratory."
+
+
+def title(made: Plan, found: pd.DataFrame, n: int) -> str:
+    """A plot's title: the game, the player count, the fields, the deals per cell and the
+    games played at that count."""
+    fields = "; ".join(f"{k}: {v}" for k, v in field_words(made, n, short=True).items())
+    games = int(found.xs(n, level="n_players")["games"].sum())
+    return (
+        f"{entry(made.game).title}, {n} players: win share of each agent in each field "
+        f"(95% intervals by deal), {deals_text(found, n)} deals per cell, {games:,} games"
+        f"\nfields: {fields}"
+    )
+
+
+def chart_data(made: Plan, found: pd.DataFrame, n: int) -> pd.DataFrame:
+    """One player count's rows for ``plots.gauntlet_chart``, agents and fields as ordered
+    categoricals in the order listed."""
+    part = found.xs(n, level="n_players").reset_index()
+    part["agent"] = pd.Categorical(part["agent"], listed_agents(made, n), ordered=True)
+    part["field"] = pd.Categorical(part["field"], listed_fields(made, n), ordered=True)
+    return part.sort_values(["field", "agent"]).reset_index(drop=True)
+
+
+def report(made: Plan, found: pd.DataFrame, folder, command: str, when=None) -> list[Path]:
+    """Write ``gauntlet.md`` and one PNG per player count (``gauntlet-<game>-<n>p.png``) into
+    ``folder`` (a results folder: nothing outside it); returns the files written."""
+    from experiments import plots  # matplotlib only when drawing
+
+    folder = Path(folder)
+    images = {n: f"gauntlet-{made.game}-{n}p.png" for n in _counts(made, found)}
+    for n, name in images.items():
+        figure = plots.gauntlet_chart(chart_data(made, found, n), title(made, found, n))
+        figure.savefig(folder / name, dpi=110, bbox_inches="tight")
+        plots.plt.close(figure)
+    text = markdown(made, found, command, when or date.today().isoformat(), images)
+    (folder / "gauntlet.md").write_text(text + "\n")
+    return [folder / "gauntlet.md", *(folder / name for name in images.values())]
+
+
+def print_tables(made: Plan, found: pd.DataFrame) -> None:
+    """Each player count's table to the terminal, with the fields in words."""
+    for n in _counts(made, found):
+        print(f"\n== {entry(made.game).title}, {n} players ({deals_text(found, n)} deals per cell)")
+        for name, words in field_words(made, n).items():
+            print(f"  {name}: {words}")
+        print(display(made, found, n).to_string())
+    if found["deals"].between(1, stats.FEW_DEALS - 1).any():
+        print(f"† fewer than {stats.FEW_DEALS} deals: the interval's coverage is not assured")
+    if made.caveat:
+        print(made.caveat)

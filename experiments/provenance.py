@@ -1,0 +1,84 @@
+"""Where a game record says it came from, checked: ``giftsim replay``'s second step.
+
+A record carries its provenance beside its moves: the ``agents`` of its seats, the root ``seed``
+and the ``game_index`` (and the agents' ``secret``, if one was set). A game is a pure function of
+those and its rules, so a record whose seats are all agents of the game is dealt and played
+again from them, through the slow path, with the recorded first player of each game (whatever
+policy chose it, that seat deals the same game): the record must come out the same, entry for
+entry. A record with a seat that is no agent here (a person, a learner, an agent of a module not
+loaded) cannot be played again; its provenance is then reported as not checked, and why.
+
+Errors are one-line ``ValueError``\\ s naming the entry that does not follow from the provenance
+(a relabelled seed changes the deal; other agents change the moves).
+"""
+
+from agents.registry import parse_list
+from experiments.games import entry, play_slow
+
+META = ("agents", "seed", "game_index", "secret")  # the record's provenance keys
+
+
+def check(made: dict) -> str:
+    """Check the provenance of a record that the rules accepted (``made``, a game or a match):
+    raise a one-line ValueError if it does not hold, else return one line saying what was
+    checked."""
+    ent = entry(made["game"])
+    rules = ent.rules(**{k: _tuples(v) for k, v in made["rules"].items()})
+    agents = made.get("agents")
+    if agents is None:
+        return "provenance not checked: the record names no agents"
+    _check_agents(agents, rules.n_players)
+    if "seed" not in made or "game_index" not in made:
+        return "provenance not checked: the record has no seed and game index"
+    try:
+        players = parse_list(agents, ent.name)
+    except ValueError as error:
+        return f"provenance not checked (its agents cannot play here: {error})"
+    again = _again(ent, rules, players, made)
+    for key in dict.fromkeys([*made, *again]):
+        if made.get(key) != again.get(key):
+            raise ValueError(
+                f"record {key!r} is not what game {made['game_index']} of seed {made['seed']} "
+                f"with agents {','.join(agents)} gives: the record's seed, game index or agents "
+                "are not the ones it was played with"
+            )
+    return (
+        f"provenance OK: game {made['game_index']} of seed {made['seed']} with these agents "
+        "deals and plays exactly this record"
+    )
+
+
+def _check_agents(agents, n_players: int) -> None:
+    if not isinstance(agents, list) or not all(isinstance(a, str) for a in agents):
+        raise ValueError(f"record 'agents' must be a list of agent specs, got {agents!r}")
+    if len(agents) != n_players:
+        raise ValueError(
+            f"record 'agents' names {len(agents)} agent(s) for {n_players} seats: one spec per seat"
+        )
+
+
+def _again(ent, rules, players, made: dict) -> dict:
+    """The record that the provenance of ``made`` makes, played again through the slow path."""
+    seed, index, secret = made["seed"], made["game_index"], made.get("secret", 0)
+    meta = {k: made[k] for k in META if k in made}
+    if "rounds" in made and ent.make_match_record is not None:
+        rounds = made["rounds"]
+        played = [
+            _play(ent, rules, players, seed, index * len(rounds) + r, game, secret)
+            for r, game in enumerate(rounds)
+        ]
+        return ent.make_match_record(rules, [(g.start, g.actions) for g in played], meta)
+    game = _play(ent, rules, players, seed, index, made, secret)
+    return ent.make_record(rules, game.start, game.actions, meta)
+
+
+def _play(ent, rules, players, seed, index, game: dict, secret):
+    try:
+        return play_slow(ent.name, rules, players, seed, index, game["first_player"], secret)
+    except ValueError as error:
+        raise ValueError(f"record's provenance: {error}") from None
+
+
+def _tuples(value):
+    """JSON lists back as the tuples the rules hold (a points table)."""
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value

@@ -1,0 +1,103 @@
+"""Writing files without losing any: every file giftsim writes goes through here.
+
+A file is written under a temporary name in its own folder and then renamed into place, so a
+reader (or a run killed half-way) sees the old file or the new one, never a part. A file that
+is already there is never replaced unless the caller says so (``force``: the command line's
+``--force``, or a file the same run wrote before): a new file takes its place by a hard link,
+which fails if the name was taken meanwhile. Checks come first (:func:`check_new`), before a
+long job starts, so that a name that cannot be written is reported before any work is done.
+Every refusal is a one-line ``ValueError`` naming the file.
+"""
+
+import hashlib
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+
+def check_new(path, force: bool = False, what: str = "--out") -> Path:
+    """``path`` as a Path, after checking that it can be written: not an existing file (unless
+    ``force``) nor a folder, and inside a folder that exists or can be made and is writable.
+    Creates nothing."""
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{what} {path} is a folder; name a file")
+    if path.exists() and not force:
+        raise ValueError(f"{what} {path} already exists; choose a new name or add --force")
+    _check_folder(path.parent, what, path)
+    return path
+
+
+def _check_folder(folder: Path, what: str, path: Path) -> None:
+    """The nearest existing folder above ``path`` must be a writable folder (tried by making
+    and removing a temporary file there, which is what the write will do)."""
+    existing = folder
+    while not existing.exists():
+        if existing.is_symlink() or existing == existing.parent:
+            break
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ValueError(f"{what} {path}: {existing} is not a folder")
+    try:
+        with tempfile.NamedTemporaryFile(dir=existing, prefix=".giftsim-check-"):
+            pass
+    except OSError as error:
+        raise ValueError(f"{what} {path}: cannot write in {existing} ({error.strerror})") from None
+
+
+def write_with(path, write: Callable[[Path], None], force: bool = False, what: str = "--out"):
+    """Make ``path`` by ``write(temporary)`` (a file in the same folder), then move it into
+    place: replacing an existing file only if ``force``, else refusing it in one line (also
+    when the name was taken while ``write`` ran). Returns ``path``."""
+    path = check_new(path, force, what)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(handle)
+    temporary = Path(name)
+    try:
+        write(temporary)
+        _move(temporary, path, force, what)
+    finally:
+        temporary.unlink(missing_ok=True)
+    return path
+
+
+def _move(temporary: Path, path: Path, force: bool, what: str) -> None:
+    if force:
+        os.replace(temporary, path)
+        return
+    try:
+        os.link(temporary, path)  # fails if the name exists: never replaces a file
+    except FileExistsError:
+        raise ValueError(f"{what} {path} appeared while it was written; nothing replaced") from None
+    except OSError:  # a file system without hard links
+        if path.exists():
+            raise ValueError(f"{what} {path} already exists; nothing replaced") from None
+        os.replace(temporary, path)
+
+
+def write_text(path, text: str, force: bool = False, what: str = "--out") -> Path:
+    """Write ``text`` to ``path`` as :func:`write_with` does."""
+    return write_with(path, lambda p: p.write_text(text), force, what)
+
+
+def write_bytes(path, data: bytes, force: bool = False, what: str = "--out") -> Path:
+    """Write ``data`` to ``path`` as :func:`write_with` does."""
+    return write_with(path, lambda p: p.write_bytes(data), force, what)
+
+
+def digest(path) -> str:
+    """The SHA-256 of a file's bytes (to know a file again as one giftsim wrote)."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def free_name(path) -> Path:
+    """``path`` if no file has that name, else the first free ``stem-2.suffix``,
+    ``stem-3.suffix``, ...: a default name that never replaces an earlier file."""
+    first = candidate = Path(path)
+    number = 1
+    while candidate.exists():
+        number += 1
+        candidate = first.with_name(f"{first.stem}-{number}{first.suffix}")
+    return candidate

@@ -1,0 +1,231 @@
+"""The gauntlet (``experiments.gauntlet``, ``giftsim gauntlet``): each agent against several
+fields. Its jobs and tables do not depend on the order of the lists; a pool of one agent is
+the field design; a mixed field gives every member the same share of the other seats; an
+--out folder resumes without losing or repeating a game; both games run through the CLI;
+the plot names what it shows; bad input is one line and exit status 2."""
+
+import os
+from collections import Counter
+
+os.environ.setdefault("MPLBACKEND", "Agg")  # before pyplot is imported: no window
+
+import pandas as pd
+import pytest
+
+from experiments import gauntlet as gauntlets
+from experiments import plots, stats
+from experiments.cli import main
+from experiments.results import load, long_table
+from experiments.runner import run
+from experiments.schedule import field_design
+
+TOY = {"agents": ("random", "steady", "steady:margin=2"), "players": (2, 3)}
+TOY_FIELDS = ("random", "steady", "mixed", "self")
+SERIAL = ["--backend", "serial", "--quiet"]
+
+
+def toy_plan(agents=TOY["agents"], fields=TOY_FIELDS, players=TOY["players"], deals=40):
+    return gauntlets.plan("toy", list(agents), list(fields), list(players), deals, seed=6)
+
+
+@pytest.fixture(scope="module")
+def toy():
+    made = toy_plan()
+    frame, _, _ = run(made.jobs, backend="serial", progress=False)
+    return made, frame, gauntlets.table(made, frame)
+
+
+def test_any_order_of_the_lists_gives_the_same_jobs():
+    first = toy_plan()
+    other = toy_plan(TOY["agents"][::-1], ("self", "mixed", "random", "steady"), (3, 2))
+    assert other.jobs == first.jobs and other.cells == first.cells
+    made = gauntlets.plan("geschenkt", ["sniper", "greedy"], ["mixed", "greedy"], [4, 3], 12)
+    again = gauntlets.plan("geschenkt", ["greedy", "sniper"], ["greedy", "mixed"], [3, 4], 12)
+    assert made.jobs == again.jobs
+
+
+def test_any_order_of_the_lists_gives_the_same_table(toy):
+    _, frame, found = toy
+    other = toy_plan(TOY["agents"][::-1], TOY_FIELDS[::-1], TOY["players"][::-1])
+    replayed, _, _ = run(other.jobs, backend="serial", progress=False)
+    pd.testing.assert_frame_equal(replayed, frame)  # game for game
+    pd.testing.assert_frame_equal(gauntlets.table(other, replayed), found)
+    shown = gauntlets.display(other, found, 3)  # shown as listed
+    assert list(shown.index) == ["steady:margin=2", "steady", "random"]
+    assert list(shown.columns) == list(TOY_FIELDS[::-1])
+
+
+def test_a_pool_of_one_agent_is_the_field_design():
+    made = gauntlets.plan("geschenkt", ["sniper"], ["greedy"], [4], 50, seed=8)
+    field = field_design("geschenkt", "sniper", "greedy", 4, 50, seed=8)
+    keys = ("agents", "seed", "n_games", "first_index", "group")
+    seatings = {tuple(getattr(j, k) for k in keys) for j in made.jobs}
+    assert len(made.jobs) == 4 and seatings == {tuple(getattr(j, k) for k in keys) for j in field}
+    assert made.cells[0].deals == 50
+
+
+@pytest.mark.parametrize("n", [3, 4, 5])
+def test_a_mixed_field_gives_every_member_the_same_share_of_the_seats(n):
+    made = gauntlets.plan("geschenkt", ["learned"], ["greedy+sniper+tuned{n}p"], [n], 100)
+    tuned = f"tuned{n}p"
+    jobs = made.jobs
+    seats = Counter()
+    for job in jobs:
+        for seat, agent in enumerate(job.agents):
+            seats[agent, seat] += job.n_games
+    per_seat = {seats["learned", s] for s in range(n)}
+    assert len(per_seat) == 1  # the agent in every seat equally often
+    others = Counter()
+    for (agent, _), games in seats.items():
+        others[agent] += games
+    assert others["greedy"] == others["sniper"] == others[tuned]  # equal shares
+    assert others["learned"] * (n - 1) == 3 * others["greedy"]
+    at_table = {max(Counter(job.agents[1:]).values()) for job in jobs if job.agents[0] == "learned"}
+    assert at_table <= {(n - 1) // 3 + ((n - 1) % 3 > 0)}  # no member two seats more
+    groups = {}
+    for job in jobs:
+        groups.setdefault(job.group, set()).add(job.first_index)
+    assert all(len(firsts) == 1 for firsts in groups.values())  # a group shares its deals
+    assert len({next(iter(f)) for f in groups.values()}) == len(groups)  # its own deals
+    assert made.cells[0].deals >= 100
+
+
+def test_every_seat_order_of_a_table_is_played_once():
+    (table,) = gauntlets.tables("a", ("b", "c", "d"), 4)
+    orbits = gauntlets.orbits(table)
+    seatings = [s for orbit in orbits for s in orbit]
+    assert len(seatings) == len(set(seatings)) == 24  # 4! orders, 6 classes of 4 rotations
+    assert len(orbits) == 6 and all(len(o) == 4 for o in orbits)
+    assert gauntlets.tables("a", ("b", "c"), 2) == [("a", "b"), ("a", "c")]
+    assert gauntlets.tables("a", (), 3) == [("a", "a", "a")]
+
+
+def test_each_cell_is_the_statistics_of_its_own_games(toy):
+    made, frame, found = toy
+    cell = next(c for c in made.cells if c.field == "mixed" and c.n_players == 3)
+    mine = frame[frame["job"].isin(cell.jobs)]
+    share = stats.win_share(long_table(mine)).loc[cell.agent]
+    row = found.loc[(3, cell.agent, "mixed")]
+    assert row["win_share"] == pytest.approx(share["win_share"])
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((share["ci_low"], share["ci_high"]))
+    assert 0 <= row["ci_low"] < row["win_share"] < row["ci_high"] <= 1
+    assert row["games"] == len(mine) and row["deals"] == cell.deals
+    own = found.loc[(3, "steady", "steady")]
+    assert own["kind"] == "its own field" and own["games"] == 0
+    mirror = found.loc[(2, "random", "self")]
+    assert mirror["kind"] == "mirror" and mirror["gap_low"] <= mirror["gap"] <= mirror["gap_high"]
+
+
+def test_resume_loses_and_repeats_no_game(tmp_path, capsys):
+    made = toy_plan(deals=30)
+    fresh, _, _ = run(made.jobs, backend="serial", progress=False)
+    out = tmp_path / "g"
+    args = ["gauntlet", "toy", "--agents", ",".join(TOY["agents"]), "--fields"]
+    args += [",".join(TOY_FIELDS), "--players", "2,3", "--deals", "30", "--seed", "6"]
+    args += [*SERIAL, "--chunk-size", "20", "--out", str(out)]
+    assert main(args) == 0
+    chunks = sorted(out.glob("chunk-*.parquet"))
+    lost = sum(len(pd.read_parquet(chunk)) for chunk in chunks[::3])
+    for chunk in chunks[::3]:  # as if killed: some chunks never written, one half-written
+        chunk.unlink()
+    (out / f".{chunks[1].name}.999.tmp").write_bytes(b"half a file")
+    capsys.readouterr()
+    assert main([*args, "--resume"]) == 0
+    assert f"played {lost:,} games" in capsys.readouterr().out
+    _, resumed = load(out)
+    assert len(resumed) == len(fresh) == sum(job.n_games for job in made.jobs)
+    assert not resumed.duplicated(["job", "game_index"]).any()
+    pd.testing.assert_frame_equal(resumed, fresh)
+    assert not list(out.glob(".*.tmp"))
+    assert main([*args, "--resume"]) == 0
+    assert "nothing left to play" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("game", "players"), [("geschenkt", 3), ("tulips", 2)])
+def test_both_games_run_through_the_cli_and_report(game, players, tmp_path, capsys):
+    out = tmp_path / game
+    args = ["gauntlet", game, "--players", str(players), "--deals", "3", *SERIAL]
+    assert main([*args, "--seed", "5", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert f"{players} players" in printed and "learned" in printed and "self" in printed
+    assert "fewer than 30 deals" in printed  # every cell is flagged at this size
+    png = out / f"gauntlet-{game}-{players}p.png"
+    assert png.stat().st_size > 10_000 and png.read_bytes()[:4] == b"\x89PNG"
+    text = (out / "gauntlet.md").read_text()
+    assert f"giftsim gauntlet {game}" in text and f"({png.name})" in text
+    png.unlink()
+    assert main(["report", str(out)]) == 0  # the folder's report draws it again
+    assert png.exists() and f"tuned{players}p" in capsys.readouterr().out
+
+
+def test_the_plot_names_the_game_the_count_the_fields_and_the_games(toy):
+    made, _, found = toy
+    title = gauntlets.title(made, found, 3)
+    games = int(found.xs(3, level="n_players")["games"].sum())
+    assert title.startswith("Hidden Pile, 3 players: win share")
+    assert f"{games:,} games" in title and "deals per cell" in title
+    for name in ("random: 2 x random", "steady: 2 x steady", "mixed: random, steady", "self"):
+        assert name in title
+    figure = plots.gauntlet_chart(gauntlets.chart_data(made, found, 3), title)
+    assert figure.get_suptitle() == title
+    left, right = figure.axes[:2]
+    labels = [t.get_text() for t in left.get_xticklabels()]
+    assert labels == ["field: random", "field: steady", "field: mixed"]
+    legend = [t.get_text() for t in left.get_legend().get_texts()]
+    assert set(TOY["agents"]) <= set(legend) and "fair share 1/3 = 0.333" in legend
+    assert [t.get_text() for t in right.get_yticklabels()] == list(TOY["agents"])
+    plots.plt.close(figure)
+
+
+def test_an_exploratory_seed_is_said_so(toy):
+    made, _, found = toy
+    assert made.caveat == "" and "exploratory" not in gauntlets.markdown(made, found, "", "x")
+    used = gauntlets.plan("toy", list(TOY["agents"]), list(TOY_FIELDS), [2, 3], 40, seed=0)
+    assert used.caveat.startswith("Results on seed 0 were looked at before (")
+    assert used.caveat in gauntlets.markdown(used, found, "", "x")
+    kept = gauntlets.Plan.from_record("toy", used.jobs, used.record())
+    assert kept == used  # the manifest keeps the plan, caveat included
+
+
+BAD = [
+    (["--agents", "greedy,nobody"], "nobody"),
+    (["--agents", "greedy,greedy"], "agent 'greedy' is listed twice"),
+    (["--agents", ","], "--agents names no agent"),
+    (["--fields", "greedy,nowhere"], "field 'nowhere' is not a field of geschenkt's gauntlet"),
+    (["--fields", "greedy+greedy"], "field 'greedy+greedy' names an agent twice"),
+    (["--fields", "greedy+"], "names no agent in one of its places"),
+    (["--players", "9"], "is played by 2..7 players, not 9"),
+    (["--players", "x"], "--players"),
+    (["--deals", "0"], "--deals must be at least 1, got 0"),
+    (["--agents", "sniper:T=nan"], "out of range"),
+]
+
+
+@pytest.mark.parametrize(("extra", "message"), BAD)
+def test_bad_input_is_one_line_and_exit_2(extra, message, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code = main(["gauntlet", "geschenkt", "--players", "3", "--deals", "2", *SERIAL, *extra])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert message in err
+    assert not list(tmp_path.iterdir())  # nothing written
+
+
+def test_a_folder_of_another_gauntlet_is_refused_in_one_line(tmp_path, capsys):
+    args = ["gauntlet", "toy", "--players", "2", "--deals", "2", *SERIAL, "--out", str(tmp_path)]
+    assert main(args) == 0
+    capsys.readouterr()
+    assert main([*args, "--deals", "3", "--resume"]) == 2
+    err = capsys.readouterr().err
+    assert "holds another experiment" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(("wins", "deals"), [(0, 3), (3, 3), (0, 7), (0.5, 1)])
+def test_a_share_interval_holds_its_share_exactly(wins, deals):
+    """A share of 0 over 3 deals once got a low end of 5.6e-17, above the share, and the
+    plot's error bars refused it."""
+    low, high = stats.wilson(wins, deals)
+    assert low <= wins / deals <= high
+    low, high = stats.share_interval(wins / deals, 0.0, deals)
+    assert low <= wins / deals <= high
