@@ -255,14 +255,20 @@ def test_round_robin_and_the_python_api():
 
 # ---- the command line --------------------------------------------------------------------------
 
-FIELD = ["tournament", "geschenkt", "--design", "field", "--candidate", "greedy", "--baseline"]
-FIELD += ["random", "--players", "4", "--games", "5", "--quiet", "--backend", "serial"]
+BASE = ["tournament", "geschenkt", "--players", "4", "--games", "5", "--quiet"]
+BASE += ["--backend", "serial"]
+FIELD = [*BASE, "--design", "field", "--candidate", "greedy", "--baseline", "random"]
+
+
+def test_a_mirror_is_refused(capsys):
+    assert main([*BASE, "--design", "mirror", "--agents", "greedy", "--luck-adjust"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "designs field, round-robin, not mirror" in err and len(err.splitlines()) == 1
 
 
 @pytest.mark.parametrize(
     ("extra", "says"),
     [
-        (["--design", "mirror", "--agents", "greedy"], "designs field, round-robin, not mirror"),
         (["--summary-only"], "drop --summary-only"),
         (["--luck-net", "agents/tulips/nets/4p.npz"], "is for 'tulips', not 'geschenkt'"),
         (["--luck-net", "agents/geschenkt/nets/3p.npz"], "is for 3 players, not 4"),
