@@ -10,6 +10,7 @@ definition, each with the game's package so that a game added by ``register_game
 there too (``copyreg``: the reducers live here, beside the table they rebuild from).
 """
 
+import contextlib
 import copyreg
 import importlib
 import importlib.util
@@ -284,8 +285,25 @@ def _check_callable(fn) -> None:
         raise ValueError("decide must be a function decide(obs, params, rng) -> action")
 
 
+_LATER = [False]  # set by compiling_later()
+
+
+@contextlib.contextmanager
+def compiling_later():
+    """Within it, :func:`define` compiles no entry (``Family.entry`` compiles it on first
+    use): an isolated agent's process loads a module of many agents and compiles only the
+    one it plays (``agents.isolation.child``)."""
+    _LATER[0] = True
+    try:
+        yield
+    finally:
+        _LATER[0] = False
+
+
 def _entry(decide, obs_size: int):
     """The loop entry, compiled now, so that a bad agent fails at definition with one line."""
+    if _LATER[0]:
+        return pointer_entry(decide, obs_size, lazy=True)
     try:
         return pointer_entry(decide, obs_size)
     except Exception as error:  # Numba raises many kinds of typing errors

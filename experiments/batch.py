@@ -8,12 +8,16 @@ number, a first player the rules contradict) raise ``ValueError`` with a one-lin
 before any game is played.
 """
 
+import secrets
+
 import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
+from agents.isolation.host import end_idle
 from agents.registry import parse_list
-from experiments.games import TAIL, entry, play_block
+from experiments.games import TAIL, entry, play_block, play_block_isolated
+from experiments.isolation import with_forfeits
 from giftsim.rng import check_seed
 
 BLOCK = 50_000
@@ -29,6 +33,8 @@ def play(
     first_index: int = 0,
     progress: bool = False,
     as_frame: bool = True,
+    isolation=None,
+    secret: int | None = None,
 ):
     """Play ``n_games`` games with one agent spec (or Agent) per seat.
 
@@ -39,6 +45,10 @@ def play(
     ``n_decisions``, ``score_s``, ``win_s`` = seat s's share of the win, ties split, and
     ``agent_s``), or with ``as_frame=False`` the raw int64 array (the game's blocks per seat,
     then first player, decisions and the winners' bit mask: ``giftsim.game.TAIL``).
+    ``isolation`` (``agents.isolation.Isolation``) plays the agents it names each from a
+    process of its own; the frame then has ``forfeit_s`` columns (``experiments.isolation``)
+    and the games are played under ``secret``, a random one unless given (kept in the
+    frame's ``attrs["secret"]``). ``secret`` is 0 otherwise.
     """
     ent = entry(game)
     agent_list = parse_list(_specs(agents), game)
@@ -48,17 +58,34 @@ def play(
         if not _whole(value) or value < 0:
             raise ValueError(f"{name} must be a whole number >= 0, got {value!r}")
     check_seed(seed, first_index + max(n_games - 1, 0))
-    blocks = []
+    if isolation is not None:
+        secret = secrets.randbits(64) if secret is None else secret
+    secret = secret or 0
+    blocks, lost = [], []
     with tqdm(total=n_games, disable=not progress, unit="game", unit_scale=True) as bar:
         for start in range(0, n_games, BLOCK):
             size = min(BLOCK, n_games - start)
-            blocks.append(
-                play_block(game, rules, agent_list, seed, first_index + start, size, first_player)
-            )
+            where = (seed, first_index + start, size, first_player, secret)
+            if isolation is None:
+                blocks.append(play_block(game, rules, agent_list, *where))
+            else:
+                try:
+                    rows, forfeits = play_block_isolated(game, rules, agent_list, *where, isolation)
+                finally:
+                    end_idle()  # the isolated agents' processes end with the call
+                blocks.append(rows)
+                lost.append(forfeits)
             bar.update(size)
     width = ent.row_width(rules)
     raw = np.concatenate(blocks) if blocks else np.zeros((0, width), np.int64)
-    return to_frame(ent, raw, agent_list, first_index) if as_frame else raw
+    if not as_frame:
+        return raw
+    frame = to_frame(ent, raw, agent_list, first_index)
+    if isolation is not None:
+        frame.attrs["secret"] = secret
+        n = len(agent_list)
+        with_forfeits(frame, np.concatenate(lost) if lost else np.zeros((0, n), np.int8))
+    return frame
 
 
 def _whole(value) -> bool:
@@ -101,9 +128,11 @@ def _first(first_player, rules):
 
 def win_shares(winners: np.ndarray, n_players: int) -> np.ndarray:
     """Each seat's share of the win per game from the winners' bit masks (the game's
-    ``winner_mask``): 1/k for each of k winners, else 0."""
-    seats = (winners[:, None] >> np.arange(n_players)) & 1
-    return seats / seats.sum(axis=1, keepdims=True)
+    ``winner_mask``): 1/k for each of k winners, else 0 (no winner: a game every seat
+    forfeited)."""
+    seats = ((winners[:, None] >> np.arange(n_players)) & 1).astype(np.float64)
+    total = seats.sum(axis=1, keepdims=True)  # 0 where every seat forfeited (isolated agents)
+    return np.divide(seats, total, out=np.zeros_like(seats), where=total > 0)
 
 
 def to_frame(ent, raw: np.ndarray, agent_list, first_index: int) -> pd.DataFrame:

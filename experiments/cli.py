@@ -116,7 +116,13 @@ def _command(sub, name: str, summary: str):
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line (with a hint to --help) and exit status 2."""
+    """argparse, but a usage error is one line (with a hint to --help) and exit status 2, and
+    an option is only its whole name (an abbreviation such as ``--agents`` for
+    ``--agents-module`` would run another experiment than the one typed)."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
@@ -162,8 +168,8 @@ def _add_agent_options(p, secret: bool = True) -> None:
         p.add_argument(
             "--secret",
             help="key of the agents' random streams, never shown to them: a number, or "
-            "'random' to draw one (kept in the results or record for replay); use it when "
-            "untrusted bots play, so that no search over seeds finds their deals",
+            "'random' to draw one (kept in the results or record for replay); the default is "
+            "0, or a random one when any agent is isolated",
         )
 
 
@@ -205,11 +211,74 @@ def _has_rule(args, key: str) -> bool:
     return any(pair.partition("=")[0].strip() == key for pair in args.rule)
 
 
+def _add_isolation_options(p) -> None:
+    """Options of the commands where agents play: isolated agents and their limits."""
+    from agents.isolation import MEMORY_MB, TIME_LIMIT
+
+    p.add_argument(
+        "--isolate",
+        metavar="NAME,...",
+        help="agents (family names) that each play from an OS process of their own, seeing "
+        "only their observations; a fault or a hang forfeits the game instead of stopping the "
+        "run; the secret is then random unless --secret is given",
+    )
+    p.add_argument(
+        "--untrusted-module",
+        action="append",
+        default=[],
+        metavar="FILE.py",
+        help="a Python file of agents (agents.registry.define) imported only in processes of "
+        "their own, never in this one: its agents always play isolated (repeatable)",
+    )
+    p.add_argument(
+        "--time-limit",
+        type=float,
+        default=TIME_LIMIT,
+        metavar="SECONDS",
+        help="isolated agents: wall-clock seconds per decision before the game is forfeited",
+    )
+    p.add_argument(
+        "--memory-limit",
+        type=int,
+        default=MEMORY_MB,
+        metavar="MIB",
+        help="isolated agents: address space of each agent's process, in MiB",
+    )
+
+
 def _load_agent_modules(args) -> None:
     from agents.registry import load_module
 
     for target in getattr(args, "agents_module", []):
         load_module(target)
+    if getattr(args, "untrusted_module", None) is None:
+        return
+    _check_limits(args)
+    from agents.isolation.untrusted import load_untrusted
+
+    args.untrusted = {
+        target: load_untrusted(target, args.memory_limit) for target in args.untrusted_module
+    }
+
+
+def _check_limits(args) -> None:
+    if not (args.time_limit > 0 and args.time_limit < float("inf")):
+        raise CliError(
+            f"--time-limit must be a positive number of seconds, got {args.time_limit:g}"
+        )
+    if args.memory_limit <= 0:
+        raise CliError(f"--memory-limit must be a positive number of MiB, got {args.memory_limit}")
+
+
+def _isolation(args, specs, game: str):
+    """The run's ``Isolation`` (None when nothing is isolated), its names checked against
+    the agents of the run (``specs``)."""
+    from agents.registry import parse
+    from experiments.isolation import from_options
+
+    families = [parse(spec, game).family for spec in specs]
+    limits = (args.time_limit, args.memory_limit)
+    return from_options(args.isolate, args.untrusted, limits, families)
 
 
 def _secret(args) -> int:
@@ -324,6 +393,7 @@ def _add_tournament(sub) -> None:
         "--agents", help="comma-separated agent specs (default: random,greedy; not with field)"
     )
     _add_agent_options(p)
+    _add_isolation_options(p)
     p.add_argument("--candidate", help="field design: the agent under test")
     p.add_argument("--baseline", help="field design: the agent filling the other seats")
     p.add_argument("--players", default="4", help="player count(s), comma-separated")
@@ -402,6 +472,7 @@ def _add_seats(sub) -> None:
     p.add_argument("game", choices=sorted(GAMES), help="which game")
     p.add_argument("--agents", default="greedy", help="comma-separated agent specs")
     _add_agent_options(p)
+    _add_isolation_options(p)
     p.add_argument("--players", help="player counts, comma-separated (default: all official)")
     _add_run_options(p)
     p.set_defaults(run=_seats)
@@ -514,15 +585,26 @@ def _add_play(sub) -> None:
     _add_force(p, "the --record file")
     _add_rule_option(p)
     _add_agent_options(p, secret=False)
+    _add_isolation_options(p)
     p.set_defaults(run=_play)
 
 
 def _play(args) -> int:
     from experiments import play  # only this command needs the terminal game
 
+    bots = args.vs or ",".join(["greedy"] * (args.players - 1))
+    isolation = _isolation(args, [s for s in bots.split(",") if s.strip()], args.game)
     try:
         where = (args.seed, args.record, args.rule)
-        play.run(args.game, args.players, args.seat, args.vs, *where, force=args.force)
+        play.run(
+            args.game,
+            args.players,
+            args.seat,
+            args.vs,
+            *where,
+            force=args.force,
+            isolation=isolation,
+        )
     except play.InputEnded as error:
         raise CliError(str(error)) from None
     except KeyboardInterrupt as stop:
@@ -575,12 +657,13 @@ def _tournament(args) -> None:
         args.baseline,
         rules=_rule_options(args, players),
     )
+    jobs = _secured(jobs, args)  # bad isolation options fail before anything is printed
     if args.luck_adjust:
         from experiments import luck
 
         jobs = luck.adjust(jobs, args.luck_net, args.summary_only)
     print(commands.seatings_line(jobs, args.games), flush=True)
-    _execute_and_print(jobs, args)
+    commands.execute_and_print(jobs, args.out, _run_options(args))
 
 
 def _seats(args) -> None:
@@ -643,12 +726,23 @@ def _ladder(args) -> None:
 
 
 def _execute_and_print(jobs, args) -> None:
-    from dataclasses import replace
-
     from experiments import commands
 
-    jobs = [replace(job, secret=_secret(args)) for job in jobs]
-    commands.execute_and_print(jobs, args.out, _run_options(args))
+    commands.execute_and_print(_secured(jobs, args), args.out, _run_options(args))
+
+
+def _secured(jobs, args) -> list:
+    """``jobs`` with the run's secret and isolation (a random secret when an agent is
+    isolated and no --secret is given)."""
+    from dataclasses import replace
+
+    isolation = _isolation(args, [spec for job in jobs for spec in job.agents], args.game)
+    if isolation is None:
+        return [replace(job, secret=_secret(args)) for job in jobs]
+    from experiments.isolation import isolate
+
+    given = None if args.secret is None else _secret(args)
+    return isolate(jobs, isolation, given)
 
 
 def _bench(args) -> None:
@@ -664,8 +758,12 @@ def _record(args) -> None:
 
     rules = _rules(args, args.players)
     first = _first_player(args, rules)
-    where = (args.seed, args.game_index, first, _secret(args))
-    commands.record(args.game, rules, args.agents, *where, args.out, args.force)
+    specs = args.agents or ",".join(["greedy"] * args.players)
+    isolation = _isolation(args, [s for s in specs.split(",") if s.strip()], args.game)
+    random = isolation is not None and args.secret is None  # isolated: a random secret
+    secret = secrets.randbits(64) if random else _secret(args)
+    where = (args.seed, args.game_index, first, secret)
+    commands.record(args.game, rules, specs, *where, args.out, args.force, isolation)
 
 
 def _replay(args) -> None:
@@ -703,6 +801,7 @@ def _add_record(sub) -> None:
     p.add_argument("--players", type=int, default=4, help="number of players")
     p.add_argument("--agents", help="comma-separated agent specs, one per seat (default greedy)")
     _add_agent_options(p)
+    _add_isolation_options(p)
     p.add_argument("--seed", type=int, default=0, help="root seed")
     p.add_argument("--game-index", type=int, default=0, help="index of the game under the seed")
     p.add_argument(

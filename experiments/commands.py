@@ -17,6 +17,7 @@ from agents.roster import roster
 from experiments import luck, provenance, stats
 from experiments import manifest as manifest_io
 from experiments.games import entry
+from experiments.isolation import forfeit_sums_table, forfeit_table
 from experiments.results import (
     deal_sums,
     load,
@@ -154,6 +155,8 @@ def summary_tables(sums: pd.DataFrame, deals=None) -> dict[str, pd.DataFrame]:
         out[f"{TURNS}{where}"] = advantage(part, column="position")
         out[f"{GAP}{where}"] = gap(part, column="position")
         out[f"turn-order test{where}"] = test(part, column="position")
+    if "forfeits" in sums:  # isolated agents (experiments.isolation)
+        out["forfeits by agent (a forfeit is a loss)"] = forfeit_sums_table(sums)
     return out
 
 
@@ -179,6 +182,8 @@ def tables(frame: pd.DataFrame, summary_only: bool, game=None, jobs=None):
         out[f"{GAP}{where}"] = stats.seat_gap(part, column="position")
         out[f"turn-order test{where}"] = stats.seat_test(part, "position")
     out.update(_round_tables(frame, game))
+    if "forfeit" in long:  # isolated agents (experiments.isolation)
+        out["forfeits by agent (a forfeit is a loss)"] = forfeit_table(long)
     if mixed:
         out["head to head (row agent beats opponent, ties 1/2)"] = stats.pairwise_table(long)
         order = "whole finishing order" if "finish" in long else "winners only"
@@ -576,12 +581,15 @@ def bench_rules(pairs) -> dict:
     return options
 
 
-def record(game, rules, specs, seed, game_index, first_player, secret, out, force=False) -> None:
+def record(
+    game, rules, specs, seed, game_index, first_player, secret, out, force=False, isolation=None
+) -> None:
     """``giftsim record``: play one game (or match) through the slow path and write its JSON
     record (to ``out``, else to the terminal; an existing ``out`` is replaced only if
-    ``force``, and is checked before the game is played)."""
+    ``force``, and is checked before the game is played). With ``isolation`` the isolated
+    agents play from processes of their own; a forfeit is kept in the record (``forfeits``:
+    seat, round and reason) and told on stderr."""
     from agents.registry import param_table, parse_list
-    from experiments.games import play_slow
     from giftsim.contract import first_policy
 
     if out:
@@ -594,11 +602,16 @@ def record(game, rules, specs, seed, game_index, first_player, secret, out, forc
     meta = {"agents": [a.spec for a in agents], "seed": seed, "game_index": game_index}
     if secret:
         meta["secret"] = secret
+    if isolation is not None:
+        meta["isolated"] = list(isolation.agents)
     rounds = rounds_of(rules)
-    games = [  # a match: rounds m * R .. m * R + R - 1 (as the fast loop)
-        play_slow(game, rules, agents, seed, game_index * rounds + r, first_player, secret)
-        for r in range(rounds)
-    ]
+    games = _record_games(game, rules, agents, (seed, game_index, first_player, secret), isolation)
+    lost = [(s, r, why) for r, (_, faults) in enumerate(games) for s, why in faults]
+    if lost:
+        meta["forfeits"] = [{"seat": s, "round": r, "reason": why} for s, r, why in lost]
+    for s, r, why in lost:
+        print(f"seat {s} ({agents[s].spec}) forfeited round {r}: {why}", file=sys.stderr)
+    games = [played for played, _ in games]
     if rounds > 1:
         made = entry(game).make_match_record(rules, [(g.start, g.actions) for g in games], meta)
     else:
@@ -608,6 +621,39 @@ def record(game, rules, specs, seed, game_index, first_player, secret, out, forc
         write_text(out, text + "\n", force)
     else:
         print(text)
+
+
+def _record_games(game, rules, agents, where, isolation):
+    """The rounds of a recorded match (``where``: seed, index, first player, secret), each
+    with its forfeits ``(seat, reason)``."""
+    from agents.drivers import isolated
+    from agents.isolation import FAULTS
+    from experiments.games import play_slow
+
+    seed, game_index, first_player, secret = where
+    rounds = rounds_of(rules)
+    indices = [game_index * rounds + r for r in range(rounds)]  # as the fast loop's matches
+    if isolation is None:
+        return [
+            (play_slow(game, rules, agents, seed, i, first_player, secret), []) for i in indices
+        ]
+    table = isolated.seated(game, agents, rules.n_players, isolation)
+    games = []
+    try:
+        for index in indices:
+            seats = [seat for seat in table if isinstance(seat, isolated.IsolatedSeat)]
+            for seat in seats:
+                seat.new_game()
+            played = play_slow(game, rules, table, seed, index, first_player, secret)
+            faults = [
+                (s, f"{FAULTS[seat.fault]}: {seat.message}")
+                for s, seat in enumerate(table)
+                if isinstance(seat, isolated.IsolatedSeat) and seat.fault
+            ]
+            games.append((played, faults))
+    finally:
+        isolated.close(table)
+    return games
 
 
 def replay(path: Path) -> None:

@@ -6,12 +6,21 @@ game through the slow path when one is plain Python; both give the same rows for
 agents (a contract test checks it).
 """
 
-from agents.drivers import block
+from agents.drivers import block, isolated
 from agents.drivers.slow import PlayedGame, play_block_slow
 from agents.drivers.slow import play_slow as _play_slow
 from giftsim.game import GAMES, TAIL, Game, load_game
 
-__all__ = ["GAMES", "TAIL", "Game", "PlayedGame", "entry", "play_block", "play_slow"]
+__all__ = [
+    "GAMES",
+    "TAIL",
+    "Game",
+    "PlayedGame",
+    "entry",
+    "play_block",
+    "play_block_isolated",
+    "play_slow",
+]
 
 
 def entry(game: str) -> Game:
@@ -22,13 +31,48 @@ def entry(game: str) -> Game:
 def play_block(
     game: str, rules, agents, seed, first_index, n_games, first_player="rotate", secret=0
 ):
-    """Result rows of games ``first_index ..`` (``Game.row_width`` columns, ``TAIL`` last)."""
+    """Result rows of games ``first_index ..`` (``Game.row_width`` columns, ``TAIL`` last).
+    Agents of untrusted modules play isolated, with the default limits (forfeits are lost
+    here: :func:`play_block_isolated` returns them)."""
+    if any(getattr(agent.family, "untrusted", False) for agent in agents):
+        return play_block_isolated(
+            game, rules, agents, seed, first_index, n_games, first_player, secret
+        )[0]
     if all(agent.family.compiled for agent in agents):
         return block.play_block(
             load_game(game), rules, agents, seed, first_index, n_games, first_player, secret
         )
     return play_block_slow(
         load_game(game), rules, agents, seed, first_index, n_games, first_player, secret
+    )
+
+
+def play_block_isolated(
+    game: str,
+    rules,
+    agents,
+    seed,
+    first_index,
+    n_games,
+    first_player="rotate",
+    secret=0,
+    isolation=None,
+):
+    """``(rows, forfeits)``: :func:`play_block`'s rows of the same games with the agents that
+    ``isolation`` covers (``agents.isolation.Isolation``, or its dict) each playing from a
+    process of its own, and each seat's forfeit code per row (``agents.isolation.FAULTS``)."""
+    from agents.isolation import Isolation
+
+    return isolated.play_block(
+        load_game(game),
+        rules,
+        agents,
+        seed,
+        first_index,
+        n_games,
+        first_player,
+        secret,
+        Isolation.of(isolation) or Isolation(),
     )
 
 

@@ -45,6 +45,8 @@ def adjust(jobs: list, value: str = SHIPPED, summary_only: bool = False) -> list
         raise ValueError(f"--luck-adjust works with the designs {', '.join(DESIGNS)}, not {design}")
     if summary_only:
         raise ValueError("--luck-adjust needs per-game rows; drop --summary-only")
+    if any(job.isolation for job in jobs):
+        raise ValueError("--luck-adjust plays agents in process; drop --isolate")
     if value != SHIPPED:
         value = str(Path(value).expanduser().resolve())
     for job in jobs:

@@ -219,8 +219,9 @@ def load_summary(folder) -> pd.DataFrame:
             chunk = pd.read_parquet(path)
         else:
             job = jobs[int(path.name.split("-")[1])]
+            kinds = ("win", "score", "forfeit") if job.isolation else ("win", "score")
             columns = ["first_player", "n_decisions"] + [
-                f"{kind}_{s}" for s in range(job.n_players) for kind in ("win", "score")
+                f"{kind}_{s}" for s in range(job.n_players) for kind in kinds
             ]
             chunk = summary(pd.read_parquet(path, columns=columns), job)
         parts.append(chunk)

@@ -24,10 +24,12 @@ from tqdm import tqdm
 
 from agents.drivers.block import announce
 from agents.drivers.generate import driver
+from agents.isolation.host import end_idle
 from agents.registry import parse_list
 from experiments import manifest as manifest_io
 from experiments.batch import to_frame
-from experiments.games import entry, play_block
+from experiments.games import entry, play_block, play_block_isolated
+from experiments.isolation import with_forfeits
 from experiments.luck import luck_rows
 from experiments.schedule import Job
 from giftsim.rng import game_keys
@@ -63,17 +65,25 @@ def chunks_of(jobs: list[Job], chunk_size: int) -> list[Chunk]:
 
 def rows(chunk: Chunk) -> pd.DataFrame:
     """Per-game rows of a chunk: job, game index, deal seed, first player, decisions, and per
-    seat the agent, score (and the game's other result blocks) and win share; for a job with
-    ``luck``, per seat also ``luck_s``, the sum of its corrections (``experiments.luck``)."""
+    seat the agent, score (and the game's other result blocks) and win share; with isolated
+    agents also each seat's forfeit code (``experiments.isolation.with_forfeits``); for a job
+    with ``luck``, per seat ``luck_s``, the sum of its corrections (``experiments.luck``)."""
     job = chunk.job
     agents = list(chunk.agents) or parse_list(list(job.agents), job.game)
     first = job.first_index + chunk.start
-    play = (job.make_rules(), agents, job.seed, first, chunk.size, job.first_player, job.secret)
-    if job.luck:
-        raw, luck = luck_rows(job.game, *play, job.luck)
+    where = (job.seed, first, chunk.size, job.first_player, job.secret)
+    luck = None
+    if job.isolation:
+        raw, forfeits = play_block_isolated(
+            job.game, job.make_rules(), agents, *where, job.isolation
+        )
+    elif job.luck:
+        raw, luck = luck_rows(job.game, job.make_rules(), agents, *where, job.luck)
     else:
-        raw, luck = play_block(job.game, *play), None
+        raw = play_block(job.game, job.make_rules(), agents, *where)
     frame = to_frame(entry(job.game), raw, agents, first)
+    if job.isolation:
+        with_forfeits(frame, forfeits)
     if luck is not None:
         frame = frame.assign(**luck)
     seeds = np.zeros(chunk.size, np.uint64)
@@ -102,6 +112,9 @@ def summary(frame: pd.DataFrame, job: Job) -> pd.DataFrame:
             "score_sq": np.bincount(position, score * score, n),
             "decisions_sum": np.bincount(position, decisions, n).astype(np.int64),
         }
+        if f"forfeit_{s}" in frame:  # isolated agents: the games each seat forfeited
+            lost = (frame[f"forfeit_{s}"].to_numpy() != 0).astype(np.float64)
+            sums["forfeits"] = np.bincount(position, lost, n).astype(np.int64)
         head = {"job": job.job, "n_players": n, "seat": s, "position": np.arange(n), "agent": spec}
         parts.append(pd.DataFrame({**head, **sums}))
     return pd.concat(parts, ignore_index=True)
@@ -209,7 +222,12 @@ def run(
         todo = [c for c in todo if c.name not in done]
     start_workers(todo, backend, workers)
     start = time.perf_counter()
-    frames, played = _dispatch(todo, folder, summary_only, backend, workers, scheduler, progress)
+    try:
+        frames, played = _dispatch(
+            todo, folder, summary_only, backend, workers, scheduler, progress
+        )
+    finally:
+        end_idle()  # isolated agents' templates kept by this process (agents.isolation.host)
     seconds = time.perf_counter() - start
     if folder is not None:
         return None, seconds, played

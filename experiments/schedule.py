@@ -28,6 +28,7 @@ from itertools import combinations_with_replacement, permutations
 import numpy as np
 import pandas as pd
 
+from agents.isolation import Isolation
 from agents.registry import parse_list
 from experiments.games import entry
 from giftsim.rng import check_secret, check_seed
@@ -49,6 +50,7 @@ class Job:
     group: int = 0  # seating group: the arrangements of one multiset share it
     rotation: int = 0  # the seating's place in its group (a rotation or arrangement)
     secret: int = 0  # key of the agents' random streams, never shown to them (giftsim.rng)
+    isolation: dict = field(default_factory=dict)  # isolated agents and limits (agents.isolation)
     luck: str = ""  # the luck estimator's value network ("shipped" or a file; "": not measured)
 
     @property
@@ -58,6 +60,7 @@ class Job:
     def __post_init__(self) -> None:
         check_seed(self.seed, self.first_index + max(self.n_games - 1, 0))
         check_secret(self.secret)
+        Isolation.of(self.isolation)  # a one-line ValueError for a bad limit
         if self.n_games < 1:
             raise ValueError(f"a seating plays at least one game, got {self.n_games}")
         if "first_player" in self.rules:  # the rules' first player, not a silent rotation

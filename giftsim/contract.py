@@ -1,4 +1,4 @@
-"""The compiled agent contract shared by every game.
+"""The compiled agent contract shared by every game, and where its seal ends.
 
 An agent's rule is ``decide(obs, params, rng) -> action``, written over arrays: ``obs`` is the
 observation of the seat to act (int64 slots, layout in the game's ``state.py``/``engine.py``),
@@ -16,7 +16,25 @@ views the pointers as arrays and calls ``decide`` directly. Sealing:
   built-in bounds-checked to show it reads nothing past the observation);
 * a user agent's entry (:func:`pointer_entry`) copies the observation into its seat's own
   scratch row (zeros after it) and calls ``decide``, compiled bounds-checked, on that copy,
-  which it may write into freely. The copy costs only user agents' decisions.
+  which it may write into freely. The copy costs only user agents' decisions;
+* every entry views the parameter row read-only: an agent that wrote its parameters would
+  carry state from one decision to the next through the loop's parameter table, and its
+  games would then depend on how a run is cut into blocks, so such a ``decide`` does not
+  compile (``define`` refuses it with one line). The slow path hands each decision a fresh
+  copy of the row, so a plain-Python agent's writes have no effect.
+
+Threat model. An agent in this process (a built-in, a ``define``d agent, compiled or plain
+Python) is *trusted code*: the seal above guards against mistakes (a read past the
+observation is an error, a write into it changes nothing, parameters are read-only, the
+random stream cannot be run back to the deal), not against an author who wants to cheat.
+Compiled code can view any memory of the process (``np.lib.stride_tricks.as_strided``,
+:func:`address` with ``numba.carray``, ctypes), ``numba.objmode`` and plain Python can walk
+the caller's frames (``sys._getframe``) to the live state and the run's secret, and nothing
+in one process can stop that. Untrusted code plays *isolated* (``agents.isolation``): in an
+OS process of its own, started without this process's state, secret, seeds or records, to
+which only each decision's observation (a copy) and the agent's stream word cross, and whose
+faults (an exception, a crash, a hang, too much memory, an illegal action) forfeit a game
+instead of stopping the run.
 """
 
 from numba import carray, njit, types
@@ -74,23 +92,24 @@ def readonly(typingctx, array):
 @njit(cache=True)
 def as_arrays(obs, params, rng, obs_size):
     """The pointers of a built-in's entry call viewed as the arrays ``decide`` takes, the
-    observation read-only."""
+    observation and the parameters read-only."""
     shown = readonly(carray(obs, (obs_size,)))
-    return shown, carray(params, (MAX_PARAMS,)), carray(rng, (1,))
+    return shown, readonly(carray(params, (MAX_PARAMS,))), carray(rng, (1,))
 
 
-def pointer_entry(decide, obs_size: int):
+def pointer_entry(decide, obs_size: int, lazy: bool = False):
     """Compile the loop entry of a user-defined ``decide`` (not cached: closures cannot be),
-    which gets its own writable copy of the observation."""
+    which gets its own writable copy of the observation and its parameters read-only; with
+    ``lazy``, compile it only when first asked (``Family.entry``)."""
 
-    @njit(DECIDER_SIG)
     def entry(obs, params, rng, scratch):
         shown, own = carray(obs, (obs_size,)), carray(scratch, (obs_size,))
         for i in range(obs_size):
             own[i] = shown[i]
-        return decide(own, carray(params, (MAX_PARAMS,)), carray(rng, (1,)))
+        row = readonly(carray(params, (MAX_PARAMS,)))
+        return decide(own, row, carray(rng, (1,)))
 
-    return entry
+    return njit(entry) if lazy else njit(DECIDER_SIG)(entry)
 
 
 @njit(cache=True)

@@ -137,3 +137,89 @@ def test_killing_the_main_process_stops_its_workers(tmp_path):
     assert len(workers) == 2
     assert not any(w.is_running() and w.status() != psutil.STATUS_ZOMBIE for w in workers)
     assert sorted(p.name for p in out.iterdir()) == written
+
+
+# Isolated agents (agents.isolation): an option naming no agent of the run, a limit of zero
+# or less, a module that cannot be imported in its own process. ``BAD`` is a folder of bad
+# modules; ``{bad}`` in an argument stands for it.
+RUN = ["tournament", "geschenkt", "--agents", "greedy,random", *QUICK]
+ISOLATION_ERRORS = [
+    (
+        [*RUN, "--isolate", "sniper"],
+        "--isolate names 'sniper', which plays nowhere in this run (agents: greedy, random)",
+    ),
+    ([*RUN, "--isolate", ","], "--isolate takes agent names separated by commas, got ','"),
+    ([*RUN, "--isolate", "random", "--time-limit", "0"], "--time-limit must be a positive number"),
+    ([*RUN, "--time-limit", "-1"], "--time-limit must be a positive number of seconds, got -1"),
+    ([*RUN, "--time-limit", "nan"], "--time-limit must be a positive number of seconds, got nan"),
+    ([*RUN, "--memory-limit", "0"], "--memory-limit must be a positive number of MiB, got 0"),
+    ([*RUN, "--memory-limit", "-5"], "--memory-limit must be a positive number of MiB, got -5"),
+    (
+        [*RUN, "--untrusted-module", "{bad}/nowhere.py"],
+        "untrusted module '{bad}/nowhere.py': no such .py file",
+    ),
+    (
+        [*RUN, "--untrusted-module", "{bad}/broken.py"],
+        "untrusted module 'broken.py' cannot be imported in its own process: "
+        "ModuleNotFoundError: No module named 'no_such_package'",
+    ),
+    (
+        [*RUN, "--untrusted-module", "{bad}/needs_key.py"],
+        "untrusted module 'needs_key.py' cannot be imported in its own process: "
+        "KeyError: 'GIFTSIM_BOT_KEY'",
+    ),
+    (
+        [*RUN, "--untrusted-module", "{bad}/unused.py"],
+        "--untrusted-module {bad}/unused.py defines no agent of this run (it defines unused_bot",
+    ),
+    (
+        ["record", "geschenkt", "--players", "3", "--isolate", "sniper"],
+        "--isolate names 'sniper', which plays nowhere in this run (agents: greedy)",
+    ),
+    (
+        ["play", "geschenkt", "--players", "3", "--isolate", "random", "--seed", "1"],
+        "--isolate names 'random', which plays nowhere in this run (agents: greedy)",
+    ),
+]
+BAD_MODULES = {
+    "broken.py": "import no_such_package\n",
+    # importable here (the test sets the key), not in an agent's process: no parent variable
+    "needs_key.py": "import os\nKEY = os.environ['GIFTSIM_BOT_KEY']\n",
+    "unused.py": "from agents.registry import define\n"
+    "define('geschenkt', 'unused_bot', lambda obs, params, rng: 0)\n",
+}
+
+
+@pytest.mark.parametrize(("args", "message"), ISOLATION_ERRORS)
+def test_bad_isolation_options_are_one_line_and_write_nothing(
+    capsys, tmp_path, monkeypatch, args, message
+):
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    for name, text in BAD_MODULES.items():
+        (bad / name).write_text(text)
+    monkeypatch.setenv("GIFTSIM_BOT_KEY", "only in the parent")
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    out = ["--out", str(work / "run")] if args[0] == "tournament" else []
+    args = [a.replace("{bad}", str(bad)) for a in args]
+    err = one_line_error(capsys, [*args, *out])
+    assert message.replace("{bad}", str(bad)) in err
+    assert not list(work.iterdir())
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["play", "geschenkt", "--agents", "greedy"],  # would have been --agents-module
+        ["tournament", "geschenkt", "--game", "5"],  # would have been --games
+        ["record", "tulips", "--play", "4"],  # would have been --players
+    ],
+)
+def test_an_abbreviated_option_is_refused_not_read_as_another(capsys, args):
+    with pytest.raises(SystemExit) as stop:
+        main(args)
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and err.count("\n") == 1
+    assert "unrecognized arguments" in err and args[2] in err

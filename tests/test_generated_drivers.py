@@ -17,15 +17,16 @@ from agents.drivers import generate
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# Plays every driver of both games once (the game loop plain and with both hooks, the vector
-# environment, every search family), then reports each generated dispatcher that has code:
-# its cache hits and misses in this process.
+# Plays every driver of both games once (the game loop plain, with isolated seats and with both
+# hooks, the vector environment, every search family), then reports each generated dispatcher
+# that has code: its cache hits and misses in this process.
 WORKLOAD = textwrap.dedent(
     """
     import json, sys
     import numpy as np
     from agents.drivers import generate
     from agents.drivers.block import event_block, recorded_block
+    from agents.isolation import Isolation
     from agents.registry import parse_list
     from experiments.batch import play
     from experiments.envs.vector import VectorEnv
@@ -35,6 +36,7 @@ WORKLOAD = textwrap.dedent(
         game = load_game(name)
         rules = game.rules(n_players=3)
         play(name, [field] * 3, 3, as_frame=False)
+        play(name, [field] * 3, 3, as_frame=False, isolation=Isolation((field,)))
         recorded_block(game, rules, parse_list(["learned"] * 3, name), 1, 0, 2, (0.1, -1))
         if game.event is not None:
             event_block(game, rules, parse_list([field] * 3, name), 1, 0, 2, 40)

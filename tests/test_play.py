@@ -318,3 +318,22 @@ def test_the_tulips_rules_in_brief_open_the_game_and_answer_a_question_mark(
     for words in ("you score 0/1/2/3 by its variety's rank", "value + 3/2/1/0", "1st 15/10"):
         assert words in out.replace("\n  ", " ")
     assert all(len(line) <= 80 for line in out.split("\n── ")[0].splitlines()[2:])
+
+
+def test_the_seed_is_shown_only_once_the_game_is_over(monkeypatch, capsys, tmp_path):
+    """With the seed, ``giftsim record`` would show the whole deck: no screen shows it while
+    the game is played, only the end (and the saved record)."""
+    out, record = played(monkeypatch, capsys, tmp_path, (*NO_THANKS, "--seed", "987654"))
+    assert "987654" not in screen_before_the_end(out)
+    assert "seed 987654 (the same deal again: --seed 987654)" in out.split("── game over")[1]
+    assert record["seed"] == 987654
+
+
+def test_an_isolated_bot_plays_the_game_it_plays_in_process(monkeypatch, capsys, tmp_path):
+    out, record = played(monkeypatch, capsys, tmp_path, (*NO_THANKS, "--seed", "4"))
+    isolated, again = played(
+        monkeypatch, capsys, tmp_path, (*NO_THANKS, "--seed", "4", "--isolate", "sniper")
+    )
+    assert again["actions"] == record["actions"] and again["scores"] == record["scores"]
+    before_saving = (text.split("record saved to")[0] for text in (isolated, out))
+    assert next(before_saving) == next(before_saving)  # the same moves, told the same way

@@ -193,31 +193,41 @@ def test_only_the_secret_stops_a_search_over_small_seeds():
 
 
 BOUNDS_CHECKED_RUN = """
-from agents.registry import builtins
+import sys
 from experiments.batch import play
-for game, n in TABLES:
-    for family in builtins(game):
-        spec = family.name + (":iters=4" if "iters" in family.defaults else "")
-        rules = {"geschenkt": {"chips_visible": n == 3}}.get(game, {})
-        play(game, [spec] * n, 3, rules=entry(game).rules(n_players=n, **rules), seed=1)
-        print(game, spec, flush=True)
+from experiments.games import entry
+game, spec, tables = sys.argv[1], sys.argv[2], [int(n) for n in sys.argv[3:]]
+for n in tables:
+    rules = {"geschenkt": {"chips_visible": n == 3}}.get(game, {})
+    play(game, [spec] * n, 3, rules=entry(game).rules(n_players=n, **rules), seed=1)
+    print(game, spec, n, flush=True)
 """
+TABLES = {"tulips": (4, 6), "geschenkt": (4, 3)}
+BUILTINS = [  # a search agent with few iterations (its code is the same)
+    (game, family.name + (":iters=4" if "iters" in family.defaults else ""))
+    for game in TABLES
+    for family in builtins(game)
+]
 
 
-@pytest.mark.parametrize(("game", "tables"), [("tulips", (4, 6)), ("geschenkt", (4, 3))])
-def test_every_builtin_reads_only_its_observation_when_bounds_are_checked(game, tables, tmp_path):
-    """Every built-in family plays compiled with Numba's bounds checks on (and a fresh cache):
-    a read past the observation it is shown would be an IndexError, reported as AgentError.
-    One process per game, so that the two compile side by side under ``pytest -n 2``."""
-    pairs = tuple((game, n) for n in tables)
-    script = f"from experiments.games import entry\nTABLES = {pairs!r}\n" + BOUNDS_CHECKED_RUN
-    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path)}
-    done = subprocess.run(
-        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600
-    )
+@pytest.fixture(scope="module")
+def bounds_cache(tmp_path_factory):
+    """A Numba cache of its own, shared by the bounds-checked runs of this test process: the
+    first compiles the game loops, the others load them."""
+    return tmp_path_factory.mktemp("boundscheck")
+
+
+@pytest.mark.parametrize(("game", "spec"), BUILTINS)
+def test_every_builtin_reads_only_its_observation_when_bounds_are_checked(game, spec, bounds_cache):
+    """Every built-in family plays compiled with Numba's bounds checks on (and a cache without
+    unchecked code): a read past the observation it is shown would be an IndexError, reported
+    as AgentError. One process per family, without a time limit: on a loaded machine each
+    only takes longer, and the families spread over ``pytest -n`` workers."""
+    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(bounds_cache)}
+    command = [sys.executable, "-c", BOUNDS_CHECKED_RUN, game, spec, *map(str, TABLES[game])]
+    done = subprocess.run(command, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
-    played = [line for line in done.stdout.split("\n") if line.startswith(game + " ")]
-    assert len(played) == len(tables) * len(builtins(game))
+    assert done.stdout.split("\n")[:-1] == [f"{game} {spec} {n}" for n in TABLES[game]]
 
 
 def test_a_builtin_entry_shows_the_observation_read_only():

@@ -2,8 +2,10 @@
 
 A seat is a configured :class:`~agents.base.Agent` (its ``decide`` is called from Python with
 the same observation, parameters and random stream as in the fast loop, so the game is the same
-as there; a plain-Python family plays here only) or any callable ``player(obs, legal) ->
-action``: a person at a terminal, a neural network. Each is shown a fresh copy of its own seat's
+as there; a plain-Python family plays here only), any callable ``player(obs, legal) ->
+action`` (a person at a terminal, a neural network), or a player with a method
+``with_stream(obs, rng, legal)`` that also gets its seat's random stream (an isolated agent,
+``agents.drivers.isolated.IsolatedSeat``). Each is shown a fresh copy of its own seat's
 observation. A seat with a single legal action is not asked, as in the fast loops.
 """
 
@@ -103,6 +105,9 @@ def ask(game: Game, players, state, rngs, legal) -> int:
     obs = np.zeros(game.obs_size, np.int64)
     game.observe(state, seat, obs)
     player = players[seat]
+    streamed = getattr(player, "with_stream", None)
+    if streamed is not None:  # an isolated seat draws from its seat's stream in its process
+        return int(streamed(obs, rngs[seat], legal))
     if not isinstance(player, Agent):
         return int(player(obs, legal))
     try:

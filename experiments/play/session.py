@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from agents.base import Agent
+from agents.drivers import isolated
 from agents.registry import parse_list
 from experiments.games import entry, play_slow
 from experiments.play.screen import HUMAN, Console, InputEnded, Quit, Seats, count, rule
@@ -39,7 +40,10 @@ class MoveLog:
         self.known = None  # public facts after the last noted decision (game-specific)
 
     def watch(self, agent: Agent) -> Agent:
-        """The same agent, with the same random stream in the slow path, its moves noted."""
+        """The same agent, with the same random stream in the slow path, its moves noted (an
+        isolated seat, ``agents.drivers.isolated.IsolatedSeat``, too)."""
+        if hasattr(agent, "with_stream"):
+            return _Watched(agent, self)
         decide = agent.family.decide
 
         def noted(obs, params, rng):
@@ -63,6 +67,20 @@ class MoveLog:
     def flush(self) -> list[str]:
         lines, self.lines = self.lines, []
         return ["since your last decision:", *(f"  {x}" for x in lines)] if lines else []
+
+
+class _Watched:
+    """An isolated seat whose moves a :class:`MoveLog` notes."""
+
+    def __init__(self, seat, log: MoveLog):
+        self.seat, self.log = seat, log
+
+    def with_stream(self, obs, rng, legal) -> int:
+        action = self.seat.with_stream(obs, rng, legal)
+        self.log.catch_up(obs)
+        self.log.lines.append(self.log.text.event(obs, action, self.log.seats))
+        self.log.decided(obs, action)
+        return action
 
 
 class Human:
@@ -93,10 +111,13 @@ def run(
     stdin=None,
     stdout=None,
     force: bool = False,
+    isolation=None,
 ) -> Path:
     """Play one game against the bots ``vs`` (specs of the other seats in seat order), show the
     result and save the record; return its path. ``rule``: ``key=value`` rule options (the
-    command line's ``--rule``).
+    command line's ``--rule``); ``isolation`` (``agents.isolation.Isolation``): bots that
+    play from processes of their own. The seed is shown once the game is over (and kept in
+    the record).
 
     The record's file is checked before the first move: ``record`` must be new (or ``force``
     set); the default name takes ``-2``, ``-3``, ... when an earlier game has it. A game that
@@ -114,14 +135,19 @@ def run(
     path = _record_path(record, f"giftsim-play-{game}-{seed}.json", force)
     brief = (text.rules_in_brief(rules), text.RULES_FILE)
     console = Console(stdin or sys.stdin, stdout or sys.stdout, *brief)
-    console.show(_welcome(text, seats, seed))
+    console.show(_welcome(text, seats))
     console.show(console.brief())
     meta = {"agents": list(seats.specs), "seed": seed, "game_index": 0}
+    if isolation is not None:
+        bots = isolated.seated(game, bots, players, isolation)
     try:
         result = _play(text, ent, rules, seats, bots, seed, console, meta)
     except (InputEnded, KeyboardInterrupt) as stop:
         _save_stopped(stop, text, rules, meta, path, record is None, force, console)
         raise
+    finally:
+        isolated.close(bots)
+    console.show([f"seed {seed} (the same deal again: --seed {seed})"])
     path = _save(path, result, record is None, force)
     if result.get("unfinished"):
         console.show([f"the game so far saved to {path} (unfinished, so replay will not check it)"])
@@ -190,12 +216,11 @@ def _seating(game: str, players: int, seat: int, vs) -> tuple[Seats, list[Agent]
     return Seats(tuple(specs), seat), bots
 
 
-def _welcome(text, seats: Seats, seed: int) -> list[str]:
+def _welcome(text, seats: Seats) -> list[str]:
+    """The first screen: the table and the goal; not the seed, which with ``giftsim record``
+    would show the whole deal (it is shown at the end)."""
     others = ", ".join(seats.name(s) for s in range(len(seats.specs)) if s != seats.human)
-    return [
-        f"{text.TITLE}: you are seat {seats.human} against {others}",
-        f"seed {seed} (the same deal again: --seed {seed}); {text.GOAL}",
-    ]
+    return [f"{text.TITLE}: you are seat {seats.human} against {others}", text.GOAL]
 
 
 def _winners(result: dict, seats: Seats) -> list[str]:

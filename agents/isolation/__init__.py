@@ -1,0 +1,85 @@
+"""Isolated agents: untrusted code in an OS process of its own, one per seat.
+
+An agent in the game's own process is trusted code (``giftsim.contract``: the seal there
+guards against mistakes, not against an author who wants to cheat). An *isolated* agent plays
+from a child process (``agents.isolation.child``) started as a fresh interpreter (``python
+-I``, a scrubbed environment, an empty temporary folder as its working directory, no file
+descriptors but its own three): it gets the game's name, the agent (its spec, or the source
+text of an untrusted module) and its limits, never the state, the run's secret, seeds, game
+indices or records. For each decision the parent writes the seat's observation (a copy) and
+the seat's random word into memory it shares with that child alone, and reads back the action
+and the advanced word (``agents.isolation.protocol``). Since the word is the one the seat
+would hold in the compiled loop, an isolated agent plays exactly the games it plays in
+process, for the same (root seed, game index, rules, agents, secret).
+
+Faults are results (:data:`FAULTS`): an agent that raises, crashes, hangs past the time limit
+of a decision, exceeds its memory limit (its process's address space), or answers with an
+illegal or non-integer action *forfeits* that game: the rest of the game its seat plays the
+lowest legal action, it cannot win the game, the other seats' results stand, and its process
+is restarted (fresh) before its next decision.
+
+What isolation does not do: the child runs as the same OS user as the parent, with the same
+access to files and the network (and to the results folder, whose manifest holds the secret).
+The parent makes itself non-dumpable while children run (Linux), so that an unprivileged child
+cannot read its memory through ``/proc`` or ``ptrace``; beyond that, keeping bots away from the
+machine is the operating system's job (a container, a virtual machine or another user account
+for the tournament), which the process boundary makes possible: nothing but observations and
+actions needs to cross it.
+"""
+
+import math
+from dataclasses import asdict, dataclass
+
+# Fault codes of a forfeit (``forfeit_<seat>`` result columns): index into FAULTS.
+NO_FAULT, RAISED, CRASHED, TIMEOUT, MEMORY, ILLEGAL, NOT_INTEGER, NO_START = range(8)
+FAULTS = (
+    "",  # no forfeit
+    "raised",  # decide raised an exception
+    "crashed",  # the agent's process ended (a signal, a hard exit)
+    "timeout",  # no answer within the time limit of a decision
+    "memory",  # the agent ran out of its memory limit
+    "illegal",  # an action that is not legal in the state
+    "not an integer",  # an answer that is not a whole number
+    "no start",  # the agent's process could not be (re)started
+)
+
+TIME_LIMIT = 1.0  # default seconds per decision (wall clock, generous for a loaded machine)
+MEMORY_MB = 1024  # default address space of an agent's process (a child idles at ~400 MB)
+
+
+@dataclass(frozen=True)
+class Isolation:
+    """Which agents play isolated, and their limits.
+
+    ``agents``: names of families whose seats each play from a process of their own (a family
+    of an untrusted module, ``agents.isolation.untrusted``, always does); ``time_limit``:
+    seconds of wall-clock time per decision; ``memory_mb``: the address space of each agent's
+    process, in MiB."""
+
+    agents: tuple[str, ...] = ()
+    time_limit: float = TIME_LIMIT
+    memory_mb: int = MEMORY_MB
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "agents", tuple(self.agents))
+        limit = self.time_limit
+        if not isinstance(limit, int | float) or not math.isfinite(limit) or limit <= 0:
+            raise ValueError(f"the time limit must be a positive number of seconds, got {limit}")
+        memory = self.memory_mb
+        if not isinstance(memory, int) or isinstance(memory, bool) or memory <= 0:
+            raise ValueError(f"the memory limit must be a positive number of MiB, got {memory}")
+
+    def as_dict(self) -> dict:
+        """A plain dict (for a job and its manifest)."""
+        return {**asdict(self), "agents": list(self.agents)}
+
+    @classmethod
+    def of(cls, value) -> "Isolation | None":
+        """An Isolation from itself, a dict (``as_dict``) or None/empty (nothing isolated)."""
+        if value is None or isinstance(value, Isolation):
+            return value
+        return cls(**value) if value else None
+
+    def covers(self, family) -> bool:
+        """Whether ``family``'s seats play isolated."""
+        return bool(getattr(family, "untrusted", False)) or family.name in self.agents

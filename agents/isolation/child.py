@@ -1,0 +1,195 @@
+"""The isolated agent's process: ``python -I -m agents.isolation.child CONTROL BLOCK``.
+
+Started by ``agents.isolation.host`` with two file descriptors (``CONTROL``, its end of a
+socket pair with the parent; ``BLOCK``, the shared block of ``agents.isolation.protocol``, or
+-1) and its start message on stdin: a pickle of plain data (the game, the agent, the limits;
+see ``host.start_message``). It limits its own address space and asks to die with its parent
+before it imports anything, loads the agent, compiles what it will run, and answers ``READY``
+on ``CONTROL`` (or ``FAILED`` and the reason).
+
+It then serves as a *template*: for each pair of pipe ends the parent sends (``GO`` to read,
+``DONE`` to write) it forks a *worker*, a copy of itself as it stands, which decides each batch
+it is sent, one byte each way, until the parent closes ``GO`` or kills it. So a worker killed
+after a fault is replaced in milliseconds by another copy of the same clean process, never by
+one that ran the faulty decision. In ``describe`` mode it only loads an untrusted module and
+writes what agents it defines (as JSON after ``READY``).
+"""
+
+import contextlib
+import ctypes
+import importlib.util
+import json
+import os
+import pickle
+import resource
+import signal
+import socket
+import sys
+import traceback
+import types
+
+FAILED = b"x"
+_PR_SET_PDEATHSIG = 1
+
+
+def main(argv) -> None:
+    control = socket.socket(fileno=int(argv[1]))
+    block_fd = int(argv[2])
+    start = pickle.loads(sys.stdin.buffer.read())
+    os.close(0)
+    _limit(start["memory_mb"])
+    _die_with_parent()
+    try:
+        agent, added = _load(start)
+        if start["mode"] == "describe":
+            control.sendall(b"r" + json.dumps(added).encode())
+            return
+        serve = _server(start, agent, block_fd)
+    except BaseException as error:  # the agent's own code ran: anything may come out of it
+        control.sendall(FAILED + _reason(error).encode())
+        return
+    control.sendall(b"r")
+    _template(control, serve)
+
+
+def _limit(memory_mb: int) -> None:
+    """Cap the process's address space (its memory limit) and leave no core files."""
+    size = memory_mb << 20
+    resource.setrlimit(resource.RLIMIT_AS, (size, size))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def _die_with_parent() -> None:
+    """Linux: the kernel kills this process when its parent ends (a killed run leaves none)."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+def _template(control: socket.socket, serve) -> None:
+    """Fork a worker for each pair of pipe ends the parent sends; tell it the worker's pid."""
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # workers are reaped by the kernel
+    while True:
+        data, fds, _, _ = socket.recv_fds(control, 1, 2)
+        if not data or len(fds) != 2:
+            return
+        pid = os.fork()
+        if pid == 0:
+            _worker(control, fds, serve)
+        for fd in fds:
+            os.close(fd)
+        control.sendall(pid.to_bytes(8, "little"))
+
+
+def _worker(control: socket.socket, fds, serve) -> None:
+    """A forked worker: decide each batch until ``GO`` closes; never returns."""
+    code = 0
+    try:
+        os.setsid()  # its own group: the parent kills it with all it starts
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        control.close()
+        _die_with_parent()
+        go, done = fds
+        while os.read(go, 1):
+            serve()
+            os.write(done, b"d")
+    except BaseException:
+        code = 1
+    os._exit(code)
+
+
+def _load(start: dict):
+    """The agent to serve (None in describe mode) and the families an untrusted module added
+    (descriptions, see ``untrusted.describe``)."""
+    sys.path[:0] = start["path"]
+    from agents.isolation.untrusted import describe
+    from agents.registry import compiling_later, parse
+    from giftsim.game import GAMES, register_game
+
+    if start["game"] not in GAMES:
+        register_game(start["game"], start["package"])
+    added = []
+    if start["module"] is not None:
+        name, text = start["module"]
+        path = os.path.join(os.getcwd(), name)
+        with open(path, "w") as f:
+            f.write(text)
+        if start["mode"] == "describe":  # every agent compiled: errors show before a run
+            return None, [describe(family) for family in _run_module(path)]
+        with compiling_later():  # only the agent it serves is compiled (Family.entry)
+            _run_module(path)
+    if start["agent"] is not None:
+        with compiling_later():
+            agent = pickle.loads(start["agent"])
+        _module_of(agent.family.decide)
+        return agent, added
+    return parse(start["spec"], start["game"]), added
+
+
+def _run_module(path: str) -> list:
+    """Run an untrusted module's source here; the families it defined. Its own exception
+    propagates (``_reason`` then names its line)."""
+    from agents.registry import families
+    from giftsim.game import GAMES
+
+    before = {(g, f.name): f for g in GAMES for f in families(g)}
+    name = "giftsim_untrusted_" + os.path.splitext(os.path.basename(path))[0]
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return [f for g in GAMES for f in families(g) if before.get((g, f.name)) is not f]
+
+
+def _module_of(decide) -> None:
+    """Give a ``decide`` pickled by value (its module is not importable here) a module under
+    its module's name, holding its globals: Numba resolves the globals of an ``objmode``
+    block through the module of the function."""
+    function = getattr(decide, "py_func", decide)
+    name = getattr(function, "__module__", None)
+    if name and name not in sys.modules and hasattr(function, "__globals__"):
+        module = types.ModuleType(name)
+        module.__dict__.update(function.__globals__)
+        sys.modules[name] = module
+
+
+def _server(start: dict, agent, block_fd: int):
+    """The function that decides one batch of the shared block (compiled or plain Python)."""
+    import numpy as np
+
+    from agents.isolation.protocol import Block
+    from agents.isolation.serve import fault_of, python_server, serve
+    from agents.kernels.lanes import entry_addresses
+    from giftsim.contract import SCRATCH_WORK
+    from giftsim.game import load_game
+
+    game = load_game(start["game"])
+    block = Block(block_fd, start["capacity"], game.obs_size)
+    params = agent.param_row(start["players"])
+    if not agent.family.compiled:
+        return python_server(agent.family.decide, block, params)
+    entry = agent.family.entry()
+    address = entry_addresses([entry])[0]
+    scratch = np.zeros(game.obs_size + game.state_size + SCRATCH_WORK, np.int64)
+    arrays = (block.flat, block.words, block.actions, params, scratch, game.obs_size)
+    serve(address, np.zeros_like(block.header), *arrays)  # no decision: compiles (or loads)
+
+    def run():
+        try:
+            serve(address, block.header, *arrays)
+        except BaseException as error:
+            fault_of(error, block)
+
+    run.keep = entry  # the entry stays alive while its address is used
+    return run
+
+
+def _reason(error: BaseException) -> str:
+    """One line: the exception, and where in the agent's code it was raised."""
+    frames = traceback.extract_tb(error.__traceback__)
+    where = f" ({os.path.basename(frames[-1].filename)}:{frames[-1].lineno})" if frames else ""
+    text = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {text[0] if text else ''}{where}"
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -1,0 +1,413 @@
+"""The parent's side of an isolated agent: a :class:`Sandbox` per isolated seat.
+
+A sandbox owns the shared block of its seat (``agents.isolation.protocol``), a *template*
+process that loaded the agent (``agents.isolation.child``: a fresh interpreter with a scrubbed
+environment, in a session of its own and an empty temporary folder) and the *worker* forked
+from it that decides. :meth:`Sandbox.run` sends a batch and returns a fault code per decision
+(0: answered); a fault kills the worker, and the next decision goes to a fresh fork of the
+template, so the run goes on whatever the agent does. A template that cannot fork (it died)
+is started again once; if that fails too, every later decision of the block is forfeited at
+once (``NO_START``), so that a broken agent never stalls a run.
+"""
+
+import atexit
+import contextlib
+import ctypes
+import json
+import os
+import pickle
+import select
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+from agents.isolation import CRASHED, FAULTS, NO_START, RAISED, TIMEOUT, Isolation, protocol
+from agents.isolation.child import FAILED
+from agents.isolation.protocol import H_COUNT, H_DONE, H_FAULT, H_FIRST
+from giftsim.game import GAMES, load_game
+
+START_LIMIT = 120.0  # seconds for a template to import and compile its agent (a loaded machine)
+# Seconds a worker's first decision may take beyond the time limit: code the agent compiles
+# only when first called (a plain-Python agent's ``@njit`` helpers) compiles in each worker.
+WARM_UP = 10.0
+THREADS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS")
+
+
+class StartError(ValueError):
+    """An isolated agent's process did not start (one line: why)."""
+
+
+def environment(folder: str) -> dict:
+    """A child's whole environment: no variable of the parent's but Numba's settings (its
+    cache folder, so that built-ins load compiled), one thread per library, ``folder`` as
+    home and temporary folder."""
+    numba = {k: v for k, v in os.environ.items() if k.startswith("NUMBA_")}
+    threads = dict.fromkeys(THREADS, "1")
+    base = {"PATH": os.defpath, "LANG": "C.UTF-8", "HOME": folder, "TMPDIR": folder}
+    return {**base, **numba, **threads}
+
+
+def start_message(game: str, agent, players: int, capacity: int, memory_mb: int, mode="serve"):
+    """What a child is told (plain data, pickled): the game (and its package), the agent (the
+    spec of a built-in, a pickle of a user family defined here, or an untrusted module's
+    source and the spec), the table size, the batch capacity and the memory limit, and this
+    process's import path (absolute entries only: the child's folder is its own)."""
+    family = getattr(agent, "family", None)
+    module = getattr(family, "module", None) or None
+    pickled = None
+    if family is not None and not family.builtin and module is None:
+        import cloudpickle
+
+        pickled = cloudpickle.dumps(agent)
+    return {
+        "mode": mode,
+        "game": game,
+        "package": GAMES[game],
+        "players": players,
+        "spec": getattr(agent, "spec", None),
+        "agent": pickled,
+        "module": module,
+        "path": [p for p in sys.path if p and os.path.isabs(p)],
+        "capacity": capacity,
+        "memory_mb": memory_mb,
+    }
+
+
+class Template:
+    """The template process of an agent: started, asked to fork workers, killed."""
+
+    def __init__(self, message: dict, block_fd: int = -1):
+        self.folder = tempfile.mkdtemp(prefix="giftsim-agent-")
+        self.control, theirs = socket.socketpair()
+        command = [sys.executable, "-I", "-B", "-m", "agents.isolation.child"]
+        command += [str(theirs.fileno()), str(block_fd)]
+        _DUMPABLE.hold()  # before the child runs any code
+        self.process = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd=self.folder,
+            env=environment(self.folder),
+            pass_fds=[theirs.fileno()] + ([block_fd] if block_fd >= 0 else []),
+            start_new_session=True,
+        )
+        theirs.close()
+        with contextlib.suppress(OSError):  # if it ended before reading, its answer says so
+            self.process.stdin.write(pickle.dumps(message))
+            self.process.stdin.close()
+
+    def answer(self, limit: float, everything: bool) -> tuple[bytes, bytes]:
+        """Its first byte (``READY``, ``FAILED``, or b"" when it ended) and, after ``FAILED``
+        or when ``everything``, all it sent until it closed; TimeoutError after ``limit``."""
+        first = _read(self.control.fileno(), limit)
+        if first == protocol.READY and not everything:
+            return first, b""
+        rest, deadline = b"", time.monotonic() + limit
+        while first and (
+            more := _read(self.control.fileno(), deadline - time.monotonic(), 1 << 16)
+        ):
+            rest += more
+        return first, rest
+
+    def fork(self) -> "Worker | None":
+        """A fresh worker forked from the template (None if the template is gone)."""
+        go_read, go = os.pipe()
+        done, done_write = os.pipe()
+        try:
+            socket.send_fds(self.control, [b"f"], [go_read, done_write])
+            pid = int.from_bytes(_read(self.control.fileno(), START_LIMIT, 8), "little")
+        except (OSError, TimeoutError):
+            pid = 0
+        finally:
+            os.close(go_read)
+            os.close(done_write)
+        if pid <= 0:
+            os.close(go)
+            os.close(done)
+            return None
+        return Worker(pid, go, done)
+
+    def kill(self) -> None:
+        """End the template (its workers are killed on their own); free its folder."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+        self.control.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
+        _DUMPABLE.release()
+
+
+class Worker:
+    """A forked worker: its pid (and process group) and its two pipe ends."""
+
+    def __init__(self, pid: int, go: int, done: int):
+        self.pid, self.go, self.done = pid, go, done
+        self.fresh = True  # no decision made yet (see WARM_UP)
+
+    def read(self, limit: float) -> bytes | None:
+        """Its ``DONE`` byte, b"" if it ended, None if nothing came within ``limit``."""
+        try:
+            return _read(self.done, limit)
+        except TimeoutError:
+            return None
+
+    def kill(self) -> None:
+        """End the worker and all it started (the template reaps it)."""
+        for kill in (os.kill, os.killpg):  # os.kill: it may not have made its group yet
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                kill(self.pid, signal.SIGKILL)
+        os.close(self.go)
+        os.close(self.done)
+
+
+def _read(fd: int, limit: float, size: int = 1) -> bytes:
+    """Up to ``size`` bytes (b"": closed); TimeoutError after ``limit`` seconds."""
+    ready, _, _ = select.select([fd], [], [], max(limit, 0.0))
+    if not ready:
+        raise TimeoutError
+    return os.read(fd, size)
+
+
+class Kept:
+    """What a process keeps of an isolated agent between blocks: its template and the shared
+    block the template maps. A block forks its workers from it, so each block's decisions
+    come from fresh copies of one clean process, which starts (imports, compiles) once."""
+
+    def __init__(self, message: dict, obs_size: int):
+        self.fd = protocol.create(message["capacity"], obs_size)
+        self.block = protocol.Block(self.fd, message["capacity"], obs_size)
+        self.template, self.ready = None, False
+
+    def alive(self) -> bool:
+        return self.template is not None and self.template.process.poll() is None
+
+    def end(self) -> None:
+        """Kill the template (it is started again when next needed)."""
+        if self.template is not None:
+            self.template.kill()
+        self.template, self.ready = None, False
+
+    def close(self) -> None:
+        self.end()
+        self.block.close()
+        os.close(self.fd)
+
+
+class _Pool:
+    """Idle :class:`Kept` agents of this process, by start message, the least recently used
+    ended first beyond ``KEEP``."""
+
+    KEEP = 8
+
+    def __init__(self):
+        self.idle: dict[bytes, list[Kept]] = {}
+
+    def take(self, key: bytes) -> "Kept | None":
+        kept = self.idle.get(key, [])
+        found = kept.pop() if kept else None
+        if not kept:
+            self.idle.pop(key, None)
+        return found
+
+    def give(self, key: bytes, kept: Kept) -> None:
+        if not kept.alive():
+            kept.close()
+            return
+        self.idle.setdefault(key, []).append(kept)
+        self.idle[key] = self.idle.pop(key)  # most recently used last
+        while sum(map(len, self.idle.values())) > self.KEEP:
+            oldest = next(iter(self.idle))
+            self.take(oldest).close()
+
+    def clear(self) -> None:
+        for key in list(self.idle):
+            while (kept := self.take(key)) is not None:
+                kept.close()
+
+
+_POOL = _Pool()
+atexit.register(_POOL.clear)
+
+
+def end_idle() -> None:
+    """End every idle template of this process (a run ends them when it is over)."""
+    _POOL.clear()
+
+
+class Sandbox:
+    """An isolated seat: ``agent`` deciding from a process of its own, batches of up to
+    ``capacity`` decisions of a ``players``-seat table, under ``isolation``'s limits.
+
+    Fill ``rows[:k]`` (observations) and ``words[:k]`` (random words), call ``run(k)``; then
+    ``actions[:k]`` and ``words[:k]`` hold the answers where the returned fault code is 0.
+    ``faults`` lists every fault so far as ``(code, explanation)``. :meth:`close` ends the
+    worker and gives the template back to this process's pool, for the next block."""
+
+    def __init__(self, game: str, agent, players: int, capacity: int, isolation: Isolation):
+        self.limit, obs_size = isolation.time_limit, load_game(game).obs_size
+        self.message = start_message(game, agent, players, capacity, isolation.memory_mb)
+        self.key = pickle.dumps(self.message)
+        self.kept = _POOL.take(self.key) or Kept(self.message, obs_size)
+        self.block = self.kept.block
+        self.rows, self.words, self.actions = self.block.rows, self.block.words, self.block.actions
+        self.worker, self.broken, self.faults = None, "", []
+        self.name = getattr(agent, "spec", str(agent))
+
+    def start(self) -> None:
+        """Start the agent's process; :class:`StartError` (one line) if it does not get ready."""
+        self.spawn()
+        self.ready()
+
+    def spawn(self) -> None:
+        """Start the template (unless kept alive) without waiting for it."""
+        if not self.kept.alive():
+            self.kept.end()
+            self.kept.template = Template(self.message, self.kept.fd)
+
+    def ready(self) -> None:
+        """Wait for the template to be ready and fork the first worker; :class:`StartError`
+        if it does not get ready."""
+        first, rest = protocol.READY, b""
+        if not self.kept.ready:
+            try:
+                first, rest = self.kept.template.answer(START_LIMIT, everything=False)
+            except TimeoutError:
+                first, rest = FAILED, f"not ready in {START_LIMIT:g} s".encode()
+        self.kept.ready = first == protocol.READY
+        self.worker = self.kept.template.fork() if self.kept.ready else None
+        if self.worker is None:
+            self.kept.end()
+            why = rest.decode(errors="replace") or "its process ended while starting"
+            raise StartError(f"isolated agent {self.name!r} did not start: {why}")
+
+    def run(self, count: int) -> np.ndarray:
+        """Decide rows ``0 .. count - 1``; the fault code of each (0: answered)."""
+        faults = np.zeros(count, np.int8)
+        first = 0
+        while first < count:
+            if self.worker is None and not self._restart():
+                faults[first:] = NO_START
+                break
+            done, code = self._batch(first, count)
+            if code:
+                faults[done] = code
+                self.discard()
+            first = done + 1 if code else count
+        return faults
+
+    def discard(self, code: int = 0, message: str = "") -> None:
+        """Kill the worker (the next decision goes to a fresh one); with ``code``, note a
+        fault found here (an illegal action)."""
+        if code:
+            self.faults.append((code, message))
+        if self.worker is not None:
+            self.worker.kill()
+            self.worker = None
+
+    def _batch(self, first: int, count: int) -> tuple[int, int]:
+        """Send rows ``first ..``; ``(rows answered up to, fault code or 0)``."""
+        header = self.block.header
+        header[H_FIRST], header[H_COUNT], header[H_DONE], header[H_FAULT] = first, count, first, 0
+        try:
+            os.write(self.worker.go, protocol.GO)
+        except OSError:  # it died between batches
+            return first, self._note(CRASHED, "its process ended")
+        seen, since = first, time.monotonic()
+        limit = self.limit + (WARM_UP if self.worker.fresh else 0.0)
+        while True:
+            signal_byte = self.worker.read(self.limit / 4)
+            done = int(min(max(header[H_DONE], first), count))
+            if done > first:
+                self.worker.fresh, limit = False, self.limit
+            if signal_byte == protocol.DONE:
+                if done == count:
+                    return done, 0
+                code = int(header[H_FAULT])
+                code = code if 0 < code < len(FAULTS) else RAISED
+                return done, self._note(code, self.block.said())
+            if signal_byte is not None:  # b"": the worker ended
+                return done, self._note(CRASHED, "its process ended (a crash or an exit)")
+            if done != seen:
+                seen, since = done, time.monotonic()
+            elif time.monotonic() - since > limit:
+                return done, self._note(TIMEOUT, f"no answer in {limit:g} s")
+
+    def _note(self, code: int, message: str) -> int:
+        self.faults.append((code, message))
+        return code
+
+    def _restart(self) -> bool:
+        """A fresh worker from the template, or from a template started again."""
+        if self.broken:
+            return False
+        self.worker = self.kept.template.fork() if self.kept.alive() else None
+        if self.worker is not None:
+            return True
+        try:
+            self.start()
+        except StartError as error:
+            self.broken = str(error)
+            return False
+        return True
+
+    def close(self) -> None:
+        """End the worker; keep the template for the next block of this process."""
+        self.discard()
+        self.rows = self.words = self.actions = self.block = None
+        _POOL.give(self.key, self.kept)
+        self.kept = None
+
+
+def describe(name: str, text: str, memory_mb: int) -> list[dict]:
+    """The agents an untrusted module's source defines, as a child of its own reports them
+    (``agents.isolation.untrusted.describe``); a one-line ValueError if the module cannot be
+    imported there."""
+    message = start_message("geschenkt", None, 0, 0, memory_mb, mode="describe")
+    message["module"] = (name, text)
+    template = Template(message)
+    try:
+        first, rest = template.answer(START_LIMIT, everything=True)
+    except TimeoutError:
+        first, rest = FAILED, f"no answer in {START_LIMIT:g} s".encode()
+    finally:
+        template.kill()
+    if first != protocol.READY:
+        why = rest.decode(errors="replace") or "its process ended while importing it"
+        raise ValueError(f"untrusted module {name!r} cannot be imported in its own process: {why}")
+    return json.loads(rest)
+
+
+class _Dumpable:
+    """While any child lives, this process is non-dumpable (Linux ``prctl``): a process of the
+    same unprivileged user can then neither ``ptrace`` it nor read its ``/proc/PID/mem``."""
+
+    def __init__(self):
+        self.children, self.before = 0, None
+
+    def hold(self) -> None:
+        self.children += 1
+        if self.children == 1:
+            self.before = _prctl(3, 0)  # PR_GET_DUMPABLE
+            _prctl(4, 0)  # PR_SET_DUMPABLE, 0
+
+    def release(self) -> None:
+        self.children -= 1
+        if self.children == 0 and self.before is not None and self.before > 0:
+            _prctl(4, self.before)
+
+
+_DUMPABLE = _Dumpable()
+
+
+def _prctl(option: int, value: int):
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
+    except (OSError, AttributeError):  # not Linux
+        return None

@@ -1,0 +1,322 @@
+"""Isolated agents (``agents.isolation``): each plays from an OS process of its own and plays
+exactly the games it plays in process; its faults forfeit games instead of stopping the run;
+its process starts without the parent's state, secret, seeds or environment."""
+
+import json
+import os
+from dataclasses import replace
+from pathlib import Path
+
+import distributed
+import numpy as np
+import pandas as pd
+import pytest
+
+from agents.isolation import CRASHED, ILLEGAL, MEMORY, NOT_INTEGER, RAISED, TIMEOUT, Isolation, host
+from agents.isolation.untrusted import load_untrusted
+from agents.registry import compiling_later, define, parse_list
+from experiments.batch import play
+from experiments.cli import main
+from experiments.games import entry, play_block, play_block_isolated
+from experiments.manifest import read
+from experiments.results import load
+from experiments.runner import run
+from experiments.schedule import Job, field_design
+from geschenkt_sim.rules import PASS, TAKE
+from geschenkt_sim.state import CHIPS, POT, SEAT
+from giftsim.rng import next_below
+from tulips_sim.state import LEGAL
+
+BOTS = Path(__file__).parent / "bots"
+SECRET = 0x5EC2E7
+
+
+def pot5(obs, params, rng):
+    """Take once 5 chips lie on the card (the faulty bots' rule when they do not fault)."""
+    broke = obs[CHIPS + obs[SEAT]] == 0
+    return TAKE if broke or obs[POT] >= 5 else PASS
+
+
+def coin(obs, params, rng):
+    """Take or pass at random, drawing from the seat's stream (the stream crosses)."""
+    broke = obs[CHIPS + obs[SEAT]] == 0
+    return TAKE if broke or next_below(rng, 2) == 1 else PASS
+
+
+def tulips_coin(obs, params, rng):
+    """A random legal action, drawn from the seat's stream."""
+    legal, count = obs[LEGAL], 0
+    for action in range(63):
+        count += (legal >> action) & 1
+    pick = next_below(rng, count)
+    for action in range(63):
+        if (legal >> action) & 1:
+            if pick == 0:
+                return action
+            pick -= 1
+    return 0
+
+
+with compiling_later():  # each compiled when first played
+    define("geschenkt", "iso_pot5", pot5)
+    define("geschenkt", "iso_coin", coin)
+    define("geschenkt", "iso_coin_py", coin, compiled=False)
+    define("tulips", "iso_coin", tulips_coin)
+    define("tulips", "iso_coin_py", tulips_coin, compiled=False)
+
+MIXES = {
+    "geschenkt": ["iso_coin", "greedy", "iso_coin_py", "random"],
+    "tulips": ["iso_coin", "greedy", "iso_coin_py", "hoarder"],
+}
+
+
+@pytest.mark.parametrize("game", ["geschenkt", "tulips"])
+def test_isolated_agents_play_the_games_they_play_in_process(game):
+    """Built-in, compiled and plain-Python agents, each from its own process, against
+    in-process seats: every game equal to the in-process game under the same secret."""
+    rules, agents = entry(game).rules(n_players=4), parse_list(MIXES[game], game)
+    for isolated, games in ((("iso_coin", "greedy", "iso_coin_py"), 60), (("iso_coin",), 10)):
+        # the trusted seats compiled: the loop; a trusted seat plain Python: the slow path
+        where = (3, 20, games, "rotate", SECRET)
+        rows, forfeits = play_block_isolated(game, rules, agents, *where, Isolation(isolated))
+        assert np.array_equal(rows, play_block(game, rules, agents, *where))
+        assert not forfeits.any()
+
+
+def test_isolated_matches_of_several_rounds_are_the_matches_in_process():
+    rules = entry("geschenkt").rules(n_players=3, rounds=3)
+    agents = parse_list(["iso_coin", "sniper", "greedy"], "geschenkt")
+    rows, _ = play_block_isolated(
+        "geschenkt", rules, agents, 1, 0, 30, "rotate", SECRET, Isolation(("iso_coin",))
+    )
+    assert np.array_equal(rows, play_block("geschenkt", rules, agents, 1, 0, 30, "rotate", SECRET))
+
+
+def isolated_jobs(candidate: str, games: int):
+    """A field of an isolated ``candidate`` against a built-in under a fixed secret, and the
+    rows of the same jobs in process."""
+    plain = field_design("geschenkt", candidate, "sniper", 3, games, seed=4)
+    marked = Isolation((candidate,)).as_dict()
+    isolated = [replace(j, secret=SECRET, isolation=marked) for j in plain]
+    reference, _, _ = run(
+        [replace(j, secret=SECRET) for j in plain], backend="serial", progress=False
+    )
+    return isolated, reference
+
+
+def without_forfeits(frame: pd.DataFrame) -> pd.DataFrame:
+    assert not frame.filter(like="forfeit_").to_numpy().any()
+    return frame.drop(columns=[c for c in frame if c.startswith("forfeit_")])
+
+
+def test_same_games_whatever_the_chunk_size():
+    """A user agent isolated (sent to its process pickled by value), in blocks of 70."""
+    isolated, reference = isolated_jobs("iso_coin", 300)
+    frame, _, played = run(isolated, backend="serial", chunk_size=70, progress=False)
+    assert played == 900
+    pd.testing.assert_frame_equal(without_forfeits(frame), reference)
+
+
+@pytest.fixture(scope="module")
+def builtin_jobs():
+    """A built-in isolated (``random``: it draws from its stream), so that worker processes
+    start its process from the compiled cache."""
+    return isolated_jobs("random", 300)
+
+
+def test_same_games_with_worker_processes(builtin_jobs):
+    isolated, reference = builtin_jobs
+    frame, _, _ = run(isolated, backend="processes", workers=2, chunk_size=250, progress=False)
+    pd.testing.assert_frame_equal(without_forfeits(frame), reference)
+
+
+def test_same_games_on_a_dask_cluster(builtin_jobs):
+    isolated, reference = builtin_jobs
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        frame, _, _ = run(
+            isolated,
+            backend="dask",
+            scheduler=cluster.scheduler_address,
+            chunk_size=300,
+            progress=False,
+        )
+    pd.testing.assert_frame_equal(without_forfeits(frame), reference)
+
+
+def test_a_run_with_isolated_agents_keeps_its_random_secret_and_replays(tmp_path):
+    out = tmp_path / "run"
+    args = ["tournament", "geschenkt", "--design", "field", "--candidate", "iso_coin"]
+    args += ["--baseline", "greedy", "--players", "3", "--games", "20", "--backend", "serial"]
+    assert main([*args, "--quiet", "--isolate", "iso_coin", "--out", str(out)]) == 0
+    manifest = read(out)
+    secrets = {job["secret"] for job in manifest["jobs"]}
+    assert len(secrets) == 1 and secrets != {0}
+    kept = [Job(**{**job, "agents": tuple(job["agents"])}) for job in manifest["jobs"]]
+    assert {tuple(j.isolation["agents"]) for j in kept} == {("iso_coin",)}
+    again, _, _ = run([replace(j, isolation={}) for j in kept], backend="serial", progress=False)
+    _, frame = load(out)
+    scores = [f"score_{s}" for s in range(3)]
+    assert frame[scores].equals(again[scores])
+
+
+def faulty_tables():
+    """Two tables of the faulty bots (tests/bots/faulty.py, loaded untrusted) and what each
+    seat forfeits: a bot faults at the first decision of a game, so in the games it begins
+    (first player rotating: seat s in games s, s + 4, ..)."""
+    return [
+        (["raiser", "looper", "crasher", "greedy"], [RAISED, TIMEOUT, CRASHED, 0]),
+        (["hog", "illegal", "fraction", "greedy"], [MEMORY, ILLEGAL, NOT_INTEGER, 0]),
+    ]
+
+
+@pytest.fixture(scope="module")
+def faulty(tmp_path_factory):
+    host.WARM_UP = 0.5  # these bots compile nothing lazily
+    load_untrusted(BOTS / "faulty.py", 600)
+    yield Isolation((), time_limit=0.4, memory_mb=600)
+    host.WARM_UP = 10.0
+
+
+@pytest.mark.parametrize(("table", "codes"), faulty_tables())
+def test_every_fault_forfeits_its_game_and_the_other_games_stand(faulty, table, codes):
+    rules, n_games = entry("geschenkt").rules(n_players=4), 8
+    agents = parse_list(table, "geschenkt")
+    rows, forfeits = play_block_isolated(
+        "geschenkt", rules, agents, 1, 0, n_games, "rotate", SECRET, faulty
+    )
+    twins = parse_list(["iso_pot5"] * 3 + ["greedy"], "geschenkt")
+    honest = play_block("geschenkt", rules, twins, 1, 0, n_games, "rotate", SECRET)
+    begins = np.arange(n_games) % 4
+    for g in range(n_games):
+        expected = [codes[s] if s == begins[g] else 0 for s in range(4)]
+        assert forfeits[g].tolist() == expected
+        if not any(expected):
+            assert np.array_equal(rows[g], honest[g])  # the other games are intact
+        else:
+            assert not (int(rows[g, -1]) >> int(begins[g])) & 1  # a forfeit never wins
+
+
+def test_a_tournament_of_faulty_bots_finishes_and_report_counts_forfeits(faulty, tmp_path, capsys):
+    out = tmp_path / "faults"
+    args = [
+        "tournament",
+        "geschenkt",
+        "--design",
+        "round-robin",
+        "--agents",
+        "raiser,crasher,greedy",
+    ]
+    args += ["--players", "3", "--games", "2", "--backend", "serial"]
+    args += ["--untrusted-module", str(BOTS / "faulty.py"), "--time-limit", "0.4"]
+    assert main([*args, "--memory-limit", "600", "--quiet", "--out", str(out)]) == 0
+    manifest, frame = load(out)
+    assert len(frame) == len(manifest["jobs"]) * 2  # every chunk written
+    capsys.readouterr()
+    assert main(["report", str(out)]) == 0
+    report = capsys.readouterr().out
+    table = report.split("== forfeits by agent")[1].split("==")[0]
+    lost = {line.split()[0]: line.split() for line in table.splitlines() if line[:1].isalpha()}
+    codes = frame.filter(like="forfeit_").to_numpy()
+    assert "raised" in " ".join(lost["raiser"]) and "crashed" in " ".join(lost["crasher"])
+    assert int(lost["raiser"][2]) + int(lost["crasher"][2]) == int((codes != 0).sum()) > 0
+
+
+def test_record_keeps_a_forfeit_and_replays(faulty, tmp_path, capsys):
+    path = tmp_path / "r.json"
+    args = ["record", "geschenkt", "--agents", "raiser,greedy,greedy", "--players", "3"]
+    args += ["--untrusted-module", str(BOTS / "faulty.py"), "--out", str(path)]
+    assert main(args) == 0
+    assert (
+        "seat 0 (raiser) forfeited round 0: raised: ValueError: the raiser raises"
+        in capsys.readouterr().err
+    )
+    made = json.loads(path.read_text())
+    assert made["forfeits"] == [
+        {"seat": 0, "round": 0, "reason": "raised: ValueError: the raiser raises"}
+    ]
+    assert made["secret"] > 0 and made["isolated"] == ["raiser"]
+    assert main(["replay", str(path)]) == 0
+
+
+SPY = '''
+import json, os, sys
+from agents.registry import define
+
+def link(fd):
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return "closed"  # the folder listdir read them from
+
+
+def spy(obs, params, rng):
+    """Writes what its process can see, once, then passes or takes."""
+    if not os.path.exists(OUT):
+        seen = {
+            "environ": sorted(os.environ),
+            "argv": sys.argv,
+            "cwd": os.getcwd(),
+            "files": sorted(os.listdir(".")),
+            "fds": [link(fd) for fd in os.listdir("/proc/self/fd")],
+            "ppid_cmdline": open(f"/proc/{os.getppid()}/cmdline").read().split("\\0"),
+        }
+        with open(OUT, "w") as f:
+            json.dump(seen, f)
+    return int(obs[3] > 4 or obs[14 + obs[11]] == 0)  # pot, chips of its seat
+
+define("geschenkt", "spy", spy, compiled=False)
+'''
+
+
+def test_an_isolated_process_starts_without_the_parents_state(tmp_path, monkeypatch):
+    """What an agent's process has: Numba's settings and a few fixed variables, no variable of
+    the parent's (a secret in the parent's environment stays there), only its own pipe ends
+    and shared block open, an empty folder of its own, and a command line of file numbers."""
+    out = tmp_path / "seen.json"
+    module = tmp_path / "spy.py"
+    module.write_text(f"OUT = {str(out)!r}\n" + SPY)
+    monkeypatch.setenv("GIFTSIM_TEST_SECRET", "do-not-cross")
+    load_untrusted(module)
+    play("geschenkt", ["spy", "greedy", "greedy"], 3, seed=2, isolation=Isolation())
+    seen = json.loads(out.read_text())
+    allowed = {"PATH", "LANG", "HOME", "TMPDIR", *host.THREADS}
+    assert {k for k in seen["environ"] if not k.startswith("NUMBA_")} <= allowed
+    assert seen["files"] == ["spy.py"]  # its module's source, written there by itself
+    assert len(seen["argv"]) == 3 and all(a.lstrip("-").isdigit() for a in seen["argv"][1:])
+    kinds = {link.split(":")[0].split(" ")[0] for link in seen["fds"]}
+    assert kinds <= {"pipe", "/dev/null", "/memfd", "closed"}, seen["fds"]
+    assert "GIFTSIM_TEST_SECRET" not in seen["environ"]
+    assert Path(seen["cwd"]).name.startswith("giftsim-agent-") and not Path(seen["cwd"]).exists()
+
+
+def test_an_agent_that_writes_its_parameters_does_not_compile():
+    def counter(obs, params, rng):
+        params[1] += 1
+        return 0
+
+    with pytest.raises(ValueError, match="decide does not compile"):
+        define("geschenkt", "param_writer", counter)
+
+
+def counting(obs, params, rng):
+    """Plays differently after 150 decisions counted in its parameter row (if it kept)."""
+    params[1] += 1
+    return TAKE if params[1] > 150 or obs[CHIPS + obs[SEAT]] == 0 else PASS
+
+
+define("geschenkt", "param_counter_py", counting, compiled=False)
+
+
+@pytest.mark.parametrize("isolated", [False, True])
+def test_a_plain_python_parameter_writer_plays_the_same_games_whatever_the_chunks(isolated):
+    """Each decision gets a fresh copy of the parameter row, so the writes have no effect."""
+    jobs = field_design("geschenkt", "param_counter_py", "greedy", 3, 30, seed=5)
+    if isolated:
+        jobs = [replace(j, isolation=Isolation(("param_counter_py",)).as_dict()) for j in jobs]
+    whole, _, _ = run(jobs, backend="serial", chunk_size=30, progress=False)
+    cut, _, _ = run(jobs, backend="serial", chunk_size=7, progress=False)
+    pd.testing.assert_frame_equal(whole, cut)
+    assert (whole.n_decisions > 0).all()
+    assert os.environ.get("NUMBA_CACHE_DIR")  # the children load compiled code from it
