@@ -60,6 +60,8 @@ class Family:
 
     ``decide`` is ``decide(obs, params, rng) -> action`` over arrays (Numba-compiled, or plain
     Python when ``compiled`` is False: such a family plays through the slow path only);
+    ``probabilities`` (optional, compiled) the probability ``decide`` gives each action
+    (``giftsim.contract.PROBS_SIG``), where it is known;
     ``decider`` its entry for the compiled loop (:meth:`entry` compiles it on first use);
     ``params[i]`` is the value of the i-th name of ``defaults``. ``doc`` is the rule the agent
     follows; ``source`` where it came from (a module, for user families to be found again in
@@ -81,6 +83,7 @@ class Family:
     # load_table(path, players, rules=None) -> int64 array, for a family that plays from a
     # table file it must be given (``table=FILE``): the array's address rides in NET_SLOT
     table: object = None
+    probabilities: object = None  # its action probabilities, if known (contract.PROBS_SIG)
 
     def __post_init__(self) -> None:
         if len(self.defaults) > MAX_PARAMS:
@@ -116,6 +119,7 @@ class Family:
             n_features=getattr(module, "n_features", None),
             nets=nets,
             table=getattr(module, "load_table", None),
+            probabilities=getattr(module, "probabilities", None),
         )
 
     def check(self, values: dict[str, float], what: str = "") -> None:
@@ -187,6 +191,7 @@ class Family:
             self.builtin,
             n_features=self.n_features,
             nets=self.nets,
+            probabilities=self.probabilities,
         )
 
     def entry(self):

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from agents.roster import roster
-from experiments import digest, provenance, ratings, stats
+from experiments import digest, luck, provenance, ratings, stats
 from experiments import manifest as manifest_io
 from experiments.games import entry
 from experiments.isolation import forfeit_sums_table, forfeit_table
@@ -142,6 +142,8 @@ def summary_tables(sums: pd.DataFrame, deals=None) -> dict[str, pd.DataFrame]:
     if mixed:
         share = stats.deal_win_share(deals) if deals is not None else None
         out["win share by agent"] = share if share is not None else stats.summary_win_share(sums)
+    if deals is not None and "adjusted_sum" in deals:
+        out[luck.TABLE] = luck.win_share(deals)
     out["mean score by agent"] = (
         stats.deal_mean_score(deals) if deals is not None else stats.summary_mean_score(sums)
     )

@@ -55,6 +55,10 @@ USED = {  # seeds whose results were looked at (to choose a parameter or not): a
     2032: "flatmc_net with a network of flatmc's play at 4 Tulips players (findings section 7)",
     2405: "giftsim gauntlet of both games, every built-in in four fields (docs/gauntlet.md)",
     9001: "the Tulips 6-player ladder steps re-run (docs/ladder.md, findings section 6)",
+    240101: "the luck estimator's pilots of flatmc_net against flatmc at 4 players (docs/luck.md)",
+    240102: "the luck estimator's cost and ratios, learned against tuned4p (docs/luck.md)",
+    240104: "the luck estimator's No Thanks! 4-player flatmc_net ratio (docs/luck.md)",
+    240105: "a 30-deal check of --luck-adjust after merging main, learned against tuned4p",
     2**32: "the tuned agents' final scores (giftsim tune --seed 0 scores on seed + 2**32)",
     **{
         2**40 + s: f"the held-out deals of giftsim train --seed {s}, which chose its round"

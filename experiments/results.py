@@ -99,7 +99,8 @@ DEAL_KEYS = ["deal", "stratum", "agent", "n_players", "position"]
 def deal_sums(frame: pd.DataFrame, strata: dict) -> pd.DataFrame:
     """Per (deal, stratum, agent, n_players, position) sums of per-game rows (which carry
     ``deal_seed``): ``seats`` (rows of the agent at that turn position on the deal),
-    ``win_sum``, ``score_sum``. ``strata``: ``schedule.deal_strata`` of the run's jobs. The
+    ``win_sum``, ``score_sum`` (and ``adjusted_sum``, the win less the luck, where the rows
+    carry ``luck_s``). ``strata``: ``schedule.deal_strata`` of the run's jobs. The
     tables of ``experiments.stats.deal_win_share``, ``deal_mean_score`` and
     ``deal_seat_advantage`` (and its gap and test) follow from them."""
     seats = sorted(int(c.split("_")[1]) for c in frame.columns if c.startswith("agent_"))
@@ -117,11 +118,20 @@ def deal_sums(frame: pd.DataFrame, strata: dict) -> pd.DataFrame:
                 "seats": 1,
                 "win_sum": frame[f"win_{s}"].to_numpy(float),
                 "score_sum": frame[f"score_{s}"].to_numpy(float),
+                **_adjusted(frame, s),
             }
         )[frame[f"agent_{s}"].notna().to_numpy()]
         for s in seats
     ]
     return add_deal_sums(parts)
+
+
+def _adjusted(frame: pd.DataFrame, s: int) -> dict:
+    """``adjusted_sum``, seat ``s``'s win less its luck (``experiments.luck``), where the rows
+    carry ``luck_s``."""
+    if f"luck_{s}" not in frame:
+        return {}
+    return {"adjusted_sum": (frame[f"win_{s}"] - frame[f"luck_{s}"]).to_numpy(float)}
 
 
 def _strata(frame: pd.DataFrame, strata: dict) -> np.ndarray:

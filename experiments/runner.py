@@ -30,6 +30,7 @@ from experiments import manifest as manifest_io
 from experiments.batch import to_frame
 from experiments.games import entry, play_block, play_block_isolated
 from experiments.isolation import with_forfeits
+from experiments.luck import luck_rows
 from experiments.schedule import Job
 from giftsim.rng import game_keys
 
@@ -70,20 +71,26 @@ def chunks_of(jobs: list[Job], chunk_size: int) -> list[Chunk]:
 def rows(chunk: Chunk) -> pd.DataFrame:
     """Per-game rows of a chunk: job, game index, deal seed, first player, decisions, and per
     seat the agent, score (and the game's other result blocks) and win share; with isolated
-    agents also each seat's forfeit code (``experiments.isolation.with_forfeits``)."""
+    agents also each seat's forfeit code (``experiments.isolation.with_forfeits``); for a job
+    with ``luck``, per seat ``luck_s``, the sum of its corrections (``experiments.luck``)."""
     job = chunk.job
     agents = list(chunk.agents) or parse_list(list(job.agents), job.game)
     first = job.first_index + chunk.start
     where = (job.seed, first, chunk.size, job.first_player, job.secret)
+    luck = None
     if job.isolation:
         raw, forfeits = play_block_isolated(
             job.game, job.make_rules(), agents, *where, job.isolation
         )
+    elif job.luck:
+        raw, luck = luck_rows(job.game, job.make_rules(), agents, *where, job.luck)
     else:
         raw = play_block(job.game, job.make_rules(), agents, *where)
     frame = to_frame(entry(job.game), raw, agents, first)
     if job.isolation:
         with_forfeits(frame, forfeits)
+    if luck is not None:
+        frame = frame.assign(**luck)
     seeds = np.zeros(chunk.size, np.uint64)
     game_keys(np.uint64(job.seed), first, seeds)
     frame.insert(0, "job", np.full(chunk.size, job.job, np.int32))

@@ -51,6 +51,7 @@ class Job:
     rotation: int = 0  # the seating's place in its group (a rotation or arrangement)
     secret: int = 0  # key of the agents' random streams, never shown to them (giftsim.rng)
     isolation: dict = field(default_factory=dict)  # isolated agents and limits (agents.isolation)
+    luck: str = ""  # the luck estimator's value network ("shipped" or a file; "": not measured)
 
     @property
     def n_players(self) -> int:
@@ -221,8 +222,10 @@ def join(*designs: list[Job]) -> list[Job]:
 
 
 def experiment_id(jobs: list[Job]) -> str:
-    """A short hash of the whole job list: what makes two runs the same experiment."""
-    text = json.dumps([asdict(j) for j in jobs], sort_keys=True, default=str)
+    """A short hash of the whole job list: what makes two runs the same experiment (a job
+    without ``luck`` hashes as before the field existed, so older folders still resume)."""
+    fields = [{k: v for k, v in asdict(j).items() if k != "luck" or v} for j in jobs]
+    text = json.dumps(fields, sort_keys=True, default=str)
     return hashlib.sha1(text.encode()).hexdigest()[:16]
 
 

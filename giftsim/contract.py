@@ -55,6 +55,11 @@ DECIDER_SIG = types.int64(
     types.CPointer(types.uint64),
     types.CPointer(types.int64),
 )
+# probabilities(obs, params, out) -> known: an agent family whose action probabilities are
+# known writes the probability of each action id into ``out`` (``NUM_ACTIONS`` long) for the
+# observation ``obs`` (a copy) and returns True (the luck estimator's decision corrections,
+# ``agents/templates/luck.py``); the same signature returning False stands for "unknown".
+PROBS_SIG = types.boolean(types.int64[::1], types.float64[::1], types.float64[::1])
 
 # Seat policy for the first player of game i in a batch (seats >= 0 are fixed seats).
 FIRST_RANDOM = -1

@@ -18,3 +18,13 @@ def decide(obs, params, rng):
     if obs[O_CHIPS + obs[O_SEAT]] == 0:
         return TAKE
     return TAKE if next_float(rng) < params[P] else PASS
+
+
+@njit(cache=True)
+def probabilities(obs, params, out):
+    """What :func:`decide` does, as probabilities: take ``p``, pass ``1 - p``; take when out
+    of chips. Known: returns True."""
+    broke = obs[O_CHIPS + obs[O_SEAT]] == 0
+    out[TAKE] = 1.0 if broke else params[P]
+    out[PASS] = 0.0 if broke else 1.0 - params[P]
+    return True

@@ -45,7 +45,7 @@ NET_SLOT = MAX_PARAMS - 1  # the parameter slot that carries a network's address
 SIZE, INPUTS, HIDDEN, PLAYERS = 0, 1, 2, 3
 HEADER = 8
 MAX_HIDDEN = 128  # hidden units a shipped agent's work space has room for
-_LOADED: dict[str, np.ndarray] = {}  # packed networks by resolved path, kept alive
+_LOADED: dict[tuple, np.ndarray] = {}  # packed networks by (resolved path, game), kept alive
 
 
 def pack(w1: np.ndarray, b1: np.ndarray, w2: np.ndarray, b2: float, players: int) -> np.ndarray:
@@ -124,7 +124,7 @@ def check_file(path, game: str) -> None:
 def load(path, game: str, players: int, n_features: int) -> np.ndarray:
     """The packed network of a file for ``game`` at ``players`` seats (cached per process, and
     kept alive: compiled code holds its address). A one-line ValueError when it does not fit."""
-    key = str(Path(path).resolve())
+    key = (str(Path(path).resolve()), game, n_features)  # a file is checked for every game
     if key not in _LOADED:
         weights, meta = read(path)
         w1 = weights["w1"]

@@ -32,6 +32,13 @@ SOURCES = {  # name in the templates: (source, its name there)
     "rewards": ("game", "rewards"),
     "result_row": ("game", "result_row"),
     "event": ("game", "event"),
+    "deal_open": ("game", "deal_open"),
+    "chance_pending": ("game", "chance_pending"),
+    "chance_outcomes": ("game", "chance_outcomes"),
+    "next_outcome": ("game", "next_outcome"),
+    "apply_chance": ("game", "apply_chance"),
+    "chance_observers": ("game", "chance_observers"),
+    "MAX_CHANCE_OUTCOMES": ("game", "max_chance_outcomes"),
     "STATE_SIZE": ("game", "state_size"),
     "OBS_SIZE": ("game", "obs_size"),
     "NUM_ACTIONS": ("game", "num_actions"),
@@ -60,6 +67,7 @@ SOURCES = {  # name in the templates: (source, its name there)
 STATE_SIZE = OBS_SIZE = NUM_ACTIONS = MAX_PLAYERS = MAX_DECISIONS = TURN = DECISIONS = 0
 ROUNDS_SLOT = -1  # the rules vector's slot of a match's rounds; -1: single games only
 EVENT_WIDTH = 0  # numbers ``event`` writes per event
+MAX_CHANCE_OUTCOMES = 0  # outcome ids of any chance event
 LOWER_WINS = False
 POLICIES = ()  # the names of the default policies of the playouts, by number
 LEAD_SCALE = 1.0  # points: a typical spread of final scores (score leads are in its units)
@@ -73,6 +81,9 @@ def _stub(*args):
 # The Game record's compiled verbs (giftsim.game).
 deal_keyed = begin = is_over = legal_mask = apply_action = observe = show_turn = _stub
 encode = scores = rewards = result_row = event = _stub
+# Explicit chance (giftsim.game's verb table): deal_open stops at every chance event.
+deal_open = chance_pending = chance_outcomes = next_outcome = apply_chance = _stub
+chance_observers = _stub
 # The search verbs (agents/<game>/worlds.py): world(obs, rng, state) draws a state consistent
 # with an observation; policy_action(state, policy, rng) is a default policy's action for the
 # seat to act; view_key(state, observer) keys an information set; standings(state, out) writes

@@ -16,5 +16,16 @@ def decide(obs, params, rng):
     return popcount((legal & -legal) - 1)  # index of the lowest one left
 
 
+@njit(cache=True)
+def probabilities(obs, params, out):
+    """What :func:`decide` does, as probabilities: each legal action ``1 / (legal
+    actions)``. Known: returns True."""
+    legal = obs[O_LEGAL]
+    share = 1.0 / popcount(legal)
+    for a in range(out.shape[0]):
+        out[a] = share if (legal >> a) & 1 else 0.0
+    return True
+
+
 PARAMS = {}
 RANGES = {}

@@ -1,0 +1,123 @@
+"""Luck-adjusted win shares: an AIVAT-style estimator for field and round-robin designs.
+
+A game's *luck* for a seat is the sum of its corrections (``agents/templates/luck.py``): at
+every chance event (No Thanks!: the first seat when drawn, every card turned up; Tulips: the
+seeding, the coin, the first seat, the dealt pairs, every card drawn and the end-game reveal;
+a card removed unseen changes nobody's view, so its correction is 0) the change in the seat's
+value that chance caused, ``V(after the outcome dealt)`` less the mean of ``V`` over all
+outcomes by the game's weights, and at every decision of an agent whose action probabilities
+are known (``random``) the value of the action taken less its expectation. ``V`` is fixed
+before the run: a network of the game's ``learned`` evaluator (default: the shipped one for
+the player count), read from each seat's own observation. Every correction has mean zero
+whatever ``V`` is, so a seat's *adjusted* win (its share of the win less its luck) has the win
+share's expectation; where ``V`` tracks the game it varies less. The adjusted values go
+through the same intervals by deal, stratified by seating group, as the raw ones
+(``experiments.stats.clustered_mean``), and every adjusted figure carries its *variance
+ratio*: the raw share's variance over the adjusted one's on the same deals, the factor by
+which the estimator cuts the deals needed for an interval's width (at equal deals; the
+estimator's own cost per game is not in it).
+
+Supported: the field and round-robin designs, single games (not No Thanks! matches of several
+rounds), per-game rows (not ``--summary-only``). Head-to-head rates and ratings stay raw.
+"""
+
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+DESIGNS = ("field", "round-robin")
+SHIPPED = "shipped"
+TABLE = "luck-adjusted win share by agent (AIVAT-style; variance_ratio: raw over adjusted)"
+
+
+def adjust(jobs: list, value: str = SHIPPED, summary_only: bool = False) -> list:
+    """The jobs with their luck measured by the value network ``value`` ("shipped" or a
+    network file), or a one-line ValueError: a design other than field or round-robin,
+    summaries only, matches of several rounds, or a network that does not fit the game and
+    player count."""
+    from agents.drivers.luck import check_rules, value_net
+    from experiments.games import entry
+
+    design = jobs[0].design if jobs else ""
+    if design not in DESIGNS:
+        raise ValueError(f"--luck-adjust works with the designs {', '.join(DESIGNS)}, not {design}")
+    if summary_only:
+        raise ValueError("--luck-adjust needs per-game rows; drop --summary-only")
+    if any(job.isolation for job in jobs):
+        raise ValueError("--luck-adjust plays agents in process; drop --isolate")
+    if value != SHIPPED:
+        value = str(Path(value).expanduser().resolve())
+    for job in jobs:
+        check_rules(entry(job.game), job.make_rules())
+        value_net(job.game, job.n_players, value)
+    return [replace(job, luck=value) for job in jobs]
+
+
+def luck_rows(game, rules, agents, seed, first, size, first_player, secret, value):
+    """Result rows of a block of games and their luck columns ``luck_s`` (one per seat)."""
+    from agents.drivers.luck import luck_block, value_net
+    from experiments.games import entry
+
+    ent = entry(game)
+    network = value_net(game, rules.n_players, value)
+    raw, luck = luck_block(ent, rules, agents, seed, first, size, first_player, secret, network)
+    total = luck.sum(axis=1)
+    return raw, {f"luck_{s}": total[:, s] for s in range(rules.n_players)}
+
+
+def win_share(deals: pd.DataFrame, by="agent") -> pd.DataFrame:
+    """The luck-adjusted win share per ``by`` group from per-(deal, agent, ..) sums
+    (``experiments.results.deal_sums`` of rows with luck: ``deal``, ``stratum``, ``seats``,
+    ``win_sum``, ``adjusted_sum``): ``seats``, ``win_share`` (adjusted), its 95% interval
+    (``ci_low``, ``ci_high``: Student t on Satterthwaite's degrees of freedom, by deal,
+    stratified, as every interval by deal; clipped to [0, 1]), ``raw_share``, the
+    ``variance_ratio`` (the raw share's variance over the adjusted one's) and ``deals``."""
+    from experiments import stats  # scipy: only when scored
+
+    keys = [by] if isinstance(by, str) else list(by)
+    raw = stats.clustered_mean(deals, "win_sum", "seats", keys, "deal", True, "stratum")
+    adj = stats.clustered_mean(deals, "adjusted_sum", "seats", keys, "deal", True, "stratum")
+    out = pd.DataFrame({"seats": adj["n"].round().astype(int), "win_share": adj["mean"]})
+    out["ci_low"] = (adj["mean"] - adj["half"]).clip(0, 1)
+    out["ci_high"] = (adj["mean"] + adj["half"]).clip(0, 1)
+    out["raw_share"] = raw["mean"]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out["variance_ratio"] = raw["se"] ** 2 / adj["se"] ** 2
+    out["deals"] = adj["clusters"]
+    return out
+
+
+def long_deals(long: pd.DataFrame) -> pd.DataFrame:
+    """Per-(deal, stratum, agent) sums of a long frame with ``luck`` (``results.long_table`` of
+    rows with luck), as :func:`win_share` takes them."""
+    from experiments.blocks import deal_codes, deal_strata
+
+    deal = deal_codes(long)
+    frame = long.assign(
+        deal=deal,
+        stratum=deal_strata(long, deal)[deal],
+        seats=1,
+        win_sum=long["win"],
+        adjusted_sum=long["win"] - long["luck"],
+    )
+    keys = ["deal", "stratum", "agent"]
+    return frame.groupby(keys, as_index=False)[["seats", "win_sum", "adjusted_sum"]].sum()
+
+
+def field(game, candidate, baseline, n_players, n_games, seed=0, value=SHIPPED, rules=None):
+    """``candidate`` against ``n_players - 1`` copies of ``baseline`` on ``n_games`` duplicate
+    deals in every seat (``experiments.schedule.field_design``), its luck measured by
+    ``value``: the :func:`win_share` row of the candidate as a dict (adjusted share, interval,
+    raw share, variance ratio, deals)."""
+    from experiments.results import deal_sums
+    from experiments.runner import run
+    from experiments.schedule import deal_strata as strata_of
+    from experiments.schedule import field_design
+
+    jobs = field_design(game, candidate, baseline, n_players, n_games, seed, rules)
+    jobs = adjust(jobs, value)
+    frame, _, _ = run(jobs, backend="serial", progress=False, chunk_size=10**7)
+    table = win_share(deal_sums(frame, strata_of(jobs)))
+    return table.loc[jobs[0].agents[0]].to_dict()

@@ -1,0 +1,290 @@
+"""The luck estimator (``agents/templates/luck.py``, ``experiments.luck``): it plays the plain
+loop's games, its corrections agree with a plain-Python twin, every correction has mean zero
+and the adjusted means agree with the raw ones (with the shipped network, random weights and a
+constant), its intervals by deal cover 0.93-0.97, it is the same whatever the chunks and
+workers, and bad input is one line with exit status 2.
+
+Statistical checks use |z| < 4 (a false alarm about 6e-5 per check, under 1% over all of
+them); the seeds are fixed.
+"""
+
+import numpy as np
+import pytest
+
+from agents.drivers.luck import luck_block, value_net
+from agents.drivers.slow import ask, seat_streams
+from agents.kernels import net
+from agents.registry import parse_list
+from agents.roster import roster
+from experiments import luck
+from experiments.batch import win_shares
+from experiments.cli import main
+from experiments.games import play_block
+from experiments.results import deal_sums
+from experiments.runner import run
+from experiments.schedule import deal_strata, field_design, round_robin
+from giftsim.contract import first_policy, first_seat
+from giftsim.game import load_game
+from giftsim.rng import game_key
+
+SERIAL = {"backend": "serial", "progress": False, "chunk_size": 10**7}
+MIXES = {  # per game: a table with a random seat (decision corrections) and three others
+    "geschenkt": ["greedy", "random", "sniper", "tuned4p"],
+    "tulips": ["greedy", "random", "hoarder", "learned"],
+}
+VALUE_STREAM = 0x1234567  # the fixed stream of the estimator's sampled afterstates (luck.py)
+
+
+def setup(name, players=4):
+    game = load_game(name)
+    return game, game.rules(n_players=players), parse_list(MIXES[name][:players], name)
+
+
+def shares(game, rules, rows):
+    n = rules.n_players
+    return win_shares(rows[:, len(game.blocks) * n + 2], n)
+
+
+def poor_network(name, players, kind):
+    """A network that values the game badly: random weights, or all zeros (a constant)."""
+    size = roster(name).learned.n_features(players)
+    rng = np.random.default_rng(7)
+    w1, b1 = rng.normal(0, 1, (16, size)), rng.normal(0, 1, 16)
+    w2, b2 = rng.normal(0, 1, 16), 0.3
+    if kind == "constant":
+        w1, b1, w2 = 0 * w1, 0 * b1, 0 * w2
+    return net.pack(w1, b1, w2, b2, players)
+
+
+@pytest.mark.parametrize("name", ["geschenkt", "tulips"])
+@pytest.mark.parametrize("first_player", ["rotate", "random"])
+def test_the_estimator_plays_the_plain_loops_games(name, first_player):
+    game, rules, agents = setup(name)
+    rows, _ = luck_block(game, rules, agents, 31, 5, 40, first_player)
+    assert np.array_equal(rows, play_block(name, rules, agents, 31, 5, 40, first_player))
+
+
+# ---- a plain-Python twin of the corrections --------------------------------------------------
+
+
+class Twin:
+    """The corrections of one game, written from the ``Game`` verbs and the network's
+    features, without the observer shortcut and without ``leaf.py``."""
+
+    def __init__(self, game, rules, agents, network):
+        self.game, self.rules, self.agents, self.net = game, rules, agents, network
+        self.learned = roster(game.name).learned
+        self.n = rules.n_players
+
+    def share(self, view):
+        x = np.zeros(self.learned.n_features(self.n), np.float32)
+        self.learned.features(view, x)
+        return float(net.share(self.net, x))
+
+    def view(self, state, seat):
+        view = np.zeros(self.game.obs_size, np.int64)
+        self.game.observe(state, seat, view)
+        return view
+
+    def best_after(self, state, view):
+        rng = np.array([VALUE_STREAM], np.uint64)
+        drawn = np.zeros(self.game.state_size, np.int64)
+        self.learned.after_world(view, rng, drawn)
+        best = 0.0
+        for action in self.game.legal_actions(state):
+            world, after = np.zeros_like(drawn), np.zeros(self.game.obs_size, np.int64)
+            self.learned.after_of(view, drawn, action, world, after)
+            best = max(best, self.share(after))
+        return best
+
+    def values(self, state):
+        out = np.zeros(self.game.max_players)
+        if self.game.is_over(state):
+            self.game.rewards(state, out)
+            return out[: self.n]
+        mover = -1 if self.game.chance_pending(state) else int(state[self.game.turn_slot])
+        raw = np.array(
+            [
+                self.best_after(state, self.view(state, p))
+                if p == mover
+                else self.share(self.view(state, p))
+                for p in range(self.n)
+            ]
+        )
+        return raw / raw.sum()
+
+    def correction(self, state, options, taken, step):
+        """V after ``taken`` less the weighted mean of V over ``options`` (id: weight)."""
+        total, mean, dealt = 0.0, np.zeros(self.n), None
+        for option, weight in options.items():
+            copy = state.copy()
+            step(copy, option)
+            v = self.values(copy)
+            total, mean = total + weight, mean + weight * v
+            dealt = v if option == taken else dealt
+        return dealt - mean / total
+
+    def probabilities(self, state):
+        """The random agent's action probabilities, from its rule."""
+        legal = self.game.legal_actions(state)
+        seat = int(state[self.game.turn_slot])
+        if self.game.name == "geschenkt":
+            p = self.agents[seat].params["p"]
+            return {1: p, 0: 1 - p}  # TAKE 1, PASS 0
+        return dict.fromkeys(legal, 1 / len(legal))
+
+    def play(self, seed, index):
+        """Game ``index``'s corrections by kind (0 decisions, k chance kind k) and seat."""
+        game, n = self.game, self.n
+        out = np.zeros((len(game.chance_kinds) + 1, n))
+        state = np.zeros(game.state_size, np.int64)
+        key = np.uint64(game_key(np.uint64(seed), index))
+        first = first_seat(first_policy("rotate", n), index, n)
+        game.deal_open(self.rules.to_array(), key, first, state)
+        game.begin(state)
+        rngs, weights = seat_streams(key, n), np.zeros(game.max_chance_outcomes, np.int64)
+        while not game.is_over(state):
+            kind = int(game.chance_pending(state))
+            if kind:
+                count = game.chance_outcomes(state, weights)
+                options = {o: int(weights[o]) for o in range(count) if weights[o] > 0}
+                dealt = int(game.next_outcome(state))
+                out[kind] += self.correction(state, options, dealt, game.apply_chance)
+                game.apply_chance(state, dealt)
+                continue
+            legal = game.legal_actions(state)
+            action = legal[0] if len(legal) == 1 else ask(game, self.agents, state, rngs, legal)
+            seat = int(state[game.turn_slot])
+            if len(legal) > 1 and self.agents[seat].name == "random":
+                options = self.probabilities(state)
+                out[0] += self.correction(state, options, action, game.apply_action)
+            game.apply_action(state, action)
+        return out
+
+
+@pytest.mark.parametrize("name", ["geschenkt", "tulips"])
+def test_the_corrections_agree_with_a_plain_python_twin(name):
+    game, rules, agents = setup(name)
+    network = value_net(name, 4)
+    _, found = luck_block(game, rules, agents, 41, 0, 3)
+    twin = Twin(game, rules, agents, network)
+    for g in range(3):
+        expected = twin.play(41, g)
+        assert np.abs(expected).sum() > 0.01  # the game has corrections to compare
+        assert np.allclose(found[g], expected, atol=2e-4), f"game {g}"
+
+
+# ---- mean zero: every correction, and adjusted against raw -----------------------------------
+
+
+def z_scores(values: np.ndarray) -> np.ndarray:
+    """Mean over axis 0 in standard errors (0 where a column does not vary)."""
+    sd = values.std(axis=0, ddof=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(sd > 0, values.mean(axis=0) / (sd / np.sqrt(len(values))), 0.0)
+
+
+@pytest.mark.parametrize("name", ["geschenkt", "tulips"])
+@pytest.mark.parametrize("value", ["shipped", "random", "constant"])
+def test_every_correction_has_mean_zero_and_adjusted_means_agree(name, value):
+    """Every (kind, seat) correction's mean is within 4 standard errors of 0, and so is each
+    seat's adjusted share less its raw share, over many games, with the shipped network and
+    with two poor ones."""
+    game, rules, agents = setup(name)
+    network = value_net(name, 4) if value == "shipped" else poor_network(name, 4, value)
+    games = 2000 if name == "geschenkt" else 800
+    rows, found = luck_block(game, rules, agents, 51, 0, games, value=network)
+    by_kind = found.reshape(games, -1)
+    assert by_kind.std(axis=0).max() > 0.005  # corrections there are
+    assert np.abs(z_scores(by_kind)).max() < 4
+    raw = shares(game, rules, rows)
+    adjusted = raw - found.sum(axis=1)
+    assert np.abs(z_scores(adjusted - raw)).max() < 4
+    assert np.allclose(adjusted.sum(axis=1), 1.0)  # values scaled to 1: shares still sum to 1
+
+
+# ---- coverage of the intervals by deal -------------------------------------------------------
+
+K = 1000
+BAND = (0.93, 0.97)
+
+
+def test_adjusted_intervals_by_deal_cover_in_a_field():
+    """No Thanks! 3 players, `learned` against two `tuned3p` on duplicate deals: 1,000
+    experiments of 12 deals each (cut by game index from one run), each with the adjusted
+    table `giftsim tournament --luck-adjust` prints; the truth is the raw win share over all
+    of them (its error is about 1/25 of an experiment's)."""
+    per = 12
+    jobs = luck.adjust(field_design("geschenkt", "learned", "tuned3p", 3, K * per, seed=6201))
+    frame, _, _ = run(jobs, **SERIAL)
+    frame["sim"] = frame["game_index"] // per
+    deals = deal_sums(frame, deal_strata(jobs))
+    sim = frame.drop_duplicates("deal_seed").set_index("deal_seed")["sim"]
+    deals["sim"] = sim.reindex(deals["deal"]).to_numpy()
+    table = luck.win_share(deals, ["sim", "agent"]).xs("learned", level="agent")
+    truth = np.mean([frame[f"win_{s}"][frame[f"agent_{s}"] == "learned"].mean() for s in range(3)])
+    covered = float(((table["ci_low"] <= truth) & (truth <= table["ci_high"])).mean())
+    assert len(table) == K
+    assert BAND[0] <= covered <= BAND[1], covered
+    assert table["variance_ratio"].median() > 1.0  # the shipped network helps here
+
+
+# ---- reproducible; the API; round-robins ------------------------------------------------------
+
+
+def test_luck_is_the_same_whatever_the_chunks_and_workers():
+    jobs = luck.adjust(field_design("tulips", "learned", "hoarder", 3, 13, seed=6202))
+    serial, _, _ = run(jobs, **SERIAL)
+    chunked, _, _ = run(jobs, backend="serial", progress=False, chunk_size=4)
+    parallel, _, _ = run(jobs, backend="processes", workers=2, progress=False, chunk_size=5)
+    for other in (chunked, parallel):
+        assert serial.equals(other)
+    assert serial.filter(like="luck_").abs().to_numpy().sum() > 0
+
+
+def test_round_robin_and_the_python_api():
+    jobs = luck.adjust(round_robin("geschenkt", ["greedy", "random"], 3, 20, seed=6203))
+    frame, _, _ = run(jobs, **SERIAL)
+    table = luck.win_share(deal_sums(frame, deal_strata(jobs)))
+    assert set(table.index) == {"greedy", "random"}
+    assert np.isclose(table["win_share"].sum(), table["raw_share"].sum(), atol=0.2)
+    found = luck.field("geschenkt", "learned", "tuned4p", 4, 30, seed=6204)
+    assert 0 <= found["ci_low"] <= found["win_share"] <= found["ci_high"] <= 1
+    assert found["deals"] == 30 and found["variance_ratio"] > 0
+
+
+# ---- the command line --------------------------------------------------------------------------
+
+BASE = ["tournament", "geschenkt", "--players", "4", "--games", "5", "--quiet"]
+BASE += ["--backend", "serial"]
+FIELD = [*BASE, "--design", "field", "--candidate", "greedy", "--baseline", "random"]
+
+
+def test_a_mirror_is_refused(capsys):
+    assert main([*BASE, "--design", "mirror", "--agents", "greedy", "--luck-adjust"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "designs field, round-robin, not mirror" in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("extra", "says"),
+    [
+        (["--summary-only"], "drop --summary-only"),
+        (["--luck-net", "agents/tulips/nets/4p.npz"], "is for 'tulips', not 'geschenkt'"),
+        (["--luck-net", "agents/geschenkt/nets/3p.npz"], "is for 3 players, not 4"),
+        (["--rule", "rounds=3"], "plays single games"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(extra, says, capsys):
+    assert main([*FIELD, "--luck-adjust", *extra]) == 2
+    err = capsys.readouterr().err.strip()
+    assert says in err and len(err.splitlines()) == 1
+
+
+def test_the_command_prints_the_adjusted_table_and_report_reads_it(tmp_path, capsys):
+    out = str(tmp_path / "run")
+    assert main([*FIELD, "--luck-adjust", "--out", out]) == 0
+    printed = capsys.readouterr().out
+    assert luck.TABLE in printed and "variance_ratio" in printed
+    assert main(["report", out]) == 0
+    assert luck.TABLE in capsys.readouterr().out
