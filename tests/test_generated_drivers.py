@@ -142,7 +142,21 @@ def test_two_games_with_the_same_signatures_do_not_share_compiled_code(tmp_path)
     assert {"toy", "twin"} <= folders
 
 
-def test_generated_files_are_written_only_when_their_text_changes(tmp_path, monkeypatch):
+@pytest.fixture
+def own_driver_modules():
+    """The generated package's modules as they were before the test (a test that generates
+    into a folder of its own must not leave its modules for the next test to import)."""
+    prefix = generate.PREFIX + "geschenkt"
+    before = {k: m for k, m in sys.modules.items() if k.startswith(prefix)}
+    yield
+    for key in [k for k in sys.modules if k.startswith(prefix)]:
+        del sys.modules[key]
+    sys.modules.update(before)
+
+
+def test_generated_files_are_written_only_when_their_text_changes(
+    own_driver_modules, tmp_path, monkeypatch
+):  # own_driver_modules first: its teardown runs after monkeypatch's
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
     monkeypatch.delitem(sys.modules, generate.PREFIX + "geschenkt", raising=False)
     folder = generate.folder_of("geschenkt")
