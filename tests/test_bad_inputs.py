@@ -16,8 +16,6 @@ the environments have no ``EnvError`` (strict), and run as every other case once
 
 import functools
 import hashlib
-import importlib
-import importlib.util
 import io
 import json
 import math
@@ -636,18 +634,6 @@ def _define(defaults):
     return lambda: registry.define("geschenkt", "bad_input_api", decide, defaults)
 
 
-def _environments_raise_env_error() -> bool:
-    """True once the environments' own bad input is merged (``EnvError``, issue 27)."""
-    if importlib.util.find_spec("experiments.envs.table") is None:
-        return False
-    return hasattr(importlib.import_module("experiments.envs.table"), "EnvError")
-
-
-ENVS = pytest.mark.xfail(
-    not _environments_raise_env_error(),
-    strict=True,
-    reason="experiments/envs bad input is the environments' branch (EnvError, issue 27)",
-)
 API = [  # (id, call, words of the message)
     ("batch-rules-list", _batch(rules=["n_removed=99"]), "rules must be geschenkt_sim.rules"),
     (
@@ -686,14 +672,12 @@ API = [  # (id, call, words of the message)
     ("pettingzoo-players", _pettingzoo(players=99), "99"),
     ("openspiel-players", _openspiel(players=99), "99"),
 ]
-UNCHECKED = pytest.mark.xfail(
-    strict=True, reason="no branch checks the environments' margin yet (NaN rewards)"
-)
-UNCHECKED_CASES = [  # found by the review, checked by neither this branch nor issue 27's
-    ("vector-margin-nan", _vector(margin=math.nan), "margin"),
-    ("gym-margin-nan", _gym(margin=math.nan), "margin"),
+MARGIN_CASES = [  # found by the review: a NaN margin made every reward NaN
+    ("vector-margin-nan", _vector(margin=math.nan), "margin must be a finite number"),
+    ("gym-margin-nan", _gym(margin=math.nan), "margin must be a finite number"),
+    ("gym-margin-text", _gym(margin="big"), "margin must be a finite number"),
 ]
-ENV_CASES = [  # the environments' own, for the branch that mends them
+ENV_CASES = [  # the environments' own (EnvError)
     ("vector-rules-other-game", lambda: _vector(rules=_tulips_rules(n_players=4))(), "rules"),
     ("vector-float-actions", _vector_step(np.full(4, 0.5)), "action"),
     ("gym-secret-negative", _gym(reset=True, secret=-1), "secret"),
@@ -704,9 +688,9 @@ ENV_CASES = [  # the environments' own, for the branch that mends them
 @pytest.mark.parametrize(
     ("call", "words"),
     [c[1:] for c in API]
-    + [pytest.param(*c[1:], marks=ENVS) for c in ENV_CASES]
-    + [pytest.param(*c[1:], marks=UNCHECKED) for c in UNCHECKED_CASES],
-    ids=[c[0] for c in API + ENV_CASES + UNCHECKED_CASES],
+    + [pytest.param(*c[1:]) for c in ENV_CASES]
+    + [pytest.param(*c[1:]) for c in MARGIN_CASES],
+    ids=[c[0] for c in API + ENV_CASES + MARGIN_CASES],
 )
 def test_a_bad_argument_is_one_clear_value_error(workspace, call, words):
     before = checksums(workspace)

@@ -52,7 +52,15 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from experiments.envs.table import EnvError, Table, check_seeds, load, make_rules, render_text
+from experiments.envs.table import (
+    EnvError,
+    Table,
+    check_margin,
+    check_seeds,
+    load,
+    make_rules,
+    render_text,
+)
 from experiments.policy import tensor_scale
 from giftsim.rng import MAX_SEED
 
@@ -88,7 +96,8 @@ class GiftsimEnv(gym.Env):
         others = [s for s in range(n) if s != learner_seat]
         bots = _bots(opponents, others)
         self.table = Table(game, rules, bots, first_player, secret, record)
-        self.seat, self.margin, self.illegal_reward = learner_seat, margin, illegal_reward
+        self.seat, self.margin = learner_seat, check_margin(margin)
+        self.illegal_reward = illegal_reward
         self.render_mode = render_mode
         self.factor = (1.0 / tensor_scale(entry, rules)).astype(np.float32) if scale else None
         low, high = self.table.low, self.table.high

@@ -14,6 +14,7 @@ a call out of order) raises :class:`EnvError`, a ValueError whose one-line messa
 problem and the valid choices.
 """
 
+import math
 from contextlib import contextmanager
 
 import numpy as np
@@ -58,6 +59,18 @@ def check_seeds(seed=0, secret=0) -> None:
     with bad_input():
         check_seed(seed)
         check_secret(secret)
+
+
+def check_margin(margin) -> float:
+    """``margin`` (the reward's weight on the score lead) as a float, or an :class:`EnvError`
+    unless it is a finite number (a NaN would make every reward NaN)."""
+    try:
+        value = float(margin)
+    except (TypeError, ValueError):
+        value = math.nan
+    if not math.isfinite(value):
+        raise EnvError(f"margin must be a finite number (0: win shares only), got {margin!r}")
+    return value
 
 
 def action_id(action, num_actions: int):

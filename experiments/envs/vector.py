@@ -80,7 +80,7 @@ from agents.kernels.lanes import (
 from agents.registry import parse
 from experiments.envs.opponents import LiveNetwork
 from experiments.envs.python_lanes import PythonLanes
-from experiments.envs.table import EnvError, bad_input, check_seeds, make_rules
+from experiments.envs.table import EnvError, bad_input, check_margin, check_seeds, make_rules
 from giftsim.contract import MAX_PARAMS, first_policy
 from giftsim.game import Game, load_game
 
@@ -111,7 +111,7 @@ class VectorEnv:
         self.rules = _rules(self.game, players, rules, rule)
         self.n_envs, self.n_players = _positive(n_envs, "n_envs"), self.rules.n_players
         self.opponents = _opponents(self.game, opponents, self.n_players)
-        self.margin, self.record, self.copy = float(margin), bool(record), bool(copy)
+        self.margin, self.record, self.copy = check_margin(margin), bool(record), bool(copy)
         check_seeds(seed, secret)
         self.seed, self.secret = int(seed), int(secret)
         self.learner_seat = learner_seat
