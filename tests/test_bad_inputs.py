@@ -9,9 +9,8 @@ folders); the check compares a checksum of every file in that folder before and 
 refused command may neither change nor add a file. Nothing is played: every case is refused
 before its first game (a case that played would also be far slower than these).
 
-The environments' own bad input (``experiments/envs``) is another branch's work (issue 27: one
-``EnvError``, a ``ValueError``); its cases are listed here too, marked as expected to fail while
-the environments have no ``EnvError`` (strict), and run as every other case once they have.
+The learning environments (``experiments/envs``) raise one ``EnvError`` (a ``ValueError``) of
+one line for their bad input, checked the same way.
 """
 
 import functools
