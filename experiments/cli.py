@@ -820,7 +820,7 @@ def _bench(args) -> None:
 
 
 def _record(args) -> None:
-    from experiments import commands
+    from experiments import recording  # not commands: no statistics (scipy) to import
 
     rules = _rules(args, args.players)
     first = _first_player(args, rules)
@@ -829,13 +829,13 @@ def _record(args) -> None:
     random = isolation is not None and args.secret is None  # isolated: a random secret
     secret = secrets.randbits(64) if random else _secret(args)
     where = (args.seed, args.game_index, first, secret)
-    commands.record(args.game, rules, specs, *where, args.out, args.force, isolation)
+    recording.record(args.game, rules, specs, *where, args.out, args.force, isolation)
 
 
 def _replay(args) -> None:
-    from experiments import commands
+    from experiments import recording
 
-    commands.replay(args.file)
+    recording.replay(args.file)
 
 
 def _add_bench(sub) -> None:

@@ -19,13 +19,18 @@ column             meaning
 Streaming summaries (``--summary-only``) gain ``forfeits``, per (job, seat, position).
 """
 
+from __future__ import annotations
+
 import secrets
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from agents.isolation import FAULTS, Isolation
+
+if TYPE_CHECKING:  # pandas only where the tables are made: the CLI parses options without it
+    import pandas as pd
 
 MANY = 5  # reasons shown per agent before the rest are counted together
 
@@ -76,6 +81,8 @@ def forfeit_table(long: pd.DataFrame) -> pd.DataFrame:
     """Per agent: the games it played, those it forfeited, their share and a count by reason
     (from a long table with a ``forfeit`` column: ``experiments.results.long_table``)."""
     codes = long["forfeit"].to_numpy()
+    import pandas as pd
+
     reasons = pd.Series([FAULTS[c] if 0 < c < len(FAULTS) else "" for c in codes])
     table = (
         long.assign(lost=codes != 0, reason=reasons.to_numpy())

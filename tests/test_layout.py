@@ -28,6 +28,8 @@ FLOORS = {
     "agents.tulips": 2,
     "agents.roster": 3,
     "agents.registry": 4,
+    "agents.isolation": 4,  # untrusted agents in processes of their own: registry, kernels
+    "agents.templates.isolated": 4,  # the isolated seat's loop reads the fault codes
     "agents.drivers": 5,
 }
 
@@ -103,12 +105,17 @@ def _is_word(node) -> bool:
     return isinstance(value, str) and not any(c.isspace() for c in value)
 
 
+# The exact solver's studies: the solver models No Thanks! only (``geschenkt_sim/solve.py``), so
+# these modules are that game's by nature, like a module named after it.
+ONE_GAME = {"experiments.solving", "experiments.exploit", "experiments.exact", "experiments.bounds"}
+
+
 def test_generic_experiments_code_names_no_game():
     """A module named after a game (a terminal screen, ``experiments/play/<game>.py``) is that
-    game's; every other module of ``experiments/`` reads what it needs of a game from its
-    records (``Game``, ``Roster``)."""
+    game's, and so are the exact solver's studies (``ONE_GAME``); every other module of
+    ``experiments/`` reads what it needs of a game from its records (``Game``, ``Roster``)."""
     for name, path in modules("experiments"):
-        if path.stem in GAMES:
+        if path.stem in GAMES or name in ONE_GAME:
             continue
         assert not words_that_name_a_game(path), f"{name} names a game"
 
