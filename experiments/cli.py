@@ -408,6 +408,20 @@ def _rule_options(args, players) -> dict:
     return options
 
 
+def _add_execution_options(p) -> None:
+    """Where and how a run's games are played: backend, workers, chunks, progress."""
+    p.add_argument(
+        "--backend",
+        choices=("serial", "processes", "dask"),
+        default="processes",
+        help="where games run",
+    )
+    p.add_argument("--workers", type=int, help="worker processes (default: all cores)")
+    p.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://HOST:8786")
+    p.add_argument("--chunk-size", type=int, default=50_000, help="games per task and file")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
 def _add_run_options(p) -> None:
     _add_rule_option(p)
     p.add_argument(
@@ -425,16 +439,7 @@ def _add_run_options(p) -> None:
         action="store_true",
         help="keep streaming aggregates instead of per-game rows",
     )
-    p.add_argument(
-        "--backend",
-        choices=("serial", "processes", "dask"),
-        default="processes",
-        help="where games run",
-    )
-    p.add_argument("--workers", type=int, help="worker processes (default: all cores)")
-    p.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://HOST:8786")
-    p.add_argument("--chunk-size", type=int, default=50_000, help="games per task and file")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_execution_options(p)
 
 
 def _add_tournament(sub) -> None:
@@ -516,16 +521,7 @@ def _add_gauntlet(sub) -> None:
         help="results folder (manifest, parquet chunks, gauntlet.md and one PNG per count)",
     )
     p.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
-    p.add_argument(
-        "--backend",
-        choices=("serial", "processes", "dask"),
-        default="processes",
-        help="where games run",
-    )
-    p.add_argument("--workers", type=int, help="worker processes (default: all cores)")
-    p.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://HOST:8786")
-    p.add_argument("--chunk-size", type=int, default=50_000, help="games per task and file")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_execution_options(p)
     p.set_defaults(run=_gauntlet, summary_only=False)
 
 
