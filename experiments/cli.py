@@ -93,7 +93,10 @@ def _fail(args, error) -> int:
 
 
 def _first(error) -> str:
-    lines = str(error).strip().splitlines()
+    text = str(error)
+    if isinstance(error, FileNotFoundError) and error.strerror is None:  # pyarrow: the path
+        text = f"no such file or folder: {text}"
+    lines = text.strip().splitlines()
     return lines[0] if lines else repr(error)
 
 

@@ -88,8 +88,9 @@ ADD = {  # field -> how its parts add up
 def of_folder(folder, progress: bool = False, workers: int | None = 1) -> Digest:
     """The digest of a results folder, its chunks read one at a time (a progress bar on
     stderr with ``progress``) by ``workers`` processes (None: one per core; 1: this one). The
-    parts are summed in chunk order whatever the workers, so the sums never depend on them."""
-    folder = Path(folder)
+    parts are summed in chunk order whatever the workers, so the sums never depend on them.
+    The workers get absolute paths: a reused worker keeps the working folder it started in."""
+    folder = Path(folder).resolve()
     manifest = manifest_io.read(folder)
     files = sorted(folder.glob("chunk-*.parquet"))
     if not files:

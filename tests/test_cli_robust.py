@@ -341,3 +341,14 @@ def test_an_abbreviated_option_is_refused_not_read_as_another(capsys, args):
     err = capsys.readouterr().err
     assert stop.value.code == 2 and err.count("\n") == 1
     assert "unrecognized arguments" in err and args[2] in err
+
+
+def test_a_missing_file_named_only_by_its_path_says_what_is_wrong():
+    from experiments import cli
+
+    assert cli._first(FileNotFoundError("run/chunk-0.parquet")) == (
+        "no such file or folder: run/chunk-0.parquet"
+    )
+    assert cli._first(FileNotFoundError(2, "No such file or directory", "x")) == (
+        "[Errno 2] No such file or directory: 'x'"
+    )

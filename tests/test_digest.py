@@ -135,3 +135,19 @@ def test_the_demo_ends_with_findings_each_with_its_interval_and_file(tmp_path, c
         assert path.is_file() and path.is_relative_to(tmp_path), line
     assert "among four hoarder players the first wins" in found
     assert (tmp_path / "findings.md").read_text().count("\n- ") == len(lines)
+
+
+def test_workers_started_elsewhere_read_a_folder_named_relative_to_the_working_one(
+    folder, summed, tmp_path, monkeypatch
+):
+    """Reused worker processes keep the working folder they started in: a relative name
+    given after a change of folder must still reach the same chunks."""
+    from joblib import Parallel, delayed
+
+    monkeypatch.chdir(tmp_path)
+    started_in = Parallel(n_jobs=2)(delayed(os.getcwd)() for _ in range(4))
+    monkeypatch.chdir(folder.parent)
+    assert str(folder.parent) not in started_in  # the workers look elsewhere
+    again = digest.of_folder(folder.name, workers=2)
+    pd.testing.assert_frame_equal(again.sums, summed.sums)
+    pd.testing.assert_frame_equal(again.pairs, summed.pairs)
