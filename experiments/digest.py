@@ -20,6 +20,7 @@ chunks the parts read so far are summed into one. A folder kept as summaries onl
 """
 
 import os
+from itertools import pairwise
 from pathlib import Path
 from types import SimpleNamespace
 from typing import NamedTuple
@@ -42,6 +43,8 @@ from experiments.results import (
 from experiments.schedule import deal_strata, rows_per_deal, stratum_of
 
 COLLAPSE = 8  # chunks read between two summings of the parts
+BY_DEAL = ("deals", "pairs")  # fields that grow with the deals, their sums sorted by deal first
+DEAL_BITS = 4  # those fields are held in 2**DEAL_BITS shares by the top bits of the deal
 AGENT_COLUMNS = ("agent", "opponent", "chosen")  # columns of the sums that name agents
 GAME_CODE = 1 << 40  # rows without deal seeds: game (job, index) -> job * GAME_CODE + index
 
@@ -165,16 +168,44 @@ def _row_jobs(frame: pd.DataFrame) -> list:
 
 
 def _summed(parts, run: _Run) -> Digest:
-    """The ``Digest`` of per-chunk parts, summed every ``COLLAPSE`` chunks and at the end."""
-    held: dict[str, list] = {}
+    """The ``Digest`` of per-chunk parts, summed every ``COLLAPSE`` chunks and at the end.
+    Fields that grow with the deals (``BY_DEAL``) are held in ``2**DEAL_BITS`` shares by the
+    top bits of the deal, each summed on its own: a summing then needs memory for one share,
+    not for every deal read so far. Their sums are sorted by deal first, so the shares joined
+    in order are the sums of the whole."""
+    held: dict[str, list[list]] = {}  # field -> its shares -> parts not yet summed
     for number, chunk in enumerate(parts, 1):
         for field, part in chunk.items():
-            held.setdefault(field, []).append(part)
+            pieces = _shares(part) if field in BY_DEAL else [part]
+            shares = held.setdefault(field, [[] for _ in pieces])
+            for share, piece in zip(shares, pieces, strict=True):
+                share.append(piece)
         if number % COLLAPSE == 0:
-            held = {field: [ADD[field](p)] for field, p in held.items()}
-    summed = {field: _named(ADD[field](p)) for field, p in held.items()}
+            for field, shares in held.items():
+                _collapse(shares, ADD[field])
+    summed = {}
+    for field, shares in held.items():
+        _collapse(shares, ADD[field])
+        whole = pd.concat([share[0] for share in shares], ignore_index=True)
+        shares.clear()
+        summed[field] = _named(whole)
+        del whole
     mixed = _mixed_sums(summed["sums"]) if run.summary_only else run.mixed
     return Digest(run.game, mixed, **summed)
+
+
+def _collapse(shares: list[list], add) -> None:
+    """Sum each share's parts into one, a share at a time (its parts are let go as it is)."""
+    for i, share in enumerate(shares):
+        shares[i] = [add(share)]
+
+
+def _shares(part: pd.DataFrame) -> list[pd.DataFrame]:
+    """``part``'s rows in ``2**DEAL_BITS`` shares by the top bits of their deal."""
+    top = (part["deal"].to_numpy(np.uint64) >> np.uint64(64 - DEAL_BITS)).astype(np.int64)
+    order = np.argsort(top, kind="stable")
+    bounds = np.searchsorted(top[order], np.arange(2**DEAL_BITS + 1))
+    return [part.iloc[order[a:b]] for a, b in pairwise(bounds)]
 
 
 def _mixed_sums(sums: pd.DataFrame) -> bool:
@@ -223,7 +254,16 @@ def _strata(long: pd.DataFrame, strata: dict) -> np.ndarray:
 def _named(part: pd.DataFrame) -> pd.DataFrame:
     """``part`` with its agent columns as text again (tables index by name, not category)."""
     columns = [c for c in AGENT_COLUMNS if c in part.columns]
-    return part.assign(**{c: part[c].astype(str) for c in columns})
+    return part.assign(**{c: _text(part[c]) for c in columns})
+
+
+def _text(values: pd.Series) -> pd.Series:
+    """``values.astype(str)``; categories without a missing value as their names taken by
+    code (``astype`` first makes an object per row: 0.3 GB for a demo's seat study)."""
+    if not isinstance(values.dtype, pd.CategoricalDtype) or (values.cat.codes < 0).any():
+        return values.astype(str)
+    names = pd.array(np.asarray(values.cat.categories, dtype=object).astype(str), dtype="str")
+    return pd.Series(names.take(values.cat.codes.to_numpy()), index=values.index)
 
 
 def _coded(part: pd.DataFrame, names) -> pd.DataFrame:

@@ -113,9 +113,9 @@ def deal_sums(frame: pd.DataFrame, strata: dict) -> pd.DataFrame:
                 "deal": frame["deal_seed"].to_numpy(),
                 "stratum": stratum,
                 "agent": frame[f"agent_{s}"].astype(str).to_numpy(),
-                "n_players": n,
-                "position": (s - first) % n,
-                "seats": 1,
+                "n_players": n.astype(np.int8),
+                "position": ((s - first) % n).astype(np.int8),
+                "seats": np.ones(len(frame), np.int32),
                 "win_sum": frame[f"win_{s}"].to_numpy(float),
                 "score_sum": frame[f"score_{s}"].to_numpy(float),
                 **_adjusted(frame, s),
@@ -147,7 +147,9 @@ def _strata(frame: pd.DataFrame, strata: dict) -> np.ndarray:
 def add_deal_sums(parts) -> pd.DataFrame:
     """Several ``deal_sums`` frames as one (a deal spread over chunks is summed), sorted by
     the keys. The keys are packed into one integer per row and summed with ``np.bincount``
-    (a pandas groupby over the five keys is several times slower)."""
+    (a pandas groupby over the five keys is several times slower). Each column keeps its
+    type (agents as categories stay categories), and the result is not copied into blocks:
+    a demo's seat study holds 3.6M of these rows."""
     frame = pd.concat(parts, ignore_index=True)
     packed, levels = np.zeros(len(frame), np.int64), []
     for key in DEAL_KEYS:
@@ -155,15 +157,26 @@ def add_deal_sums(parts) -> pd.DataFrame:
         packed = packed * len(values) + codes
         levels.append(values)
     rows, index = np.unique(packed, return_inverse=True)
+    del packed
     out = {}
     for key, values in zip(DEAL_KEYS[::-1], levels[::-1], strict=True):
         rows, code = np.divmod(rows, len(values))
-        out[key] = np.asarray(values)[code]
+        out[key] = _take(values, code, frame[key].dtype)
     out = {key: out[key] for key in DEAL_KEYS}
     for column in frame.columns.difference(DEAL_KEYS, sort=False):
         total = np.bincount(index, frame[column].to_numpy(float), len(out["deal"]))
         out[column] = total.astype(frame[column].dtype)
-    return pd.DataFrame(out)
+    return pd.DataFrame(out, copy=False)
+
+
+def _take(values, code: np.ndarray, dtype):
+    """``values[code]`` as a column of ``dtype`` (categories stay categories)."""
+    if isinstance(dtype, pd.CategoricalDtype):
+        return pd.Categorical.from_codes(np.asarray(values.codes)[code], dtype=dtype)
+    taken = np.asarray(values)[code]
+    if isinstance(dtype, np.dtype):
+        return taken.astype(dtype, copy=False)
+    return pd.array(taken, dtype=dtype)
 
 
 def load_deal_sums(folder) -> pd.DataFrame:

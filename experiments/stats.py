@@ -331,19 +331,17 @@ class _Positions:
         self.table = pd.concat(tables).sort_index()
 
     def _count(self, n, part, win, count, cluster, stratum) -> pd.DataFrame:
-        levels = [*self.keys, stratum, cluster]
-        sums = part.groupby([*levels, self.column], observed=True, sort=True)[[win, count]].sum()
-        wins, games = (
-            sums[c].unstack(self.column, fill_value=0.0).reindex(columns=range(n), fill_value=0.0)
-            for c in (win, count)
-        )
-        labels, codes = _group_codes(wins.index, self.keys)
-        total_w = _sum_rows(codes, wins.to_numpy(), len(labels))
-        total_g = _sum_rows(codes, games.to_numpy(), len(labels))
+        clusters = _Clusters(part, [*self.keys, stratum, cluster])
+        place = part[self.column].to_numpy(np.int64)
+        wins, games = (clusters.by_place(place, part[c].to_numpy(float), n) for c in (win, count))
+        first = part.iloc[clusters.first]
+        labels, codes = _group_codes(first, self.keys)
+        total_w = _sum_rows(codes, wins, len(labels))
+        total_g = _sum_rows(codes, games, len(labels))
         with np.errstate(invalid="ignore", divide="ignore"):
             share = total_w / total_g
-            z = np.nan_to_num((wins.to_numpy() - share[codes] * games.to_numpy()) / total_g[codes])
-        layer = wins.index.get_level_values(stratum).to_numpy()
+            z = np.nan_to_num((wins - share[codes] * games) / total_g[codes])
+        layer = first[stratum].to_numpy()
         cov, deals, free, df = stratified_cov(codes, layer, z)
         self.parts[n] = (labels, codes, layer, z, share, cov, deals, free)
         index = pd.MultiIndex.from_tuples(
@@ -405,14 +403,32 @@ def _single(table: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def _group_codes(index: pd.MultiIndex, keys: list):
-    """The sorted distinct ``keys`` labels of an index (tuples) and each row's code."""
+def _group_codes(frame: pd.DataFrame, keys: list):
+    """The sorted distinct ``keys`` labels of a frame's rows (tuples) and each row's code."""
     if not keys:
-        return [()], np.zeros(len(index), np.int64)
-    codes, labels = pd.MultiIndex.from_arrays([index.get_level_values(k) for k in keys]).factorize(
-        sort=True
-    )
+        return [()], np.zeros(len(frame), np.int64)
+    codes, labels = pd.MultiIndex.from_frame(frame[keys]).factorize(sort=True)
     return [tuple(label) for label in labels], codes
+
+
+class _Clusters:
+    """The distinct rows of ``levels`` in a frame, in sorted order (a groupby's groups, without
+    its index): ``code`` gives each row's cluster and ``first`` a row of each cluster. The
+    levels' codes are packed into one integer, as in ``results.add_deal_sums``."""
+
+    def __init__(self, frame: pd.DataFrame, levels: list):
+        packed = np.zeros(len(frame), np.int64)
+        for level in levels:
+            codes, values = pd.factorize(frame[level], sort=True)
+            packed = packed * len(values) + codes
+        _, self.first, self.code = np.unique(packed, return_index=True, return_inverse=True)
+
+    def by_place(self, place: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
+        """The sums of ``values`` per (cluster, place ``0..n-1``) as a clusters x n array."""
+        cells = self.code * n + place
+        inside = (place >= 0) & (place < n)
+        size = len(self.first) * n
+        return np.bincount(cells[inside], values[inside], size).reshape(-1, n)
 
 
 def _sum_rows(codes, values: np.ndarray, groups: int) -> np.ndarray:
