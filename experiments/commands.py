@@ -147,21 +147,24 @@ def summary_tables(sums: pd.DataFrame, deals=None) -> dict[str, pd.DataFrame]:
     out["mean score by agent"] = (
         stats.deal_mean_score(deals) if deals is not None else stats.summary_mean_score(sums)
     )
-    if deals is not None:
-        parts = [("all seatings", deals)] if mixed else list(deals.groupby("agent"))
-        functions = (stats.deal_seat_advantage, stats.deal_seat_gap, stats.deal_seat_test)
-    else:
-        parts = [("all seatings", sums)] if mixed else list(sums.groupby("agent"))
-        functions = (stats.summary_seat_advantage, stats.summary_seat_gap, stats.summary_seat_test)
-    advantage, gap, test = functions
+    rows = sums if deals is None else deals
+    parts = [("all seatings", rows)] if mixed else list(rows.groupby("agent", observed=True))
     for name, part in parts:
         where = "" if mixed else f" — all-{name} tables"
-        out[f"{TURNS}{where}"] = advantage(part, column="position")
-        out[f"{GAP}{where}"] = gap(part, column="position")
-        out[f"turn-order test{where}"] = test(part, column="position")
+        seat_tables = _summary_seat_tables(part) if deals is None else stats.deal_seat_tables(part)
+        for title, table in zip((TURNS, GAP, "turn-order test"), seat_tables, strict=True):
+            out[f"{title}{where}"] = table
     if "forfeits" in sums:  # isolated agents (experiments.isolation)
         out[FORFEITS] = forfeit_sums_table(sums)
     return out
+
+
+def _summary_seat_tables(sums: pd.DataFrame) -> tuple:
+    """The turn-order table, gap and test of per-(job, seat) sums."""
+    return tuple(
+        table(sums, column="position")
+        for table in (stats.summary_seat_advantage, stats.summary_seat_gap, stats.summary_seat_test)
+    )
 
 
 def tables(frame: pd.DataFrame, summary_only: bool, game: str, jobs=None):

@@ -530,6 +530,13 @@ def deal_seat_test(deals: pd.DataFrame, column="position", alpha: float = 0.05, 
     return _deal_positions(deals, column, by).test(alpha)
 
 
+def deal_seat_tables(deals: pd.DataFrame, column="position", by=()):
+    """``deal_seat_advantage``, ``deal_seat_gap`` and ``deal_seat_test`` (their defaults),
+    counted once."""
+    positions = _deal_positions(deals, column, by)
+    return positions.advantage(), positions.gap(0, -1), positions.test(0.05)
+
+
 def summary_seat_advantage(sums: pd.DataFrame, column: str = "seat", by=()) -> pd.DataFrame:
     """``seat_advantage`` from streamed per-(job, seat) sums (``job``, ``games``, ``win_sum``,
     ``win_sq``); ``by`` names columns (e.g. ``"agent"``) that split the table further, ahead
