@@ -45,6 +45,7 @@ from experiments.schedule import deal_strata, rows_per_deal, stratum_of
 COLLAPSE = 8  # chunks read between two summings of the parts
 BY_DEAL = ("deals", "pairs")  # fields that grow with the deals, their sums sorted by deal first
 DEAL_BITS = 4  # those fields are held in 2**DEAL_BITS shares by the top bits of the deal
+HELD_ROWS = 100_000  # a share is summed once it holds this many rows not yet summed
 AGENT_COLUMNS = ("agent", "opponent", "chosen")  # columns of the sums that name agents
 GAME_CODE = 1 << 40  # rows without deal seeds: game (job, index) -> job * GAME_CODE + index
 
@@ -170,19 +171,20 @@ def _row_jobs(frame: pd.DataFrame) -> list:
 def _summed(parts, run: _Run) -> Digest:
     """The ``Digest`` of per-chunk parts, summed every ``COLLAPSE`` chunks and at the end.
     Fields that grow with the deals (``BY_DEAL``) are held in ``2**DEAL_BITS`` shares by the
-    top bits of the deal, each summed on its own: a summing then needs memory for one share,
-    not for every deal read so far. Their sums are sorted by deal first, so the shares joined
-    in order are the sums of the whole."""
-    held: dict[str, list[list]] = {}  # field -> its shares -> parts not yet summed
+    top bits of the deal, a share summed on its own once it holds ``HELD_ROWS`` rows not yet
+    summed: a summing then needs memory for one share, not for every deal read so far. Their
+    sums are sorted by deal first, so the shares joined in order are the sums of the whole."""
+    held: dict[str, list[list]] = {}  # field -> its shares -> its sum so far and new parts
     for number, chunk in enumerate(parts, 1):
         for field, part in chunk.items():
-            pieces = _shares(part) if field in BY_DEAL else [part]
-            shares = held.setdefault(field, [[] for _ in pieces])
-            for share, piece in zip(shares, pieces, strict=True):
-                share.append(piece)
+            if field in BY_DEAL:
+                _hold_shares(held.setdefault(field, _no_shares()), _shares(part), ADD[field])
+            else:
+                held.setdefault(field, [[]])[0].append(part)
         if number % COLLAPSE == 0:
             for field, shares in held.items():
-                _collapse(shares, ADD[field])
+                if field not in BY_DEAL:
+                    _collapse(shares, ADD[field])
     summed = {}
     for field, shares in held.items():
         _collapse(shares, ADD[field])
@@ -192,6 +194,19 @@ def _summed(parts, run: _Run) -> Digest:
         del whole
     mixed = _mixed_sums(summed["sums"]) if run.summary_only else run.mixed
     return Digest(run.game, mixed, **summed)
+
+
+def _no_shares() -> list[list]:
+    return [[] for _ in range(2**DEAL_BITS)]
+
+
+def _hold_shares(shares: list[list], pieces: list[pd.DataFrame], add) -> None:
+    """Add a chunk's ``pieces`` to their ``shares``; sum a share that holds ``HELD_ROWS`` new
+    rows."""
+    for share, piece in zip(shares, pieces, strict=True):
+        share.append(piece)
+        if sum(len(p) for p in share[1:]) >= HELD_ROWS:
+            share[:] = [add(share)]
 
 
 def _collapse(shares: list[list], add) -> None:
@@ -205,7 +220,8 @@ def _shares(part: pd.DataFrame) -> list[pd.DataFrame]:
     top = (part["deal"].to_numpy(np.uint64) >> np.uint64(64 - DEAL_BITS)).astype(np.int64)
     order = np.argsort(top, kind="stable")
     bounds = np.searchsorted(top[order], np.arange(2**DEAL_BITS + 1))
-    return [part.iloc[order[a:b]] for a, b in pairwise(bounds)]
+    ordered = part.take(order)
+    return [ordered.iloc[a:b] for a, b in pairwise(bounds)]
 
 
 def _mixed_sums(sums: pd.DataFrame) -> bool:
