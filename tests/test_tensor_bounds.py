@@ -98,17 +98,7 @@ def _start(game, rules, seed: int, index: int) -> np.ndarray:
     return state
 
 
-# Known gap (issue 27, item 3, after explicit chance was merged): in the Tulips deck with no
-# turn at all, states before the deal's chance events are resolved show the phase, the ranks
-# and the totals (entries 1, 12, 16, 25, 26) outside the bounds computed for dealt games.
-NO_TURN_GAP = pytest.mark.xfail(
-    strict=True, reason="Tulips bounds at unresolved explicit-chance states of a deck with no turn"
-)
-CASES = [
-    pytest.param(name, n, pairs, marks=NO_TURN_GAP if "2,0,2/2,0,1" in str(pairs) else ())
-    for name, sets in SETS.items()
-    for n, pairs in sets
-]
+CASES = [(name, n, pairs) for name, sets in SETS.items() for n, pairs in sets]
 
 
 @pytest.mark.parametrize("name, players, pairs", CASES)

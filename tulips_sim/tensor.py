@@ -35,15 +35,16 @@ one); "top" ranges over the ranks a variety can hold:
 ================  ================================================================
 block             range
 ================  ================================================================
-``phase``         0..1 (the first draw only where ``D`` > 0, the second where ``D`` > 1)
+``phase``         0..1 (the second draw only where ``D`` > 1; the first draw is also seen
+                  while the secret cards are revealed, with explicit chance)
 ``used``          0..1 (only where ``D`` > 1)
 ``deck_left``     0..D, at the setup
 ``secret_size``   0..n + T: one setup card per seat, one add per turn
-``rank``          0..1: rank ``r`` up to the number of varieties in the deck, rank 4 only with
-                  three or more (two are both seeded, never absent); always 1 at rank 4 for a
+``rank``          0..1: rank ``r`` up to the number of varieties in the deck; rank 4 for
+                  every variety (before the seeding, with explicit chance, all are absent;
+                  once seeded, only with three or more varieties); always 1 at rank 4 for a
                   variety not in the deck
-``totals``        0..the sum of the variety's ``F`` highest cards (54 by default); at least
-                  its lowest card where it is always seeded
+``totals``        0..the sum of the variety's ``F`` highest cards (54 by default)
 ``face_up``       0..min(c, F)
 ``drawn``         0..1 (always 0 for a type not in the deck, or with no turn)
 ``hand``          0..1 (always 0 for a type not in the deck)
@@ -132,7 +133,7 @@ def tensor_bounds(rules) -> tuple[np.ndarray, np.ndarray]:
     low, high = np.zeros(size, np.float32), np.zeros(size, np.float32)
     copies = np.array(rules.copies_by_type)
     drawn = rules.turn_cards - rules.unused
-    high[PHASE_AT : PHASE_AT + 4] = 1, drawn >= 1, drawn >= 2, 1
+    high[PHASE_AT : PHASE_AT + 4] = 1, 1, drawn >= 2, 1  # first draw: see _festival_bounds
     high[USED_AT : USED_AT + 3] = drawn >= 2
     high[DECK_LEFT_AT], high[SECRET_SIZE_AT] = drawn, n + rules.max_turns
     _festival_bounds(rules, copies, low, high)
@@ -146,8 +147,9 @@ def tensor_bounds(rules) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _reachable_ranks(copies: np.ndarray) -> list[int]:
-    """The festival ranks (1..4) a variety of the deck can hold: 1..k with k varieties in the
-    deck, and rank 4 ("4th or absent") from 3 varieties (2 are both seeded, never absent)."""
+    """The festival ranks (1..4) a variety of the deck can hold once the festival is seeded:
+    1..k with k varieties in the deck, and rank 4 ("4th or absent") from 3 varieties (2 are
+    both seeded, never absent)."""
     k = int((copies.reshape(N_VARIETIES, N_VALUES).sum(axis=1) > 0).sum())
     return sorted({*range(1, min(k, N_RANKS) + 1), *([N_RANKS] if k >= 3 else [])})
 
@@ -155,7 +157,10 @@ def _reachable_ranks(copies: np.ndarray) -> list[int]:
 def _festival_bounds(rules, copies, low, high) -> None:
     """Ranks, totals and face-up counts. A variety has at most one seeding card, one card a
     turn added face up (``max_turns``) and the revealed secret cards (at most ``n_revealed``
-    of the n setup secrets, a secret add costing a face-up one): ``cap`` cards at most."""
+    of the n setup secrets, a secret add costing a face-up one): ``cap`` cards at most.
+    With explicit chance (``Game.deal_open``) a seat also sees the states before the seeding
+    cards are turned, where every variety is absent (rank 4, total 0), and the first draw's
+    phase while the secret cards are revealed, even in a deck with no turn."""
     cap = 1 + rules.max_turns + min(rules.n_revealed, rules.n_players)
     ranks = _reachable_ranks(copies)
     values = MIN_VALUE + np.arange(N_TYPES) % N_VALUES
@@ -165,11 +170,10 @@ def _festival_bounds(rules, copies, low, high) -> None:
         in_deck = cards.size > 0
         for r in range(1, N_RANKS + 1):
             high[RANK_AT + v * N_RANKS + r - 1] = in_deck and r in ranks
+        high[RANK_AT + v * N_RANKS + N_RANKS - 1] = 1  # absent: before the seeding at least
         if not in_deck:
-            low[RANK_AT + v * N_RANKS + N_RANKS - 1] = high[RANK_AT + v * N_RANKS + N_RANKS - 1] = 1
+            low[RANK_AT + v * N_RANKS + N_RANKS - 1] = 1
         high[TOTALS_AT + v] = cards[:cap].sum()
-        if N_RANKS not in ranks and in_deck:  # always seeded: its lowest card at least
-            low[TOTALS_AT + v] = cards[-1]
     high[FACE_UP_AT : FACE_UP_AT + N_TYPES] = np.minimum(copies, cap)
 
 
