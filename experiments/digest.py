@@ -204,6 +204,8 @@ def _hold_shares(shares: list[list], pieces: list[pd.DataFrame], add) -> None:
     """Add a chunk's ``pieces`` to their ``shares``; sum a share that holds ``HELD_ROWS`` new
     rows."""
     for share, piece in zip(shares, pieces, strict=True):
+        if share and piece.empty:
+            continue
         share.append(piece)
         if sum(len(p) for p in share[1:]) >= HELD_ROWS:
             share[:] = [add(share)]
@@ -220,8 +222,8 @@ def _shares(part: pd.DataFrame) -> list[pd.DataFrame]:
     top = (part["deal"].to_numpy(np.uint64) >> np.uint64(64 - DEAL_BITS)).astype(np.int64)
     order = np.argsort(top, kind="stable")
     bounds = np.searchsorted(top[order], np.arange(2**DEAL_BITS + 1))
-    ordered = part.take(order)
-    return [ordered.iloc[a:b] for a, b in pairwise(bounds)]
+    return [part.take(order[a:b]) for a, b in pairwise(bounds)]  # frames of their own: a
+    # slice would keep the whole chunk alive while any share holds it
 
 
 def _mixed_sums(sums: pd.DataFrame) -> bool:

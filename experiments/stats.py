@@ -413,20 +413,25 @@ def _group_codes(frame: pd.DataFrame, keys: list):
 
 class _Clusters:
     """The distinct rows of ``levels`` in a frame, in sorted order (a groupby's groups, without
-    its index): ``code`` gives each row's cluster and ``first`` a row of each cluster. The
-    levels' codes are packed into one integer, as in ``results.add_deal_sums``."""
+    its index): ``code`` gives each row's cluster (-1 where a level is missing: such rows are
+    left out, as a groupby drops them) and ``first`` a row of each cluster. The levels' codes
+    are packed into one integer, as in ``results.add_deal_sums``."""
 
     def __init__(self, frame: pd.DataFrame, levels: list):
-        packed = np.zeros(len(frame), np.int64)
+        packed, known = np.zeros(len(frame), np.int64), np.ones(len(frame), bool)
         for level in levels:
             codes, values = pd.factorize(frame[level], sort=True)
             packed = packed * len(values) + codes
-        _, self.first, self.code = np.unique(packed, return_index=True, return_inverse=True)
+            known &= codes >= 0
+        _, first, code = np.unique(packed[known], return_index=True, return_inverse=True)
+        self.first = np.flatnonzero(known)[first]
+        self.code = np.full(len(frame), -1, np.int64)
+        self.code[known] = code
 
     def by_place(self, place: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
         """The sums of ``values`` per (cluster, place ``0..n-1``) as a clusters x n array."""
         cells = self.code * n + place
-        inside = (place >= 0) & (place < n)
+        inside = (place >= 0) & (place < n) & (self.code >= 0)
         size = len(self.first) * n
         return np.bincount(cells[inside], values[inside], size).reshape(-1, n)
 

@@ -151,3 +151,47 @@ def test_workers_started_elsewhere_read_a_folder_named_relative_to_the_working_o
     again = digest.of_folder(folder.name, workers=2)
     pd.testing.assert_frame_equal(again.sums, summed.sums)
     pd.testing.assert_frame_equal(again.pairs, summed.pairs)
+
+
+def test_an_empty_share_keeps_nothing_of_its_chunk_alive():
+    """A chunk is split into shares by the top bits of the deal; a share that gets no rows
+    (here all deals lie in share 0, as rows without deal seeds do) must not hold the chunk
+    through a view, or memory would grow with the chunks read."""
+    import gc
+    import tracemalloc
+
+    rows = 1_000_000
+    deal = np.random.default_rng(0).permutation(rows).astype(np.uint64)
+    tracemalloc.start()
+    frame = pd.DataFrame({"deal": deal, "win_sum": np.ones(rows), "seats": 1})
+    try:
+        pieces = digest._shares(frame)
+        assert [len(p) for p in pieces] == [rows] + [0] * (len(pieces) - 1)
+        empty = pieces[1:]
+        del pieces, frame
+        gc.collect()
+        held = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert len(empty) == 2**digest.DEAL_BITS - 1
+    assert held < 1_000_000, f"{held:,} bytes still held by the empty shares"
+
+
+def test_rows_with_a_missing_key_are_left_out_of_the_seat_table_as_a_groupby_would():
+    deals = pd.DataFrame(
+        {
+            "deal": np.repeat(np.arange(20, dtype=np.uint64), 2),
+            "stratum": 0,
+            "agent": ["a", "b"] * 20,
+            "n_players": 2,
+            "position": [0, 1] * 20,
+            "seats": 1,
+            "win_sum": [1.0, 0.0] * 20,
+            "score_sum": 1.0,
+        }
+    )
+    deals.loc[3, "agent"] = np.nan
+    table = stats.deal_seat_advantage(deals, by="agent")
+    agents = set(table.index.get_level_values("agent"))
+    assert agents == {"a", "b"}
+    assert table["games"].sum() == 39
