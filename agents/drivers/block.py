@@ -128,12 +128,13 @@ class _Call:
     def __call__(self, first_index: int, out: np.ndarray, hook) -> int:
         args = (self.rules_vec, self.seed, self.key, first_index, self.policy, self.entries)
         try:
-            bad, played = self.kernel(*args, self.params, out, hook)
+            played = self.kernel(*args, self.params, out, hook)
         except IndexError:  # only user agents are bounds-checked: the engine's reads are in range
             raise AgentError(f"an agent ({self.names}) read outside its observation") from None
-        if bad >= 0:
+        if played < 0:  # -1 - g: match g of the block had an illegal action
+            game = first_index - 1 - played
             raise IllegalActionError(
-                f"an agent ({self.names}) chose an illegal action in game {first_index + bad}; "
+                f"an agent ({self.names}) chose an illegal action in game {game}; "
                 "check the agents' code and parameters"
             )
         return played

@@ -51,9 +51,10 @@ SCRATCH_STRIDE = OBS_SIZE + STATE_SIZE + SCRATCH_WORK  # a seat's row: a user ag
 @njit(cache=True)
 def play_games(rules_vec, root_seed, secret, first_index, policy, entries, params, out, hook):
     """Play ``out.shape[0]`` matches from ``first_index`` on into ``out`` (rows as
-    ``result_row``); return ``(bad, played)``: ``bad`` -1, or the match (in this block) where
-    an agent chose an illegal action, and the matches played (fewer when the hook has no room
-    for the next)."""
+    ``result_row``); return the matches played (fewer when the hook has no room for the next),
+    or ``-1 - g`` when an agent chose an illegal action in match ``g`` of this block. One
+    integer, not a pair: a tuple returned from inside the loop cost a quarter of its speed
+    (No Thanks! 4 greedy players, 0.46M against 0.63M games per second)."""
     n = rules_vec[N_PLAYERS]
     rounds = rules_vec[ROUNDS_SLOT] if ROUNDS_SLOT >= 0 else 1
     state = np.zeros(STATE_SIZE, np.int64)
@@ -64,7 +65,7 @@ def play_games(rules_vec, root_seed, secret, first_index, policy, entries, param
     flat_params = params.ravel()
     for g in range(out.shape[0]):
         if not has_room(hook):
-            return -1, g
+            return g
         for r in range(rounds):
             game_index = (first_index + g) * rounds + r
             key = game_key(root_seed, game_index)
@@ -85,10 +86,10 @@ def play_games(rules_vec, root_seed, secret, first_index, policy, entries, param
                     row, own = address(flat_params, seat * MAX_PARAMS), seat * SCRATCH_STRIDE
                     action = entries[seat](view, row, address(rngs, seat), address(scratch, own))
                     if action < 0 or action > 62 or not (mask >> action) & 1:
-                        return g, g
+                        return -1 - g
                     action = decided(hook, state, seat, action, mask, g)
                 acted(hook, state, action, g)
                 apply_action(state, action)
             ended(hook, state, g)
             result_row(state, n, rounds, r, out, g)
-    return -1, out.shape[0]
+    return out.shape[0]
