@@ -48,23 +48,25 @@ def events(
     share of the game's win, ties split: the share of events with ``win > 0`` is how often
     they were a winner's), then the game's own ``event_columns`` (No Thanks!: ``card``,
     ``price``)."""
-    record = load_game(game)
-    if record.event is None:
+    definition = load_game(game)
+    if definition.event is None:
         raise ValueError(f"{game} records no events (its Game record has no event verb)")
     agent_list = parse_list(agents, game)
-    rules = rules if rules is not None else record.rules(n_players=len(agent_list))
+    rules = rules if rules is not None else definition.rules(n_players=len(agent_list))
     if getattr(rules, "rounds", 1) != 1:
         raise ValueError("events are taken from single games (rounds=1)")
     check_seed(seed, first_index + max(n_games - 1, 0))
-    limit = int(getattr(rules, "max_decisions", record.max_decisions))
+    limit = int(getattr(rules, "max_decisions", definition.max_decisions))
     parts = []
     for start in range(0, n_games, BLOCK):
         size = min(BLOCK, n_games - start)
         first = first_index + start
-        raw, found = event_block(record, rules, agent_list, seed, first, size, limit, first_player)
-        parts.append(_event_rows(record, to_frame(record, raw, agent_list, first), found))
+        raw, found = event_block(
+            definition, rules, agent_list, seed, first, size, limit, first_player
+        )
+        parts.append(_event_rows(definition, to_frame(definition, raw, agent_list, first), found))
     if not parts:
-        return pd.DataFrame({c: [] for c in (*EVENT_COLUMNS, *record.event_columns)})
+        return pd.DataFrame({c: [] for c in (*EVENT_COLUMNS, *definition.event_columns)})
     return pd.concat(parts, ignore_index=True)
 
 

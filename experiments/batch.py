@@ -16,8 +16,9 @@ from tqdm import tqdm
 
 from agents.isolation.host import end_idle
 from agents.registry import parse_list
-from experiments.games import TAIL, entry, play_block, play_block_isolated
+from experiments.games import TAIL, play_block, play_block_isolated
 from experiments.isolation import with_forfeits
+from giftsim.game import load_game
 from giftsim.rng import check_seed
 
 BLOCK = 50_000
@@ -50,9 +51,9 @@ def play(
     and the games are played under ``secret``, a random one unless given (kept in the
     frame's ``attrs["secret"]``). ``secret`` is 0 otherwise.
     """
-    ent = entry(game)
+    definition = load_game(game)
     agent_list = parse_list(_specs(agents), game)
-    rules = _rules(ent, rules, len(agent_list))
+    rules = _rules(definition, rules, len(agent_list))
     first_player = _first(first_player, rules)
     for name, value in (("n_games", n_games), ("first_index", first_index)):
         if not _whole(value) or value < 0:
@@ -76,11 +77,11 @@ def play(
                 blocks.append(rows)
                 lost.append(forfeits)
             bar.update(size)
-    width = ent.row_width(rules)
+    width = definition.row_width(rules)
     raw = np.concatenate(blocks) if blocks else np.zeros((0, width), np.int64)
     if not as_frame:
         return raw
-    frame = to_frame(ent, raw, agent_list, first_index)
+    frame = to_frame(definition, raw, agent_list, first_index)
     if isolation is not None:
         frame.attrs["secret"] = secret
         n = len(agent_list)
@@ -99,14 +100,14 @@ def _specs(agents):
     raise ValueError(f"agents must be a list of agent specs, one per seat, got {agents!r}")
 
 
-def _rules(ent, rules, n_players: int):
+def _rules(definition, rules, n_players: int):
     """The game's rules for the batch: checked to be its own ``Rules`` for that many seats."""
     if rules is None:
-        return ent.rules(n_players=n_players)
-    if not isinstance(rules, ent.rules):
-        kind = type(rules)
+        return definition.rules(n_players=n_players)
+    if not isinstance(rules, definition.rules):
+        kind, module = type(rules), definition.rules.__module__
         raise ValueError(
-            f"rules must be {ent.rules.__module__}.Rules (e.g. Rules.from_pairs(['key=value'], "
+            f"rules must be {module}.Rules (e.g. Rules.from_pairs(['key=value'], "
             f"{n_players})), got {kind.__module__}.{kind.__name__}"
         )
     return rules
@@ -135,12 +136,12 @@ def win_shares(winners: np.ndarray, n_players: int) -> np.ndarray:
     return np.divide(seats, total, out=np.zeros_like(seats), where=total > 0)
 
 
-def to_frame(ent, raw: np.ndarray, agent_list, first_index: int) -> pd.DataFrame:
+def to_frame(definition, raw: np.ndarray, agent_list, first_index: int) -> pd.DataFrame:
     """Tidy per-game rows from the raw array of a batch: per seat s ``score_s`` (and the
     game's other blocks, e.g. ``give_s``; ``round1_s`` .. for matches of several rounds),
     ``win_s`` and ``agent_s``."""
     n = len(agent_list)
-    tail = len(ent.blocks) * n
+    tail = len(definition.blocks) * n
     shares = win_shares(raw[:, tail + TAIL.index("winners")], n)
     columns = {
         "game_index": np.arange(first_index, first_index + len(raw)),
@@ -151,7 +152,7 @@ def to_frame(ent, raw: np.ndarray, agent_list, first_index: int) -> pd.DataFrame
     after = tail + len(TAIL)  # matches of several rounds: each round's scores from here on
     rounds = (raw.shape[1] - after) // n
     for s in range(n):
-        for b, block in enumerate(ent.blocks):
+        for b, block in enumerate(definition.blocks):
             columns[f"{block}_{s}"] = raw[:, b * n + s].astype(np.int32)
         for r in range(rounds):
             columns[f"round{r + 1}_{s}"] = raw[:, after + r * n + s].astype(np.int32)

@@ -26,9 +26,9 @@ import giftsim
 from agents.registry import parse
 from agents.roster import roster
 from experiments.batch import play
-from experiments.games import entry, play_slow
+from experiments.games import play_slow
 from giftsim import files
-from giftsim.game import GAMES
+from giftsim.game import GAMES, load_game
 
 SLOW = {"planner": 10, "learned": 4}  # measure slow mixes on fewer games
 
@@ -40,7 +40,7 @@ def rate(
     timed runs after a warm-up (the usual way to read throughput on a shared machine).
     ``options``: rule options besides ``n_players`` (default: the rules of record)."""
     agents = [spec] * n_players
-    rules = entry(game).rules(n_players=n_players, **(options or {}))
+    rules = load_game(game).rules(n_players=n_players, **(options or {}))
     play(game, agents, 1, rules=rules, as_frame=False)
     best = float("inf")
     for _ in range(repeats):
@@ -89,7 +89,7 @@ def kernel_rate(game: str, opponents: str = "greedy", n_players: int = 4, n_game
 
 def positions(game: str, n_players: int, spec: str, n_games: int) -> list[np.ndarray]:
     """Observations of seat 0 at its decisions with a choice, in games of ``spec`` players."""
-    ent, agent = entry(game), parse(spec, game)
+    definition, agent = load_game(game), parse(spec, game)
     seen = []
 
     def seat0(obs, legal):
@@ -99,7 +99,7 @@ def positions(game: str, n_players: int, spec: str, n_games: int) -> list[np.nda
 
     for i in range(n_games):
         players = [seat0] + [agent] * (n_players - 1)
-        play_slow(game, ent.rules(n_players=n_players), players, 1, i)
+        play_slow(game, definition.rules(n_players=n_players), players, 1, i)
     return seen
 
 
@@ -180,7 +180,7 @@ def markdown(rates_by_game: dict, vector: dict, startup, about: dict) -> str:
     and, if measured, the start-up times ``(cold, warm)``."""
     lines = [_measured(about), "", *_rate_table(rates_by_game), ""]
     parts = [
-        f"{entry(game).title} {rate:,.0f} ({players} players, the others `{opponents}`)"
+        f"{load_game(game).title} {rate:,.0f} ({players} players, the others `{opponents}`)"
         for game, (rate, players, opponents) in vector.items()
     ]
     lines.append(
@@ -216,7 +216,7 @@ def _rate_table(rates_by_game: dict) -> list[str]:
     for game, frame in rates_by_game.items():
         for mix, row in frame.iterrows():
             cells = [f"{row[c]:,.0f}" if c in row.index else "" for c in counts]
-            lines.append(f"| {entry(game).title}, {mix} | " + " | ".join(cells) + " |")
+            lines.append(f"| {load_game(game).title}, {mix} | " + " | ".join(cells) + " |")
     return lines
 
 

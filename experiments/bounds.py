@@ -104,14 +104,16 @@ def rollout_bound(
     from agents.drivers.block import respond_block
     from agents.registry import parse
 
-    record = load_game(game)
+    definition = load_game(game)
     check(rules, deals, rollouts, margin)
     agents = [parse(target, game)] * rules.n_players
-    respond_block(record, rules, agents, 0, (rollouts, margin), seed, 0, 0)  # compile first
+    respond_block(definition, rules, agents, 0, (rollouts, margin), seed, 0, 0)  # compile first
     parts, started = [], time.process_time()
     for first in tqdm(range(0, deals, CHUNK), disable=not progress, desc=f"vs {target}"):
         size = min(CHUNK, deals - first)
-        parts.append(respond_block(record, rules, agents, 0, (rollouts, margin), seed, first, size))
+        parts.append(
+            respond_block(definition, rules, agents, 0, (rollouts, margin), seed, first, size)
+        )
     rows = np.concatenate(parts)
     seconds = time.process_time() - started
     spec = agents[0].spec
@@ -217,11 +219,11 @@ def command(args) -> None:
     again), then the worst case per target."""
     from agents.registry import parse_list
 
-    record = load_game(args.game)
-    counts = _counts(args.players, record.players)
+    definition = load_game(args.game)
+    counts = _counts(args.players, definition.players)
     specs = [spec.strip() for spec in args.target.split(",") if spec.strip()]
     targets = [agent.spec for agent in parse_list(specs, args.game)]
-    rules = {n: _rules(record, n, args.rule) for n in counts}
+    rules = {n: _rules(definition, n, args.rule) for n in counts}
     for n in counts:
         check(rules[n], args.deals, args.rollouts, args.margin)
     done, rows = _done(args.out), []

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import giftsim
 from giftsim import notice
-from giftsim.game import GAMES
+from giftsim.game import GAMES, load_game
 
 DESCRIPTION = "giftsim: tournaments, seat studies, reports, records and benchmarks of No Thanks!"
 DESCRIPTION += " and Gift of Tulips. Every error is one line and exit status 2."
@@ -388,26 +388,19 @@ def _add_rule_option(p) -> None:
     )
 
 
-def _entry(game: str):
-    """The game's ``Game`` record (imports the game, compiles nothing)."""
-    from giftsim.game import load_game
-
-    return load_game(game)
-
-
 def _rules(args, n_players: int):
     """The game's ``Rules`` for ``n_players`` with the ``--rule`` options."""
-    return _entry(args.game).rules.from_pairs(args.rule, n_players)
+    return load_game(args.game).rules.from_pairs(args.rule, n_players)
 
 
 def _rule_options(args, players) -> dict:
     """The ``--rule`` option values, checked at every player count of the run that the game
     accepts (the design names a count it does not)."""
-    ent = _entry(args.game)
-    options = ent.rules.options_from_pairs(args.rule)
+    definition = load_game(args.game)
+    options = definition.rules.options_from_pairs(args.rule)
     for n in players:
-        if n in ent.players:
-            ent.rules(n_players=n, **options)
+        if n in definition.players:
+            definition.rules(n_players=n, **options)
     return options
 
 
@@ -691,10 +684,9 @@ def _run_options(args) -> dict:
 
 
 def _players(text, game) -> list[int]:
-    from experiments.games import entry
 
     if text is None:
-        return list(entry(game).official)
+        return list(load_game(game).official)
     try:
         players = [int(x) for x in text.split(",") if x.strip()]
     except ValueError:

@@ -16,7 +16,6 @@ import pandas as pd
 from agents.roster import roster
 from experiments import digest, luck, ratings, stats
 from experiments import manifest as manifest_io
-from experiments.games import entry
 from experiments.isolation import forfeit_sums_table, forfeit_table
 from experiments.results import (
     deal_sums,
@@ -30,7 +29,7 @@ from experiments.results import (
 from experiments.runner import run
 from experiments.schedule import deal_strata, field_design, mirror, round_robin, rows_per_deal
 from giftsim import files
-from giftsim.game import GAMES
+from giftsim.game import GAMES, load_game
 
 HEAD_TO_HEAD = "head to head (row agent beats opponent, ties 1/2)"
 RATINGS = "ratings (Plackett-Luce log-strength, whole finishing order; bootstrap over deals)"
@@ -439,7 +438,7 @@ def _players(named: dict) -> str:
 
 
 def _title(game: str) -> str:
-    return entry(game).title
+    return load_game(game).title
 
 
 FINDINGS = {"mirror": seat_findings, "round-robin": robin_findings}  # by design
@@ -647,7 +646,7 @@ def bench_rules(pairs) -> dict:
         by_game[game].append(rest)
     options = {}
     for game, game_pairs in by_game.items():
-        cls = entry(game).rules
+        cls = load_game(game).rules
         options[game] = cls.options_from_pairs(game_pairs) if game_pairs else {}
         for n in roster(game).bench.players:
             cls(n_players=n, **options[game])

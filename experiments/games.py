@@ -16,16 +16,10 @@ __all__ = [
     "TAIL",
     "Game",
     "PlayedGame",
-    "entry",
     "play_block",
     "play_block_isolated",
     "play_slow",
 ]
-
-
-def entry(game: str) -> Game:
-    """The ``Game`` record of a game, or a ValueError listing the games."""
-    return load_game(game)
 
 
 def play_block(

@@ -41,10 +41,10 @@ import pandas as pd
 from agents.registry import parse
 from agents.roster import roster
 from experiments import stats
-from experiments.games import entry
 from experiments.results import long_table
 from experiments.runner import run
 from experiments.schedule import Job, arrangements, join, rotations, seating_groups
+from giftsim.game import load_game
 
 SELF = "self"  # the field of an agent's own copies, in every game
 TEMPLATE = "{n}"  # stands for the player count in agent specs and pools
@@ -159,10 +159,10 @@ def _listed(game, agents, fields, players):
     agents = _words(agents if agents is not None else defaults.agents, "--agents", "agent")
     fields = _words(fields if fields is not None else defaults.fields, "--fields", "field")
     players = tuple(players if players is not None else defaults.players)
-    ent = entry(game)
+    definition = load_game(game)
     for n in players:
-        if n not in ent.players:
-            valid = f"{ent.players[0]}..{ent.players[-1]}"
+        if n not in definition.players:
+            valid = f"{definition.players[0]}..{definition.players[-1]}"
             raise ValueError(f"{game} is played by {valid} players, not {n}")
     if not players:
         raise ValueError("--players names no player count")
@@ -474,7 +474,7 @@ def _counts(made: Plan, found: pd.DataFrame) -> list[int]:
 def markdown(made: Plan, found: pd.DataFrame, command: str, when: str, images=None) -> str:
     """The gauntlet as markdown: the command and date, how to read it, then per player count
     the fields in words, the table and its plot (``images``: file name per player count)."""
-    name = entry(made.game).title
+    name = load_game(made.game).title
     lines = [f"# Gauntlet: {name}", ""]
     lines += [f"Written by `{command}` on {when}." if command else f"Written on {when}.", ""]
     lines += _reading(made)
@@ -521,7 +521,7 @@ def title(made: Plan, found: pd.DataFrame, n: int) -> str:
     fields = "; ".join(f"{k}: {v}" for k, v in field_words(made, n, short=True).items())
     games = int(found.xs(n, level="n_players")["games"].sum())
     return (
-        f"{entry(made.game).title}, {n} players: win share of each agent in each field "
+        f"{load_game(made.game).title}, {n} players: win share of each agent in each field "
         f"(95% intervals by deal), {deals_text(found, n)} deals per cell, {games:,} games"
         f"\nfields: {fields}"
     )
@@ -554,8 +554,9 @@ def report(made: Plan, found: pd.DataFrame, folder, command: str, when=None) -> 
 
 def print_tables(made: Plan, found: pd.DataFrame) -> None:
     """Each player count's table to the terminal, with the fields in words."""
+    title = load_game(made.game).title
     for n in _counts(made, found):
-        print(f"\n== {entry(made.game).title}, {n} players ({deals_text(found, n)} deals per cell)")
+        print(f"\n== {title}, {n} players ({deals_text(found, n)} deals per cell)")
         for name, words in field_words(made, n).items():
             print(f"  {name}: {words}")
         print(display(made, found, n).to_string())

@@ -97,11 +97,11 @@ def linear_agent(game: str, name: str, weights: np.ndarray, n_players: int):
     whenever a seat is asked (No Thanks!: the only forced move, taking without chips, is not
     asked); elsewhere it needs the legal set, which this compiled agent does not read:
     :func:`experiments.policy.from_policy` plays any policy with the legal mask (slow path)."""
-    ent = load_game(game)
-    rules = ent.rules(n_players=n_players)
-    size, scale = ent.tensor_size(rules), tensor_scale(ent, rules)
+    definition = load_game(game)
+    rules = definition.rules(n_players=n_players)
+    size, scale = definition.tensor_size(rules), tensor_scale(definition, rules)
     w = np.ascontiguousarray(weights / scale[:, None])
-    encode = ent.encode
+    encode = definition.encode
 
     @njit
     def decide(obs, params, rng):

@@ -38,7 +38,7 @@ def adjust(jobs: list, value: str = SHIPPED, summary_only: bool = False) -> list
     summaries only, matches of several rounds, or a network that does not fit the game and
     player count."""
     from agents.drivers.luck import check_rules, value_net
-    from experiments.games import entry
+    from giftsim.game import load_game
 
     design = jobs[0].design if jobs else ""
     if design not in DESIGNS:
@@ -50,7 +50,7 @@ def adjust(jobs: list, value: str = SHIPPED, summary_only: bool = False) -> list
     if value != SHIPPED:
         value = str(Path(value).expanduser().resolve())
     for job in jobs:
-        check_rules(entry(job.game), job.make_rules())
+        check_rules(load_game(job.game), job.make_rules())
         value_net(job.game, job.n_players, value)
     return [replace(job, luck=value) for job in jobs]
 
@@ -58,11 +58,13 @@ def adjust(jobs: list, value: str = SHIPPED, summary_only: bool = False) -> list
 def luck_rows(game, rules, agents, seed, first, size, first_player, secret, value):
     """Result rows of a block of games and their luck columns ``luck_s`` (one per seat)."""
     from agents.drivers.luck import luck_block, value_net
-    from experiments.games import entry
+    from giftsim.game import load_game
 
-    ent = entry(game)
+    definition = load_game(game)
     network = value_net(game, rules.n_players, value)
-    raw, luck = luck_block(ent, rules, agents, seed, first, size, first_player, secret, network)
+    raw, luck = luck_block(
+        definition, rules, agents, seed, first, size, first_player, secret, network
+    )
     total = luck.sum(axis=1)
     return raw, {f"luck_{s}": total[:, s] for s in range(rules.n_players)}
 

@@ -21,7 +21,7 @@ from matplotlib.patches import Patch
 
 from experiments import anatomy, stats
 from experiments.digest import score_counts
-from experiments.games import entry
+from giftsim.game import load_game
 
 SEAT_SPREAD = 0.25  # total horizontal spread of the player-count groups around each seat
 MAX_NAMED = 4  # a subject names at most this many agents, else counts them
@@ -58,7 +58,7 @@ def label(column: str) -> str:
 
 def score_label(game: str, what: str = "score") -> str:
     """``what`` with the way a score wins in ``game``, e.g. "score (lowest wins)"."""
-    return f"{what} ({'lowest' if entry(game).lower_wins else 'highest'} wins)"
+    return f"{what} ({'lowest' if load_game(game).lower_wins else 'highest'} wins)"
 
 
 def counted(numbers, unit: str = "players") -> str:
@@ -80,7 +80,7 @@ def subject(game: str, design: str, agents, players, games: int, per: str = "") 
     who = ", ".join(names) if len(names) <= MAX_NAMED else f"{len(names)} agents"
     extra = f" ({per})" if per else ""
     kind = DESIGNS.get(design, design)
-    return f"{entry(game).title}, {kind} of {who}, {counted(players)}, {games:,} games{extra}"
+    return f"{load_game(game).title}, {kind} of {who}, {counted(players)}, {games:,} games{extra}"
 
 
 def subject_of(long: pd.DataFrame, game: str, design: str, per: str = "") -> str:
@@ -540,7 +540,7 @@ def sweep_subject(table: pd.DataFrame, game: str, who: str, players=None) -> str
     total = int(table["games"].sum())
     players = players or table.get("n_players")
     counts = counted(np.ravel([players])) if players is not None else ""
-    where = f"{entry(game).title}, {counts}, " if counts else f"{entry(game).title}, "
+    where = f"{load_game(game).title}, {counts}, " if counts else f"{load_game(game).title}, "
     return (
         f"{where}{who}: {cells} games per cell, {total:,} in all; ± half width of the 95% interval"
     )
@@ -635,7 +635,7 @@ def price_panels(prices: dict, game: str, players: int = 4):
         title = f"{word} {agent} players: cards in the winner's hand, ties included ({n_games})"
         card_winner_share(frame, row[1], title=title)
     fig.suptitle(
-        f"{entry(game).title}, {players} players, one agent in every seat (first player "
+        f"{load_game(game).title}, {players} players, one agent in every seat (first player "
         "rotating); 95% intervals"
     )
     fig.tight_layout()

@@ -82,19 +82,19 @@ def from_policy(
     tensor's layout depends on them; a game at another player count is refused at its first
     decision, and other rule options are the caller's to match); ``scale``: divide the tensor
     by :func:`tensor_scale`; ``deterministic``: passed to an SB3 model's ``predict``."""
-    entry = load_game(game)
-    rules = make_rules(entry, players, rules)
-    size, n = entry.tensor_size(rules), rules.n_players
-    factor = 1.0 / tensor_scale(entry, rules) if scale else None
+    definition = load_game(game)
+    rules = make_rules(definition, players, rules)
+    size, n = definition.tensor_size(rules), rules.n_players
+    factor = 1.0 / tensor_scale(definition, rules) if scale else None
     call = _caller(policy, deterministic)
 
     def decide(obs, params, rng):
         if obs[N_PLAYERS] != n:
             raise ValueError(f"agent {name!r} plays {n}-player games, not {int(obs[N_PLAYERS])}")
         scratch = np.zeros(max(size, _SCRATCH), np.float32)  # room for any layout: no overrun
-        entry.encode(obs, scratch)
+        definition.encode(obs, scratch)
         x = scratch[:size] if factor is None else scratch[:size] * factor
-        mask = observed_mask(entry, obs)
+        mask = observed_mask(definition, obs)
         return _action(call(x, mask), mask)
 
     summary = f"A trained policy ({type(policy).__name__}) over the tensor and legal mask."

@@ -15,7 +15,6 @@ from agents.drivers.block import recorded_block
 from agents.kernels import net
 from agents.registry import parse_list
 from agents.roster import roster
-from experiments.games import entry
 from giftsim.game import load_game
 
 Z95 = 1.959963984540054
@@ -31,7 +30,7 @@ def shares(weights: dict, x: np.ndarray) -> np.ndarray:
 def positions(game: str, players: int, spec: str, n_games: int, seed: int):
     """The afterstate features of every decision of ``n_games`` games of ``spec`` at every
     seat, with the game index and decision number of each row."""
-    rules = entry(game).rules(n_players=players)
+    rules = load_game(game).rules(n_players=players)
     agents = parse_list([spec] * players, game)
     _, feats, owners = recorded_block(load_game(game), rules, agents, seed, 0, n_games, (0.0, -1))
     return feats.astype(np.float64), owners

@@ -14,7 +14,8 @@ Errors are one-line ``ValueError``\\ s naming the entry that does not follow fro
 """
 
 from agents.registry import parse_list
-from experiments.games import entry, play_slow
+from experiments.games import play_slow
+from giftsim.game import load_game
 
 META = ("agents", "seed", "game_index", "secret", "isolated")  # the record's provenance keys
 
@@ -23,8 +24,8 @@ def check(made: dict) -> str:
     """Check the provenance of a record that the rules accepted (``made``, a game or a match):
     raise a one-line ValueError if it does not hold, else return one line saying what was
     checked."""
-    ent = entry(made["game"])
-    rules = ent.rules(**{k: _tuples(v) for k, v in made["rules"].items()})
+    definition = load_game(made["game"])
+    rules = definition.rules(**{k: _tuples(v) for k, v in made["rules"].items()})
     agents = made.get("agents")
     if agents is None:
         return "provenance not checked: the record names no agents"
@@ -34,10 +35,10 @@ def check(made: dict) -> str:
     if made.get("forfeits"):
         return "provenance not checked: a seat forfeited (its moves were not its agent's)"
     try:
-        players = parse_list(agents, ent.name)
+        players = parse_list(agents, definition.name)
     except ValueError as error:
         return f"provenance not checked (its agents cannot play here: {error})"
-    again = _again(ent, rules, players, made)
+    again = _again(definition, rules, players, made)
     for key in dict.fromkeys([*made, *again]):
         if made.get(key) != again.get(key):
             raise ValueError(
@@ -60,24 +61,24 @@ def _check_agents(agents, n_players: int) -> None:
         )
 
 
-def _again(ent, rules, players, made: dict) -> dict:
+def _again(definition, rules, players, made: dict) -> dict:
     """The record that the provenance of ``made`` makes, played again through the slow path."""
     seed, index, secret = made["seed"], made["game_index"], made.get("secret", 0)
     meta = {k: made[k] for k in META if k in made}
-    if "rounds" in made and ent.make_match_record is not None:
+    if "rounds" in made and definition.make_match_record is not None:
         rounds = made["rounds"]
         played = [
-            _play(ent, rules, players, seed, index * len(rounds) + r, game, secret)
+            _play(definition, rules, players, seed, index * len(rounds) + r, game, secret)
             for r, game in enumerate(rounds)
         ]
-        return ent.make_match_record(rules, [(g.start, g.actions) for g in played], meta)
-    game = _play(ent, rules, players, seed, index, made, secret)
-    return ent.make_record(rules, game.start, game.actions, meta)
+        return definition.make_match_record(rules, [(g.start, g.actions) for g in played], meta)
+    game = _play(definition, rules, players, seed, index, made, secret)
+    return definition.make_record(rules, game.start, game.actions, meta)
 
 
-def _play(ent, rules, players, seed, index, game: dict, secret):
+def _play(definition, rules, players, seed, index, game: dict, secret):
     try:
-        return play_slow(ent.name, rules, players, seed, index, game["first_player"], secret)
+        return play_slow(definition.name, rules, players, seed, index, game["first_player"], secret)
     except ValueError as error:
         raise ValueError(f"record's provenance: {error}") from None
 

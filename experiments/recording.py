@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 
 from experiments import provenance
-from experiments.games import GAMES, entry
+from experiments.games import GAMES
 from giftsim import files
-from giftsim.game import rounds_of
+from giftsim.game import load_game, rounds_of
 
 
 def record(
@@ -44,9 +44,9 @@ def record(
         print(f"seat {s} ({agents[s].spec}) forfeited round {r}: {why}", file=sys.stderr)
     games = [played for played, _ in games]
     if rounds > 1:
-        made = entry(game).make_match_record(rules, [(g.start, g.actions) for g in games], meta)
+        made = load_game(game).make_match_record(rules, [(g.start, g.actions) for g in games], meta)
     else:
-        made = entry(game).make_record(rules, games[0].start, games[0].actions, meta)
+        made = load_game(game).make_record(rules, games[0].start, games[0].actions, meta)
     text = json.dumps(made, indent=1)
     if out:
         files.write_text(out, text + "\n", force)
@@ -102,7 +102,7 @@ def replay(path: Path) -> None:
         raise ValueError(f"record 'game' must be one of {', '.join(GAMES)}, got {game!r}")
     if made.get("unfinished"):
         raise ValueError(f"{path} is a game quit part-way; replay checks finished games only")
-    for line in entry(game).replay(made):
+    for line in load_game(game).replay(made):
         print(line)
     print(provenance.check(made))  # then its seed, game index and agents
     print("record OK: every action legal, scores and winners confirmed")

@@ -74,10 +74,10 @@ def round_table(frame: pd.DataFrame, game: str) -> pd.DataFrame:
 def _shares(table: pd.DataFrame, game: str) -> np.ndarray:
     """Each row's share of its (job, game, round)'s win: the rows with the best finishing key
     share one win."""
-    from experiments.games import entry
+    from giftsim.game import load_game
 
-    blocks = np.column_stack([table["score"].to_numpy(np.int64)] * len(entry(game).blocks))
-    key = pd.Series(entry(game).finish_key(blocks), index=table.index)
+    blocks = np.column_stack([table["score"].to_numpy(np.int64)] * len(load_game(game).blocks))
+    key = pd.Series(load_game(game).finish_key(blocks), index=table.index)
     group = [table.job, table.game_index, table["round"]]
     best = key == key.groupby(group).transform("max")
     return (best / best.groupby(group).transform("sum")).to_numpy()
@@ -86,11 +86,11 @@ def _shares(table: pd.DataFrame, game: str) -> np.ndarray:
 def finish_key(long: pd.DataFrame, game: str) -> np.ndarray:
     """Each row's key in its game's finishing order, higher finishing better: the game's own
     ``finish_key`` of the row's blocks, so ties in it are ties for the win."""
-    from experiments.games import entry
+    from giftsim.game import load_game
 
-    ent = entry(game)
-    raw = np.column_stack([long[block].to_numpy(np.int64) for block in ent.blocks])
-    return ent.finish_key(raw).astype(float)
+    definition = load_game(game)
+    raw = np.column_stack([long[block].to_numpy(np.int64) for block in definition.blocks])
+    return definition.finish_key(raw).astype(float)
 
 
 DEAL_KEYS = ["deal", "stratum", "agent", "n_players", "position"]

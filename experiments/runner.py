@@ -28,10 +28,11 @@ from agents.isolation.host import end_idle
 from agents.registry import parse_list
 from experiments import manifest as manifest_io
 from experiments.batch import to_frame
-from experiments.games import entry, play_block, play_block_isolated
+from experiments.games import play_block, play_block_isolated
 from experiments.isolation import with_forfeits
 from experiments.luck import luck_rows
 from experiments.schedule import Job
+from giftsim.game import load_game
 from giftsim.rng import game_keys
 
 BACKENDS = ("serial", "processes", "dask")
@@ -86,7 +87,7 @@ def rows(chunk: Chunk) -> pd.DataFrame:
         raw, luck = luck_rows(job.game, job.make_rules(), agents, *where, job.luck)
     else:
         raw = play_block(job.game, job.make_rules(), agents, *where)
-    frame = to_frame(entry(job.game), raw, agents, first)
+    frame = to_frame(load_game(job.game), raw, agents, first)
     if job.isolation:
         with_forfeits(frame, forfeits)
     if luck is not None:
@@ -322,7 +323,7 @@ def start_workers(chunks: list[Chunk], backend: str, workers) -> None:
     for start-up or compilation and this process keeps no compiled code it does not run."""
     for chunk in _first_of_each_seating(chunks):
         game = chunk.job.game
-        label = f"the {entry(game).title} game loop"
+        label = f"the {load_game(game).title} game loop"
         announce(label, driver(game, "loop").play_games, list(chunk.agents))
     count = (workers or os.cpu_count() or 1) if backend == "processes" else 1
     if count == 1:

@@ -30,7 +30,7 @@ import pandas as pd
 
 from agents.isolation import Isolation
 from agents.registry import parse_list
-from experiments.games import entry
+from giftsim.game import load_game
 from giftsim.rng import check_secret, check_seed
 
 
@@ -73,15 +73,15 @@ class Job:
             object.__setattr__(self, "first_player", fixed)
 
     def make_rules(self):
-        return entry(self.game).rules(n_players=self.n_players, **self.rules)
+        return load_game(self.game).rules(n_players=self.n_players, **self.rules)
 
 
 def _check(game: str, specs, players) -> list[str]:
     """Validated agent specs (canonical spelling); player counts checked against the game."""
-    ent = entry(game)
+    definition = load_game(game)
     for n in players:
-        if n not in ent.players:
-            valid = f"{ent.players[0]}..{ent.players[-1]}"
+        if n not in definition.players:
+            valid = f"{definition.players[0]}..{definition.players[-1]}"
             raise ValueError(f"{game} is played by {valid} players, not {n}")
     return [a.spec for a in parse_list(specs, game)]
 

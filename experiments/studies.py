@@ -14,10 +14,10 @@ import pandas as pd
 
 from agents.registry import builtins
 from experiments.batch import field
-from experiments.games import entry
 from experiments.results import long_table, summary_of
 from experiments.runner import run
 from experiments.schedule import join, mirror
+from giftsim.game import load_game
 
 SERIAL = {"backend": "serial", "progress": False}
 
@@ -52,7 +52,7 @@ def seat_study(game: str, agents: dict[str, int], players=None, seed=0, rules=No
     count the engine accepts; ``rules``: options besides ``n_players``. Returns the
     per-(job, seat, position) sums of ``results.summary_of``, for ``stats.summary_seat_table``
     and its kin."""
-    players = players or entry(game).players
+    players = players or load_game(game).players
     designs = [mirror(game, [spec], players, n, seed, rules) for spec, n in agents.items()]
     frame, _, _ = run(join(*designs), summary_only=True, **{**SERIAL, **options})
     return summary_of(frame, True)
@@ -97,7 +97,7 @@ def field_table(game, candidates: dict[str, int], baselines, n_players, seed=0, 
 
 
 def _field_row(game, candidate, baseline, n_players, n_games, seed, rules) -> dict:
-    made = entry(game).rules(n_players=n_players, **(rules or {}))
+    made = load_game(game).rules(n_players=n_players, **(rules or {}))
     result = field(game, candidate, baseline, n_players, n_games, seed, made)
     low, high = result["ci95"]
     return {
@@ -196,7 +196,7 @@ def compare(game, n_players, agents, games=20_000, seed=0, **options):
 def strategy_studies(game, games, seed=0, players=None, **options) -> list[Strategy]:
     """``strategy_study`` at every official player count of the game (or ``players``), each
     with about ``games`` games (an int, or a dict by player count)."""
-    counts = players or entry(game).official
+    counts = players or load_game(game).official
     sizes = games if isinstance(games, dict) else dict.fromkeys(counts, games)
     return [strategy_study(game, n, sizes[n], seed, **options) for n in counts]
 

@@ -19,7 +19,6 @@ import pandas as pd
 
 from experiments import stats
 from experiments.batch import field, play
-from experiments.games import entry
 from giftsim.game import load_game
 
 
@@ -102,12 +101,12 @@ def sweep(game: str, agent: str, variants, n_games: int, players=4, seed: int = 
     """``agent`` in every seat under each variant and player count (``players``: an int or a
     list): one row per (variant, n_players) with the ``variant`` label, its options as columns
     and the :func:`balance` figures of ``n_games`` games (first player rotating)."""
-    ent = entry(game)
+    definition = load_game(game)
     players = [players] if isinstance(players, int) else list(players)
     rows = []
     for name, options in _labelled(variants).items():
         for n in players:
-            rules = ent.rules(n_players=n, **options)
+            rules = definition.rules(n_players=n, **options)
             frame = play(game, [agent] * n, n_games, rules=rules, seed=seed)
             rows.append({"variant": name, **options, **balance(frame)})
     return pd.DataFrame(rows)
@@ -120,10 +119,10 @@ def field_sweep(game: str, candidates, baseline: str, variants, n_games: int, n_
     ``edge`` (win share minus ``fair`` = 1/n),
     each with its 95% interval (``win_share_low``, ``win_share_high``, ``edge_low``, ...), and
     ``games``."""
-    ent = entry(game)
+    definition = load_game(game)
     rows = []
     for name, options in _labelled(variants).items():
-        rules = ent.rules(n_players=n_players, **options)
+        rules = definition.rules(n_players=n_players, **options)
         for candidate in candidates:
             result = field(game, candidate, baseline, n_players, n_games, seed=seed, rules=rules)
             share, (low, high), fair = result["win_share"], result["ci95"], result["fair"]

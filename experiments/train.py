@@ -52,7 +52,6 @@ from agents.drivers.block import recorded_block
 from agents.kernels import net
 from agents.registry import parse, parse_list
 from experiments.batch import field as field_share
-from experiments.games import entry
 from experiments.network import Network, ensemble, fit
 from experiments.targets import successors, targets
 from giftsim import files
@@ -163,8 +162,8 @@ def play_task(game, players, lineup, seats, seed, first, count, explore, margin,
     """Worker task: ``count`` recorded games of one seating, recording the seats of the mask
     ``seats``; returns features, outcome targets (:func:`targets`) and owners (game, seat,
     decision number) of the recorded decisions."""
-    ent = entry(game)
-    rules = ent.rules(n_players=players)
+    definition = load_game(game)
+    rules = definition.rules(n_players=players)
     agents = parse_list(lineup, game)
     recording = (explore, seats)
     rows, feats, owners = recorded_block(

@@ -17,7 +17,7 @@ from tqdm import tqdm
 
 from agents.registry import parse
 from experiments.batch import field as field_share
-from experiments.games import entry
+from giftsim.game import load_game
 
 EVALUATION_SEED_OFFSET = 2**32  # the final score uses deals no search (any seed) sees
 
@@ -69,7 +69,7 @@ def tune(
     if len(names) < 2:
         raise ValueError(f"{family!r} has {len(names)} parameter(s); CMA-ES tunes two or more")
     parse(opponent, game)  # before the bar: a bad field or player count is one line
-    entry(game).rules(n_players=players)
+    load_game(game).rules(n_players=players)
     start = np.array(list(base.params.values()), float)
     scale = np.maximum(np.abs(start), 1.0)
 

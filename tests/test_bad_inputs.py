@@ -473,15 +473,16 @@ def _network(folder: Path) -> None:
 def _records() -> dict[str, str]:
     """A record of game 0 of seed 8 (three ``greedy``), relabelled: as seed 7, with other
     agents, with one agent for three seats."""
-    from experiments.games import entry, play_slow
+    from experiments.games import play_slow
+    from giftsim.game import load_game
 
     rules, agents = (
-        entry("geschenkt").rules(n_players=3),
+        load_game("geschenkt").rules(n_players=3),
         registry.parse_list("greedy,greedy,greedy", "geschenkt"),
     )
     played = play_slow("geschenkt", rules, agents, 8, 0)
     meta = {"agents": ["greedy"] * 3, "seed": 8, "game_index": 0}
-    made = entry("geschenkt").make_record(rules, played.start, played.actions, meta)
+    made = load_game("geschenkt").make_record(rules, played.start, played.actions, meta)
     return {
         "relabelled.json": json.dumps({**made, "seed": 7}),
         "other_agents.json": json.dumps({**made, "agents": ["greedy", "random", "greedy"]}),

@@ -17,13 +17,14 @@ from agents.isolation.untrusted import load_untrusted
 from agents.registry import compiling_later, define, parse_list
 from experiments.batch import play
 from experiments.cli import main
-from experiments.games import entry, play_block, play_block_isolated
+from experiments.games import play_block, play_block_isolated
 from experiments.manifest import read
 from experiments.results import load
 from experiments.runner import run
 from experiments.schedule import Job, field_design
 from geschenkt_sim.rules import PASS, TAKE
 from geschenkt_sim.state import CHIPS, POT, SEAT
+from giftsim.game import load_game
 from giftsim.rng import next_below
 from tulips_sim.state import LEGAL
 
@@ -74,7 +75,7 @@ MIXES = {
 def test_isolated_agents_play_the_games_they_play_in_process(game):
     """Built-in, compiled and plain-Python agents, each from its own process, against
     in-process seats: every game equal to the in-process game under the same secret."""
-    rules, agents = entry(game).rules(n_players=4), parse_list(MIXES[game], game)
+    rules, agents = load_game(game).rules(n_players=4), parse_list(MIXES[game], game)
     for isolated, games in ((("iso_coin", "greedy", "iso_coin_py"), 60), (("iso_coin",), 10)):
         # the trusted seats compiled: the loop; a trusted seat plain Python: the slow path
         where = (3, 20, games, "rotate", SECRET)
@@ -84,7 +85,7 @@ def test_isolated_agents_play_the_games_they_play_in_process(game):
 
 
 def test_isolated_matches_of_several_rounds_are_the_matches_in_process():
-    rules = entry("geschenkt").rules(n_players=3, rounds=3)
+    rules = load_game("geschenkt").rules(n_players=3, rounds=3)
     agents = parse_list(["iso_coin", "sniper", "greedy"], "geschenkt")
     rows, _ = play_block_isolated(
         "geschenkt", rules, agents, 1, 0, 30, "rotate", SECRET, Isolation(("iso_coin",))
@@ -181,7 +182,7 @@ def faulty(tmp_path_factory):
 
 @pytest.mark.parametrize(("table", "codes"), faulty_tables())
 def test_every_fault_forfeits_its_game_and_the_other_games_stand(faulty, table, codes):
-    rules, n_games = entry("geschenkt").rules(n_players=4), 8
+    rules, n_games = load_game("geschenkt").rules(n_players=4), 8
     agents = parse_list(table, "geschenkt")
     rows, forfeits = play_block_isolated(
         "geschenkt", rules, agents, 1, 0, n_games, "rotate", SECRET, faulty

@@ -19,11 +19,12 @@ from agents.isolation import Isolation
 from agents.registry import compiling_later, load_module, parse, parse_list
 from experiments.batch import play
 from experiments.cli import main
-from experiments.games import entry, play_slow
+from experiments.games import play_slow
 from experiments.manifest import read
 from experiments.results import load
 from geschenkt_sim import state as nt
 from geschenkt_sim.rules import TAKE
+from giftsim.game import load_game
 from tulips_sim import state as tu
 
 BOTS = Path(__file__).parent / "bots"
@@ -57,12 +58,12 @@ def follows(game: str, played, seat: int) -> tuple[int, int]:
     """``(decisions that followed the hidden card, decisions where it was hidden)`` of
     ``seat`` in a played game: the readers' rule (cheats.nt_act / tu_act) applied to the
     true state at each of its decisions, against what it did."""
-    ent, state = entry(game), played.start.copy()
+    definition, state = load_game(game), played.start.copy()
     hits = asked = 0
     for action in played.actions:
-        legal = ent.legal_actions(state)
+        legal = definition.legal_actions(state)
         card = hidden(game, state)
-        if state[ent.turn_slot] == seat and len(legal) > 1 and card >= 0:
+        if state[definition.turn_slot] == seat and len(legal) > 1 and card >= 0:
             seeing = (
                 (TAKE if card % 2 else 1 - TAKE)
                 if game == "geschenkt"
@@ -70,14 +71,14 @@ def follows(game: str, played, seat: int) -> tuple[int, int]:
             )
             hits += action == seeing
             asked += 1
-        ent.apply_action(state, action)
+        definition.apply_action(state, action)
     return hits, asked
 
 
 def rates(game: str, agents, games: int, secret, isolation=None) -> np.ndarray:
     """Each seat's share of its decisions that followed the hidden card, over ``games``
     games of seed 1 through the slow path (the path of ``giftsim record``)."""
-    rules = entry(game).rules(n_players=len(agents))
+    rules = load_game(game).rules(n_players=len(agents))
     table = isolated.seated(game, agents, len(agents), isolation) if isolation else agents
     counts = np.zeros((len(agents), 2))
     try:
@@ -103,17 +104,17 @@ def test_the_memory_scanners_find_a_state_below_their_copy(cheats, game):
     """The ``as_strided`` and ``address`` + ``carray`` cheats, called on a copy of the
     observation with a live state lying below it in the same buffer, read its hidden card,
     and the writers write into it: they find what lies there."""
-    ent, prefix = entry(game), PREFIX[game]
-    rules = ent.rules(n_players=4)
-    state = np.zeros(ent.state_size, np.int64)
-    ent.deal_keyed(rules.to_array(), np.uint64(99), 0, state)
-    ent.begin(state)
-    seat = int(state[ent.turn_slot])
+    definition, prefix = load_game(game), PREFIX[game]
+    rules = definition.rules(n_players=4)
+    state = np.zeros(definition.state_size, np.int64)
+    definition.deal_keyed(rules.to_array(), np.uint64(99), 0, state)
+    definition.begin(state)
+    seat = int(state[definition.turn_slot])
     buffer = np.zeros(cheats.WINDOW + 4096, np.int64)
     below = cheats.WINDOW - 5000
-    buffer[below : below + ent.state_size] = state
-    obs = buffer[cheats.WINDOW : cheats.WINDOW + ent.obs_size]
-    ent.observe(state, seat, obs)
+    buffer[below : below + definition.state_size] = state
+    obs = buffer[cheats.WINDOW : cheats.WINDOW + definition.obs_size]
+    definition.observe(state, seat, obs)
     params, card = np.zeros(8), hidden(game, state)
     for technique in ("strided", "pointer"):
         family = parse(f"{prefix}_{technique}", game).family
@@ -121,12 +122,12 @@ def test_the_memory_scanners_find_a_state_below_their_copy(cheats, game):
         seeing = act(obs, np.zeros(1, np.uint64), card)
         for word in range(8):  # whatever its coin would say
             assert family.decide(obs, params, np.array([word], np.uint64)) == seeing
-        before = buffer[below : below + ent.state_size].copy()
+        before = buffer[below : below + definition.state_size].copy()
         parse(f"{prefix}_{technique}_writer", game).family.decide(
             obs, params, np.zeros(1, np.uint64)
         )
-        assert not np.array_equal(buffer[below : below + ent.state_size], before)
-        buffer[below : below + ent.state_size] = before
+        assert not np.array_equal(buffer[below : below + definition.state_size], before)
+        buffer[below : below + definition.state_size] = before
 
 
 def chance_bound(share: float, decisions: int) -> float:

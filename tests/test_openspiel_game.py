@@ -135,25 +135,25 @@ def test_bad_input_is_one_line_errors_or_openspiels_own():
 def test_chance_nodes_are_the_games_events(name):
     """Every chance node's outcomes and probabilities are the game's weights; a decision
     node's legal actions the game's; the strings name the event; along random games."""
-    game, ent = og.load(name, players=players_of(name)), load_game(name)
+    game, definition = og.load(name, players=players_of(name)), load_game(name)
     rng = np.random.default_rng(3)
     for _ in range(3):
         state = game.new_initial_state()
         while not state.is_terminal():
             if state.is_chance_node():
-                weights = np.zeros(ent.max_chance_outcomes, np.int64)
-                count = ent.chance_outcomes(state.board, weights)
+                weights = np.zeros(definition.max_chance_outcomes, np.int64)
+                count = definition.chance_outcomes(state.board, weights)
                 total = weights[:count].sum()
                 expected = [(o, w / total) for o, w in enumerate(weights[:count]) if w > 0]
                 assert_outcomes(state.chance_outcomes(), expected)
                 assert state.legal_actions() == [o for o, _ in expected]
-                kind = ent.chance_kinds[ent.chance_pending(state.board) - 1]
+                kind = definition.chance_kinds[definition.chance_pending(state.board) - 1]
                 text = state.action_to_string(pyspiel.PlayerId.CHANCE, expected[0][0])
                 assert text.startswith(f"{kind}: ")
                 outcomes, probs = zip(*expected, strict=True)
                 state.apply_action(int(rng.choice(outcomes, p=probs)))
             else:
-                assert state.legal_actions() == ent.legal_actions(state.board)
+                assert state.legal_actions() == definition.legal_actions(state.board)
                 state.apply_action(int(rng.choice(state.legal_actions())))
 
 
@@ -185,9 +185,9 @@ def collect(state, truths, found) -> None:
 
 def children(state, truths):
     """Every child of ``state`` with each seat's own history extended by the event."""
-    ent, n = state.setup.game, len(truths)
+    definition, n = state.setup.game, len(truths)
     if state.is_chance_node():
-        observers = int(ent.chance_observers(state.board))
+        observers = int(definition.chance_observers(state.board))
         steps = [
             (o, [o if (observers >> p) & 1 else None for p in range(n)])
             for o, _ in state.chance_outcomes()
@@ -265,16 +265,16 @@ def test_observer_views(name):
     state adds each event as the seat saw it, decoded by ``event_of``: its own actions in
     order, and the outcomes it saw."""
     n = players_of(name)
-    game, ent = og.load(name, players=n), load_game(name)
+    game, definition = og.load(name, players=n), load_game(name)
     state, rng = game.new_initial_state(), np.random.default_rng(0)
     for _ in range(40):
         if state.is_terminal():
             break
         state.apply_action(int(rng.choice(state.legal_actions())))
-    size = ent.tensor_size(ent.rules(n_players=n))
+    size = definition.tensor_size(definition.rules(n_players=n))
     for seat in range(n):
         expected = np.zeros(size, np.float32)
-        ent.encode(state.view(seat), expected)
+        definition.encode(state.view(seat), expected)
         obs = np.asarray(state.observation_tensor(seat))
         assert list(obs[:n]) == [float(s == seat) for s in range(n)]
         np.testing.assert_array_equal(obs[n:], expected)
@@ -320,7 +320,7 @@ def test_dealt_states_with_giftsim_bots_play_giftsims_games(name):
     a table of fresh GiftsimBots play giftsim's game i: the same actions, and the returns are
     giftsim's shares of the win."""
     n = players_of(name)
-    game, ent = og.load(name, players=n), load_game(name)
+    game, definition = og.load(name, players=n), load_game(name)
     specs = ["random", AGENT[name]] + ["random"] * (n - 2)
     for index in range(3):
         state = game.new_dealt_state(game_key(11, index))
@@ -333,11 +333,11 @@ def test_dealt_states_with_giftsim_bots_play_giftsims_games(name):
             actions.append(bots[state.current_player()].step(state))
             state.apply_action(actions[-1])
         played = play_slow(
-            name, ent.rules(n_players=n), parse_list(specs, name), 11, index, "random"
+            name, definition.rules(n_players=n), parse_list(specs, name), 11, index, "random"
         )
         assert actions == played.actions
-        shares = np.zeros(ent.max_players)
-        ent.rewards(played.final, shares)
+        shares = np.zeros(definition.max_players)
+        definition.rewards(played.final, shares)
         assert state.returns() == pytest.approx(list(shares[:n]))
 
 

@@ -11,12 +11,13 @@ import pytest
 
 from agents.registry import parse_list
 from experiments.cli import main
-from experiments.games import entry, play_slow
+from experiments.games import play_slow
 from experiments.play import tulips as tulips_text
 from experiments.play.screen import Seats
 from geschenkt_sim.rules import ACTION_NAMES
 from geschenkt_sim.rules import Rules as GeschenktRules
 from giftsim.files import free_name
+from giftsim.game import load_game
 from tulips_sim import engine as tulips_engine
 from tulips_sim.rules import FESTIVAL, GIVE, KEEP, SECRET, SETUP_FIRST, SETUP_SECOND, VARIETIES
 from tulips_sim.rules import Rules as TulipsRules
@@ -55,7 +56,7 @@ def test_a_no_thanks_game_is_the_compiled_game_and_its_record_replays(
     monkeypatch, capsys, tmp_path
 ):
     out, record = played(monkeypatch, capsys, tmp_path, (*NO_THANKS, "--seed", "4"))
-    moves = entry("geschenkt").replay(record)  # raises on any wrong entry
+    moves = load_game("geschenkt").replay(record)  # raises on any wrong entry
     assert record["agents"] == ["greedy", "human", "sniper", "random"]
     # always answering [0] passes while chips last: the random agent with p=0 in that seat
     same = play_slow(
@@ -83,7 +84,7 @@ def test_a_tulips_game_replays_and_the_record_goes_to_the_default_file(
     path = tmp_path / "giftsim-play-tulips-5.json"
     assert "record saved to giftsim-play-tulips-5.json" in out
     record = json.loads(path.read_text())
-    entry("tulips").replay(record)
+    load_game("tulips").replay(record)
     assert record["agents"] == ["human", "greedy", "hoarder", "random"]
     mine = [[a["action"] for a in t["actions"]] for t in record["turns"] if t["player"] == 0]
     assert mine and all(kinds == ["keep", "festival"][: len(kinds)] for kinds in mine)
@@ -144,7 +145,7 @@ def test_a_record_is_never_replaced(monkeypatch, capsys, tmp_path):
     assert code == 0, err
     assert earlier.read_text() == "an earlier game"
     assert "record saved to giftsim-play-geschenkt-4-2.json" in out
-    entry("geschenkt").replay(
+    load_game("geschenkt").replay(
         json.loads((tmp_path / "giftsim-play-geschenkt-4-2.json").read_text())
     )
     code, out, err = play(monkeypatch, capsys, *NO_THANKS, "--seed", "4", "--record", earlier.name)
@@ -293,7 +294,7 @@ def test_the_tulips_replay_names_the_cards(tmp_path):
             check=True,
         ).stdout
     )
-    lines = entry("tulips").replay(record)
+    lines = load_game("tulips").replay(record)
     move = record["turns"][0]["actions"][0]
     variety, value = move["card"]
     assert f"seat {record['turns'][0]['player']} " in lines[4] and f"{variety} {value}" in lines[4]

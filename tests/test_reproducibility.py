@@ -7,7 +7,8 @@ import geschenkt_sim.state
 import tulips_sim.state
 from agents.registry import parse_list
 from experiments.batch import play
-from experiments.games import entry, play_slow
+from experiments.games import play_slow
+from giftsim.game import load_game
 
 MIX = ["sniper", "random", "greedy:T=-2", "random:p=0.3"]
 FIRST_SLOT = {"geschenkt": geschenkt_sim.state.FIRST, "tulips": tulips_sim.state.FIRST}
@@ -49,13 +50,13 @@ def test_global_numpy_random_state_is_neither_used_nor_touched():
 @pytest.mark.parametrize("first_player", ["rotate", "random", 2])
 @pytest.mark.parametrize("game", sorted(MIXES))
 def test_slow_path_plays_the_same_games_as_the_compiled_loop(game, first_player):
-    ent = entry(game)
-    rules = ent.rules(n_players=4)
+    definition = load_game(game)
+    rules = definition.rules(n_players=4)
     agents = parse_list(MIXES[game], game)
     fast = play(game, agents, 30, seed=4, first_player=first_player, as_frame=False)
-    tail = len(ent.blocks) * 4
+    tail = len(definition.blocks) * 4
     for i in range(30):
-        played = play_slow(ent.name, rules, agents, 4, i, first_player)
+        played = play_slow(definition.name, rules, agents, 4, i, first_player)
         assert played.scores == list(fast[i, :4])
         assert len(played.actions) == fast[i, tail + 1]
         assert played.start[FIRST_SLOT[game]] == fast[i, tail]

@@ -9,10 +9,11 @@ import pytest
 from agents.registry import parse_list
 from experiments.batch import play
 from experiments.cli import main
-from experiments.games import entry, play_slow
+from experiments.games import play_slow
 from geschenkt_sim import reference as geschenkt_reference
 from geschenkt_sim.record import replay as geschenkt_replay
 from geschenkt_sim.rules import Rules as GeschenktRules
+from giftsim.game import load_game
 from giftsim.records import RecordError
 from tulips_sim.record import replay as tulips_replay
 from tulips_sim.rules import Rules as TulipsRules
@@ -205,7 +206,7 @@ def test_turns_under_each_game_end(n, removed, end, whole, half, unused):
     rules = TulipsRules(n_players=n, n_removed=removed, game_end=end)
     assert rules.unused == unused and rules.equal_turns == (len(set(whole)) == 1 and not half)
     game = play_slow("tulips", rules, parse_list(["greedy"] * n, "tulips"), 3, 0, 0)
-    record = entry("tulips").make_record(rules, game.start, game.actions, {})
+    record = load_game("tulips").make_record(rules, game.start, game.actions, {})
     turns = record["turns"]
     assert [
         sum(1 for t in turns if t["player"] == s and len(t["actions"]) == 2) for s in range(n)

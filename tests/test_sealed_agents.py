@@ -19,11 +19,12 @@ from numba.core.errors import TypingError
 from agents.drivers.block import AgentError
 from agents.registry import builtins, define, parse_list
 from experiments.batch import play
-from experiments.games import entry, play_block, play_slow
+from experiments.games import play_block, play_slow
 from geschenkt_sim import engine as nt_engine
 from geschenkt_sim import state as nt_state
 from geschenkt_sim.rules import Rules as NtRules
 from giftsim.contract import DECIDER_SIG, as_arrays
+from giftsim.game import load_game
 from giftsim.rng import agent_stream, game_key, siphash13, stream_from
 from tulips_sim import engine as tu_engine
 
@@ -100,7 +101,7 @@ def test_an_agent_that_writes_into_its_observation_changes_no_game(game, others)
         honest[seat] = "sealed_honest"
         written = play(game, vandal, 300, seed=5, as_frame=False)
         assert np.array_equal(written, play(game, honest, 300, seed=5, as_frame=False))
-        rules, parsed = entry(game).rules(n_players=n), parse_list(vandal, game)
+        rules, parsed = load_game(game).rules(n_players=n), parse_list(vandal, game)
         fast = play_block(game, rules, parsed, 5, 0, 40)
         for g in range(40):  # the slow path (what `giftsim record` plays) scores the same
             played = play_slow(game, rules, parsed, 5, g)
@@ -195,11 +196,11 @@ def test_only_the_secret_stops_a_search_over_small_seeds():
 BOUNDS_CHECKED_RUN = """
 import sys
 from experiments.batch import play
-from experiments.games import entry
+from giftsim.game import load_game
 game, spec, tables = sys.argv[1], sys.argv[2], [int(n) for n in sys.argv[3:]]
 for n in tables:
     rules = {"geschenkt": {"chips_visible": n == 3}}.get(game, {})
-    play(game, [spec] * n, 3, rules=entry(game).rules(n_players=n, **rules), seed=1)
+    play(game, [spec] * n, 3, rules=load_game(game).rules(n_players=n, **rules), seed=1)
     print(game, spec, n, flush=True)
 """
 TABLES = {"tulips": (4, 6), "geschenkt": (4, 3)}

@@ -202,14 +202,15 @@ def test_no_thanks_search_keys_do_not_depend_on_sampled_hidden_chips(seed, n, st
 def test_search_values_at_margin_zero_are_the_games_rewards(game):
     """The search judges a world's end by the game's own ``rewards`` verb: at margin 0 a
     world's values are the shares of the win, and the margin adds the score lead only."""
-    from experiments.games import entry, play_slow
+    from experiments.games import play_slow
+    from giftsim.game import load_game
 
-    ent = entry(game)
+    definition = load_game(game)
     family = {"geschenkt": "sniper", "tulips": "hoarder"}[game]
     for index in range(30):
-        played = play_slow(game, ent.rules(n_players=4), [parse(family, game)] * 4, 2, index)
-        shares, values = np.zeros(4), np.zeros(ent.max_players)
-        ent.rewards(played.final, shares)
+        played = play_slow(game, definition.rules(n_players=4), [parse(family, game)] * 4, 2, index)
+        shares, values = np.zeros(4), np.zeros(definition.max_players)
+        definition.rewards(played.final, shares)
         params = np.zeros(8)  # margin 0
         driver(game, "playouts").values(played.final, params, values)
         assert np.allclose(values[:4], shares)

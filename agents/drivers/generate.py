@@ -98,9 +98,9 @@ def binding_text(game: str) -> str:
     without events gets ``agents.kernels.events.no_event``."""
     from agents.templates.game import SOURCES
 
-    record = load_game(game)
+    definition = load_game(game)
     lines = [
-        f'"""{record.title}: the names the driver templates use (generated from '
+        f'"""{definition.title}: the names the driver templates use (generated from '
         'agents/templates/game.py)."""',
         "",
         "from agents.kernels.events import no_event as _no_event",
@@ -108,8 +108,8 @@ def binding_text(game: str) -> str:
     ]
     sources = {"game"}
     for module in ("worlds", "learned"):
-        if importlib.util.find_spec(f"{record.agents}.{module}") is not None:
-            lines.append(f"from {record.agents} import {module} as _{module}")
+        if importlib.util.find_spec(f"{definition.agents}.{module}") is not None:
+            lines.append(f"from {definition.agents} import {module} as _{module}")
             sources.add(module)
     lines.append("")
     for name, (source, attribute) in SOURCES.items():
@@ -144,8 +144,8 @@ def _write(path: Path, text: str) -> None:
 def _code_hash(game: str) -> str:
     """A short hash of the code a game's drivers are made of: the game's package, its agents'
     package and the templates (and this generator)."""
-    record = load_game(game)
-    roots = [_folder(GAMES[game]), _folder(record.agents), TEMPLATES, Path(__file__)]
+    definition = load_game(game)
+    roots = [_folder(GAMES[game]), _folder(definition.agents), TEMPLATES, Path(__file__)]
     digest = hashlib.sha1()
     for root in roots:
         files = [root] if root.is_file() else sorted(root.rglob("*.py"))

@@ -31,10 +31,10 @@ from agents.isolation.serve import serve
 from agents.isolation.untrusted import load_untrusted
 from agents.kernels.lanes import entry_addresses
 from agents.registry import load_module, parse
-from experiments.games import entry
 from experiments.runner import run
 from experiments.schedule import field_design
 from giftsim.contract import SCRATCH_WORK
+from giftsim.game import load_game
 
 HERE = Path(__file__).resolve().parent
 GAME = "geschenkt"
@@ -42,21 +42,21 @@ GAME = "geschenkt"
 
 def observations(count: int, seed: int = 1) -> np.ndarray:
     """``count`` observations of the seat to act, from states part-way through random games."""
-    ent, rng = entry(GAME), np.random.default_rng(seed)
-    rules = ent.rules(n_players=4).to_array()
-    rows = np.zeros((count, ent.obs_size), np.int64)
-    state = np.zeros(ent.state_size, np.int64)
+    definition, rng = load_game(GAME), np.random.default_rng(seed)
+    rules = definition.rules(n_players=4).to_array()
+    rows = np.zeros((count, definition.obs_size), np.int64)
+    state = np.zeros(definition.state_size, np.int64)
     for i in range(count):
-        ent.deal_keyed(rules, np.uint64(rng.integers(2**63)), i % 4, state)
-        ent.begin(state)
+        definition.deal_keyed(rules, np.uint64(rng.integers(2**63)), i % 4, state)
+        definition.begin(state)
         for _ in range(int(rng.integers(0, 40))):
-            if ent.is_over(state):
+            if definition.is_over(state):
                 break
-            ent.apply_action(state, int(rng.choice(ent.legal_actions(state))))
-        if ent.is_over(state):  # start again: a finished game has no decision
-            ent.deal_keyed(rules, np.uint64(i), i % 4, state)
-            ent.begin(state)
-        ent.observe(state, int(state[ent.turn_slot]), rows[i])
+            definition.apply_action(state, int(rng.choice(definition.legal_actions(state))))
+        if definition.is_over(state):  # start again: a finished game has no decision
+            definition.deal_keyed(rules, np.uint64(i), i % 4, state)
+            definition.begin(state)
+        definition.observe(state, int(state[definition.turn_slot]), rows[i])
     return rows
 
 
@@ -69,19 +69,19 @@ def on_cpu(pid: int) -> float:
 def in_process(agent, rows: np.ndarray, words: np.ndarray) -> tuple[float, float]:
     """Wall and CPU seconds of one batch decided here by the agent's compiled entry (the
     median of 200 times)."""
-    ent = entry(GAME)
+    definition = load_game(GAME)
     entry_fn = agent.family.entry()
     address = entry_addresses([entry_fn])[0]
     header = np.zeros(8, np.int64)
     header[1] = len(rows)
     actions = np.zeros(len(rows), np.int64)
-    scratch = np.zeros(ent.obs_size + ent.state_size + SCRATCH_WORK, np.int64)
+    scratch = np.zeros(definition.obs_size + definition.state_size + SCRATCH_WORK, np.int64)
     params, flat = agent.param_row(4), rows.ravel().copy()
     times = np.zeros((201, 2))
     for i in range(201):  # the first warms up
         own = words.copy()
         wall, cpu = time.perf_counter(), time.process_time()
-        serve(address, header, flat, own, actions, params, scratch, ent.obs_size)
+        serve(address, header, flat, own, actions, params, scratch, definition.obs_size)
         times[i] = time.perf_counter() - wall, time.process_time() - cpu
     return tuple(np.median(times[1:], axis=0))
 

@@ -10,9 +10,10 @@ from pathlib import Path
 from agents.base import Agent
 from agents.drivers import isolated
 from agents.registry import parse_list
-from experiments.games import entry, play_slow
+from experiments.games import play_slow
 from experiments.play.screen import HUMAN, Console, InputEnded, Quit, Seats, count, rule
 from giftsim import files
+from giftsim.game import load_game
 from giftsim.rng import check_seed
 
 
@@ -125,8 +126,8 @@ def run(
     input (then :class:`InputEnded` is raised, its message naming the file) and on Ctrl-C
     (``KeyboardInterrupt``, with the file in its ``saved``). Raises ValueError on bad
     arguments."""
-    text, ent = screens(game), entry(game)
-    rules = ent.rules.from_pairs(rule, players)
+    text, definition = screens(game), load_game(game)
+    rules = definition.rules.from_pairs(rule, players)
     if getattr(rules, "rounds", 1) > 1:
         raise ValueError("play plays one game; rounds=N matches are for record and tournament")
     seats, bots = _seating(game, players, seat, vs)
@@ -141,7 +142,7 @@ def run(
     if isolation is not None:
         bots = isolated.seated(game, bots, players, isolation)
     try:
-        result = _play(text, ent, rules, seats, bots, seed, console, meta)
+        result = _play(text, definition, rules, seats, bots, seed, console, meta)
     except (InputEnded, KeyboardInterrupt) as stop:
         _save_stopped(stop, text, rules, meta, path, record is None, force, console)
         raise
@@ -184,17 +185,17 @@ def _save_stopped(stop, text, rules, meta, path, default, force, console) -> Non
         stop.args = (f"{stop.args[0]}; the game so far is saved to {saved} (unfinished)",)
 
 
-def _play(text, ent, rules, seats: Seats, bots, seed: int, console: Console, meta) -> dict:
+def _play(text, definition, rules, seats: Seats, bots, seed: int, console: Console, meta) -> dict:
     """Play the game through the slow path, show how it ended, and return its record."""
     log = MoveLog(text, seats)
     table = [log.watch(b) for b in bots]
     table.insert(seats.human, Human(text, console, log, seats))
     try:
-        played = play_slow(ent.name, rules, table, seed, 0, "random")
+        played = play_slow(definition.name, rules, table, seed, 0, "random")
     except Quit as stop:
         console.show([rule("you quit"), f"stopped after {count(len(stop.played.actions), 'move')}"])
         return text.unfinished_record(rules, stop.played.start, stop.played.actions, meta)
-    result = ent.make_record(rules, played.start, played.actions, meta)
+    result = definition.make_record(rules, played.start, played.actions, meta)
     final = text.public_obs(played.final, seats.human)
     log.catch_up(final)
     console.show([rule("game over"), *log.flush(), *text.final(final, result, seats)])
