@@ -150,6 +150,7 @@ def summary_tables(sums: pd.DataFrame, deals=None) -> dict[str, pd.DataFrame]:
     parts = [("all seatings", rows)] if mixed else list(rows.groupby("agent", observed=True))
     for name, part in parts:
         where = "" if mixed else f" — all-{name} tables"
+        digest.release_memory()  # the temporaries of the last table, before the next's
         seat_tables = _summary_seat_tables(part) if deals is None else stats.deal_seat_tables(part)
         for title, table in zip((TURNS, GAP, "turn-order test"), seat_tables, strict=True):
             out[f"{title}{where}"] = table
@@ -181,7 +182,9 @@ def digest_tables(sums: digest.Digest, progress: bool = False) -> dict[str, pd.D
     out = summary_tables(sums.sums, sums.deals)
     out.update(_round_tables(sums.rounds))
     if sums.mixed and sums.pairs is not None:
+        digest.release_memory()
         out[HEAD_TO_HEAD] = stats.deal_pairwise_table(sums.pairs)
+        digest.release_memory()
         deals = sums.events["deal"].nunique()
         _say(progress, f"report: ratings ({N_BOOT} bootstrap draws over {deals:,} deals)")
         rating = ratings.deal_ratings(sums.events, n_boot=N_BOOT)
