@@ -684,7 +684,6 @@ def _run_options(args) -> dict:
 
 
 def _players(text, game) -> list[int]:
-
     if text is None:
         return list(load_game(game).official)
     try:

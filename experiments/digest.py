@@ -20,7 +20,6 @@ chunks the parts read so far are summed into one. A folder kept as summaries onl
 """
 
 import ctypes
-import ctypes.util
 import os
 from itertools import pairwise
 from pathlib import Path
@@ -120,14 +119,24 @@ def release_memory() -> None:
     """Give the C heap's free pages back to the system (glibc's ``malloc_trim``). pandas frees
     many blocks of a few megabytes, which glibc keeps in the heap rather than unmapping, and
     the next table's temporaries stack on them: trimming between a report's phases lowers its
-    peak (the demo's No Thanks! seat study: 0.83-0.86 GB of private memory to 0.78-0.81). A
+    peak (the demo's No Thanks! seat study: 0.83-0.86 GB of private memory to 0.77-0.79). A
     no-op where the C library has no ``malloc_trim``."""
     trim = getattr(_LIBC, "malloc_trim", None)
     if trim is not None:
         trim(0)
 
 
-_LIBC = ctypes.CDLL(ctypes.util.find_library("c")) if ctypes.util.find_library("c") else None
+def _libc():
+    """The C library this process already runs on (POSIX), or None."""
+    if os.name != "posix":
+        return None
+    try:
+        return ctypes.CDLL(None)
+    except OSError:
+        return None
+
+
+_LIBC = _libc()
 
 
 def of_frame(frame: pd.DataFrame, summary_only: bool, game: str, jobs=None, rows=50_000):

@@ -166,10 +166,8 @@ def play_task(game, players, lineup, seats, seed, first, count, explore, margin,
     rules = definition.rules(n_players=players)
     agents = parse_list(lineup, game)
     recording = (explore, seats)
-    rows, feats, owners = recorded_block(
-        load_game(game), rules, agents, seed, first, count, recording
-    )
-    y = targets(load_game(game), rows, players, margin, scale)
+    rows, feats, owners = recorded_block(definition, rules, agents, seed, first, count, recording)
+    y = targets(definition, rows, players, margin, scale)
     return feats, y[owners[:, 0] - first, owners[:, 1]].astype(np.float32), owners
 
 

@@ -22,6 +22,7 @@ import collections.abc
 import dataclasses
 import inspect
 import json
+import re
 import types
 import typing
 from pathlib import Path
@@ -37,10 +38,11 @@ from agents.drivers.slow import ask, play_block_slow, seat_streams
 from agents.registry import builtins, define
 from agents.roster import roster
 from experiments.games import play_block, play_slow
+from geschenkt_sim.rules import TAKE
 from giftsim.contract import first_policy, first_seat
 from giftsim.game import GAMES, N_PLAYERS, TAIL, Game, load_game
 from giftsim.records import RecordError
-from giftsim.rng import game_key
+from giftsim.rng import game_key, next_float
 from tests.kits import Chance, Decision, kit_of
 
 NAMES = list(GAMES)
@@ -275,6 +277,27 @@ def test_builtin_agents_play_legal_bounded_games_the_same_fast_and_slow(name, fa
 def choose(obs, params, rng):
     """Chooses the action id of its parameter ``a``, legal or not."""
     return np.int64(params[0])
+
+
+def take_or_no_action(obs, params, rng):
+    """No Thanks!: takes (always legal), but now and then (probability ``p``) chooses no
+    action at all."""
+    return np.int64(62) if next_float(rng) < params[0] else np.int64(TAKE)
+
+
+def test_the_loop_names_the_game_of_an_illegal_action_deep_in_a_block():
+    """The compiled loop stops at the block's first game with an illegal action and names
+    it: the slow path, game by game, plays every game before it legally and fails at it."""
+    family = define("geschenkt", "takes_or_errs", take_or_no_action, {"p": 0.003})
+    rules, agents, first = load_game("geschenkt").rules(n_players=3), [family()] * 3, 7
+    with pytest.raises(IllegalActionError, match=r"in game \d+") as caught:
+        play_block("geschenkt", rules, agents, 3, first, 400)
+    reported = int(re.search(r"in game (\d+)", str(caught.value)).group(1))
+    assert reported > first + 1  # deep in the block, not at its start
+    for index in range(first, reported):
+        play_slow("geschenkt", rules, agents, 3, index)
+    with pytest.raises(IllegalActionError, match="chose illegal action 62"):
+        play_slow("geschenkt", rules, agents, 3, reported)
 
 
 @pytest.mark.parametrize("name", NAMES)
