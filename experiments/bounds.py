@@ -14,6 +14,13 @@ the exploitability averaged over the seats (and, per position, of each seat's).
 
 A block of deals is a pure function of (root seed, first deal, rules, target, responder), so
 the bound does not depend on how the deals are cut into chunks.
+
+The *agent responder* (:func:`agent_bound`, ``giftsim bound --responder SPEC``) is any agent
+in that seat on the same deals, through the plain game loop: above all a *learned best
+response*, a ``learned`` network trained by ``giftsim train --baseline TARGET --selfplay 0``
+against the frozen target in every other seat (each of its decisions an afterstate valued
+against that field). Its deals and the target's own games are those of the rollout
+responder, game for game (``tests/test_bounds.py``), so the two bounds are paired.
 """
 
 from dataclasses import dataclass
@@ -28,17 +35,17 @@ Z95 = 1.959964
 SHIPPED = Path(__file__).resolve().parent.parent / "docs" / "bounds.csv"  # giftsim bound's rows
 SHARE, FIELD_SHARE, ROLLED = 0, 1, 2  # the columns of a block's rows (``respond.py``)
 CHUNK = 100  # deals per call of the compiled loop (a progress step)
+ROLLOUTS = "rollouts"  # ``--responder``'s default: the rollout responder
 
 
 @dataclass(frozen=True)
 class Bound:
-    """A rollout responder's gain against one target at one player count."""
+    """A responder's gain against one target at one player count."""
 
     game: str
     players: int
     target: str
-    rollouts: int
-    margin: float
+    responder: str  # ``rollouts:R:margin=M`` or an agent's spec
     deals: int
     seed: int
     seconds: float
@@ -55,7 +62,7 @@ class Bound:
             "game": self.game,
             "players": self.players,
             "target": self.target,
-            "responder": responder_name(self.rollouts, self.margin),
+            "responder": self.responder,
             "deals": self.deals,
             "responder_share": self.rows[:, SHARE].mean(),
             "target_share": self.rows[:, FIELD_SHARE].mean(),
@@ -116,8 +123,42 @@ def rollout_bound(
         )
     rows = np.concatenate(parts)
     seconds = time.process_time() - started
-    spec = agents[0].spec
-    return Bound(game, rules.n_players, spec, rollouts, margin, deals, seed, seconds, rows)
+    name = responder_name(rollouts, margin)
+    return Bound(game, rules.n_players, agents[0].spec, name, deals, seed, seconds, rows)
+
+
+def agent_bound(
+    game: str, rules, target: str, responder: str, deals: int, seed: int = 0, progress=False
+) -> Bound:
+    """The gain of the agent ``responder`` (a spec) in seat 0 against ``target`` in every
+    other seat under ``rules``, over deals ``0 .. deals - 1`` of ``seed`` (module docstring):
+    each deal through the game loop with the target alone and with the responder, the first
+    player rotating. The responder is named as given (a network's path as typed); column
+    ``ROLLED`` is 0 (nothing is rolled out)."""
+    import time
+
+    from tqdm import tqdm
+
+    from agents.drivers.block import play_block
+    from agents.registry import parse
+    from experiments.batch import win_shares
+    from giftsim.game import TAIL
+
+    definition = load_game(game)
+    check(rules, deals, 1)
+    n = rules.n_players
+    field = [parse(target, game)] * n
+    lineup = [parse(responder, game), *field[1:]]
+    winners = len(definition.blocks) * n + TAIL.index("winners")
+    rows, started = np.zeros((deals, 3)), time.process_time()
+    for first in tqdm(range(0, deals, CHUNK), disable=not progress, desc=f"vs {target}"):
+        size = min(CHUNK, deals - first)
+        own = play_block(definition, rules, field, seed, first, size)
+        played = play_block(definition, rules, lineup, seed, first, size)
+        rows[first : first + size, SHARE] = win_shares(played[:, winners], n)[:, 0]
+        rows[first : first + size, FIELD_SHARE] = win_shares(own[:, winners], n)[:, 0]
+    seconds = time.process_time() - started
+    return Bound(game, n, field[0].spec, responder, deals, seed, seconds, rows)
 
 
 def responder_name(rollouts: int, margin: float) -> str:
@@ -143,14 +184,17 @@ def worst_case(table: pd.DataFrame) -> pd.DataFrame:
     return top[["game", "target", "players", "responder", "gain", "se"]].reset_index(drop=True)
 
 
-def worst_cases(game: str, path=SHIPPED) -> dict[str, str]:
-    """The ``worst case`` column of ``giftsim agents``: per family name of ``game``, the
-    largest gain a responder found in the rows of ``path`` (its default agent or any spec of
-    it), as text; no entry for a family without rows."""
+def worst_cases(game: str, path=SHIPPED, players=None) -> dict[str, str]:
+    """The ``worst case`` column of ``giftsim agents`` (and, per player count ``players``, of
+    the ladder): per family name of ``game``, the largest gain a responder found in the rows
+    of ``path`` (its default agent or any spec of it), as text; no entry for a family
+    without rows."""
     if not Path(path).is_file():
         return {}
     table = pd.read_csv(path)
     table = table[table["game"] == game].assign(target=lambda t: t["target"].str.split(":").str[0])
+    if players is not None:
+        table = table[table["players"] == players]
     return {
         row.target: f"+{row.gain:.3f} (se {row.se:.3f}; {row.players}p, {row.responder})"
         if row.gain >= 0
@@ -159,23 +203,65 @@ def worst_cases(game: str, path=SHIPPED) -> dict[str, str]:
     }
 
 
-def against_exact(rules, target: str, deals: int, rollouts: int, seed=0, queries=None, margin=1.0):
-    """On a solved No Thanks! variant: the rollout bound beside the exact exploitability
-    (``experiments.exploit``) averaged over the positions, and the share of it found."""
+def against_exact(
+    rules,
+    target: str,
+    deals: int,
+    rollouts: int = 8,
+    seed=0,
+    queries=None,
+    margin=1.0,
+    responder: str = ROLLOUTS,
+):
+    """On a solved No Thanks! variant: the bound of the rollout responder (or of the agent
+    ``responder``) beside the exact exploitability (``experiments.exploit``) averaged over
+    the positions, and the share of it found."""
     from experiments import exploit
 
     exact = exploitability_mean(exploit.exploitability(rules, target, queries=queries, seed=seed))
-    bound = rollout_bound("geschenkt", rules, target, deals, rollouts, seed, margin=margin)
+    if responder == ROLLOUTS:
+        bound = rollout_bound("geschenkt", rules, target, deals, rollouts, seed, margin=margin)
+    else:
+        bound = agent_bound("geschenkt", rules, target, responder, deals, seed)
     return _compared(rules, target, exact, bound.summary())
 
 
-def exact_table(variants, targets, deals: int, rollouts: int = 8, margins=(0.0, 1.0), seed=0):
-    """:func:`against_exact` of every target on every solved variant, per margin, and per
+def learned_responder(
+    game: str, rules, target: str, out, games: int = 20_000, rounds: int = 4, seed: int = 0
+) -> str:
+    """A learned best response to ``target`` in every other seat under ``rules``: a
+    ``learned`` network trained by ``giftsim train``'s loop against that frozen field only
+    (``selfplay`` 0), on training seed ``seed`` (its own games; the bound's deals are
+    another stream), written to ``out`` (replaced); returns its spec."""
+    from experiments import train
+
+    standard = load_game(game).rules(n_players=rules.n_players).as_dict()
+    changed = {k: v for k, v in rules.as_dict().items() if standard.get(k) != v}
+    settings = train.TrainSettings(
+        game,
+        rules.n_players,
+        seed=seed,
+        rounds=rounds,
+        games=games,
+        baseline=target,
+        selfplay=0.0,
+        rules=",".join(f"{k}={v}" for k, v in changed.items()),
+    )
+    train.train(settings, out, force=True)
+    return f"learned:net={out}"
+
+
+def exact_table(
+    variants, targets, deals: int, rollouts: int = 8, margins=(0.0, 1.0), seed=0, learned=None
+):
+    """:func:`against_exact` of every target on every solved variant, per margin of the
+    rollout responder and, with ``learned`` (a dict of :func:`learned_responder`'s ``folder``,
+    ``games``, ``rounds`` and ``seed``), for a learned best response trained for it; per
     variant and target the best responder's row (``best``: the largest gain found)."""
     from experiments import exploit
 
     rows = []
-    for rules in variants:
+    for k, rules in enumerate(variants):
         for target in targets:
             exact = exploitability_mean(exploit.exploitability(rules, target, seed=seed))
             for margin in margins:
@@ -183,9 +269,15 @@ def exact_table(variants, targets, deals: int, rollouts: int = 8, margins=(0.0, 
                     "geschenkt", rules, target, deals, rollouts, seed, False, margin
                 )
                 rows.append(_compared(rules, target, exact, bound.summary()))
+            if learned:
+                options = {key: value for key, value in learned.items() if key != "folder"}
+                out = Path(learned["folder"]) / f"variant{k}-{target}.npz"
+                spec = learned_responder("geschenkt", rules, target, out, **options)
+                bound = agent_bound("geschenkt", rules, target, spec, deals, seed)
+                rows.append(_compared(rules, target, exact, bound.summary()))
     table = pd.DataFrame(rows)
-    top = table.groupby(["variant", "target"], sort=False)["rollout_gain"].transform("max")
-    return table.assign(best=table["rollout_gain"] == top)
+    top = table.groupby(["variant", "target"], sort=False)["bound_gain"].transform("max")
+    return table.assign(best=table["bound_gain"] == top)
 
 
 def _compared(rules, target: str, exact: float, bound: dict) -> dict:
@@ -197,7 +289,7 @@ def _compared(rules, target: str, exact: float, bound: dict) -> dict:
         "target": target,
         "responder": bound["responder"],
         "exact_gain": exact,
-        "rollout_gain": bound["gain"],
+        "bound_gain": bound["gain"],
         "se": bound["se"],
         "found": bound["gain"] / exact if exact > 0 else float("nan"),
         "z_above_exact": (bound["gain"] - exact) / bound["se"],
@@ -214,7 +306,8 @@ def exploitability_mean(result) -> float:
 
 
 def command(args) -> None:
-    """``giftsim bound``: the rollout bound of every ``--target`` at every ``--players``, each
+    """``giftsim bound``: the bound of every ``--target`` at every ``--players`` (by the
+    rollout responder, or the agent ``--responder``), each
     row printed and added to ``--out`` as it is found (rows already there are kept, not run
     again), then the worst case per target."""
     from agents.registry import parse_list
@@ -223,6 +316,9 @@ def command(args) -> None:
     counts = _counts(args.players, definition.players)
     specs = [spec.strip() for spec in args.target.split(",") if spec.strip()]
     targets = [agent.spec for agent in parse_list(specs, args.game)]
+    args.responder = args.responder.strip()
+    if args.responder != ROLLOUTS:
+        parse_list([args.responder], args.game)  # a bad spec or file: one line, nothing run
     rules = {n: _rules(definition, n, args.rule) for n in counts}
     for n in counts:
         check(rules[n], args.deals, args.rollouts, args.margin)
@@ -237,11 +333,17 @@ def command(args) -> None:
 
 def _row(args, rules, target: str, done: dict) -> dict:
     """The CSV's row of a target at a player count, or a new one, run and added to it."""
-    name = responder_name(args.rollouts, args.margin)
+    rollouts = args.responder == ROLLOUTS
+    name = responder_name(args.rollouts, args.margin) if rollouts else args.responder
     row = done.get((rules.n_players, target, name, args.deals, args.seed))
     if row is None:
-        search = (args.deals, args.rollouts, args.seed, not args.quiet, args.margin)
-        row = rollout_bound(args.game, rules, target, *search).summary() | {"seed": args.seed}
+        if rollouts:
+            search = (args.deals, args.rollouts, args.seed, not args.quiet, args.margin)
+            bound = rollout_bound(args.game, rules, target, *search)
+        else:
+            play = (args.deals, args.seed, not args.quiet)
+            bound = agent_bound(args.game, rules, target, args.responder, *play)
+        row = bound.summary() | {"seed": args.seed}
         _append(args.out, row)
     return row
 

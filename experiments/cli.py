@@ -344,11 +344,18 @@ def _solve(args) -> None:
 
 
 def _add_bound(sub) -> None:
-    p = _command(sub, "bound", "lower bounds of agents' exploitability by a rollout responder")
+    p = _command(sub, "bound", "lower bounds of agents' exploitability by a responder")
     p.add_argument("game", choices=sorted(GAMES), help="which game")
     p.add_argument("--players", default="3", help="player counts, comma-separated")
     p.add_argument("--target", required=True, help="agent specs to answer, comma-separated")
     p.add_argument("--deals", type=int, default=3200, help="deals per target and player count")
+    p.add_argument(
+        "--responder",
+        default="rollouts",
+        help="'rollouts' (the rollout responder) or an agent spec in the responding seat, "
+        "e.g. a learned best response: learned:net=FILE from giftsim train --baseline TARGET "
+        "--selfplay 0",
+    )
     p.add_argument("--rollouts", type=int, default=8, help="rollouts per legal action")
     p.add_argument(
         "--margin",
@@ -586,6 +593,7 @@ def _add_train(sub) -> None:
     p.add_argument(
         "--lam", type=float, default=1.0, help="TD(lambda) targets below 1 (1: outcomes)"
     )
+    _add_rule_option(p)
     p.add_argument("--workers", type=int, default=1, help="worker processes")
     p.add_argument("--resume", action="store_true", help="continue the run checkpointed")
     _add_force(p, "--out and its .json, .csv and .png")

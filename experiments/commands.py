@@ -561,6 +561,7 @@ def train(args, command: str) -> None:
         lam=args.lam,
         selfplay=args.selfplay,
         members=args.members,
+        rules=",".join(args.rule),
     )
     options = (args.workers, args.resume, not args.quiet, command, args.force)
     curve = training.train(settings, args.out, *options)

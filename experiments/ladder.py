@@ -211,6 +211,9 @@ def markdown(table: pd.DataFrame, argv=(), seed=FRESH_SEED) -> str:
         "lower one. It says nothing of other fields, and the steps are not an order of",
         "strength (an agent can beat the tuned agents in theirs and lose to them in a field of",
         "`greedy`): `giftsim gauntlet` plays each agent in several fields (docs/gauntlet.md).",
+        "The upper agent's *worst case* is the largest gain a responder found against it at",
+        "this player count (`giftsim bound`, the rows of docs/bounds.csv): a lower bound of how",
+        "much a best response takes from it in a field of its own copies.",
         "",
         *_seed_note(seed),
     ]
@@ -237,11 +240,20 @@ def _verdict(r) -> str:
 
 
 def _table(part: pd.DataFrame) -> str:
-    rows = ["| upper | vs field of | win share | 95% interval | fair | games | p | verdict |"]
-    rows.append("|---|---|---|---|---|---|---|---|")
+    """A game's steps at one player count, with the upper agent's worst case there."""
+    from experiments.bounds import worst_cases
+
+    game, players = part["game"].iloc[0], int(part["players"].iloc[0])
+    worst = worst_cases(game, players=players)
+    rows = [
+        "| upper | vs field of | win share | 95% interval | fair | games | p | verdict "
+        "| upper's worst case |"
+    ]
+    rows.append("|---|---|---|---|---|---|---|---|---|")
     for r in part.itertuples():
         rows.append(
             f"| `{r.upper}` | `{r.lower}` | {r.win_share:.3f} | [{r.ci_low:.3f}, {r.ci_high:.3f}]"
-            f" | {r.fair:.3f} | {r.games:,} | {r.p_value:.2g} | {_verdict(r)} |"
+            f" | {r.fair:.3f} | {r.games:,} | {r.p_value:.2g} | {_verdict(r)} "
+            f"| {worst.get(_family(r.upper), 'not bounded')} |"
         )
     return "\n".join(rows)

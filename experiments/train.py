@@ -55,7 +55,7 @@ from experiments.batch import field as field_share
 from experiments.network import Network, ensemble, fit
 from experiments.targets import successors, targets
 from giftsim import files
-from giftsim.game import load_game
+from giftsim.game import load_game, rounds_of
 
 EVAL_SEED_OFFSET = 2**40  # held-out deals: no training game (any seed) uses this root seed
 ROUND_STRIDE = 2**36  # game indices of round r start at r * ROUND_STRIDE
@@ -84,6 +84,12 @@ class TrainSettings:
     lam: float = 1.0
     selfplay: float = 0.5
     members: int = 1
+    rules: str = ""  # ``--rule`` KEY=VALUE pairs, comma-separated ("": the standard rules)
+
+    def game_rules(self):
+        """The rules the games are played under: the standard ones with ``rules``."""
+        pairs = [pair for pair in self.rules.split(",") if pair.strip()]
+        return load_game(self.game).rules.from_pairs(pairs, self.players)
 
     def check(self) -> None:
         """A one-line ValueError for a setting out of range, naming the valid values."""
@@ -120,6 +126,8 @@ class TrainSettings:
             raise ValueError(f"margin must be in [0, 1], got {self.margin}")
         if not 0.0 < self.margin_scale <= 1000.0:
             raise ValueError(f"margin_scale must be in (0, 1000], got {self.margin_scale}")
+        if rounds_of(self.game_rules()) != 1:  # also a one-line error for a bad KEY=VALUE
+            raise ValueError("training plays single games: use rounds=1")
 
     def resolved(self) -> "TrainSettings":
         """These settings with the baseline named (``tuned<n>p`` when the game has one)."""
@@ -158,12 +166,13 @@ def lineups(settings: TrainSettings, round_: int, candidate: str) -> list[tuple]
     return [*field, *([([candidate] * n, own, everyone)] if own else [])]
 
 
-def play_task(game, players, lineup, seats, seed, first, count, explore, margin, scale):
-    """Worker task: ``count`` recorded games of one seating, recording the seats of the mask
-    ``seats``; returns features, outcome targets (:func:`targets`) and owners (game, seat,
-    decision number) of the recorded decisions."""
+def play_task(game, players, lineup, seats, seed, first, count, explore, margin, scale, pairs=""):
+    """Worker task: ``count`` recorded games of one seating under the rules of ``pairs``
+    (``TrainSettings.rules``), recording the seats of the mask ``seats``; returns features,
+    outcome targets (:func:`targets`) and owners (game, seat, decision number) of the
+    recorded decisions."""
     definition = load_game(game)
-    rules = definition.rules(n_players=players)
+    rules = TrainSettings(game, players, rules=pairs).game_rules()
     agents = parse_list(lineup, game)
     recording = (explore, seats)
     rows, feats, owners = recorded_block(definition, rules, agents, seed, first, count, recording)
@@ -183,7 +192,8 @@ def generate(settings, round_, candidate, workers: int, bar, block: int = BLOCK)
     game, n, seed, explore = settings.game, settings.players, settings.seed, settings.explore
     blend = (settings.margin, settings.margin_scale)
     calls = (
-        delayed(play_task)(game, n, *task[:2], seed, *task[2:], explore, *blend) for task in tasks
+        delayed(play_task)(game, n, *task[:2], seed, *task[2:], explore, *blend, settings.rules)
+        for task in tasks
     )
     parts = []
     for (*_, count), part in zip(
@@ -204,6 +214,7 @@ def evaluate(settings: TrainSettings, path: Path) -> dict:
         settings.players,
         settings.eval_games,
         seed=settings.seed + EVAL_SEED_OFFSET,
+        rules=settings.game_rules(),
     )
 
 
@@ -445,8 +456,9 @@ def _plot(settings, curve: pd.DataFrame, path: Path) -> None:
 
     game, n = load_game(settings.game), settings.players
     games = int(curve["eval_games"].iloc[0])
+    variant = f" ({settings.rules})" if settings.rules else ""
     title = (
-        f"{game.title}, {n} players: learned against {n - 1} x {settings.baseline}\n"
+        f"{game.title}{variant}, {n} players: learned against {n - 1} x {settings.baseline}\n"
         f"{games:,} held-out games per round (seat-rotated deals), seed {settings.seed}"
     )
     fig = plots.training_curve(curve, title, 1 / n, ax=Figure(figsize=(7, 4.5)).subplots())

@@ -388,6 +388,9 @@ CLI = [  # (id, argv, words the one line must hold)
     ("train-lr-nan", [*TRAIN, "--out", "n.npz", "--lr", "nan"], "lr must be in (0, 1]"),
     ("train-members", [*TRAIN, "--out", "n.npz", "--members", "5"], "hidden x members"),
     ("train-baseline", [*TRAIN, "--out", "n.npz", "--baseline", "nobody"], "unknown agent"),
+    ("train-rule-key", [*TRAIN, "--out", "n.npz", "--rule", "bogus=1"], "chips_per_player"),
+    ("train-rule-rounds", [*TRAIN, "--out", "n.npz", "--rule", "rounds=2"], "use rounds=1"),
+    ("train-rule-value", [*TRAIN, "--out", "n.npz", "--rule", "n_removed=40"], "n_removed"),
     # ladder
     ("ladder-out-user-file", ["ladder", "--out", "paper.txt"], "paper.txt already exists"),
     ("ladder-out-shipped", ["ladder", "--out", "docs/ladder.md"], "docs/ladder.md already"),

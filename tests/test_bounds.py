@@ -28,7 +28,7 @@ def test_bound_within_exact_and_finds_half(players, cards, target):
     rules = exact.scaled(players, cards)
     row = bounds.against_exact(rules, target, deals=800, rollouts=8, margin=margin)
     assert row["z_above_exact"] < 3  # a lower bound: never above the exact gain
-    assert row["rollout_gain"] - 3 * row["se"] > 0.5 * row["exact_gain"], row
+    assert row["bound_gain"] - 3 * row["se"] > 0.5 * row["exact_gain"], row
 
 
 def test_field_share_is_the_game_loops():
@@ -108,3 +108,43 @@ def test_worst_cases_column(tmp_path):
     assert worst["sniper"].startswith("-0.010 (se 0.010; none found")
     assert set(worst) == {"greedy", "sniper"}
     assert bounds.worst_cases("geschenkt", tmp_path / "missing.csv") == {}
+
+
+def test_an_agent_responder_plays_the_rollout_responders_deals():
+    """The target's own games are the rollout responder's, deal for deal; the target as its
+    own responder plays the very same games (its stream is its seat's), so gains nothing."""
+    rules = Rules(n_players=3)
+    rollout = bounds.rollout_bound("geschenkt", rules, "random", deals=40, rollouts=2, seed=5)
+    same = bounds.agent_bound("geschenkt", rules, "random", "random", deals=40, seed=5)
+    own = rollout.rows[:, bounds.FIELD_SHARE]
+    np.testing.assert_array_equal(same.rows[:, bounds.FIELD_SHARE], own)
+    np.testing.assert_array_equal(same.rows[:, bounds.SHARE], same.rows[:, bounds.FIELD_SHARE])
+    greedy = bounds.agent_bound("geschenkt", rules, "random", "greedy", deals=40, seed=5)
+    assert greedy.summary()["gain"] > 0.3 and greedy.summary()["responder"] == "greedy"
+
+
+def test_a_learned_best_response_stays_below_the_exact_gain_and_finds_most_of_it(tmp_path):
+    """A learned network trained against greedy alone on a solved deck (giftsim train's loop
+    with the variant's rules, selfplay 0) is a strategy of its seat: its gain is a lower
+    bound of the exact exploitability, and it finds most of it."""
+    rules = exact.scaled(2, 8)
+    spec = bounds.learned_responder(
+        "geschenkt", rules, "greedy", tmp_path / "br.npz", games=12_000, rounds=3, seed=11
+    )
+    row = bounds.against_exact(rules, "greedy", deals=1500, responder=spec)
+    assert row["responder"] == spec
+    assert row["z_above_exact"] < 3
+    assert row["bound_gain"] - 3 * row["se"] > 0.5 * row["exact_gain"], row
+
+
+def test_the_command_takes_an_agent_responder(tmp_path, capsys):
+    out = tmp_path / "b.csv"
+    argv = ["bound", "geschenkt", "--players", "3", "--target", "random", "--deals", "30"]
+    argv += ["--responder", "greedy", "--quiet", "--out", str(out)]
+    assert main(argv) == 0
+    row = pd.read_csv(out).iloc[0]
+    assert row["responder"] == "greedy" and row["gain"] > 0
+    assert main([*argv[:-5], "--responder", "nobody", "--quiet", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "nobody" in err and len(err.strip().splitlines()) == 1
+    assert len(pd.read_csv(out)) == 1  # nothing added

@@ -64,3 +64,16 @@ def test_the_default_seed_is_fresh_and_the_command_line_uses_it():
     assert ladder.FRESH_SEED not in ladder.USED
     assert _parser().parse_args(["ladder"]).seed == ladder.FRESH_SEED
     assert {0, 7, 11, 2027, 9001} <= set(ladder.USED)  # looked at, whether or not they chose
+
+
+def test_each_step_names_its_upper_agents_worst_case():
+    """The column comes from the shipped bounds at the step's player count; an agent with no
+    row there is "not bounded", never a blank or a zero."""
+    table = ladder.judge(steps_table([1e-6]), seed=ladder.FRESH_SEED)
+    table = pd.concat([table.assign(players=2, upper="greedy"), table.assign(upper="greedy")])
+    text = ladder.markdown(table, ["ladder"], ladder.FRESH_SEED)
+    assert "| upper's worst case |" in text
+    rows = [line for line in text.splitlines() if line.startswith("| `greedy`")]
+    assert rows[0].endswith("2p, rollouts:8:margin=0) |") or "(se 0." in rows[0], rows[0]
+    assert rows[0].split("|")[-2].strip().startswith("+")  # tulips greedy 2p has rows
+    assert rows[1].endswith("| not bounded |")  # no 6-player rows of tulips

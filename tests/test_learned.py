@@ -234,6 +234,27 @@ def test_a_family_that_reads_a_network_keeps_the_network_slot_free():
         family(net.NET_SLOT + 1)
 
 
+def test_a_run_under_a_rule_variant_plays_that_variants_games(tmp_path):
+    """``--rule`` reaches every worker's games and the held-out ones: on 6 played cards
+    with 3 chips each a 3-player game has at most 6 x (3 x 3 + 1) = 60 decisions, where the
+    standard game's 24 cards take more."""
+    from experiments.train import generate
+
+    class Bar:
+        def update(self, n):
+            pass
+
+    small = "lowest_card=3,highest_card=10,n_removed=2,chips_per_player=3"
+    decisions = {}
+    for pairs in (small, ""):
+        settings = tiny(games=60, rules=pairs).resolved()
+        decisions[pairs] = generate(settings, 0, "", 1, Bar())[2][:, 2].max()
+    assert decisions[small] < 60 < decisions[""]
+    out = tmp_path / "small.npz"
+    train(tiny(rounds=1, games=300, rules=small), out)
+    assert json.loads(out.with_suffix(".json").read_text())["settings"]["rules"] == small
+
+
 def test_a_rounds_data_is_the_same_on_one_worker_or_two():
     from experiments.train import generate
 
@@ -313,7 +334,7 @@ def test_a_checkpoint_from_before_a_setting_existed_resumes_with_its_default(tmp
     train(tiny(rounds=1, games=300), out)
     progress = out.with_suffix(".ckpt") / "progress.json"
     record = json.loads(progress.read_text())
-    for name in ("lam", "selfplay", "members"):
+    for name in ("lam", "selfplay", "members", "rules"):
         del record["settings"][name]
     progress.write_text(json.dumps(record))
     assert list(train(tiny(rounds=2, games=300), out, resume=True)["round"]) == [0, 1]
