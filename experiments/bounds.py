@@ -165,6 +165,16 @@ def responder_name(rollouts: int, margin: float) -> str:
     return f"rollouts:{rollouts}:margin={margin:g}"
 
 
+def kind(responder: str) -> str:
+    """A responder's kind for tables: ``rollouts, margin M``, ``learned best response`` (a
+    network of ``learned`` named by file), or the agent's spec."""
+    if responder.startswith("rollouts:"):
+        return f"rollouts, margin {responder.split('margin=')[1]}"
+    if responder.startswith("learned:") and "net=" in responder:
+        return "learned best response"
+    return responder
+
+
 def check(rules, deals: int, rollouts: int, margin: float = 1.0) -> None:
     """A one-line ValueError for what the responder does not do."""
     if rounds_of(rules) != 1:
@@ -227,12 +237,21 @@ def against_exact(
 
 
 def learned_responder(
-    game: str, rules, target: str, out, games: int = 20_000, rounds: int = 4, seed: int = 0
+    game: str,
+    rules,
+    target: str,
+    out,
+    games: int = 20_000,
+    rounds: int = 4,
+    seed: int = 0,
+    init: str = "",
+    hidden: int = 32,
 ) -> str:
     """A learned best response to ``target`` in every other seat under ``rules``: a
     ``learned`` network trained by ``giftsim train``'s loop against that frozen field only
     (``selfplay`` 0), on training seed ``seed`` (its own games; the bound's deals are
-    another stream), written to ``out`` (replaced); returns its spec."""
+    another stream), from the network file ``init`` if given (of ``hidden`` units), written
+    to ``out`` (replaced); returns its spec."""
     from experiments import train
 
     standard = load_game(game).rules(n_players=rules.n_players).as_dict()
@@ -246,6 +265,8 @@ def learned_responder(
         baseline=target,
         selfplay=0.0,
         rules=",".join(f"{k}={v}" for k, v in changed.items()),
+        init=str(init),
+        hidden=hidden,
     )
     train.train(settings, out, force=True)
     return f"learned:net={out}"

@@ -593,6 +593,13 @@ def _add_train(sub) -> None:
     p.add_argument(
         "--lam", type=float, default=1.0, help="TD(lambda) targets below 1 (1: outcomes)"
     )
+    p.add_argument(
+        "--init",
+        default="",
+        metavar="FILE",
+        help="a network of this game and table to start from, e.g. the target's own for a "
+        "best response to it (its hidden units; default: fresh weights)",
+    )
     _add_rule_option(p)
     p.add_argument("--workers", type=int, default=1, help="worker processes")
     p.add_argument("--resume", action="store_true", help="continue the run checkpointed")

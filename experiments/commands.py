@@ -562,6 +562,7 @@ def train(args, command: str) -> None:
         selfplay=args.selfplay,
         members=args.members,
         rules=",".join(args.rule),
+        init=args.init,
     )
     options = (args.workers, args.resume, not args.quiet, command, args.force)
     curve = training.train(settings, args.out, *options)

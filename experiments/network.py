@@ -37,6 +37,16 @@ class Network:
         w2 = rng.normal(0.0, np.sqrt(1.0 / hidden), hidden)
         return cls(w1, np.zeros(hidden), w2, np.zeros(()), mean, scale)
 
+    @classmethod
+    def warm(cls, folded: tuple, x: np.ndarray) -> "Network":
+        """A network that starts where ``folded`` (``(w1, b1, w2, b2)`` over raw features, a
+        network file's weights) is, re-expressed over features standardised like ``x``: the
+        same values, so training continues from it."""
+        w1, b1, w2, b2 = (np.asarray(a, np.float64) for a in folded)
+        mean, scale = x.mean(axis=0), x.std(axis=0)
+        scale = np.where(scale > 1e-6, scale, 1.0)
+        return cls(w1 * scale, b1 + w1 @ mean, w2.copy(), np.asarray(float(b2)), mean, scale)
+
     def params(self) -> dict:
         return {k: getattr(self, k) for k in self.NAMES}
 

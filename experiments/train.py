@@ -85,6 +85,7 @@ class TrainSettings:
     selfplay: float = 0.5
     members: int = 1
     rules: str = ""  # ``--rule`` KEY=VALUE pairs, comma-separated ("": the standard rules)
+    init: str = ""  # a network file to start from ("": He-initialised weights)
 
     def game_rules(self):
         """The rules the games are played under: the standard ones with ``rules``."""
@@ -128,6 +129,23 @@ class TrainSettings:
             raise ValueError(f"margin_scale must be in (0, 1000], got {self.margin_scale}")
         if rounds_of(self.game_rules()) != 1:  # also a one-line error for a bad KEY=VALUE
             raise ValueError("training plays single games: use rounds=1")
+        if self.init:
+            self._check_init()
+
+    def _check_init(self) -> None:
+        """``init`` must be a network of this game and table, of ``hidden`` units, alone."""
+        weights, meta = net.read(self.init)  # a one-line error for a missing or bad file
+        if meta.get("game") != self.game or meta.get("players") != self.players:
+            raise ValueError(
+                f"init network {self.init!r} is for {meta.get('game')!r} at "
+                f"{meta.get('players')} players, not {self.game!r} at {self.players}"
+            )
+        units = weights["w1"].shape[0]
+        if units != self.hidden or self.members != 1:
+            raise ValueError(
+                f"init network {self.init!r} has {units} hidden units: pass --hidden {units} "
+                "and --members 1"
+            )
 
     def resolved(self) -> "TrainSettings":
         """These settings with the baseline named (``tuned<n>p`` when the game has one)."""
@@ -315,11 +333,15 @@ def _round(settings, folder, round_, state, workers, bar) -> dict:
     x, y, owners = window
     new = state["network"] is None
     rngs = [_member_rng(settings.seed, round_, m) for m in range(settings.members)]
-    if new:
+    if new and settings.init:
+        weights, _ = net.read(settings.init)
+        state["network"] = [Network.warm(tuple(weights[k] for k in Network.NAMES), x)]
+    elif new:
         state["network"] = [Network.new(x, settings.hidden, rng) for rng in rngs]
     after = successors(owners) if settings.lam < 1.0 else None
+    fresh = new and not settings.init  # a started network's values can be bootstrapped on
     losses = [
-        fit(network, x, y, settings, rng, after, fresh=new)
+        fit(network, x, y, settings, rng, after, fresh=fresh)
         for network, rng in zip(state["network"], rngs, strict=True)
     ]
     loss = float(np.mean(losses))

@@ -35,6 +35,7 @@ TUNE = ["tune", "geschenkt", "--family", "sniper", "--players", "4", "--field", 
 TRAIN = ["train", "geschenkt", "--players", "3", "--rounds", "1", "--games", "20"]
 GAUNTLET = ["gauntlet", "geschenkt", "--deals", "5", "--backend", "serial", "--quiet"]
 LEARNED = ["record", "geschenkt", "--players", "3", "--agents"]  # + "learned:net=X,greedy,greedy"
+NET_3P, NET_4P = (str(ROOT / "agents" / "geschenkt" / "nets" / f"{n}p.npz") for n in (3, 4))
 NET_FILES = ["trunc.npz", "empty.npz", "nan.npz", "inf.npz", "shape.npz", "text.npz"]
 
 MODULES = {
@@ -391,6 +392,9 @@ CLI = [  # (id, argv, words the one line must hold)
     ("train-rule-key", [*TRAIN, "--out", "n.npz", "--rule", "bogus=1"], "chips_per_player"),
     ("train-rule-rounds", [*TRAIN, "--out", "n.npz", "--rule", "rounds=2"], "use rounds=1"),
     ("train-rule-value", [*TRAIN, "--out", "n.npz", "--rule", "n_removed=40"], "n_removed"),
+    ("train-init-table", [*TRAIN, "--out", "n.npz", "--init", NET_4P], "at 4 players, not"),
+    ("train-init-hidden", [*TRAIN, "--out", "n.npz", "--init", NET_3P, "--hidden", "8"], "32"),
+    ("train-init-missing", [*TRAIN, "--out", "n.npz", "--init", "none.npz"], "no such file"),
     # ladder
     ("ladder-out-user-file", ["ladder", "--out", "paper.txt"], "paper.txt already exists"),
     ("ladder-out-shipped", ["ladder", "--out", "docs/ladder.md"], "docs/ladder.md already"),

@@ -148,3 +148,9 @@ def test_the_command_takes_an_agent_responder(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "nobody" in err and len(err.strip().splitlines()) == 1
     assert len(pd.read_csv(out)) == 1  # nothing added
+
+
+def test_responder_kinds():
+    assert bounds.kind("rollouts:8:margin=1") == "rollouts, margin 1"
+    assert bounds.kind("learned:net=docs/responders/x.npz") == "learned best response"
+    assert bounds.kind("greedy:T=2") == "greedy:T=2"

@@ -35,6 +35,7 @@ from geschenkt_sim.rules import PASS, TAKE, Rules
 from giftsim.game import load_game
 
 GAME = load_game("geschenkt")
+SHIPPED_3P = roster("geschenkt").shipped(3)
 
 
 def positions(seed: int, game_index: int, n: int, chips_visible=True):
@@ -253,6 +254,32 @@ def test_a_run_under_a_rule_variant_plays_that_variants_games(tmp_path):
     out = tmp_path / "small.npz"
     train(tiny(rounds=1, games=300, rules=small), out)
     assert json.loads(out.with_suffix(".json").read_text())["settings"]["rules"] == small
+
+
+def test_a_warm_network_starts_with_the_values_of_the_file_it_starts_from():
+    """``--init``: the file's weights over raw features, re-expressed over this run's
+    standardisation, give the same logits (training continues from the file's network)."""
+    from agents.kernels import net
+    from experiments.network import Network
+
+    weights, _ = net.read(SHIPPED_3P)
+    rng = np.random.default_rng(3)
+    x = rng.normal(5.0, 3.0, (200, weights["w1"].shape[1]))
+    warm = Network.warm(tuple(weights[k] for k in Network.NAMES), x)
+    hidden = np.maximum(x @ weights["w1"].T + weights["b1"], 0.0)
+    np.testing.assert_allclose(warm.logits(x), hidden @ weights["w2"] + weights["b2"], atol=1e-9)
+
+
+def test_a_run_started_from_a_network_continues_from_it(tmp_path):
+    """With a vanishing step size the run's network is the file it started from (weights over
+    raw features, the form a network file holds); from fresh weights it is not."""
+    shipped, _ = net.read(SHIPPED_3P)
+    for init in (str(SHIPPED_3P), ""):
+        out = tmp_path / f"run{len(init)}.npz"
+        train(tiny(rounds=1, games=300, lr=1e-9, init=init), out)
+        weights, _ = net.read(out)
+        same = all(np.allclose(weights[k], shipped[k], atol=1e-5) for k in Network.NAMES)
+        assert same is bool(init)
 
 
 def test_a_rounds_data_is_the_same_on_one_worker_or_two():
