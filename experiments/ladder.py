@@ -31,8 +31,10 @@ from giftsim.game import GAMES
 ALPHA = 0.025  # family-wise, one-sided (the lower end of a two-sided 95% interval)
 USED = {  # seeds whose results were looked at (to choose a parameter or not): a ladder on
     # them is exploratory. From the git history, docs/, the notebooks and the networks' records.
-    0: "the tuned agents' CMA-ES deals, flatmc's Tulips margin=0.5, docs/ladder.md, notebook 05",
-    1: "the shipped networks' training games; ismcts_net against ismcts (findings section 7)",
+    0: "the tuned agents' CMA-ES deals, flatmc's Tulips margin=0.5, docs/ladder.md, notebook 05, "
+    "giftsim bound's rows (docs/bounds.csv)",
+    1: "the shipped networks' training games; ismcts_net against ismcts (findings section 7); "
+    "the learned best responses' training games (docs/responders)",
     3: "the Tulips 4-player network's training games (agents/tulips/nets/4p.json)",
     4: "the Tulips 6-player network's training games (agents/tulips/nets/6p.json)",
     5: "the Tulips 3- and 5-player networks' training games (agents/tulips/nets/3p.json, 5p)",
