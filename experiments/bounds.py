@@ -197,8 +197,9 @@ def worst_case(table: pd.DataFrame) -> pd.DataFrame:
 def worst_cases(game: str, path=SHIPPED, players=None) -> dict[str, str]:
     """The ``worst case`` column of ``giftsim agents`` (and, per player count ``players``, of
     the ladder): per family name of ``game``, the largest gain a responder found in the rows
-    of ``path`` (its default agent or any spec of it), as text; no entry for a family
-    without rows."""
+    of ``path`` (its default agent or any spec of it), as text; "none shown" when its 95%
+    interval reaches 0 (the bound is then 0: a noisy positive mean is no gain); no entry for
+    a family without rows."""
     if not Path(path).is_file():
         return {}
     table = pd.read_csv(path)
@@ -207,8 +208,8 @@ def worst_cases(game: str, path=SHIPPED, players=None) -> dict[str, str]:
         table = table[table["players"] == players]
     return {
         row.target: f"+{row.gain:.3f} (se {row.se:.3f}; {row.players}p, {row.responder})"
-        if row.gain >= 0
-        else f"{row.gain:.3f} (se {row.se:.3f}; none found, {row.players}p, {row.responder})"
+        if row.gain - Z95 * row.se > 0
+        else f"{row.gain:+.3f} (se {row.se:.3f}; none shown, {row.players}p, {row.responder})"
         for row in worst_case(table).itertuples()
     }
 

@@ -94,19 +94,22 @@ def test_command_writes_rows_and_resumes(tmp_path, capsys):
 
 
 def test_worst_cases_column(tmp_path):
-    """The largest gain per family, over player counts and specs of it; none for others."""
+    """The largest gain per family, over player counts and specs of it, "none shown" when
+    its interval reaches 0; no entry for a family without rows."""
     rows = [
         ("geschenkt", 3, "greedy", 0.30, 0.01),
         ("geschenkt", 4, "greedy:T=-2", 0.35, 0.02),
         ("geschenkt", 3, "sniper", -0.01, 0.01),
+        ("geschenkt", 3, "tuned3p", 0.019, 0.01),
         ("tulips", 2, "greedy", 0.90, 0.01),
     ]
     table = pd.DataFrame(rows, columns=["game", "players", "target", "gain", "se"])
     table.assign(responder="rollouts:8:margin=1").to_csv(tmp_path / "b.csv", index=False)
     worst = bounds.worst_cases("geschenkt", tmp_path / "b.csv")
     assert worst["greedy"] == "+0.350 (se 0.020; 4p, rollouts:8:margin=1)"
-    assert worst["sniper"].startswith("-0.010 (se 0.010; none found")
-    assert set(worst) == {"greedy", "sniper"}
+    assert worst["sniper"].startswith("-0.010 (se 0.010; none shown")
+    assert worst["tuned3p"].startswith("+0.019 (se 0.010; none shown")  # within 1.96 se of 0
+    assert set(worst) == {"greedy", "sniper", "tuned3p"}
     assert bounds.worst_cases("geschenkt", tmp_path / "missing.csv") == {}
 
 
