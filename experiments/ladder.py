@@ -26,7 +26,7 @@ from tqdm import tqdm
 
 from agents.roster import roster
 from experiments.batch import field
-from giftsim.game import GAMES
+from giftsim.game import GAMES, register_game
 
 ALPHA = 0.025  # family-wise, one-sided (the lower end of a two-sided 95% interval)
 USED = {  # seeds whose results were looked at (to choose a parameter or not): a ladder on
@@ -109,7 +109,11 @@ def _family(spec: str) -> str:
     return spec.split(":")[0]
 
 
-def _step(game, n, lower, upper, deals, seed):
+def _step(game, n, lower, upper, deals, seed, package):
+    """One step, in a worker process: a game added at run time (``register_game``) is added
+    there too, from its package."""
+    if game not in GAMES:
+        register_game(game, package)
     result = field(game, upper, lower, n, deals, seed=seed)
     low, high = result["ci95"]
     return {
@@ -177,7 +181,7 @@ def ladder(
     if not todo:
         raise ValueError("--games and --search-games are both 0: the ladder has no step to play")
     slow_first = sorted(range(len(todo)), key=lambda i: -_cost(todo[i]))
-    tasks = (delayed(_step)(*todo[i], seed) for i in slow_first)
+    tasks = (delayed(_step)(*todo[i], seed, GAMES[todo[i][0]]) for i in slow_first)
     results = Parallel(n_jobs=workers, return_as="generator")(tasks)
     bar = tqdm(results, total=len(todo), unit="step", disable=not progress)
     by_index = dict(zip(slow_first, bar, strict=True))

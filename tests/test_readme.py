@@ -1,8 +1,9 @@
 """The README runs: every ``giftsim`` command in its code blocks exits with status 0.
 
-The commands run in this process, in order (``replay g.json`` reads what ``record`` wrote), in
-an empty folder holding only a copy of ``docs/examples`` (the agents module the README loads),
-at small sizes. The size reduction is explicit: ``SMALL`` replaces the value
+The commands run in this process, in chains of those that share a file, each chain in the
+README's order (``replay runs/g.json`` reads what ``record`` wrote) and in an empty folder of
+its own holding only a copy of ``docs/examples`` (the agents module the README loads), at
+small sizes. The size reduction is explicit: ``SMALL`` replaces the value
 of each size option a command gives, and ``ADDED`` appends options to commands whose size is
 their default. Nothing else in a command is changed.
 """
@@ -71,10 +72,54 @@ def test_the_readme_has_the_commands_a_user_starts_with():
     assert names >= {"tune", "ladder", "play", "train", "gauntlet"}
 
 
-def test_every_readme_command_runs(tmp_path, monkeypatch, capsys):
+def chains(commands: list[list[str]]) -> list[list[list[str]]]:
+    """The commands in groups that share no file: a command joins the group of every earlier
+    command whose written path (``WRITES``) appears in one of its words, or that loads the same
+    agents module (a process defines a module's agents once). Each group keeps the README's
+    order, and the groups run apart (so the test workers can share them out)."""
+    group = list(range(len(commands)))
+
+    def root(i: int) -> int:
+        while group[i] != i:
+            i = group[i]
+        return i
+
+    for i, args in enumerate(commands):
+        written = [args[k + 1] for k, word in enumerate(args[:-1]) if word in WRITES]
+        written += [word for word in args if word.endswith(".py")]
+        for j in range(i + 1, len(commands)):
+            if any(path in word for path in written for word in commands[j]):
+                group[root(j)] = root(i)
+    out: dict[int, list[list[str]]] = {}
+    for i, args in enumerate(commands):
+        out.setdefault(root(i), []).append(args)
+    return list(out.values())
+
+
+WRITES = ("--out", "--json", "--record", "--markdown")  # options that name what a command writes
+CHAINS = chains(readme_commands(README.read_text()))
+
+
+def test_commands_that_share_a_file_are_in_one_chain():
+    """No command reads a path that a command of another chain writes, and the commands that
+    load an agents module are one chain."""
+    for n, chain in enumerate(CHAINS):
+        written = {args[k + 1] for args in chain for k, w in enumerate(args[:-1]) if w in WRITES}
+        others = [args for m, other in enumerate(CHAINS) if m != n for args in other]
+        assert not [args for args in others for word in args for p in written if p in word]
+    modules = {n for n, chain in enumerate(CHAINS) for args in chain if "--agents-module" in args}
+    assert len(modules) == 1
+    record = next(chain for chain in CHAINS if chain[0][:2] == ["record", "geschenkt"])
+    assert [args[0] for args in record] == ["record", "replay"]
+
+
+@pytest.mark.parametrize(
+    "chain", CHAINS, ids=[f"{n}-{chain[0][0]}" for n, chain in enumerate(CHAINS)]
+)
+def test_every_readme_command_runs(chain, tmp_path, monkeypatch, capsys):
     shutil.copytree(README.parent / "docs" / "examples", tmp_path / "docs" / "examples")
     monkeypatch.chdir(tmp_path)
-    for args in readme_commands(README.read_text()):
+    for args in chain:
         monkeypatch.setattr(sys, "stdin", io.StringIO(PLAY_ANSWERS))
         small = shrunk(args)
         code = main(small)
@@ -110,9 +155,6 @@ def test_ladder_writes_no_file_unless_asked(tmp_path, monkeypatch, capsys):
 def test_runs_folder_is_ignored_by_git():
     ignored = (README.parent / ".gitignore").read_text().splitlines()
     assert "runs/" in ignored
-
-
-WRITES = ("--out", "--json", "--record", "--markdown")  # options that name what a command writes
 
 
 def test_readme_commands_write_only_into_folders_git_ignores():
