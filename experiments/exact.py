@@ -13,6 +13,7 @@ import pandas as pd
 from experiments import exploit
 from experiments.solving import solve_variant
 from geschenkt_sim import engine, solve
+from geschenkt_sim import state as nt_state
 from geschenkt_sim.rules import (
     HIGHEST_CARD,
     LOWEST_CARD,
@@ -209,19 +210,19 @@ def _obs(rules: Rules, s) -> np.ndarray:
     obs = np.zeros(engine.OBS_SIZE, np.int64)
     taken = 0
     for p, hand in enumerate(s.hands):
-        obs[engine.O_HANDS + p] = sum(1 << c for c in hand)
-        obs[engine.O_CHIPS + p] = s.chips_all[p]
-        taken |= int(obs[engine.O_HANDS + p])
+        obs[nt_state.HANDS + p] = sum(1 << c for c in hand)
+        obs[nt_state.CHIPS + p] = s.chips_all[p]
+        taken |= int(obs[nt_state.HANDS + p])
     cards = sum(1 << c for c in range(rules.lowest_card, rules.highest_card + 1))
-    obs[engine.O_N_PLAYERS], obs[engine.O_TURN], obs[engine.O_SEAT] = (rules.n_players,) + (
+    obs[nt_state.N_PLAYERS], obs[nt_state.TURN], obs[nt_state.SEAT] = (rules.n_players,) + (
         s.position,
     ) * 2
-    obs[engine.O_CARD], obs[engine.O_POT], obs[engine.O_CARDS_LEFT] = s.card, s.pot, s.cards_left
-    obs[engine.O_UNSEEN] = cards & ~taken & ~(1 << s.card)
-    obs[engine.O_LOWEST], obs[engine.O_HIGHEST] = rules.lowest_card, rules.highest_card
-    obs[engine.O_CHIPS_VISIBLE], obs[engine.O_N_REMOVED] = 1, rules.n_removed
-    obs[engine.O_TOTAL_CHIPS] = rules.n_players * rules.chips
-    obs[engine.O_N_DECISIONS] = s.taken + s.pot
+    obs[nt_state.CARD], obs[nt_state.POT], obs[nt_state.CARDS_LEFT] = s.card, s.pot, s.cards_left
+    obs[nt_state.UNSEEN] = cards & ~taken & ~(1 << s.card)
+    obs[nt_state.LOWEST], obs[nt_state.HIGHEST] = rules.lowest_card, rules.highest_card
+    obs[nt_state.CHIPS_VISIBLE], obs[nt_state.N_REMOVED] = 1, rules.n_removed
+    obs[nt_state.TOTAL_CHIPS] = rules.n_players * rules.chips
+    obs[nt_state.N_DECISIONS] = s.taken + s.pot
     return obs
 
 

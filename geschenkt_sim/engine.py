@@ -1,9 +1,9 @@
 """Compiled No Thanks! rules: legal actions, applying an action in place, game over, observation.
 
 An observation is the public prefix of the state (slots ``N_PLAYERS .. HANDS``, see
-``state.py``) with ``O_SEAT`` set to the observing seat. When opponents' chips are hidden their
-``O_CHIPS`` entries read -1. The ``O_*`` names below are the observation's slots; agents use
-only these.
+``state.py``) with ``SEAT`` set to the observing seat. When opponents' chips are hidden their
+``CHIPS`` entries read -1. An agent reads the observation by the slot names of ``state.py``
+(``OBS_SIZE`` long); only the public ones have values in it.
 """
 
 import numpy as np
@@ -17,40 +17,19 @@ from geschenkt_sim.state import (
     CHIPS,
     CHIPS_VISIBLE,
     DECK,
-    FIRST,
     HANDS,
-    HIGHEST,
-    LOWEST,
     N_CARDS,
     N_DECISIONS,
     N_PLAYERS,
-    N_REMOVED,
     POS,
     POT,
     PUBLIC_SIZE,
     SEAT,
-    TOTAL_CHIPS,
     TURN,
     TURN_UP,
     UNSEEN,
 )
 
-O_N_PLAYERS = N_PLAYERS
-O_TURN = TURN
-O_CARD = CARD
-O_POT = POT
-O_CARDS_LEFT = CARDS_LEFT
-O_UNSEEN = UNSEEN
-O_LOWEST = LOWEST
-O_HIGHEST = HIGHEST
-O_CHIPS_VISIBLE = CHIPS_VISIBLE
-O_N_DECISIONS = N_DECISIONS
-O_FIRST = FIRST
-O_CHIPS = CHIPS
-O_HANDS = HANDS
-O_SEAT = SEAT
-O_N_REMOVED = N_REMOVED
-O_TOTAL_CHIPS = TOTAL_CHIPS
 OBS_SIZE = PUBLIC_SIZE
 HIDDEN_CHIPS = -1
 
@@ -151,7 +130,7 @@ def show_turn(state):
 
 @njit(cache=True)
 def observe(state, seat, obs):
-    """Write what ``seat`` may know into ``obs`` (layout ``O_*``): the public prefix, copied
+    """Write what ``seat`` may know into ``obs``: the public prefix of ``state.py``, copied
     four slots at a time (the fast loops call this before every decision), with the
     opponents' chips blanked when the rules hide them."""
     visible, n = state[CHIPS_VISIBLE], state[N_PLAYERS]
@@ -159,8 +138,8 @@ def observe(state, seat, obs):
     for i in range(0, PUBLIC_SIZE, 4):
         a, b, c, d = public[i], public[i + 1], public[i + 2], public[i + 3]
         shown[i], shown[i + 1], shown[i + 2], shown[i + 3] = a, b, c, d
-    shown[O_SEAT] = seat
+    shown[SEAT] = seat
     if not visible:
         for p in range(n):
             if p != seat:
-                shown[O_CHIPS + p] = HIDDEN_CHIPS
+                shown[CHIPS + p] = HIDDEN_CHIPS

@@ -43,18 +43,20 @@ from numba import njit
 
 from geschenkt_sim.engine import (
     HIDDEN_CHIPS,
-    O_CARD,
-    O_CARDS_LEFT,
-    O_CHIPS,
-    O_FIRST,
-    O_HANDS,
-    O_HIGHEST,
-    O_LOWEST,
-    O_N_PLAYERS,
-    O_POT,
-    O_SEAT,
-    O_TURN,
-    O_UNSEEN,
+)
+from geschenkt_sim.state import (
+    CARD,
+    CARDS_LEFT,
+    CHIPS,
+    FIRST,
+    HANDS,
+    HIGHEST,
+    LOWEST,
+    N_PLAYERS,
+    POT,
+    SEAT,
+    TURN,
+    UNSEEN,
 )
 from giftsim.bits import lowest_bit
 
@@ -97,22 +99,22 @@ def tensor_bounds(rules) -> tuple[np.ndarray, np.ndarray]:
 @njit(cache=True)
 def encode(obs, out):
     """Write the tensor of observation ``obs`` into ``out`` (float32, ``tensor_size`` long)."""
-    lowest, cards = obs[O_LOWEST], obs[O_HIGHEST] - obs[O_LOWEST] + 1
-    n, me = obs[O_N_PLAYERS], obs[O_SEAT]
+    lowest, cards = obs[LOWEST], obs[HIGHEST] - obs[LOWEST] + 1
+    n, me = obs[N_PLAYERS], obs[SEAT]
     out[:] = 0.0
-    if obs[O_CARD] >= 0:
-        out[obs[O_CARD] - lowest] = 1.0
-    out[cards] = obs[O_POT]
-    out[cards + 1] = obs[O_CARDS_LEFT]
-    _bits(obs[O_UNSEEN], lowest, cards, out, cards + 2)
+    if obs[CARD] >= 0:
+        out[obs[CARD] - lowest] = 1.0
+    out[cards] = obs[POT]
+    out[cards + 1] = obs[CARDS_LEFT]
+    _bits(obs[UNSEEN], lowest, cards, out, cards + 2)
     chips, hands = 2 * cards + 2, 2 * cards + 2 + n
     for r in range(n):
         seat = (me + r) % n
-        out[chips + r] = obs[O_CHIPS + seat]
-        _bits(obs[O_HANDS + seat], lowest, cards, out, hands + r * cards)
+        out[chips + r] = obs[CHIPS + seat]
+        _bits(obs[HANDS + seat], lowest, cards, out, hands + r * cards)
     turn = hands + n * cards
-    out[turn + (obs[O_TURN] - me) % n] = 1.0
-    out[turn + n + (me - obs[O_FIRST]) % n] = 1.0
+    out[turn + (obs[TURN] - me) % n] = 1.0
+    out[turn + n + (me - obs[FIRST]) % n] = 1.0
 
 
 @njit(cache=True)

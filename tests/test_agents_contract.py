@@ -58,14 +58,14 @@ def test_no_builtin_agent_sees_the_stack_or_the_removed_cards(seed, n, steps, vi
 
 
 def test_hidden_chips_read_minus_one_for_opponents_only():
-    from geschenkt_sim.engine import O_CHIPS
+    from geschenkt_sim.engine import CHIPS
     from geschenkt_sim.rules import Rules
 
     state = new_state()
     deal(Rules(n_players=4, chips_visible=False).to_array(), 1, 0, 0, state)
     obs = np.zeros(OBS_SIZE, np.int64)
     observe(state, 2, obs)
-    assert list(obs[O_CHIPS : O_CHIPS + 4]) == [-1, -1, 11, -1]
+    assert list(obs[CHIPS : CHIPS + 4]) == [-1, -1, 11, -1]
 
 
 @pytest.mark.parametrize("family", BUILTINS, ids=lambda f: f.name)

@@ -6,16 +6,6 @@ from hypothesis import strategies as st
 
 from geschenkt_sim import reference
 from geschenkt_sim.engine import (
-    O_CARD,
-    O_CARDS_LEFT,
-    O_CHIPS,
-    O_HANDS,
-    O_N_DECISIONS,
-    O_N_PLAYERS,
-    O_POT,
-    O_SEAT,
-    O_TURN,
-    O_UNSEEN,
     OBS_SIZE,
     apply_action,
     is_over,
@@ -23,7 +13,21 @@ from geschenkt_sim.engine import (
     observe,
 )
 from geschenkt_sim.scoring import scores
-from geschenkt_sim.state import cards_of, new_state, set_deal
+from geschenkt_sim.state import (
+    CARD,
+    CARDS_LEFT,
+    CHIPS,
+    HANDS,
+    N_DECISIONS,
+    N_PLAYERS,
+    POT,
+    SEAT,
+    TURN,
+    UNSEEN,
+    cards_of,
+    new_state,
+    set_deal,
+)
 from tests.strategies import geschenkt_deals
 
 
@@ -32,16 +36,16 @@ def engine_view(state, seat, n):
     obs = np.zeros(OBS_SIZE, np.int64)
     observe(state, seat, obs)
     return {
-        "seat": int(obs[O_SEAT]),
-        "n_players": int(obs[O_N_PLAYERS]),
-        "current_player": -1 if is_over(state) else int(obs[O_TURN]),
-        "card": int(obs[O_CARD]),
-        "pot": int(obs[O_POT]),
-        "cards_left": int(obs[O_CARDS_LEFT]),
-        "chips": [int(c) for c in obs[O_CHIPS : O_CHIPS + n]],
-        "hands": [cards_of(h) for h in obs[O_HANDS : O_HANDS + n]],
-        "unseen": cards_of(obs[O_UNSEEN]),
-        "n_decisions": int(obs[O_N_DECISIONS]),
+        "seat": int(obs[SEAT]),
+        "n_players": int(obs[N_PLAYERS]),
+        "current_player": -1 if is_over(state) else int(obs[TURN]),
+        "card": int(obs[CARD]),
+        "pot": int(obs[POT]),
+        "cards_left": int(obs[CARDS_LEFT]),
+        "chips": [int(c) for c in obs[CHIPS : CHIPS + n]],
+        "hands": [cards_of(h) for h in obs[HANDS : HANDS + n]],
+        "unseen": cards_of(obs[UNSEEN]),
+        "n_decisions": int(obs[N_DECISIONS]),
     }
 
 

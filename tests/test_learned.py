@@ -22,9 +22,6 @@ from experiments.targets import lambda_returns, successors
 from experiments.train import TrainSettings, train
 from geschenkt_sim.engine import (
     HIDDEN_CHIPS,
-    O_CARD,
-    O_CARDS_LEFT,
-    O_UNSEEN,
     OBS_SIZE,
     apply_action,
     is_over,
@@ -32,6 +29,11 @@ from geschenkt_sim.engine import (
     observe,
 )
 from geschenkt_sim.rules import PASS, TAKE, Rules
+from geschenkt_sim.state import (
+    CARD,
+    CARDS_LEFT,
+    UNSEEN,
+)
 from giftsim.game import load_game
 
 GAME = load_game("geschenkt")
@@ -68,10 +70,10 @@ def test_an_afterstate_is_the_engines_next_observation_with_the_next_card_face_d
         engine = observation(state, seat)
         if action == TAKE and not is_over(state):
             # the engine turned the next card up: it left the stack and is no longer unseen
-            assert mine[O_CARD] == NO_CARD and engine[O_CARD] != NO_CARD
-            assert mine[O_CARDS_LEFT] == engine[O_CARDS_LEFT] + 1
-            assert mine[O_UNSEEN] == engine[O_UNSEEN] | (1 << int(engine[O_CARD]))
-            engine[[O_CARD, O_CARDS_LEFT, O_UNSEEN]] = mine[[O_CARD, O_CARDS_LEFT, O_UNSEEN]]
+            assert mine[CARD] == NO_CARD and engine[CARD] != NO_CARD
+            assert mine[CARDS_LEFT] == engine[CARDS_LEFT] + 1
+            assert mine[UNSEEN] == engine[UNSEEN] | (1 << int(engine[CARD]))
+            engine[[CARD, CARDS_LEFT, UNSEEN]] = mine[[CARD, CARDS_LEFT, UNSEEN]]
         assert np.array_equal(mine, engine)
 
 

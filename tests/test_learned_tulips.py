@@ -12,28 +12,6 @@ from agents.tulips import learned
 from giftsim.contract import MAX_PARAMS, SCRATCH_WORK
 from tests.kits import kit_of
 from tulips_sim.engine import (
-    O_BOUQUET,
-    O_BQ_COUNT,
-    O_BQ_VALUE,
-    O_COPIES,
-    O_DECK_LEFT,
-    O_DRAWN,
-    O_FACE_UP,
-    O_GIVE_POINTS,
-    O_HAND,
-    O_KEEP_POINTS,
-    O_LEGAL,
-    O_N_PLAYERS,
-    O_ORDER,
-    O_OWN_SECRET,
-    O_PHASE,
-    O_RANK,
-    O_SEAT,
-    O_SECRET_SIZE,
-    O_SIZE,
-    O_TOTALS,
-    O_TURN,
-    O_USED_KIND,
     apply_action,
     begin,
     is_over,
@@ -43,15 +21,35 @@ from tulips_sim.engine import (
 from tulips_sim.game import GAME
 from tulips_sim.rules import SETUP_FIRST, SETUP_SECOND, Rules
 from tulips_sim.state import (
+    BOUQUET,
+    BQ_COUNT,
+    BQ_VALUE,
+    COPIES,
+    DECK_LEFT,
     DENSE,
+    DRAWN,
+    FACE_UP,
+    GIVE_POINTS,
+    HAND,
+    KEEP_POINTS,
+    LEGAL,
     MAJORITY,
+    N_PLAYERS,
+    OBS_SIZE,
+    ORDER,
     OVER,
+    OWN_SECRET,
     PHASE,
+    RANK,
+    SEAT,
+    SECRET_SIZE,
     SETUP,
     SLOTS,
     STATE_SIZE,
     TOP,
+    TOTALS,
     TURN,
+    USED_KIND,
     ZERO_WINS,
     deal,
     new_state,
@@ -65,10 +63,10 @@ VARIANTS = [
     Rules(n_players=5, zero_cards_majority=True, game_end="deck_out", n_revealed=2),
 ]
 FESTIVAL_SLOTS = [
-    *range(O_FACE_UP, O_FACE_UP + 12),
-    *range(O_TOTALS, O_TOTALS + 4),
-    *range(O_ORDER, O_ORDER + 4),
-    *range(O_RANK, O_RANK + 4),
+    *range(FACE_UP, FACE_UP + 12),
+    *range(TOTALS, TOTALS + 4),
+    *range(ORDER, ORDER + 4),
+    *range(RANK, RANK + 4),
 ]
 
 
@@ -87,13 +85,13 @@ def positions(rules, games, seed):
 
 
 def observed(state, seat):
-    obs = np.zeros(O_SIZE, np.int64)
+    obs = np.zeros(OBS_SIZE, np.int64)
     observe(state, seat, obs)
     return obs
 
 
 def afterstate(obs, action, word):
-    out = np.zeros(O_SIZE, np.int64)
+    out = np.zeros(OBS_SIZE, np.int64)
     learned.after(obs, action, np.array([word], np.uint64), np.zeros(STATE_SIZE, np.int64), out)
     return out
 
@@ -107,10 +105,10 @@ def sampled_slots(rules, before, action, true_after):
     if last_setup and rules.setup == "simultaneous":
         seat, n = before[TURN], rules.n_players
         others = [p for p in range(n) if p != seat]
-        slots = [O_BOUQUET + p * 12 + t for p in others for t in range(12)]
-        slots += [O_BQ_COUNT + p * 4 + v for p in others for v in range(4)]
-        slots += [O_BQ_VALUE + p * 4 + v for p in others for v in range(4)]
-        return slots + [O_KEEP_POINTS + p for p in others]
+        slots = [BOUQUET + p * 12 + t for p in others for t in range(12)]
+        slots += [BQ_COUNT + p * 4 + v for p in others for v in range(4)]
+        slots += [BQ_VALUE + p * 4 + v for p in others for v in range(4)]
+        return slots + [KEEP_POINTS + p for p in others]
     return []
 
 
@@ -125,15 +123,15 @@ def test_after_is_the_engine_on_the_true_state_with_the_next_card_hidden(rules):
             expect = observed(true_after, seat)
             got = afterstate(obs, action, 1000 + k)
             drew = true_after[TOP] - state[TOP]  # a card turned up after the action
-            assert drew in (0, 1) and got[O_DRAWN] == -1
-            assert got[O_DECK_LEFT] == expect[O_DECK_LEFT] + drew == obs[O_DECK_LEFT]
+            assert drew in (0, 1) and got[DRAWN] == -1
+            assert got[DECK_LEFT] == expect[DECK_LEFT] + drew == obs[DECK_LEFT]
             free = sampled_slots(rules, state, action, true_after)
-            same = np.ones(O_SIZE, bool)
-            same[[O_DRAWN, O_DECK_LEFT, *free]] = False
+            same = np.ones(OBS_SIZE, bool)
+            same[[DRAWN, DECK_LEFT, *free]] = False
             assert np.array_equal(got[same], expect[same]), (k, action)
             if true_after[PHASE] == OVER:  # as many secret cards turned up, somewhere
                 kinds["end"] += 1
-                face_up = slice(O_FACE_UP, O_FACE_UP + 12)
+                face_up = slice(FACE_UP, FACE_UP + 12)
                 assert got[face_up].sum() == expect[face_up].sum()
             elif free:
                 kinds["setup"] += 1
@@ -144,7 +142,7 @@ def test_after_is_the_engine_on_the_true_state_with_the_next_card_hidden(rules):
 
 
 def bouquet_sizes(obs, rules):
-    return [obs[O_BQ_COUNT + 4 * p : O_BQ_COUNT + 4 * p + 4].sum() for p in range(rules.n_players)]
+    return [obs[BQ_COUNT + 4 * p : BQ_COUNT + 4 * p + 4].sum() for p in range(rules.n_players)]
 
 
 def test_after_handles_both_setup_choices_and_leaves_the_observation_alone():
@@ -154,11 +152,11 @@ def test_after_handles_both_setup_choices_and_leaves_the_observation_alone():
     copy = obs.copy()
     first, second = afterstate(obs, SETUP_FIRST, 7), afterstate(obs, SETUP_SECOND, 7)
     assert np.array_equal(obs, copy)
-    hand = obs[O_HAND], obs[O_HAND + 1]
+    hand = obs[HAND], obs[HAND + 1]
     for got, secret in ((first, hand[1]), (second, hand[0])):
-        assert got[O_HAND] == got[O_HAND + 1] == -1 and got[O_TURN] == seat + 1
-        assert got[O_OWN_SECRET + secret] == obs[O_OWN_SECRET + secret] + 1
-        assert got[O_SECRET_SIZE] == obs[O_SECRET_SIZE] + 1
+        assert got[HAND] == got[HAND + 1] == -1 and got[TURN] == seat + 1
+        assert got[OWN_SECRET + secret] == obs[OWN_SECRET + secret] + 1
+        assert got[SECRET_SIZE] == obs[SECRET_SIZE] + 1
 
 
 # --- the features' plain-Python twin: written from the module docstring's table ----------------
@@ -166,10 +164,10 @@ def test_after_handles_both_setup_choices_and_leaves_the_observation_alone():
 
 def twin_majority(obs, seat):
     """Majority points of ``seat`` if the game ended now, from the rules in the observation."""
-    n, total = int(obs[O_N_PLAYERS]), 0
+    n, total = int(obs[N_PLAYERS]), 0
     for v in range(4):
-        rank = int(obs[O_RANK + v])
-        strengths = [(obs[O_BQ_COUNT + 4 * p + v], obs[O_BQ_VALUE + 4 * p + v]) for p in range(n)]
+        rank = int(obs[RANK + v])
+        strengths = [(obs[BQ_COUNT + 4 * p + v], obs[BQ_VALUE + 4 * p + v]) for p in range(n)]
         mine = strengths[seat]
         if rank == 4 or (mine[0] == 0 and not obs[ZERO_WINS]):
             continue
@@ -181,36 +179,34 @@ def twin_majority(obs, seat):
 
 
 def twin_unseen(obs, variety):
-    n, count = int(obs[O_N_PLAYERS]), 0
+    n, count = int(obs[N_PLAYERS]), 0
     for t in range(3 * variety, 3 * variety + 3):
-        count += obs[O_COPIES + t] - obs[O_FACE_UP + t] - obs[O_OWN_SECRET + t]
-        count -= sum(obs[O_BOUQUET + 12 * p + t] for p in range(n))
-        count -= int(obs[O_DRAWN] == t)
-        if obs[O_PHASE] == SETUP:
-            count -= int(obs[O_HAND] == t) + int(obs[O_HAND + 1] == t)
+        count += obs[COPIES + t] - obs[FACE_UP + t] - obs[OWN_SECRET + t]
+        count -= sum(obs[BOUQUET + 12 * p + t] for p in range(n))
+        count -= int(obs[DRAWN] == t)
+        if obs[PHASE] == SETUP:
+            count -= int(obs[HAND] == t) + int(obs[HAND + 1] == t)
     return count
 
 
 def twin_features(obs):
-    n, me = int(obs[O_N_PLAYERS]), int(obs[O_SEAT])
+    n, me = int(obs[N_PLAYERS]), int(obs[SEAT])
     seats = [(me + r) % n for r in range(n)]
-    scored = [obs[O_GIVE_POINTS + p] + obs[O_KEEP_POINTS + p] for p in seats]
+    scored = [obs[GIVE_POINTS + p] + obs[KEEP_POINTS + p] for p in seats]
     majority = [twin_majority(obs, p) for p in seats]
     standing = [s + m for s, m in zip(scored, majority, strict=True)]
     x = [s / 50 for s in scored] + [m / 30 for m in majority]
-    x += [float(p == obs[O_TURN]) for p in seats]
-    x += [obs[O_BQ_COUNT + 4 * p + v] / 8 for v in range(4) for p in seats]
-    x += [float(obs[O_PHASE] == i) for i in range(4)] + [
-        float(obs[O_USED_KIND] == i) for i in range(3)
-    ]
-    x += [obs[O_DECK_LEFT] / 72, obs[O_SECRET_SIZE] / 20, (standing[0] - max(standing[1:])) / 30]
-    x += [obs[O_TOTALS + v] / 40 for v in range(4)] + [(4 - obs[O_RANK + v]) / 3 for v in range(4)]
-    x += [sum(obs[O_OWN_SECRET + 3 * v + k] * (k + 2) for k in range(3)) / 12 for v in range(4)]
+    x += [float(p == obs[TURN]) for p in seats]
+    x += [obs[BQ_COUNT + 4 * p + v] / 8 for v in range(4) for p in seats]
+    x += [float(obs[PHASE] == i) for i in range(4)] + [float(obs[USED_KIND] == i) for i in range(3)]
+    x += [obs[DECK_LEFT] / 72, obs[SECRET_SIZE] / 20, (standing[0] - max(standing[1:])) / 30]
+    x += [obs[TOTALS + v] / 40 for v in range(4)] + [(4 - obs[RANK + v]) / 3 for v in range(4)]
+    x += [sum(obs[OWN_SECRET + 3 * v + k] * (k + 2) for k in range(3)) / 12 for v in range(4)]
     return np.array(x + [twin_unseen(obs, v) / 24 for v in range(4)])
 
 
 def features_of(obs):
-    x = np.full(learned.n_features(int(obs[O_N_PLAYERS])), np.nan)
+    x = np.full(learned.n_features(int(obs[N_PLAYERS])), np.nan)
     learned.features(obs, x)
     return x
 
@@ -270,13 +266,13 @@ def test_learned_takes_the_action_whose_afterstate_the_network_values_most(playe
         }
         rng = np.array([word], np.uint64)
         chosen = learned.decide(obs, params, rng)
-        assert obs[O_LEGAL] >> chosen & 1
+        assert obs[LEGAL] >> chosen & 1
         assert value[chosen] >= max(value.values()) - 1e-4  # single precision
         assert rng[0] != word  # the world's draws came from the agent's stream
 
 
 def test_the_work_space_fits_the_scratch_row_at_every_player_count():
-    row = O_SIZE + STATE_SIZE + SCRATCH_WORK
+    row = OBS_SIZE + STATE_SIZE + SCRATCH_WORK
     floats = 2 * learned.n_features(6) + net.MAX_HIDDEN
     assert learned.WORK_INTS + floats <= row
 

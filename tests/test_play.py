@@ -19,6 +19,7 @@ from geschenkt_sim.rules import Rules as GeschenktRules
 from giftsim.files import free_name
 from giftsim.game import load_game
 from tulips_sim import engine as tulips_engine
+from tulips_sim import state as tulips_state
 from tulips_sim.rules import FESTIVAL, GIVE, KEEP, SECRET, SETUP_FIRST, SETUP_SECOND, VARIETIES
 from tulips_sim.rules import Rules as TulipsRules
 from tulips_sim.state import deal, new_state
@@ -193,16 +194,16 @@ def tulips_turn_obs(seed: int) -> np.ndarray:
     tulips_engine.begin(state)
     for _ in range(4):
         tulips_engine.apply_action(state, SETUP_FIRST)
-    obs = np.zeros(tulips_engine.O_SIZE, np.int64)
-    tulips_engine.observe(state, int(state[tulips_engine.O_TURN]), obs)
+    obs = np.zeros(tulips_engine.OBS_SIZE, np.int64)
+    tulips_engine.observe(state, int(state[tulips_state.TURN]), obs)
     return obs
 
 
 def with_other_private_view(obs: np.ndarray) -> np.ndarray:
     other = obs.copy()
-    other[tulips_engine.O_DRAWN] = (obs[tulips_engine.O_DRAWN] + 4) % 12
-    other[tulips_engine.O_HAND : tulips_engine.O_HAND + 2] = [7, 11]
-    other[tulips_engine.O_OWN_SECRET] += 1
+    other[tulips_state.DRAWN] = (obs[tulips_state.DRAWN] + 4) % 12
+    other[tulips_state.HAND : tulips_state.HAND + 2] = [7, 11]
+    other[tulips_state.OWN_SECRET] += 1
     return other
 
 
@@ -212,7 +213,7 @@ def test_a_bots_move_names_its_card_only_when_it_goes_face_up():
     other = with_other_private_view(obs)
     for action in (SECRET, SETUP_FIRST, SETUP_SECOND):
         assert tulips_text.event(obs, action, seats) == tulips_text.event(other, action, seats)
-    drawn = tulips_text.card_text(obs[tulips_engine.O_DRAWN])
+    drawn = tulips_text.card_text(obs[tulips_state.DRAWN])
     for action in (KEEP, FESTIVAL, GIVE + 1):
         assert drawn in tulips_text.event(obs, action, seats)
 

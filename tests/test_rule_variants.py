@@ -216,7 +216,7 @@ def test_turns_under_each_game_end(n, removed, end, whole, half, unused):
 
 
 def test_in_turn_setup_shows_earlier_choices():
-    from tulips_sim.engine import O_BOUQUET, apply_action, begin, observe
+    from tulips_sim.engine import BOUQUET, apply_action, begin, observe
     from tulips_sim.rules import SETUP_FIRST
     from tulips_sim.state import DEALT, OBS_SIZE, deal, new_state
 
@@ -229,7 +229,7 @@ def test_in_turn_setup_shows_earlier_choices():
         apply_action(state, SETUP_FIRST)  # seat 0 keeps its first dealt card
         obs = np.zeros(OBS_SIZE, np.int64)
         observe(state, 1, obs)
-        seen[setup] = int(obs[O_BOUQUET + state[DEALT]])
+        seen[setup] = int(obs[BOUQUET + state[DEALT]])
     assert seen == {"simultaneous": 0, "in_turn": 1}
 
 

@@ -27,31 +27,32 @@ from giftsim.contract import DECIDER_SIG, as_arrays
 from giftsim.game import load_game
 from giftsim.rng import agent_stream, game_key, siphash13, stream_from
 from tulips_sim import engine as tu_engine
+from tulips_sim import state as tu_state
 
 _PASS_LIMIT = 5  # the plain rule both No Thanks! test agents follow: take once 5 chips lie on it
 
 
 def nt_honest(obs, params, rng):
-    seat = obs[nt_engine.O_SEAT]
-    broke = obs[nt_engine.O_CHIPS + seat] == 0
-    return 1 if broke or obs[nt_engine.O_POT] >= _PASS_LIMIT else 0
+    seat = obs[nt_state.SEAT]
+    broke = obs[nt_state.CHIPS + seat] == 0
+    return 1 if broke or obs[nt_state.POT] >= _PASS_LIMIT else 0
 
 
 def nt_vandal(obs, params, rng):
     """The honest rule, then 50 chips and an empty hand written into what it was shown."""
-    seat = obs[nt_engine.O_SEAT]
-    broke = obs[nt_engine.O_CHIPS + seat] == 0
-    action = 1 if broke or obs[nt_engine.O_POT] >= _PASS_LIMIT else 0
+    seat = obs[nt_state.SEAT]
+    broke = obs[nt_state.CHIPS + seat] == 0
+    action = 1 if broke or obs[nt_state.POT] >= _PASS_LIMIT else 0
     for i in range(obs.shape[0]):
         obs[i] = 0
-    obs[nt_engine.O_CHIPS + seat] = 50
-    obs[nt_engine.O_HANDS + seat] = 0
-    obs[nt_engine.O_TURN] = seat
+    obs[nt_state.CHIPS + seat] = 50
+    obs[nt_state.HANDS + seat] = 0
+    obs[nt_state.TURN] = seat
     return action
 
 
 def tu_honest(obs, params, rng):
-    legal = obs[tu_engine.O_LEGAL]
+    legal = obs[tu_state.LEGAL]
     for action in range(16):
         if (legal >> action) & 1:
             return action
@@ -60,7 +61,7 @@ def tu_honest(obs, params, rng):
 
 def tu_vandal(obs, params, rng):
     """The honest rule, then every slot it was shown scribbled over."""
-    legal = obs[tu_engine.O_LEGAL]
+    legal = obs[tu_state.LEGAL]
     chosen = 0
     for action in range(16):
         if (legal >> action) & 1:
@@ -78,7 +79,7 @@ def nt_peek(obs, params, rng):
 
 def tu_peek(obs, params, rng):
     """Reads a hidden slot past the observation (the deck's top, in the live state)."""
-    return 0 if obs[tu_engine.O_SIZE + 5] >= 0 else 1
+    return 0 if obs[tu_engine.OBS_SIZE + 5] >= 0 else 1
 
 
 define("geschenkt", "sealed_honest", nt_honest)

@@ -66,9 +66,9 @@ def test_no_thanks_worlds_show_the_seat_its_own_view(seed, n, steps, visible):
         return
     obs, world = world_of(nt_engine, nt_state, nt_worlds, state, seed)
     stack = world[nt_state.DECK + 1 : nt_state.DECK + world[nt_state.N_CARDS]]
-    assert sum(1 << int(c) for c in stack) | world[nt_state.REMOVED] == obs[nt_engine.O_UNSEEN]
+    assert sum(1 << int(c) for c in stack) | world[nt_state.REMOVED] == obs[nt_state.UNSEEN]
     chips = world[nt_state.CHIPS : nt_state.CHIPS + n].sum() + world[nt_state.POT]
-    assert chips == obs[nt_engine.O_TOTAL_CHIPS]
+    assert chips == obs[nt_state.TOTAL_CHIPS]
 
 
 @settings(max_examples=60, deadline=None)
@@ -226,11 +226,11 @@ def test_tulips_search_keys_of_other_seats_ignore_their_sampled_secret_cards(see
     seat = int(state[tu_state.TURN])
     other = (seat + 1) % n
     changed = state.copy()
-    changed[tu_engine.O_OWN_SECRET : tu_engine.O_SIZE] += 1  # the acting seat's secret cards
+    changed[tu_state.OWN_SECRET : tu_engine.OBS_SIZE] += 1  # the acting seat's secret cards
     assert tu_worlds.view_key(changed, other) == tu_worlds.view_key(state, other)
     assert tu_worlds.view_key(changed, seat) != tu_worlds.view_key(state, seat)
     drawn = state.copy()
-    drawn[tu_engine.O_DRAWN] = (state[tu_engine.O_DRAWN] + 1) % N_TYPES
+    drawn[tu_state.DRAWN] = (state[tu_state.DRAWN] + 1) % N_TYPES
     assert tu_worlds.view_key(drawn, other) != tu_worlds.view_key(state, other)
 
 

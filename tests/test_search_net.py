@@ -172,7 +172,7 @@ def decisions(game, n, games):
     world)."""
     seen = positions(game, n, "tuned4p" if game == "tulips" else "tuned3p", games)
     if game == "tulips":
-        return [o for o in seen if o[tu_engine.O_DECK_LEFT] > 2]
+        return [o for o in seen if o[tu_state.DECK_LEFT] > 2]
     return seen
 
 

@@ -10,19 +10,6 @@ from tests.strategies import tulips_rules
 from tulips_sim import reference
 from tulips_sim import rules as rules_module
 from tulips_sim.engine import (
-    O_BOUQUET,
-    O_DECK_LEFT,
-    O_DRAWN,
-    O_GIVE_POINTS,
-    O_HAND,
-    O_KEEP_POINTS,
-    O_ORDER,
-    O_OWN_SECRET,
-    O_PHASE,
-    O_SECRET_SIZE,
-    O_TOTALS,
-    O_TURN,
-    O_USED_KIND,
     apply_action,
     begin,
     is_over,
@@ -33,11 +20,24 @@ from tulips_sim.record import RecordError, make_record, replay
 from tulips_sim.rules import N_TYPES, Rules
 from tulips_sim.scoring import final_scores
 from tulips_sim.state import (
+    BOUQUET,
+    DECK_LEFT,
+    DRAWN,
+    GIVE_POINTS,
+    HAND,
+    KEEP_POINTS,
     MAJORITY_PTS,
     OBS_SIZE,
+    ORDER,
+    OWN_SECRET,
+    PHASE,
+    SECRET_SIZE,
     SEED_DRAWS,
     SEED_N,
     START,
+    TOTALS,
+    TURN,
+    USED_KIND,
     card_of,
     deal,
     new_state,
@@ -59,23 +59,23 @@ def card_or_none(card):
 def engine_view(state, seat, n):
     obs = np.zeros(OBS_SIZE, np.int64)
     observe(state, seat, obs)
-    hand = [card_of(c) for c in obs[O_HAND : O_HAND + 2]] if obs[O_HAND] >= 0 else None
+    hand = [card_of(c) for c in obs[HAND : HAND + 2]] if obs[HAND] >= 0 else None
     return {
         "seat": seat,
         "n_players": n,
-        "phase": PHASES[obs[O_PHASE]],
-        "current_player": int(obs[O_TURN]),
-        "festival_order": [int(v) for v in obs[O_ORDER : O_ORDER + 4] if v >= 0],
-        "totals": [int(t) for t in obs[O_TOTALS : O_TOTALS + 4]],
-        "bouquets": [counts(obs[O_BOUQUET + s * N_TYPES :]) for s in range(n)],
-        "give_points": [int(x) for x in obs[O_GIVE_POINTS : O_GIVE_POINTS + n]],
-        "keep_points": [int(x) for x in obs[O_KEEP_POINTS : O_KEEP_POINTS + n]],
-        "deck_size": int(obs[O_DECK_LEFT]),
-        "secret_size": int(obs[O_SECRET_SIZE]),
-        "drawn": card_or_none(obs[O_DRAWN]),
+        "phase": PHASES[obs[PHASE]],
+        "current_player": int(obs[TURN]),
+        "festival_order": [int(v) for v in obs[ORDER : ORDER + 4] if v >= 0],
+        "totals": [int(t) for t in obs[TOTALS : TOTALS + 4]],
+        "bouquets": [counts(obs[BOUQUET + s * N_TYPES :]) for s in range(n)],
+        "give_points": [int(x) for x in obs[GIVE_POINTS : GIVE_POINTS + n]],
+        "keep_points": [int(x) for x in obs[KEEP_POINTS : KEEP_POINTS + n]],
+        "deck_size": int(obs[DECK_LEFT]),
+        "secret_size": int(obs[SECRET_SIZE]),
+        "drawn": card_or_none(obs[DRAWN]),
         "hand": hand,
-        "own_secret": counts(obs[O_OWN_SECRET:]),
-        "used_kind": KINDS[int(obs[O_USED_KIND])],
+        "own_secret": counts(obs[OWN_SECRET:]),
+        "used_kind": KINDS[int(obs[USED_KIND])],
     }
 
 

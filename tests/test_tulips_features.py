@@ -17,7 +17,6 @@ from agents.tulips.features import (
 )
 from experiments.games import play_slow
 from giftsim.game import load_game
-from tulips_sim.engine import O_SIZE
 from tulips_sim.rules import KIND_ADD, KIND_GIVE, KIND_KEEP, Rules
 from tulips_sim.state import (
     BOUQUET,
@@ -28,6 +27,7 @@ from tulips_sim.state import (
     FACE_UP,
     GIVE_POINTS,
     KEEP_POINTS,
+    OBS_SIZE,
     ORDER,
     OWN_SECRET,
     RANK,
@@ -77,7 +77,7 @@ def observation(stacks=STACKS, bouquets=BOUQUETS, scores=SCORES, n_players=4, **
     state[OWN_SECRET : OWN_SECRET + 12] = private.get("own_secret", [0] * 12)
     state[DRAWN] = private.get("drawn", -1)
     state[COPIES : COPIES + 12] = np.tile(private.get("copies", (6, 6, 6)), 4)
-    return state[:O_SIZE].copy()
+    return state[:OBS_SIZE].copy()
 
 
 def counts(*cards):

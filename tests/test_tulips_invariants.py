@@ -11,7 +11,14 @@ from experiments.games import play_slow
 from giftsim.rng import next_below
 from tests.strategies import assert_same_decisions, quick, random_walk, tulips_rules
 from tulips_sim import engine
-from tulips_sim.engine import O_SIZE, apply_action, begin, is_over, kind_of, legal_actions, observe
+from tulips_sim.engine import (
+    apply_action,
+    begin,
+    is_over,
+    kind_of,
+    legal_actions,
+    observe,
+)
 from tulips_sim.rules import N_TYPES, SETUP_FIRST, Rules
 from tulips_sim.state import (
     BOUQUET,
@@ -20,6 +27,7 @@ from tulips_sim.state import (
     DECK_N,
     DRAWN,
     FACE_UP,
+    OBS_SIZE,
     PENDING,
     PHASE,
     PILE,
@@ -138,7 +146,7 @@ def test_no_builtin_agent_sees_what_its_seat_may_not_know(n, seed, steps):
         return
     seat = int(state[TURN])
     other = hide_differently(state, seat, seed)
-    a, b = np.zeros(O_SIZE, np.int64), np.zeros(O_SIZE, np.int64)
+    a, b = np.zeros(OBS_SIZE, np.int64), np.zeros(OBS_SIZE, np.int64)
     observe(state, seat, a)
     observe(other, seat, b)
     assert np.array_equal(a, b)
@@ -175,9 +183,9 @@ def test_the_live_state_shows_the_seat_to_act_exactly_its_observation(rules, see
     deal(rules.to_array(), seed, 0, -1, state)
     begin(state)
     rng = np.array([seed], np.uint64)
-    obs = np.zeros(O_SIZE, np.int64)
+    obs = np.zeros(OBS_SIZE, np.int64)
     while not is_over(state):
         observe(state, int(state[TURN]), obs)
-        assert np.array_equal(state[:O_SIZE], obs)
+        assert np.array_equal(state[:OBS_SIZE], obs)
         legal = legal_actions(state)
         apply_action(state, legal[next_below(rng, len(legal))])

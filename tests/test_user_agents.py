@@ -15,18 +15,18 @@ from experiments.schedule import field_design
 AGENTS_FILE = '''
 """Two user agents of the same rule: one compiled, one plain Python."""
 from agents.registry import define
-from geschenkt_sim.engine import O_CHIPS, O_POT, O_SEAT
+from geschenkt_sim.engine import CHIPS, POT, SEAT
 
 
 def run_taker(obs, params, rng):
     """Take once the pot reaches ``pot``; take when out of chips."""
-    seat = obs[O_SEAT]
-    return 1 if obs[O_CHIPS + seat] == 0 or obs[O_POT] >= params[0] else 0
+    seat = obs[SEAT]
+    return 1 if obs[CHIPS + seat] == 0 or obs[POT] >= params[0] else 0
 
 
 def py_rule(obs, params, rng):
-    seat = int(obs[O_SEAT])
-    return 1 if obs[O_CHIPS + seat] == 0 or obs[O_POT] >= params[0] else 0
+    seat = int(obs[SEAT])
+    return 1 if obs[CHIPS + seat] == 0 or obs[POT] >= params[0] else 0
 
 
 define("geschenkt", "file_taker", run_taker, {"pot": 4})

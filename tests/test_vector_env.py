@@ -254,12 +254,12 @@ def _lowest_legal_compiled(name):
             return 0
 
     else:
-        from tulips_sim.engine import O_LEGAL
+        from tulips_sim.engine import LEGAL
 
         def first(obs, params, rng):
-            """The lowest legal action id (``O_LEGAL``)."""
+            """The lowest legal action id (``LEGAL``)."""
             a = 0
-            while not (obs[O_LEGAL] >> a) & 1:
+            while not (obs[LEGAL] >> a) & 1:
                 a += 1
             return a
 

@@ -1,10 +1,11 @@
 """Compiled Gift of Tulips rules: legal actions, applying an action in place, observation.
 
 An observation is the first ``OBS_SIZE`` slots of the state (layout in ``state.py``) with the
-private view filled for the observing seat ``O_SEAT``: the card it holds (``O_DRAWN``, only
-when it is to act), its dealt pair while it chooses at setup (``O_HAND``) and the counts of the
-cards it put into the secret festival (``O_OWN_SECRET``). ``O_LEGAL`` is a bit mask of the legal
-action ids. The ``O_*`` names are the observation's slots; agents use only these.
+private view filled for the observing seat ``SEAT``: the card it holds (``DRAWN``, only
+when it is to act), its dealt pair while it chooses at setup (``HAND``) and the counts of the
+cards it put into the secret festival (``OWN_SECRET``). ``LEGAL`` is a bit mask of the legal
+action ids. An agent reads the observation by these slot names of ``state.py``; nothing past
+``OBS_SIZE`` is in it.
 """
 
 import numpy as np
@@ -33,7 +34,6 @@ from tulips_sim.state import (
     BQ_COUNT,
     BQ_VALUE,
     CHANCE,
-    COPIES,
     DEALT,
     DECK,
     DECK_LEFT,
@@ -51,7 +51,6 @@ from tulips_sim.state import (
     LEGAL,
     N_DECISIONS,
     N_PLAYERS,
-    N_REMOVED,
     N_REVEALED,
     NO_CHANCE,
     OBS_SIZE,
@@ -81,36 +80,6 @@ from tulips_sim.state import (
     value_of,
     variety_of,
 )
-
-O_N_PLAYERS = N_PLAYERS
-O_TURN = TURN
-O_SEAT = SEAT
-O_PHASE = PHASE
-O_USED_KIND = USED_KIND
-O_DECK_LEFT = DECK_LEFT
-O_SECRET_SIZE = SECRET_SIZE
-O_FIRST = FIRST
-O_N_DECISIONS = N_DECISIONS
-O_LEGAL = LEGAL
-O_N_REMOVED = N_REMOVED
-O_COPIES = COPIES
-O_SETUP_OPEN = SETUP_OPEN
-O_N_REVEALED = N_REVEALED
-O_ORDER = ORDER
-O_TOTALS = TOTALS
-O_RANK = RANK
-O_GIVE_BONUS = GIVE_BONUS
-O_KEEP_PTS = KEEP_PTS
-O_GIVE_POINTS = GIVE_POINTS
-O_KEEP_POINTS = KEEP_POINTS
-O_BOUQUET = BOUQUET
-O_BQ_COUNT = BQ_COUNT
-O_BQ_VALUE = BQ_VALUE
-O_FACE_UP = FACE_UP
-O_DRAWN = DRAWN
-O_HAND = HAND
-O_OWN_SECRET = OWN_SECRET
-O_SIZE = OBS_SIZE
 
 _KEEP_BIT = np.int64(1) << KEEP
 _ADD_BITS = (np.int64(1) << FESTIVAL) | (np.int64(1) << SECRET)
@@ -415,10 +384,10 @@ def show_turn(state):
 
 @njit(cache=True)
 def observe(state, seat, obs):
-    """Write what ``seat`` may know into ``obs`` (layout ``O_*``)."""
+    """Write what ``seat`` may know into ``obs`` (the first ``OBS_SIZE`` slots of ``state.py``)."""
     for i in range(OBS_SIZE):  # an explicit loop: a slice copy allocates views here
         obs[i] = state[i]
-    obs[O_SEAT] = seat
+    obs[SEAT] = seat
     _private_view(state, seat, obs)
     if seat != state[TURN] or state[PHASE] == SETUP:
-        obs[O_DRAWN] = -1
+        obs[DRAWN] = -1

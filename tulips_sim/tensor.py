@@ -65,26 +65,26 @@ draws the same type or the first variety's top card every turn), which play rare
 import numpy as np
 from numba import njit
 
-from tulips_sim.engine import (
-    O_BOUQUET,
-    O_DECK_LEFT,
-    O_DRAWN,
-    O_FACE_UP,
-    O_FIRST,
-    O_GIVE_POINTS,
-    O_HAND,
-    O_KEEP_POINTS,
-    O_N_PLAYERS,
-    O_OWN_SECRET,
-    O_PHASE,
-    O_RANK,
-    O_SEAT,
-    O_SECRET_SIZE,
-    O_TOTALS,
-    O_TURN,
-    O_USED_KIND,
-)
 from tulips_sim.rules import MIN_VALUE, N_RANKS, N_TYPES, N_VALUES, N_VARIETIES
+from tulips_sim.state import (
+    BOUQUET,
+    DECK_LEFT,
+    DRAWN,
+    FACE_UP,
+    FIRST,
+    GIVE_POINTS,
+    HAND,
+    KEEP_POINTS,
+    N_PLAYERS,
+    OWN_SECRET,
+    PHASE,
+    RANK,
+    SEAT,
+    SECRET_SIZE,
+    TOTALS,
+    TURN,
+    USED_KIND,
+)
 
 BLOCKS = (
     "phase",
@@ -198,24 +198,24 @@ def _seat_bounds(rules, copies, own_turns: int, high) -> None:
 @njit(cache=True)
 def encode(obs, out):
     """Write the tensor of observation ``obs`` into ``out`` (float32, ``tensor_size`` long)."""
-    n, me = obs[O_N_PLAYERS], obs[O_SEAT]
+    n, me = obs[N_PLAYERS], obs[SEAT]
     out[:] = 0.0
-    out[obs[O_PHASE]] = 1.0
-    if obs[O_USED_KIND] >= 0:
-        out[4 + obs[O_USED_KIND]] = 1.0
-    out[7] = obs[O_DECK_LEFT]
-    out[8] = obs[O_SECRET_SIZE]
+    out[obs[PHASE]] = 1.0
+    if obs[USED_KIND] >= 0:
+        out[4 + obs[USED_KIND]] = 1.0
+    out[7] = obs[DECK_LEFT]
+    out[8] = obs[SECRET_SIZE]
     at = 9
     for v in range(N_VARIETIES):
-        out[at + v * N_RANKS + obs[O_RANK + v] - 1] = 1.0
-        out[at + N_VARIETIES * N_RANKS + v] = obs[O_TOTALS + v]
+        out[at + v * N_RANKS + obs[RANK + v] - 1] = 1.0
+        out[at + N_VARIETIES * N_RANKS + v] = obs[TOTALS + v]
     at += N_VARIETIES * N_RANKS + N_VARIETIES
     for t in range(N_TYPES):
-        out[at + t] = obs[O_FACE_UP + t]
-        out[at + 4 * N_TYPES + t] = obs[O_OWN_SECRET + t]
-    _one_hot(obs[O_DRAWN], out, at + N_TYPES)
-    _one_hot(obs[O_HAND], out, at + 2 * N_TYPES)
-    _one_hot(obs[O_HAND + 1], out, at + 3 * N_TYPES)
+        out[at + t] = obs[FACE_UP + t]
+        out[at + 4 * N_TYPES + t] = obs[OWN_SECRET + t]
+    _one_hot(obs[DRAWN], out, at + N_TYPES)
+    _one_hot(obs[HAND], out, at + 2 * N_TYPES)
+    _one_hot(obs[HAND + 1], out, at + 3 * N_TYPES)
     _seats(obs, n, me, out, _FIXED)
 
 
@@ -231,11 +231,11 @@ def _seats(obs, n, me, out, at):
     for r in range(n):
         seat = (me + r) % n
         for t in range(N_TYPES):
-            out[at + r * N_TYPES + t] = obs[O_BOUQUET + seat * N_TYPES + t]
+            out[at + r * N_TYPES + t] = obs[BOUQUET + seat * N_TYPES + t]
         points = at + n * N_TYPES + 2 * r
-        out[points] = obs[O_GIVE_POINTS + seat]
-        out[points + 1] = obs[O_KEEP_POINTS + seat]
+        out[points] = obs[GIVE_POINTS + seat]
+        out[points + 1] = obs[KEEP_POINTS + seat]
     turn = at + n * (N_TYPES + 2)
-    if obs[O_TURN] >= 0:
-        out[turn + (obs[O_TURN] - me) % n] = 1.0
-    out[turn + n + (me - obs[O_FIRST]) % n] = 1.0
+    if obs[TURN] >= 0:
+        out[turn + (obs[TURN] - me) % n] = 1.0
+    out[turn + n + (me - obs[FIRST]) % n] = 1.0

@@ -3,9 +3,15 @@
 from numba import njit
 
 from agents.base import ANY
-from geschenkt_sim.engine import O_CARD, O_CHIPS, O_HANDS, O_POT, O_SEAT
 from geschenkt_sim.rules import PASS, TAKE
 from geschenkt_sim.scoring import take_delta
+from geschenkt_sim.state import (
+    CARD,
+    CHIPS,
+    HANDS,
+    POT,
+    SEAT,
+)
 
 PARAMS = {"T": 0.0}
 RANGES = {"T": ANY}
@@ -18,8 +24,8 @@ def decide(obs, params, rng):
 
     Takes when out of chips.
     """
-    seat = obs[O_SEAT]
-    if obs[O_CHIPS + seat] == 0:
+    seat = obs[SEAT]
+    if obs[CHIPS + seat] == 0:
         return TAKE
-    cost = take_delta(obs[O_HANDS + seat], obs[O_CARD]) - obs[O_POT]
+    cost = take_delta(obs[HANDS + seat], obs[CARD]) - obs[POT]
     return TAKE if cost <= params[T] else PASS

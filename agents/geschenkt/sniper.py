@@ -3,19 +3,19 @@
 from numba import njit
 
 from agents.base import ANY
-from geschenkt_sim.engine import (
-    O_CARD,
-    O_CARDS_LEFT,
-    O_CHIPS,
-    O_HANDS,
-    O_N_PLAYERS,
-    O_N_REMOVED,
-    O_POT,
-    O_SEAT,
-    O_UNSEEN,
-)
 from geschenkt_sim.rules import PASS, TAKE
 from geschenkt_sim.scoring import take_delta
+from geschenkt_sim.state import (
+    CARD,
+    CARDS_LEFT,
+    CHIPS,
+    HANDS,
+    N_PLAYERS,
+    N_REMOVED,
+    POT,
+    SEAT,
+    UNSEEN,
+)
 
 PARAMS = {"T": 0.0, "scarcity": 6.0, "milk": 6.0, "run": 3.0, "reserve": 2.0}
 RANGES = {key: ANY for key in PARAMS}
@@ -28,10 +28,10 @@ T, SCARCITY, MILK, RUN, RESERVE = (
 def _wanted_by_other(obs, seat, card, pot):
     """True if another seat would gladly take the card now: it fits that seat's runs, or the
     seat has no chip left and must take it."""
-    for p in range(obs[O_N_PLAYERS]):
+    for p in range(obs[N_PLAYERS]):
         if p == seat:
             continue
-        if obs[O_CHIPS + p] == 0 or take_delta(obs[O_HANDS + p], card) - pot < card // 2:
+        if obs[CHIPS + p] == 0 or take_delta(obs[HANDS + p], card) - pot < card // 2:
             return True
     return False
 
@@ -39,11 +39,11 @@ def _wanted_by_other(obs, seat, card, pot):
 @njit(cache=True)
 def _run_hope(obs, card, params):
     """Expected worth of the card's unseen neighbours, which could extend a run later."""
-    unseen = obs[O_UNSEEN]
+    unseen = obs[UNSEEN]
     n_unseen = 0
     for c in (card - 1, card + 1):
         n_unseen += (unseen >> c) & 1
-    in_stack = obs[O_CARDS_LEFT] / max(obs[O_CARDS_LEFT] + obs[O_N_REMOVED], 1)
+    in_stack = obs[CARDS_LEFT] / max(obs[CARDS_LEFT] + obs[N_REMOVED], 1)
     return params[RUN] * n_unseen * in_stack
 
 
@@ -55,13 +55,13 @@ def decide(obs, params, rng):
     ``RESERVE`` chips remain; otherwise it is taken at once. Other cards are taken when their
     cost, less the hope of runs with unseen neighbours (``RUN``), is at most ``T``.
     """
-    seat = obs[O_SEAT]
-    chips = obs[O_CHIPS + seat]
+    seat = obs[SEAT]
+    chips = obs[CHIPS + seat]
     if chips == 0:
         return TAKE
-    card = obs[O_CARD]
-    pot = obs[O_POT]
-    delta = take_delta(obs[O_HANDS + seat], card)
+    card = obs[CARD]
+    pot = obs[POT]
+    delta = take_delta(obs[HANDS + seat], card)
     if delta < card:
         milk = pot < params[MILK] and chips > params[RESERVE]
         return PASS if milk and not _wanted_by_other(obs, seat, card, pot) else TAKE

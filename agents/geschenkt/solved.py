@@ -30,21 +30,21 @@ from numba import carray, njit, types
 from numba.extending import intrinsic
 
 from geschenkt_sim import solve
-from geschenkt_sim.engine import (
-    O_CARD,
-    O_CHIPS,
-    O_CHIPS_VISIBLE,
-    O_HANDS,
-    O_HIGHEST,
-    O_LOWEST,
-    O_N_PLAYERS,
-    O_N_REMOVED,
-    O_POT,
-    O_SEAT,
-    O_TOTAL_CHIPS,
-    O_TURN,
-)
 from geschenkt_sim.rules import MAX_PLAYERS, PASS, TAKE
+from geschenkt_sim.state import (
+    CARD,
+    CHIPS,
+    CHIPS_VISIBLE,
+    HANDS,
+    HIGHEST,
+    LOWEST,
+    N_PLAYERS,
+    N_REMOVED,
+    POT,
+    SEAT,
+    TOTAL_CHIPS,
+    TURN,
+)
 from giftsim.contract import MAX_PARAMS, readonly
 
 PARAMS: dict[str, float] = {}
@@ -89,12 +89,12 @@ def _parts(table):
 def _fits(obs, lay):
     """Whether the observation is of the rules the table was solved for."""
     n, lowest = lay[solve.LAY_PLAYERS], lay[solve.LAY_LOWEST]
-    same = obs[O_N_PLAYERS] == n and obs[O_LOWEST] == lowest and obs[O_CHIPS_VISIBLE] == 1
-    same &= obs[O_HIGHEST] == lowest + lay[solve.LAY_POSITIONS] - 1
+    same = obs[N_PLAYERS] == n and obs[LOWEST] == lowest and obs[CHIPS_VISIBLE] == 1
+    same &= obs[HIGHEST] == lowest + lay[solve.LAY_POSITIONS] - 1
     return (
         same
-        and obs[O_N_REMOVED] == lay[solve.LAY_REMOVED]
-        and (obs[O_TOTAL_CHIPS] == lay[solve.LAY_TOTAL_CHIPS])
+        and obs[N_REMOVED] == lay[solve.LAY_REMOVED]
+        and (obs[TOTAL_CHIPS] == lay[solve.LAY_TOTAL_CHIPS])
     )
 
 
@@ -103,18 +103,18 @@ def decide(obs, params, rng):
     """Take iff the table says the seat to act takes at this pot: the optimal policy of
     ``giftsim solve`` (subgame-perfect; ties take), or a best response it wrote. Takes when
     out of chips. The table is the agent's ``table`` (``solved:table=FILE``)."""
-    seat = obs[O_SEAT]
-    if obs[O_CHIPS + seat] == 0:
+    seat = obs[SEAT]
+    if obs[CHIPS + seat] == 0:
         return TAKE
     table = table_of(params)
     if not _fits(obs, _parts(table)[0]):
         return NOT_IN_TABLE
-    n, lowest = obs[O_N_PLAYERS], obs[O_LOWEST]
+    n, lowest = obs[N_PLAYERS], obs[LOWEST]
     hands, chips = np.zeros(MAX_PLAYERS, np.int64), np.zeros(MAX_PLAYERS, np.int64)
     for p in range(n):
-        hands[p] = obs[O_HANDS + p] >> lowest
-        chips[p] = obs[O_CHIPS + p]
-    return lookup(table, hands[:n], chips[:n], obs[O_CARD] - lowest, obs[O_POT], obs[O_TURN])
+        hands[p] = obs[HANDS + p] >> lowest
+        chips[p] = obs[CHIPS + p]
+    return lookup(table, hands[:n], chips[:n], obs[CARD] - lowest, obs[POT], obs[TURN])
 
 
 @njit(cache=True)

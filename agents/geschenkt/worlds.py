@@ -1,9 +1,9 @@
 """No Thanks! for the search agents: worlds drawn from one seat's observation, and the verbs.
 
 A world keeps the observation's public slots and fills the hidden ones: the unseen cards (the
-stack and the removed cards together, ``O_UNSEEN``) are shuffled and the first ``O_CARDS_LEFT``
+stack and the removed cards together, ``UNSEEN``) are shuffled and the first ``CARDS_LEFT``
 of them become the stack; when chips are hidden, the chips neither the seat's own nor on the
-card (``O_TOTAL_CHIPS`` less those) are dealt one by one to random opponents.
+card (``TOTAL_CHIPS`` less those) are dealt one by one to random opponents.
 """
 
 import numpy as np
@@ -13,29 +13,26 @@ from agents.geschenkt import greedy, random_agent, sniper
 from agents.geschenkt.tuned import TUNED
 from agents.kernels.search import fingerprint
 from geschenkt_sim.engine import (
-    O_CARD,
-    O_CARDS_LEFT,
-    O_CHIPS,
-    O_CHIPS_VISIBLE,
-    O_N_PLAYERS,
-    O_POT,
-    O_SEAT,
-    O_TOTAL_CHIPS,
-    O_UNSEEN,
     OBS_SIZE,
     observe,
 )
 from geschenkt_sim.rules import MAX_CARD, MAX_PLAYERS, TAKE
 from geschenkt_sim.scoring import scores
 from geschenkt_sim.state import (
+    CARD,
+    CARDS_LEFT,
     CHIPS,
+    CHIPS_VISIBLE,
     DECK,
     N_CARDS,
     N_PLAYERS,
     POS,
+    POT,
     REMOVED,
     SEAT,
+    TOTAL_CHIPS,
     TURN,
+    UNSEEN,
 )
 from giftsim.contract import MAX_PARAMS
 from giftsim.rng import next_below, shuffle
@@ -61,24 +58,24 @@ def world(obs, rng, state):
     unseen = np.empty(MAX_CARD + 1, np.int64)
     n = 0
     for c in range(MAX_CARD + 1):
-        if (obs[O_UNSEEN] >> c) & 1:
+        if (obs[UNSEEN] >> c) & 1:
             unseen[n] = c
             n += 1
     shuffle(unseen[:n], rng)
-    stack = obs[O_CARDS_LEFT]
-    state[DECK] = obs[O_CARD]
+    stack = obs[CARDS_LEFT]
+    state[DECK] = obs[CARD]
     state[DECK + 1 : DECK + 1 + stack] = unseen[:stack]
     state[POS], state[N_CARDS], state[REMOVED] = 0, stack + 1, 0
     for k in range(stack, n):
         state[REMOVED] |= np.int64(1) << unseen[k]
-    if not obs[O_CHIPS_VISIBLE]:
+    if not obs[CHIPS_VISIBLE]:
         _deal_hidden_chips(obs, rng, state)
 
 
 @njit(cache=True)
 def _deal_hidden_chips(obs, rng, state):
-    n, seat = obs[O_N_PLAYERS], obs[O_SEAT]
-    free = obs[O_TOTAL_CHIPS] - obs[O_CHIPS + seat] - obs[O_POT]
+    n, seat = obs[N_PLAYERS], obs[SEAT]
+    free = obs[TOTAL_CHIPS] - obs[CHIPS + seat] - obs[POT]
     for p in range(n):
         if p != seat:
             state[CHIPS + p] = 0

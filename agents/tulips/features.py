@@ -1,32 +1,35 @@
 """What Tulips agents read off an observation: immediate points and the majority race.
 
-All functions take the observation array (layout ``O_*`` in ``tulips_sim/engine.py``) and
-never write to it. "Points" below are the majority points a seat would score if the game
-ended now, and a seat's *lead* is its points minus the best rival's. A seat's *standing* is
-its points plus what it has scored so far (giving and keeping), and its *margin* its standing
-minus the best rival's.
+All functions take the observation array (the slots of ``tulips_sim/state.py`` below
+``OBS_SIZE``) and never write to it. "Points" below are the majority points a seat would
+score if the game ended now, and a seat's *lead* is its points minus the best rival's. A
+seat's *standing* is its points plus what it has scored so far (giving and keeping), and its
+*margin* its standing minus the best rival's.
 """
 
 from numba import njit
 
-from tulips_sim.engine import (
-    O_BOUQUET,
-    O_COPIES,
-    O_DRAWN,
-    O_FACE_UP,
-    O_GIVE_BONUS,
-    O_GIVE_POINTS,
-    O_KEEP_POINTS,
-    O_KEEP_PTS,
-    O_LEGAL,
-    O_N_PLAYERS,
-    O_OWN_SECRET,
-    O_RANK,
-    O_TOTALS,
-)
 from tulips_sim.rules import GIVE, KEEP, N_RANKS, N_SLOTS, N_TYPES, N_VARIETIES
 from tulips_sim.scoring import slot_of
-from tulips_sim.state import MAJORITY, SLOTS, value_of, variety_of
+from tulips_sim.state import (
+    BOUQUET,
+    COPIES,
+    DRAWN,
+    FACE_UP,
+    GIVE_BONUS,
+    GIVE_POINTS,
+    KEEP_POINTS,
+    KEEP_PTS,
+    LEGAL,
+    MAJORITY,
+    N_PLAYERS,
+    OWN_SECRET,
+    RANK,
+    SLOTS,
+    TOTALS,
+    value_of,
+    variety_of,
+)
 
 NO_SEAT = -1
 NO_CARD = -1
@@ -34,17 +37,17 @@ NO_CARD = -1
 
 @njit(cache=True)
 def is_legal(obs, action):
-    return (obs[O_LEGAL] >> action) & 1 == 1
+    return (obs[LEGAL] >> action) & 1 == 1
 
 
 @njit(cache=True)
 def immediate_points(obs, action, card):
     """Points the seat scores right now by resolving ``card`` with ``action``."""
-    rank = obs[O_RANK + variety_of(card)]
+    rank = obs[RANK + variety_of(card)]
     if action == KEEP:
-        return obs[O_KEEP_PTS + rank - 1]
+        return obs[KEEP_PTS + rank - 1]
     if action >= GIVE:
-        return value_of(card) + obs[O_GIVE_BONUS + rank - 1]
+        return value_of(card) + obs[GIVE_BONUS + rank - 1]
     return 0
 
 
@@ -67,14 +70,14 @@ def points_now(obs, seat):
     """Majority points of ``seat`` if the game ended now."""
     total = 0
     for v in range(N_VARIETIES):
-        total += pay(obs, obs[O_RANK + v], slot_now(obs, v, seat))
+        total += pay(obs, obs[RANK + v], slot_now(obs, v, seat))
     return total
 
 
 @njit(cache=True)
 def all_points(obs):
     """:func:`points_now` of every seat, as a tuple of six (0 past the last seat)."""
-    n = obs[O_N_PLAYERS]
+    n = obs[N_PLAYERS]
     return (
         points_now(obs, 0),
         points_now(obs, 1),
@@ -89,7 +92,7 @@ def all_points(obs):
 def lead_now(obs, seat, points):
     """``seat``'s lead as things stand; ``points`` from :func:`all_points`."""
     best = -1_000_000
-    for p in range(obs[O_N_PLAYERS]):
+    for p in range(obs[N_PLAYERS]):
         if p != seat:
             best = max(best, points[p])
     return points[seat] - best
@@ -99,9 +102,9 @@ def lead_now(obs, seat, points):
 def lead_after_card(obs, seat, receiver, card, points):
     """``seat``'s lead once ``card`` joins ``receiver``'s bouquet (only its variety changes);
     ``points`` from :func:`all_points`."""
-    n = obs[O_N_PLAYERS]
+    n = obs[N_PLAYERS]
     v = variety_of(card)
-    rank = obs[O_RANK + v]
+    rank = obs[RANK + v]
     mine, best = 0, -1_000_000
     for p in range(n):
         old_slot = slot_now(obs, v, p)
@@ -118,19 +121,19 @@ def lead_after_card(obs, seat, receiver, card, points):
 def rank_after_add(obs, variety, card):
     """Rank of ``variety`` once ``card`` is added face up to the festival (rules §4.2)."""
     v = variety_of(card)
-    new_total = obs[O_TOTALS + v] + value_of(card)
+    new_total = obs[TOTALS + v] + value_of(card)
     if variety == v:
         rank = 1
         for u in range(N_VARIETIES):
-            if u != v and obs[O_TOTALS + u] > new_total:
+            if u != v and obs[TOTALS + u] > new_total:
                 rank += 1
         return rank
-    if obs[O_TOTALS + variety] == 0:
+    if obs[TOTALS + variety] == 0:
         return N_RANKS  # not in the festival
-    rank = obs[O_RANK + variety]
-    if obs[O_TOTALS + v] > 0 and obs[O_RANK + v] < rank:
+    rank = obs[RANK + variety]
+    if obs[TOTALS + v] > 0 and obs[RANK + v] < rank:
         rank -= 1  # v leaves its old place ahead of this variety
-    if obs[O_TOTALS + variety] <= new_total:
+    if obs[TOTALS + variety] <= new_total:
         rank += 1  # v lands ahead of it
     return min(rank, N_RANKS)
 
@@ -152,7 +155,7 @@ def _after_add(obs, seat, card, with_scored):
         rank_after_add(obs, 3, card),
     )
     mine, best = 0, -1_000_000
-    for p in range(obs[O_N_PLAYERS]):
+    for p in range(obs[N_PLAYERS]):
         points = scored_so_far(obs, p) if with_scored else 0
         for v in range(N_VARIETIES):
             points += pay(obs, ranks[v], slot_now(obs, v, p))
@@ -166,7 +169,7 @@ def _after_add(obs, seat, card, with_scored):
 @njit(cache=True)
 def scored_so_far(obs, seat):
     """Giving plus keeping points ``seat`` has scored so far."""
-    return obs[O_GIVE_POINTS + seat] + obs[O_KEEP_POINTS + seat]
+    return obs[GIVE_POINTS + seat] + obs[KEEP_POINTS + seat]
 
 
 @njit(cache=True)
@@ -174,7 +177,7 @@ def all_standings(obs):
     """Every seat's standing (:func:`all_points` plus points scored so far), as a tuple of six;
     pass it as ``points`` to :func:`lead_now` and :func:`lead_after_card` for margins."""
     points = all_points(obs)
-    n = obs[O_N_PLAYERS]
+    n = obs[N_PLAYERS]
     return (
         points[0] + scored_so_far(obs, 0),
         points[1] + scored_so_far(obs, 1),
@@ -197,7 +200,7 @@ def unseen(obs, card):
     """Copies of ``card``'s type the seat has not seen: in the deck, removed unseen, or in the
     other seats' secret festival cards (every copy less those in bouquets, face up in the
     festival, in my secret festival cards and in my hand)."""
-    count = obs[O_COPIES + card] - obs[O_FACE_UP + card] - obs[O_OWN_SECRET + card]
-    for q in range(obs[O_N_PLAYERS]):
-        count -= obs[O_BOUQUET + q * N_TYPES + card]
-    return count - (1 if obs[O_DRAWN] == card else 0)
+    count = obs[COPIES + card] - obs[FACE_UP + card] - obs[OWN_SECRET + card]
+    for q in range(obs[N_PLAYERS]):
+        count -= obs[BOUQUET + q * N_TYPES + card]
+    return count - (1 if obs[DRAWN] == card else 0)

@@ -4,9 +4,12 @@ from numba import njit
 
 from agents.tulips.features import immediate_points, is_legal
 from giftsim.rng import next_below
-from tulips_sim.engine import O_DRAWN, O_HAND
 from tulips_sim.rules import NUM_ACTIONS, SETUP_FIRST, SETUP_SECOND
-from tulips_sim.state import value_of
+from tulips_sim.state import (
+    DRAWN,
+    HAND,
+    value_of,
+)
 
 
 @njit(cache=True)
@@ -15,9 +18,9 @@ def decide(obs, params, rng):
     good ones (so no receiver of gifts is favoured). At setup, put the higher card in the
     bouquet (the first one on equal values)."""
     if is_legal(obs, SETUP_FIRST):
-        higher_second = value_of(obs[O_HAND + 1]) > value_of(obs[O_HAND])
+        higher_second = value_of(obs[HAND + 1]) > value_of(obs[HAND])
         return SETUP_SECOND if higher_second else SETUP_FIRST
-    card = obs[O_DRAWN]
+    card = obs[DRAWN]
     best, best_points, ties = -1, -1, 0
     for action in range(NUM_ACTIONS):
         if is_legal(obs, action):

@@ -22,13 +22,6 @@ from agents.tulips.features import (
 )
 from giftsim.rng import next_below
 from tulips_sim.engine import (
-    O_BQ_COUNT,
-    O_DRAWN,
-    O_HAND,
-    O_N_PLAYERS,
-    O_PHASE,
-    O_RANK,
-    O_SEAT,
     kind_of,
 )
 from tulips_sim.rules import (
@@ -43,7 +36,17 @@ from tulips_sim.rules import (
     SETUP_SECOND,
 )
 from tulips_sim.scoring import slot_of
-from tulips_sim.state import FIRST_DRAW, variety_of
+from tulips_sim.state import (
+    BQ_COUNT,
+    DRAWN,
+    FIRST_DRAW,
+    HAND,
+    N_PLAYERS,
+    PHASE,
+    RANK,
+    SEAT,
+    variety_of,
+)
 
 PARAMS = {
     "hoard": 3.0,
@@ -68,8 +71,8 @@ _NO_FOLLOW_UPS = (0.0, 0.0, 0.0)  # stand-in when ``follow`` is off (or nothing 
 def _fewest_holder(obs, seat, variety, rng):
     """The rival holding fewest cards of ``variety`` (uniform among equals)."""
     best, fewest, ties = -1, 1_000_000, 0
-    for q in range(obs[O_N_PLAYERS]):
-        count = obs[O_BQ_COUNT + q * N_VARIETIES + variety]
+    for q in range(obs[N_PLAYERS]):
+        count = obs[BQ_COUNT + q * N_VARIETIES + variety]
         if q == seat:
             continue
         if count < fewest:
@@ -88,11 +91,11 @@ def _receiver(obs, params, seat, card, standings, rng):
     if params[PICK] == 0.0:
         return _fewest_holder(obs, seat, variety_of(card), rng)
     best, top, ties = -1, -1e18, 0
-    for q in range(obs[O_N_PLAYERS]):
+    for q in range(obs[N_PLAYERS]):
         if q == seat:
             continue
         score = params[PICK] * lead_after_card(obs, seat, q, card, standings)
-        score -= obs[O_BQ_COUNT + q * N_VARIETIES + variety_of(card)]
+        score -= obs[BQ_COUNT + q * N_VARIETIES + variety_of(card)]
         if score > top:
             best, top, ties = q, score, 1
         elif score == top:
@@ -119,8 +122,8 @@ def _race(obs, seat, action, card, standings):
 def _fewest(obs, seat, variety):
     """The first rival holding fewest cards of ``variety`` (no random tie-break)."""
     best, fewest = -1, 1_000_000
-    for q in range(obs[O_N_PLAYERS]):
-        count = obs[O_BQ_COUNT + q * N_VARIETIES + variety]
+    for q in range(obs[N_PLAYERS]):
+        count = obs[BQ_COUNT + q * N_VARIETIES + variety]
         if q != seat and count < fewest:
             best, fewest = q, count
     return best
@@ -166,17 +169,17 @@ def _value(obs, params, seat, action, card):
     ``hide``."""
     points = float(immediate_points(obs, action, card))
     variety = variety_of(card)
-    if action == KEEP and obs[O_RANK + variety] <= 3:
+    if action == KEEP and obs[RANK + variety] <= 3:
         slot = slot_of(obs, variety, seat, seat, card)
         if slot == 0:
             points += params[HOARD]
         elif slot == 1:
             points += params[SECOND]
     elif action == FESTIVAL and slot_now(obs, variety, seat) == 0:
-        points += params[CLIMB] * (N_RANKS - obs[O_RANK + variety])
+        points += params[CLIMB] * (N_RANKS - obs[RANK + variety])
     elif action == SECRET:
         points += params[HIDE]
-    elif action >= GIVE and obs[O_RANK + variety] <= 3 and _leads(obs, action - GIVE, card):
+    elif action >= GIVE and obs[RANK + variety] <= 3 and _leads(obs, action - GIVE, card):
         points -= params[FEED]
     return points
 
@@ -201,7 +204,7 @@ def _best_ahead(obs, params, seat, card, rng):
     """As :func:`_best_now`, with the ``race`` and ``follow`` terms and the ``pick`` receiver;
     what each needs is computed only when it is on."""
     race = params[RACE]
-    follow = params[FOLLOW] if obs[O_PHASE] == FIRST_DRAW else 0.0
+    follow = params[FOLLOW] if obs[PHASE] == FIRST_DRAW else 0.0
     standings = all_standings(obs) if race != 0.0 or params[PICK] != 0.0 else _NO_STANDINGS
     gift = GIVE + _receiver(obs, params, seat, card, standings, rng)
     follow_ups = _follow_ups(obs, params, seat) if follow != 0.0 else _NO_FOLLOW_UPS
@@ -230,12 +233,12 @@ def decide(obs, params, rng):
     expected value of the best action left for the second card (of another kind, on a card
     drawn from those I have not seen); choose a gift's receiver by fewest cards less ``pick``
     times my margin after the gift. At setup, bouquet the card of the higher-ranked variety."""
-    seat = obs[O_SEAT]
+    seat = obs[SEAT]
     if is_legal(obs, SETUP_FIRST):
-        first, second = obs[O_HAND], obs[O_HAND + 1]
-        better_second = obs[O_RANK + variety_of(second)] < obs[O_RANK + variety_of(first)]
+        first, second = obs[HAND], obs[HAND + 1]
+        better_second = obs[RANK + variety_of(second)] < obs[RANK + variety_of(first)]
         return SETUP_SECOND if better_second else SETUP_FIRST
-    card = obs[O_DRAWN]
+    card = obs[DRAWN]
     if params[RACE] == 0.0 and params[FOLLOW] == 0.0 and params[PICK] == 0.0:
         return _best_now(obs, params, seat, card, rng)
     return _best_ahead(obs, params, seat, card, rng)

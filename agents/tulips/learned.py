@@ -6,13 +6,13 @@ world consistent with the observation is sampled (``worlds.world``), the action 
 it (``engine.apply_action``) and the acting seat observes the result (``engine.observe``).
 The card drawn right after the action (the seat's own second card after its first action, the
 next seat's first card after its second action, the first turn's card after the last setup
-choice) is then hidden: ``O_DRAWN`` is "no card" and ``O_DECK_LEFT`` counts it as still in the
+choice) is then hidden: ``DRAWN`` is "no card" and ``DECK_LEFT`` counts it as still in the
 pile. So the coming card is not sampled: the network, trained on such afterstates
 (``giftsim train``), values it in expectation.
 
 Two afterstates do depend on the sampled world (chance by sampling): an action that ends the
 game (the pile is empty at the draw after it) turns up the secret festival cards, so the
-festival (``O_FACE_UP``, ``O_TOTALS``, ``O_ORDER``, ``O_RANK``) holds the sampled world's
+festival (``FACE_UP``, ``TOTALS``, ``ORDER``, ``RANK``) holds the sampled world's
 secret cards of the other seats and a sampled reveal; and the last setup choice under
 ``setup="simultaneous"`` lays every seat's setup card in its bouquet, so the other seats'
 bouquets hold the sampled world's choices (the reveal, too, draws on a fresh random stream of
@@ -55,31 +55,30 @@ from agents.tulips.features import NO_SEAT, pay, scored_so_far
 from agents.tulips.worlds import unseen_of, world
 from giftsim.contract import as_arrays
 from tulips_sim.engine import (
-    O_BQ_COUNT,
-    O_DECK_LEFT,
-    O_DRAWN,
-    O_LEGAL,
-    O_N_PLAYERS,
-    O_OWN_SECRET,
-    O_PHASE,
-    O_RANK,
-    O_SEAT,
-    O_SECRET_SIZE,
-    O_SIZE,
-    O_TOTALS,
-    O_TURN,
-    O_USED_KIND,
     apply_action,
     observe,
 )
 from tulips_sim.rules import MIN_VALUE, N_RANKS, N_VALUES, N_VARIETIES, NUM_ACTIONS
 from tulips_sim.scoring import STRENGTH_SCALE, strength
 from tulips_sim.state import (
+    BQ_COUNT,
+    DECK_LEFT,
     DENSE,
+    DRAWN,
     FIRST_DRAW,
+    LEGAL,
+    N_PLAYERS,
+    OBS_SIZE,
+    OWN_SECRET,
     PHASE,
+    RANK,
+    SEAT,
     SECOND_DRAW,
+    SECRET_SIZE,
     STATE_SIZE,
+    TOTALS,
+    TURN,
+    USED_KIND,
     ZERO_WINS,
     card_type,
 )
@@ -87,11 +86,12 @@ from tulips_sim.state import (
 NO_CARD = -1
 PARAMS: dict[str, float] = {}
 RANGES: dict[str, object] = {}
-SCORED, MAJORITY, TURN, BOUQUET = range(4)  # per-seat blocks, each n long; BOUQUET is 4 blocks
-PHASE_AT, USED_AT, DECK_LEFT, SECRET_SIZE, MARGIN = 0, 4, 7, 8, 9  # then these, after 7 n
+# positions in the feature vector: per-seat blocks, each n long (BOUQUET_AT is 4 blocks)
+SCORED_AT, MAJORITY_AT, TURN_AT, BOUQUET_AT = range(4)
+PHASE_AT, USED_AT, DECK_LEFT_AT, SECRET_SIZE_AT, MARGIN_AT = 0, 4, 7, 8, 9  # then these, after 7 n
 TOTALS_AT, RANK_AT, OWN_SECRET_AT, UNSEEN_AT = 10, 14, 18, 22  # each 4 long (one per variety)
 PER_SEAT, GLOBAL = 3 + N_VARIETIES, 26
-WORK_INTS = 2 * STATE_SIZE + O_SIZE  # a decision's int64 work space: two states, an observation
+WORK_INTS = 2 * STATE_SIZE + OBS_SIZE  # a decision's int64 work space: two states, an observation
 
 
 @njit(cache=True)
@@ -106,7 +106,7 @@ def after(obs, action, rng, world_, out):
     world drawn from ``obs`` with ``rng`` into ``world_`` (a state-sized work array), the action
     applied to it, observed by the seat, the card drawn after the action hidden."""
     world(obs, rng, world_)
-    resolve(world_, action, obs[O_SEAT], out)
+    resolve(world_, action, obs[SEAT], out)
 
 
 @njit(cache=True)
@@ -120,7 +120,7 @@ def after_world(obs, rng, drawn):
 def after_of(obs, drawn, action, world_, out):
     """The afterstate of ``action`` in a copy (``world_``) of the world ``drawn``."""
     world_[:] = drawn
-    resolve(world_, action, obs[O_SEAT], out)
+    resolve(world_, action, obs[SEAT], out)
 
 
 @njit(cache=True)
@@ -129,8 +129,8 @@ def resolve(world_, action, seat, out):
     apply_action(world_, action)
     observe(world_, seat, out)
     if world_[PHASE] in (FIRST_DRAW, SECOND_DRAW):  # a card was turned up after the action
-        out[O_DRAWN] = NO_CARD
-        out[O_DECK_LEFT] += 1
+        out[DRAWN] = NO_CARD
+        out[DECK_LEFT] += 1
 
 
 @njit(cache=True)
@@ -139,9 +139,9 @@ def _majorities(obs, out, at):
     ``r`` its relative seat: per paying variety one pass finds the three best strengths and
     how many seats hold each, a second reads off each seat's slot (dense ranking: the
     strengths above it; competition: the seats above it)."""
-    n, seat = obs[O_N_PLAYERS], obs[O_SEAT]
+    n, seat = obs[N_PLAYERS], obs[SEAT]
     for v in range(N_VARIETIES):
-        rank = obs[O_RANK + v]
+        rank = obs[RANK + v]
         if rank >= N_RANKS:
             continue
         b1, b2, b3, c1, c2 = -1, -1, -1, 0, 0
@@ -176,20 +176,20 @@ def _majorities(obs, out, at):
 @njit(cache=True)
 def _seats(obs, out):
     """The per-seat blocks; returns the observer's standing less the best rival's."""
-    n, seat = obs[O_N_PLAYERS], obs[O_SEAT]
+    n, seat = obs[N_PLAYERS], obs[SEAT]
     for r in range(n):
-        out[MAJORITY * n + r] = 0.0
-    _majorities(obs, out, MAJORITY * n)
+        out[MAJORITY_AT * n + r] = 0.0
+    _majorities(obs, out, MAJORITY_AT * n)
     own, best = 0.0, -1e9
     for r in range(n):
         p = seat + r if seat + r < n else seat + r - n
         scored = scored_so_far(obs, p)
-        out[SCORED * n + r] = scored / 50.0
-        out[TURN * n + r] = 1.0 if p == obs[O_TURN] else 0.0
+        out[SCORED_AT * n + r] = scored / 50.0
+        out[TURN_AT * n + r] = 1.0 if p == obs[TURN] else 0.0
         for v in range(N_VARIETIES):
-            out[(BOUQUET + v) * n + r] = obs[O_BQ_COUNT + p * N_VARIETIES + v] / 8.0
-        standing = scored + out[MAJORITY * n + r]
-        out[MAJORITY * n + r] /= 30.0
+            out[(BOUQUET_AT + v) * n + r] = obs[BQ_COUNT + p * N_VARIETIES + v] / 8.0
+        standing = scored + out[MAJORITY_AT * n + r]
+        out[MAJORITY_AT * n + r] /= 30.0
         if r == 0:
             own = standing
         else:
@@ -201,12 +201,12 @@ def _seats(obs, out):
 def _varieties(obs, out, g):
     """The festival, own secret cards and unseen cards per variety, from ``out[g]`` on."""
     for v in range(N_VARIETIES):
-        out[g + TOTALS_AT + v] = obs[O_TOTALS + v] / 40.0
-        out[g + RANK_AT + v] = (N_RANKS - obs[O_RANK + v]) / 3.0
+        out[g + TOTALS_AT + v] = obs[TOTALS + v] / 40.0
+        out[g + RANK_AT + v] = (N_RANKS - obs[RANK + v]) / 3.0
         own, hidden = 0, 0
         for value in range(MIN_VALUE, MIN_VALUE + N_VALUES):
             t = card_type(v, value)
-            own += obs[O_OWN_SECRET + t] * value
+            own += obs[OWN_SECRET + t] * value
             hidden += unseen_of(obs, t)
         out[g + OWN_SECRET_AT + v] = own / 12.0
         out[g + UNSEEN_AT + v] = hidden / 24.0
@@ -216,14 +216,14 @@ def _varieties(obs, out, g):
 def features(obs, out):
     """Write the observing seat's features (module docstring) into ``out[:n_features(n)]``."""
     margin = _seats(obs, out)
-    g = PER_SEAT * obs[O_N_PLAYERS]
+    g = PER_SEAT * obs[N_PLAYERS]
     for i in range(4):
-        out[g + PHASE_AT + i] = 1.0 if obs[O_PHASE] == i else 0.0
+        out[g + PHASE_AT + i] = 1.0 if obs[PHASE] == i else 0.0
     for i in range(3):
-        out[g + USED_AT + i] = 1.0 if obs[O_USED_KIND] == i else 0.0
-    out[g + DECK_LEFT] = obs[O_DECK_LEFT] / 72.0
-    out[g + SECRET_SIZE] = obs[O_SECRET_SIZE] / 20.0
-    out[g + MARGIN] = margin / 30.0
+        out[g + USED_AT + i] = 1.0 if obs[USED_KIND] == i else 0.0
+    out[g + DECK_LEFT_AT] = obs[DECK_LEFT] / 72.0
+    out[g + SECRET_SIZE_AT] = obs[SECRET_SIZE] / 20.0
+    out[g + MARGIN_AT] = margin / 30.0
     _varieties(obs, out, g)
 
 
@@ -233,11 +233,11 @@ def choose(obs, params, rng, worlds, work, x):
     observation, ``x`` room for two feature vectors and the hidden layer. One world is drawn
     and every action is applied to a copy of it; the hidden layer is shifted from one action's
     features to the next (``net.shift``), not recomputed."""
-    net, size, seat = weights_of(params), n_features(obs[O_N_PLAYERS]), obs[O_SEAT]
+    net, size, seat = weights_of(params), n_features(obs[N_PLAYERS]), obs[SEAT]
     drawn, world_ = worlds[:STATE_SIZE], worlds[STATE_SIZE:]
     x_from, x_to, h = x[:size], x[size : 2 * size], x[2 * size :]
     world(obs, rng, drawn)
-    mask, best, best_value = obs[O_LEGAL], -1, 0.0
+    mask, best, best_value = obs[LEGAL], -1, 0.0
     for action in range(NUM_ACTIONS):
         if not (mask >> action) & 1:
             continue
@@ -263,8 +263,8 @@ def decide(obs, params, rng):
 
     The network is the agent's ``net`` (by default the shipped one for the player count).
     """
-    worlds, work = np.empty(2 * STATE_SIZE, np.int64), np.empty(O_SIZE, np.int64)
-    x = np.empty(2 * n_features(obs[O_N_PLAYERS]) + MAX_HIDDEN, np.float32)
+    worlds, work = np.empty(2 * STATE_SIZE, np.int64), np.empty(OBS_SIZE, np.int64)
+    x = np.empty(2 * n_features(obs[N_PLAYERS]) + MAX_HIDDEN, np.float32)
     return choose(obs, params, rng, worlds, work, x)
 
 
@@ -272,8 +272,8 @@ def decide(obs, params, rng):
 def decider(obs, params, rng, scratch):
     """Entry of ``decide`` for the compiled loop (see ``giftsim.contract``), its work space in
     the seat's scratch row."""
-    o, p, r = as_arrays(obs, params, rng, O_SIZE)
-    floats = 2 * n_features(o[O_N_PLAYERS]) + MAX_HIDDEN
+    o, p, r = as_arrays(obs, params, rng, OBS_SIZE)
+    floats = 2 * n_features(o[N_PLAYERS]) + MAX_HIDDEN
     ints, x = work_rows(scratch, WORK_INTS, floats)
     return choose(o, p, r, ints[: 2 * STATE_SIZE], ints[2 * STATE_SIZE :], x)
 
@@ -281,14 +281,14 @@ def decider(obs, params, rng, scratch):
 def _majority_probe(players: int, points: int = 5):
     """What ``points`` more majority points (if the game ended now) are worth, by cards left
     to draw in bins of 8: ``(change, stage, stage name)`` of ``experiments.probes.nudge``."""
-    first, own_majority = PER_SEAT * players, MAJORITY * players  # relative seat 0's points
+    first, own_majority = PER_SEAT * players, MAJORITY_AT * players  # relative seat 0's points
 
     def change(x):
         x[:, own_majority] += points / 30.0  # features are points / 30
-        x[:, first + MARGIN] += points / 30.0  # and its margin over the best rival too
+        x[:, first + MARGIN_AT] += points / 30.0  # and its margin over the best rival too
 
     def stage(x):
-        return (np.rint(x[:, first + DECK_LEFT] * 72) // 8 * 8).astype(int)
+        return (np.rint(x[:, first + DECK_LEFT_AT] * 72) // 8 * 8).astype(int)
 
     return change, stage, "cards_left"
 

@@ -12,8 +12,12 @@ from agents.tulips.features import (
     lead_now,
 )
 from giftsim.rng import next_below
-from tulips_sim.engine import O_DRAWN, O_HAND, O_SEAT
 from tulips_sim.rules import FESTIVAL, GIVE, KEEP, NUM_ACTIONS, SECRET, SETUP_FIRST, SETUP_SECOND
+from tulips_sim.state import (
+    DRAWN,
+    HAND,
+    SEAT,
+)
 
 PARAMS = {"race": 0.6, "secret": 1.0}
 RANGES = {key: ANY for key in PARAMS}
@@ -39,13 +43,13 @@ def decide(obs, params, rng):
     the best rival's), counting a face-up festival card's rerank and a gift's boost to its
     receiver; a card hidden in the secret festival is worth ``secret``. At setup, bouquet the
     card that leads the race better."""
-    seat = obs[O_SEAT]
+    seat = obs[SEAT]
     points = all_points(obs)
     if is_legal(obs, SETUP_FIRST):
-        first = lead_after_card(obs, seat, seat, obs[O_HAND], points)
-        second = lead_after_card(obs, seat, seat, obs[O_HAND + 1], points)
+        first = lead_after_card(obs, seat, seat, obs[HAND], points)
+        second = lead_after_card(obs, seat, seat, obs[HAND + 1], points)
         return SETUP_FIRST if first >= second else SETUP_SECOND
-    card = obs[O_DRAWN]
+    card = obs[DRAWN]
     base = lead_now(obs, seat, points)
     best, best_value, ties = -1, -1e18, 0
     for action in range(NUM_ACTIONS):

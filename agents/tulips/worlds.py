@@ -1,9 +1,9 @@
 """Gift of Tulips for the search agents: worlds drawn from one seat's observation, and the verbs.
 
-The cards a seat has not seen are the whole deck (``O_COPIES`` of every value per variety) less
+The cards a seat has not seen are the whole deck (``COPIES`` of every value per variety) less
 the face-up festival, every bouquet, its own secret cards, the card it holds and its dealt pair.
 A world shuffles that multiset and deals it out to the hidden places: the draw pile
-(``O_DECK_LEFT`` cards), the other seats' secret cards, during the setup the others' dealt or
+(``DECK_LEFT`` cards), the other seats' secret cards, during the setup the others' dealt or
 chosen cards, and the removed cards. Which other seat owns a secret card is drawn at random (it
 changes nothing but that seat's private view); the end-game reveal gets a fresh random stream.
 """
@@ -18,35 +18,34 @@ from agents.tulips.tuned import TUNED
 from giftsim.contract import MAX_PARAMS
 from giftsim.rng import next_below, next_u64, shuffle
 from tulips_sim.engine import (
-    O_BOUQUET,
-    O_COPIES,
-    O_DECK_LEFT,
-    O_DRAWN,
-    O_FACE_UP,
-    O_HAND,
-    O_N_PLAYERS,
-    O_OWN_SECRET,
-    O_PHASE,
-    O_SEAT,
-    O_SECRET_SIZE,
-    O_SETUP_OPEN,
-    O_SIZE,
     is_over,
 )
 from tulips_sim.rules import MAX_DECK, MAX_PLAYERS, N_TYPES
 from tulips_sim.scoring import final_scores
 from tulips_sim.state import (
+    BOUQUET,
+    COPIES,
     DEALT,
     DECK,
+    DECK_LEFT,
     DECK_N,
+    DRAWN,
+    FACE_UP,
+    HAND,
     MAJORITY_PTS,
     N_PLAYERS,
+    OBS_SIZE,
+    OWN_SECRET,
     PENDING,
+    PHASE,
     PILE,
     REMOVED,
     REVEAL_KEY,
+    SEAT,
+    SECRET_SIZE,
     SECRETS,
     SETUP,
+    SETUP_OPEN,
     TOP,
     TURN,
 )
@@ -73,14 +72,14 @@ for _n in range(2, MAX_PLAYERS + 1):
 @njit(cache=True)
 def unseen_of(obs, t):
     """Copies of card type ``t`` the observing seat has not seen."""
-    count = obs[O_COPIES + t] - obs[O_FACE_UP + t] - obs[O_OWN_SECRET + t]
-    for p in range(obs[O_N_PLAYERS]):
-        count -= obs[O_BOUQUET + p * N_TYPES + t]
-    if obs[O_DRAWN] == t:
+    count = obs[COPIES + t] - obs[FACE_UP + t] - obs[OWN_SECRET + t]
+    for p in range(obs[N_PLAYERS]):
+        count -= obs[BOUQUET + p * N_TYPES + t]
+    if obs[DRAWN] == t:
         count -= 1
-    if obs[O_PHASE] == SETUP:
+    if obs[PHASE] == SETUP:
         for k in range(2):
-            if obs[O_HAND + k] == t:
+            if obs[HAND + k] == t:
                 count -= 1
     return count
 
@@ -89,9 +88,9 @@ def unseen_of(obs, t):
 def world(obs, rng, state):
     """Fill ``state`` with a random world consistent with ``obs`` (see the module docstring).
     Allocates nothing: the unseen cards are shuffled where the draw pile lies (its first
-    ``O_DECK_LEFT`` cards are the pile; the rest, which is never drawn, the other hidden
+    ``DECK_LEFT`` cards are the pile; the rest, which is never drawn, the other hidden
     places' cards)."""
-    for i in range(O_SIZE):  # an explicit loop: a slice copy allocates views here
+    for i in range(OBS_SIZE):  # an explicit loop: a slice copy allocates views here
         state[i] = obs[i]
     cards = _shuffled(obs, rng, state[DECK : DECK + MAX_DECK])
     used = _fill_pile(obs, state)
@@ -120,8 +119,8 @@ def _shuffled(obs, rng, cards):
 
 @njit(cache=True)
 def _fill_pile(obs, state):
-    """The draw pile: the first ``O_DECK_LEFT`` unseen cards (shuffled in place at ``DECK``)."""
-    left = obs[O_DECK_LEFT]
+    """The draw pile: the first ``DECK_LEFT`` unseen cards (shuffled in place at ``DECK``)."""
+    left = obs[DECK_LEFT]
     state[TOP], state[DECK_N] = 0, left
     return left
 
@@ -130,12 +129,12 @@ def _fill_pile(obs, state):
 def _fill_secrets(obs, rng, cards, used, state):
     """The secret festival: own cards as known, the others' drawn from ``cards``, in a random
     pile order; each other card goes to a random other seat."""
-    n, seat, size = obs[O_N_PLAYERS], obs[O_SEAT], obs[O_SECRET_SIZE]
+    n, seat, size = obs[N_PLAYERS], obs[SEAT], obs[SECRET_SIZE]
     for i in range(n * N_TYPES):
         state[SECRETS + i] = 0
     k = 0
     for t in range(N_TYPES):
-        for _ in range(obs[O_OWN_SECRET + t]):
+        for _ in range(obs[OWN_SECRET + t]):
             state[PILE + k] = t
             state[SECRETS + seat * N_TYPES + t] += 1
             k += 1
@@ -155,11 +154,11 @@ def _fill_setup(obs, cards, used, state):
     """During the setup (seats choose in order 0, 1, ...): the choices of the seats before the
     one to act, and the dealt pairs of the seats after it. Under ``setup="in_turn"`` the
     earlier seats' choices are already face up in their bouquets."""
-    if obs[O_PHASE] != SETUP:
+    if obs[PHASE] != SETUP:
         return used
-    seat = obs[O_SEAT]
-    for p in range(obs[O_N_PLAYERS]):
-        if p < seat and obs[O_SETUP_OPEN]:
+    seat = obs[SEAT]
+    for p in range(obs[N_PLAYERS]):
+        if p < seat and obs[SETUP_OPEN]:
             state[PENDING + p] = 0  # chosen: the card is in its bouquet already
         elif p < seat:
             state[PENDING + p] = cards[used]
@@ -173,15 +172,15 @@ def _fill_setup(obs, cards, used, state):
             used += 2
         else:
             state[PENDING + p] = -1
-            state[DEALT + 2 * p] = obs[O_HAND]
-            state[DEALT + 2 * p + 1] = obs[O_HAND + 1]
+            state[DEALT + 2 * p] = obs[HAND]
+            state[DEALT + 2 * p + 1] = obs[HAND + 1]
     return used
 
 
 @njit(cache=True)
 def policy_action(state, policy, rng):
     """The default policy's action for the seat to act (the state's prefix is its view)."""
-    obs = state[:O_SIZE]
+    obs = state[:OBS_SIZE]
     if policy == 0:
         return random_agent.decide(obs, _POLICY_PARAMS[0], rng)
     if policy == 1:
@@ -190,7 +189,7 @@ def policy_action(state, policy, rng):
         return hoarder.decide(obs, _POLICY_PARAMS[2], rng)
     if policy == 3:
         return planner.decide(obs, _POLICY_PARAMS[3], rng)
-    return hoarder.decide(obs, _TUNED_PARAMS[obs[O_N_PLAYERS]], rng)
+    return hoarder.decide(obs, _TUNED_PARAMS[obs[N_PLAYERS]], rng)
 
 
 @njit(cache=True)
@@ -200,7 +199,7 @@ def standings(state, out):
     if is_over(state):
         final_scores(state, out)
         return
-    standing = all_standings(state[:O_SIZE])
+    standing = all_standings(state[:OBS_SIZE])
     for p in range(state[N_PLAYERS]):
         out[p] = standing[p]
 
@@ -211,5 +210,5 @@ def view_key(state, observer):
     ``observer``, its whole view; for another seat, its view less its secret festival cards,
     which a world samples afresh each time (its drawn card stays: it decides the move)."""
     if state[TURN] == observer:
-        return fingerprint(state[:O_SIZE])
-    return fingerprint(state[:O_OWN_SECRET])
+        return fingerprint(state[:OBS_SIZE])
+    return fingerprint(state[:OWN_SECRET])

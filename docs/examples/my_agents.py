@@ -4,17 +4,21 @@ plays like the built-ins, compiled, in every backend."""
 
 from agents.base import Range
 from agents.registry import define
-from geschenkt_sim.engine import O_CHIPS, O_POT, O_SEAT
 from geschenkt_sim.rules import PASS, TAKE
+from geschenkt_sim.state import (
+    CHIPS,
+    POT,
+    SEAT,
+)
 
 K = 0  # the slot of the parameter k
 
 
 def pot_hunter(obs, params, rng):
     """Takes once the pot reaches ``k`` chips; takes when out of chips."""
-    if obs[O_CHIPS + obs[O_SEAT]] == 0:
+    if obs[CHIPS + obs[SEAT]] == 0:
         return TAKE
-    return TAKE if obs[O_POT] >= params[K] else PASS
+    return TAKE if obs[POT] >= params[K] else PASS
 
 
 define("geschenkt", "pot_hunter", pot_hunter, {"k": 8}, ranges={"k": Range(0, 100)})

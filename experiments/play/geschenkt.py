@@ -5,22 +5,24 @@ import numpy as np
 from experiments.play.screen import Seats, count
 from geschenkt_sim.engine import (
     HIDDEN_CHIPS,
-    O_CARD,
-    O_CARDS_LEFT,
-    O_CHIPS,
-    O_CHIPS_VISIBLE,
-    O_HANDS,
-    O_N_DECISIONS,
-    O_N_PLAYERS,
-    O_POT,
-    O_SEAT,
     OBS_SIZE,
     observe,
 )
 from geschenkt_sim.record import unfinished_record as unfinished_record  # for a game quit part-way
 from geschenkt_sim.rules import PASS, TAKE
 from geschenkt_sim.scoring import card_points, take_delta
-from geschenkt_sim.state import cards_of
+from geschenkt_sim.state import (
+    CARD,
+    CARDS_LEFT,
+    CHIPS,
+    CHIPS_VISIBLE,
+    HANDS,
+    N_DECISIONS,
+    N_PLAYERS,
+    POT,
+    SEAT,
+    cards_of,
+)
 
 TITLE = "No Thanks!"
 GOAL = "lowest score wins (the lowest card of each run, minus your chips)"
@@ -58,27 +60,27 @@ def runs(mask) -> str:
 
 
 def heading(obs) -> str:
-    return f"your turn, decision {int(obs[O_N_DECISIONS]) + 1}"
+    return f"your turn, decision {int(obs[N_DECISIONS]) + 1}"
 
 
 def view(obs, seats: Seats) -> list[str]:
     """The face-up card, the stack, every seat's chips (when shown) and cards, own score."""
-    card, left = int(obs[O_CARD]), int(obs[O_CARDS_LEFT])
-    top = f"face-up card {card} with {count(obs[O_POT], 'chip')} on it; {left} left in the stack"
-    rows = [_row(obs, p, seats) for p in range(obs[O_N_PLAYERS])]
+    card, left = int(obs[CARD]), int(obs[CARDS_LEFT])
+    top = f"face-up card {card} with {count(obs[POT], 'chip')} on it; {left} left in the stack"
+    rows = [_row(obs, p, seats) for p in range(obs[N_PLAYERS])]
     return [top, *rows, _own_score(obs)]
 
 
 def _row(obs, seat: int, seats: Seats) -> str:
-    chips = int(obs[O_CHIPS + seat])
+    chips = int(obs[CHIPS + seat])
     shown = "?" if chips == HIDDEN_CHIPS else str(chips)
-    hand = obs[O_HANDS + seat]
+    hand = obs[HANDS + seat]
     return f"{seats.row(seat)} chips {shown:>2}  cards {runs(hand)} ({card_points(hand)} points)"
 
 
 def _own_score(obs) -> str:
-    seat = obs[O_SEAT]
-    points, chips = int(card_points(obs[O_HANDS + seat])), int(obs[O_CHIPS + seat])
+    seat = obs[SEAT]
+    points, chips = int(card_points(obs[HANDS + seat])), int(obs[CHIPS + seat])
     return f"your score now: {points} card points - {chips} chips = {points - chips}"
 
 
@@ -90,13 +92,13 @@ def key(action: int) -> str:
 def choice(obs, action: int, seats: Seats) -> str:
     if action == PASS:
         return "pass (pay 1 chip)"
-    delta = int(take_delta(obs[O_HANDS + obs[O_SEAT]], obs[O_CARD]))
-    return f"take (card points {delta:+d}, chips +{int(obs[O_POT])})"
+    delta = int(take_delta(obs[HANDS + obs[SEAT]], obs[CARD]))
+    return f"take (card points {delta:+d}, chips +{int(obs[POT])})"
 
 
 def event(obs, action: int, seats: Seats) -> str:
     """A decision as the table sees it (every No Thanks! move is public)."""
-    name, card, pot = seats.name(obs[O_SEAT]), int(obs[O_CARD]), int(obs[O_POT])
+    name, card, pot = seats.name(obs[SEAT]), int(obs[CARD]), int(obs[POT])
     if action == TAKE:
         return f"{name} took {card}" + (f" with {count(pot, 'chip')}" if pot else "")
     return f"{name} passed on {card} (now {count(pot + 1, 'chip')} on it)"
@@ -105,10 +107,10 @@ def event(obs, action: int, seats: Seats) -> str:
 def after(obs, action: int | None) -> tuple:
     """``(hands, card, pot)`` once ``action`` (None: no action) is applied: every seat's hand,
     and the face-up card with its chips if known (a take turns up an unseen card, -1 here)."""
-    hands = [int(obs[O_HANDS + p]) for p in range(obs[O_N_PLAYERS])]
-    card, pot = int(obs[O_CARD]), int(obs[O_POT])
+    hands = [int(obs[HANDS + p]) for p in range(obs[N_PLAYERS])]
+    card, pot = int(obs[CARD]), int(obs[POT])
     if action == TAKE:
-        hands[obs[O_SEAT]] |= 1 << card
+        hands[obs[SEAT]] |= 1 << card
         return tuple(hands), -1, 0
     return tuple(hands), card, pot + 1 if action == PASS else pot
 
@@ -119,11 +121,11 @@ def unseen(known, obs, seats: Seats) -> list[str]:
     The first takes the card last passed on, with its chips; any further one a fresh card
     with none (the order of those is not in the observation, so they are listed ascending).
     """
-    hands, card, pot = known or ((0,) * int(obs[O_N_PLAYERS]), -1, 0)
-    why = " (no chips, so no choice)" if obs[O_CHIPS_VISIBLE] else ""
+    hands, card, pot = known or ((0,) * int(obs[N_PLAYERS]), -1, 0)
+    why = " (no chips, so no choice)" if obs[CHIPS_VISIBLE] else ""
     lines = []
     for p, hand in enumerate(hands):
-        new = cards_of(int(obs[O_HANDS + p]) & ~hand)
+        new = cards_of(int(obs[HANDS + p]) & ~hand)
         for c in sorted(new, key=lambda c: c != card):
             chips = f" with {count(pot, 'chip')}" if c == card and pot else ""
             lines.append(f"{seats.name(p)} took {c}{chips}{why}")
@@ -133,6 +135,6 @@ def unseen(known, obs, seats: Seats) -> list[str]:
 def final(obs, result: dict, seats: Seats) -> list[str]:
     """Every hand and final score (chips follow from them, so they are public now)."""
     return [
-        f"{seats.row(p)} score {score:>3}  cards {runs(obs[O_HANDS + p])}"
+        f"{seats.row(p)} score {score:>3}  cards {runs(obs[HANDS + p])}"
         for p, score in enumerate(result["scores"])
     ]

@@ -10,24 +10,6 @@ import numpy as np
 from agents.tulips.features import immediate_points, points_now
 from experiments.play.screen import Seats, count
 from tulips_sim.engine import (
-    O_BOUQUET,
-    O_BQ_COUNT,
-    O_DECK_LEFT,
-    O_DRAWN,
-    O_FIRST,
-    O_GIVE_POINTS,
-    O_HAND,
-    O_KEEP_POINTS,
-    O_N_PLAYERS,
-    O_N_REVEALED,
-    O_ORDER,
-    O_OWN_SECRET,
-    O_PHASE,
-    O_SEAT,
-    O_SECRET_SIZE,
-    O_SIZE,
-    O_TOTALS,
-    O_USED_KIND,
     observe,
 )
 from tulips_sim.record import unfinished_record as unfinished_record  # for a game quit part-way
@@ -46,7 +28,30 @@ from tulips_sim.rules import (
     VALUES,
     VARIETIES,
 )
-from tulips_sim.state import SETUP, card_of, card_type, value_of
+from tulips_sim.state import (
+    BOUQUET,
+    BQ_COUNT,
+    DECK_LEFT,
+    DRAWN,
+    FIRST,
+    GIVE_POINTS,
+    HAND,
+    KEEP_POINTS,
+    N_PLAYERS,
+    N_REVEALED,
+    OBS_SIZE,
+    ORDER,
+    OWN_SECRET,
+    PHASE,
+    SEAT,
+    SECRET_SIZE,
+    SETUP,
+    TOTALS,
+    USED_KIND,
+    card_of,
+    card_type,
+    value_of,
+)
 
 TITLE = "Gift of Tulips"
 GOAL = "highest score wins (giving + keeping + festival majorities)"
@@ -83,7 +88,7 @@ def rules_in_brief(rules) -> list[str]:
 
 def public_obs(state, seat: int) -> np.ndarray:
     """The observation of ``seat`` (at the end of the game: what everyone may see)."""
-    obs = np.zeros(O_SIZE, np.int64)
+    obs = np.zeros(OBS_SIZE, np.int64)
     observe(state, seat, obs)
     return obs
 
@@ -105,37 +110,37 @@ def cards_text(counts) -> str:
 
 
 def heading(obs) -> str:
-    return "setup: your bouquet card" if obs[O_PHASE] == SETUP else "your turn"
+    return "setup: your bouquet card" if obs[PHASE] == SETUP else "your turn"
 
 
 def view(obs, seats: Seats) -> list[str]:
     """Festival, deck, own secret cards, every bouquet and its points, the card in hand."""
-    secret = cards_text(obs[O_OWN_SECRET : O_OWN_SECRET + N_TYPES])
-    size = int(obs[O_SECRET_SIZE])
+    secret = cards_text(obs[OWN_SECRET : OWN_SECRET + N_TYPES])
+    size = int(obs[SECRET_SIZE])
     return [
         festival_text(obs),
-        f"deck: {count(obs[O_DECK_LEFT], 'card')} left; "
+        f"deck: {count(obs[DECK_LEFT], 'card')} left; "
         f"secret festival: {count(size, 'card')}, yours: {secret}",
-        f"  (at the end only {obs[O_N_REVEALED]} of them, at random, or all if fewer, are turned"
+        f"  (at the end only {obs[N_REVEALED]} of them, at random, or all if fewer, are turned"
         " up into the festival; the others never count)",
-        f"first player: {seats.name(int(obs[O_FIRST]))}; then in seat order",
-        *[_row(obs, p, seats) for p in range(obs[O_N_PLAYERS])],
+        f"first player: {seats.name(int(obs[FIRST]))}; then in seat order",
+        *[_row(obs, p, seats) for p in range(obs[N_PLAYERS])],
         _holding(obs),
     ]
 
 
 def festival_text(obs) -> str:
     """Ranked varieties with their totals, then the ones not yet in the festival."""
-    ranked = [int(v) for v in obs[O_ORDER : O_ORDER + N_RANKS] if v >= 0]
-    places = [f"{PLACES[r]} {VARIETIES[v]} {obs[O_TOTALS + v]}" for r, v in enumerate(ranked)]
+    ranked = [int(v) for v in obs[ORDER : ORDER + N_RANKS] if v >= 0]
+    places = [f"{PLACES[r]} {VARIETIES[v]} {obs[TOTALS + v]}" for r, v in enumerate(ranked)]
     absent = [VARIETIES[v] for v in range(N_VARIETIES) if v not in ranked]
     tail = f" · not in it: {', '.join(absent)}" if absent else ""
     return f"festival: {' · '.join(places)}{tail}"
 
 
 def _row(obs, seat: int, seats: Seats) -> str:
-    give, keep = obs[O_GIVE_POINTS + seat], obs[O_KEEP_POINTS + seat]
-    bouquet = obs[O_BOUQUET + seat * N_TYPES : O_BOUQUET + (seat + 1) * N_TYPES]
+    give, keep = obs[GIVE_POINTS + seat], obs[KEEP_POINTS + seat]
+    bouquet = obs[BOUQUET + seat * N_TYPES : BOUQUET + (seat + 1) * N_TYPES]
     return (
         f"{seats.row(seat)} give {give:>2} keep {keep:>2} majorities now {points_now(obs, seat):>2}"
         f"  bouquet {cards_text(bouquet)}"
@@ -143,12 +148,12 @@ def _row(obs, seat: int, seats: Seats) -> str:
 
 
 def _holding(obs) -> str:
-    if obs[O_PHASE] == SETUP:
-        a, b = card_text(obs[O_HAND]), card_text(obs[O_HAND + 1])
+    if obs[PHASE] == SETUP:
+        a, b = card_text(obs[HAND]), card_text(obs[HAND + 1])
         return f"you were dealt {a} and {b}: one to your bouquet, one to the secret festival"
-    used = USED.get(int(obs[O_USED_KIND]))
+    used = USED.get(int(obs[USED_KIND]))
     when = f"second card, you {used} the first" if used else "first card of your turn"
-    return f"you drew {card_text(obs[O_DRAWN])} ({when})"
+    return f"you drew {card_text(obs[DRAWN])} ({when})"
 
 
 def key(action: int) -> str:
@@ -162,9 +167,9 @@ def key(action: int) -> str:
 def choice(obs, action: int, seats: Seats) -> str:
     if action >= SETUP_FIRST:
         pick = action - SETUP_FIRST
-        bouquet, secret = obs[O_HAND + pick], obs[O_HAND + 1 - pick]
+        bouquet, secret = obs[HAND + pick], obs[HAND + 1 - pick]
         return f"bouquet {card_text(bouquet)}, secret {card_text(secret)}"
-    card = obs[O_DRAWN]
+    card = obs[DRAWN]
     points = immediate_points(obs, action, card)
     if action == KEEP:
         return f"keep: +{points}"
@@ -178,20 +183,20 @@ def choice(obs, action: int, seats: Seats) -> str:
 def _festival_change(obs, card) -> str:
     """``purple 7 -> 10, 1st``: the variety's total and rank once ``card`` is added."""
     variety, value = card_of(card)
-    total = int(obs[O_TOTALS + variety])
-    ranked = [int(v) for v in obs[O_ORDER : O_ORDER + N_RANKS] if v >= 0 and v != variety]
-    rank = sum(obs[O_TOTALS + v] > total + value for v in ranked)
+    total = int(obs[TOTALS + variety])
+    ranked = [int(v) for v in obs[ORDER : ORDER + N_RANKS] if v >= 0 and v != variety]
+    rank = sum(obs[TOTALS + v] > total + value for v in ranked)
     return f"{VARIETIES[variety]} {total} -> {total + value}, {PLACES[rank]}"
 
 
 def event(obs, action: int, seats: Seats) -> str:
     """A decision as the table sees it: the card only where it goes face up."""
-    name = seats.name(obs[O_SEAT])
+    name = seats.name(obs[SEAT])
     if action >= SETUP_FIRST:
         return f"{name} chose a bouquet card (shown once everyone has chosen)"
     if action == SECRET:
         return f"{name} put a card face down into the secret festival"
-    card = obs[O_DRAWN]
+    card = obs[DRAWN]
     shown, points = card_text(card), immediate_points(obs, action, card)
     if action == KEEP:
         return f"{name} kept {shown} (+{points})"
@@ -213,7 +218,7 @@ def final(obs, result: dict, seats: Seats) -> list[str]:
     reveal = ", ".join(f"{v} {n}" for v, n in result["reveal"]) or "none"
     rows = []
     for p, (score, parts) in enumerate(zip(result["scores"], result["breakdown"], strict=True)):
-        cards = int(obs[O_BQ_COUNT + p * N_VARIETIES : O_BQ_COUNT + (p + 1) * N_VARIETIES].sum())
+        cards = int(obs[BQ_COUNT + p * N_VARIETIES : BQ_COUNT + (p + 1) * N_VARIETIES].sum())
         rows.append(
             f"{seats.row(p)} score {score:>3} = give {parts['give']} + keep {parts['keep']}"
             f" + majorities {parts['majority']}; {count(cards, 'card')} in the bouquet"
