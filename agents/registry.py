@@ -178,10 +178,22 @@ def _import(target: str):
         raise ValueError(f"agents module {target!r}: {error}") from None
 
 
+@contextlib.contextmanager
+def no_bytecode():
+    """Import without writing ``__pycache__`` beside the user's module: loading it, good or
+    bad, leaves their folder as it was."""
+    before, sys.dont_write_bytecode = sys.dont_write_bytecode, True
+    try:
+        yield
+    finally:
+        sys.dont_write_bytecode = before
+
+
 def _run(execute, module, target: str):
     """``execute(module)``; what it raises (an exit included) as a one-line ValueError."""
     try:
-        return execute(module)
+        with no_bytecode():
+            return execute(module)
     except (ValueError, ModuleNotFoundError):
         raise
     except SystemExit as stop:

@@ -537,7 +537,14 @@ def one_line_exit_2(argv, capsys) -> str:
 
 
 @pytest.mark.parametrize(("argv", "words"), [c[1:] for c in CLI], ids=[c[0] for c in CLI])
-def test_a_bad_command_is_one_line_exit_2_and_changes_no_file(workspace, capsys, argv, words):
+def test_a_bad_command_is_one_line_exit_2_and_changes_no_file(
+    workspace, capsys, monkeypatch, argv, words
+):
+    """Python writes no bytecode here unless giftsim asks it not to (``PYTHONDONTWRITEBYTECODE``
+    unset, in this process and in the processes it starts): an agents module that fails to
+    load leaves no ``__pycache__`` in the user's folder."""
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
     before = checksums(workspace)
     err = one_line_exit_2(argv, capsys)
     assert words in err

@@ -128,7 +128,7 @@ def _load(start: dict):
 def _run_module(path: str) -> list:
     """Run an untrusted module's source here; the families it defined. Its own exception
     propagates (``_reason`` then names its line)."""
-    from agents.registry import families
+    from agents.registry import families, no_bytecode
     from giftsim.game import GAMES
 
     before = {(g, f.name): f for g in GAMES for f in families(g)}
@@ -136,7 +136,8 @@ def _run_module(path: str) -> list:
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    spec.loader.exec_module(module)
+    with no_bytecode():
+        spec.loader.exec_module(module)
     return [f for g in GAMES for f in families(g) if before.get((g, f.name)) is not f]
 
 
