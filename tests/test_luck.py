@@ -288,3 +288,34 @@ def test_the_command_prints_the_adjusted_table_and_report_reads_it(tmp_path, cap
     assert luck.TABLE in printed and "variance_ratio" in printed
     assert main(["report", out]) == 0
     assert luck.TABLE in capsys.readouterr().out
+
+
+def test_the_playout_value_of_docs_perf_plays_real_games_and_has_mean_zero_luck():
+    """``docs/perf/luck_rollouts.py`` (docs/luck.md, "A value that plays the game out"): its
+    games are the engine's games (the slow path's shares, game for game), and its corrections,
+    valued by playouts that read every hand but never the cards face down, have mean zero."""
+    import importlib.util
+    from pathlib import Path
+
+    from agents.drivers.slow import play_slow
+
+    path = Path(__file__).resolve().parent.parent / "docs" / "perf" / "luck_rollouts.py"
+    spec = importlib.util.spec_from_file_location("luck_rollouts", path)
+    aid = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(aid)
+    game, rules = load_game("geschenkt"), load_game("geschenkt").rules(n_players=4)
+    agents = parse_list(["sniper", "greedy", "greedy", "tuned4p"], "geschenkt")
+    stand = aid.stand_ins(game, rules, agents, "same")
+    lucks = []
+    for index in range(60):
+        shares, luck = aid.play(game, rules, agents, 11, index, stand, 2, [0.0, 0.0])
+        if index < 6:
+            played = play_slow(game, rules, agents, 11, index)
+            slow = np.zeros(4)
+            game.rewards(played.final, slow)
+            assert np.allclose(shares, slow)
+        lucks.append(luck)
+    lucks = np.array(lucks)
+    assert lucks.std(0).min() > 0  # the playouts value outcomes differently
+    z = lucks.mean(0) / (lucks.std(0, ddof=1) / np.sqrt(len(lucks)))
+    assert np.all(np.abs(z) < 4), z
