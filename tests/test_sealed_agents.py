@@ -198,40 +198,51 @@ BOUNDS_CHECKED_RUN = """
 import sys
 from experiments.batch import play
 from giftsim.game import load_game
-game, spec, tables = sys.argv[1], sys.argv[2], [int(n) for n in sys.argv[3:]]
-for n in tables:
-    rules = {"geschenkt": {"chips_visible": n == 3}}.get(game, {})
-    play(game, [spec] * n, 3, rules=load_game(game).rules(n_players=n, **rules), seed=1)
-    print(game, spec, n, flush=True)
+game, specs, tables = sys.argv[1], sys.argv[2].split(";"), [int(n) for n in sys.argv[3:]]
+for spec in specs:
+    for n in tables:
+        rules = {"geschenkt": {"chips_visible": n == 3}}.get(game, {})
+        try:
+            play(game, [spec] * n, 3, rules=load_game(game).rules(n_players=n, **rules), seed=1)
+        except Exception as error:
+            print(game, spec, n, "failed:", repr(error)[:500], flush=True)
+        else:
+            print(game, spec, n, flush=True)
 """
 TABLES = {"tulips": (4, 6), "geschenkt": (4, 3)}
-BUILTINS = [  # a search agent with few iterations (its code is the same)
-    (game, family.name + (":iters=4" if "iters" in family.defaults else ""))
-    for game in TABLES
-    for family in builtins(game)
-    if not family.table  # solved plays one small variant: tests/test_solve.py
-]
 
 
-@pytest.fixture(scope="module")
-def bounds_cache(tmp_path_factory):
-    """A Numba cache of its own, shared by the bounds-checked runs of this test process: the
-    first compiles the game loops, the others load them."""
-    return tmp_path_factory.mktemp("boundscheck")
+def builtin_groups() -> list:
+    """Every built-in family (a search agent with few iterations: its code is the same), in
+    groups of one game: the one-ply agents and the searches, which share their compiled
+    parts (``solved`` plays one small variant: tests/test_solve.py)."""
+    groups = []
+    for game in TABLES:
+        found = [f for f in builtins(game) if not f.table]
+        search = [f.name + ":iters=4" for f in found if "iters" in f.defaults]
+        one_ply = [f.name for f in found if "iters" not in f.defaults]
+        groups.append(pytest.param(game, one_ply, id=f"{game}-one-ply"))
+        groups.append(pytest.param(game, search, id=f"{game}-search"))
+    return groups
 
 
-@pytest.mark.parametrize(("game", "spec"), BUILTINS)
-def test_every_builtin_reads_only_its_observation_when_bounds_are_checked(game, spec, bounds_cache):
-    """Every built-in family plays compiled with Numba's bounds checks on (and a cache without
-    unchecked code): a read past the observation it is shown would be an IndexError, reported
-    as AgentError. One process per family, without a time limit: on a loaded machine each
-    only takes longer, and the families spread over ``pytest -n`` workers. LLVM does not
-    optimise (``NUMBA_OPT=0``): every bounds check stays, and compiling, which is nearly all
-    of this test's time, takes a third less (Tulips ``flatmc_net``: 58 s against 90 s)."""
-    command = [sys.executable, "-c", BOUNDS_CHECKED_RUN, game, spec, *map(str, TABLES[game])]
-    done = subprocess.run(command, env=bounds_env(bounds_cache), capture_output=True, text=True)
+@pytest.mark.parametrize(("game", "specs"), builtin_groups())
+def test_every_builtin_reads_only_its_observation_when_bounds_are_checked(game, specs, tmp_path):
+    """Every built-in family plays compiled with Numba's bounds checks on: a read past the
+    observation it is shown would be an IndexError, reported as AgentError. Nothing compiled
+    with bounds checks can be cached (Numba: "uses dynamic globals"), so each process compiles
+    the engine and the game loop again: one process per group of families (the one-ply agents
+    of a game, its searches) compiles them once for the group, where one per family compiled
+    them 32 times (about 200 CPU-s more). No time limit: on a loaded machine it only takes
+    longer. LLVM does not optimise (``NUMBA_OPT=0``): every bounds check stays, and compiling,
+    nearly all of this test's time, takes a third less."""
+    assert specs, f"a group of {game} is empty"
+    command = [sys.executable, "-c", BOUNDS_CHECKED_RUN, game, ";".join(specs)]
+    command += map(str, TABLES[game])
+    done = subprocess.run(command, env=bounds_env(tmp_path), capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.split("\n")[:-1] == [f"{game} {spec} {n}" for n in TABLES[game]]
+    expected = [f"{game} {spec} {n}" for spec in specs for n in TABLES[game]]
+    assert done.stdout.split("\n")[:-1] == expected
 
 
 def bounds_env(cache) -> dict:
