@@ -8,6 +8,7 @@ number, a first player the rules contradict) raise ``ValueError`` with a one-lin
 before any game is played.
 """
 
+import functools
 import secrets
 
 import numpy as np
@@ -157,8 +158,16 @@ def to_frame(definition, raw: np.ndarray, agent_list, first_index: int) -> pd.Da
         for r in range(rounds):
             columns[f"round{r + 1}_{s}"] = raw[:, after + r * n + s].astype(np.int32)
         columns[f"win_{s}"] = shares[:, s]
-        columns[f"agent_{s}"] = pd.Categorical.from_codes(same, categories=[agent_list[s].spec])
+        columns[f"agent_{s}"] = pd.Categorical.from_codes(same, dtype=_one_name(agent_list[s].spec))
     return pd.DataFrame(columns)
+
+
+@functools.lru_cache(maxsize=4096)
+def _one_name(spec: str) -> pd.CategoricalDtype:
+    """The categorical type of a column of one agent's name, made once: building it
+    validates its categories, which took over half of ``to_frame``'s time on small blocks
+    (a round-robin of thousands of seatings plays some of them)."""
+    return pd.CategoricalDtype([spec])
 
 
 def field(
