@@ -1,8 +1,8 @@
 """experiments.digest: a results folder read chunk by chunk gives the same tables as all its
-rows in memory, and the demo ends with what it found."""
+rows in memory (what the demo ends with is checked on the README's own demo command, in
+tests/test_readme.py)."""
 
 import os
-from pathlib import Path
 
 os.environ["MPLBACKEND"] = "Agg"  # before pyplot is imported anywhere: no window, no display
 
@@ -118,23 +118,6 @@ def test_the_report_draws_each_table_it_printed(folder, capsys, monkeypatch):
 )
 def test_percent_shows_an_interval_whose_ends_differ(share, low, high, text):
     assert commands.percent(share, low, high) == text
-
-
-def test_the_demo_ends_with_findings_each_with_its_interval_and_file(tmp_path, capsys):
-    commands.demo(tmp_path, 0.0001, 2026, progress=False, workers=1)
-    out = capsys.readouterr().out
-    found = out.split("##### What the demo found")[1]
-    lines = [line for line in found.splitlines() if line.startswith("- ")]
-    by_study = pd.Series([Path(line.rsplit("(", 1)[1]).parent.name for line in lines])
-    counts = by_study.value_counts().to_dict()
-    for study in ("geschenkt-seats", "geschenkt-round-robin", "tulips-seats", "tulips-round-robin"):
-        assert counts[study] == 3  # seats: one line per agent; round-robins: three lines
-    for line in lines:
-        assert "% [" in line or "] (" in line
-        path = Path(line.rsplit("(", 1)[1].rstrip(")").split("; ")[-1])
-        assert path.is_file() and path.is_relative_to(tmp_path), line
-    assert "among four hoarder players the first wins" in found
-    assert (tmp_path / "findings.md").read_text().count("\n- ") == len(lines)
 
 
 def test_workers_started_elsewhere_read_a_folder_named_relative_to_the_working_one(

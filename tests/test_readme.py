@@ -5,7 +5,8 @@ README's order (``replay runs/g.json`` reads what ``record`` wrote) and in an em
 its own holding only a copy of ``docs/examples`` (the agents module the README loads), at
 small sizes. The size reduction is explicit: ``SMALL`` replaces the value
 of each size option a command gives, and ``ADDED`` appends options to commands whose size is
-their default. Nothing else in a command is changed.
+their default. Nothing else in a command is changed. The demo's run also checks what it ends
+with (``check_demo_findings``): the demo is run once in the suite.
 """
 
 import io
@@ -13,6 +14,7 @@ import re
 import shlex
 import shutil
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -123,8 +125,28 @@ def test_every_readme_command_runs(chain, tmp_path, monkeypatch, capsys):
         monkeypatch.setattr(sys, "stdin", io.StringIO(PLAY_ANSWERS))
         small = shrunk(args)
         code = main(small)
-        err = capsys.readouterr().err
+        out, err = capsys.readouterr()
         assert code == 0, f"giftsim {' '.join(small)} exited with {code}: {err}"
+        if small[0] == "demo":
+            check_demo_findings(out, tmp_path)
+
+
+def check_demo_findings(out: str, root: Path) -> None:
+    """The demo ends with what it found: three findings per study (seats: one line per
+    agent; round-robins: shares, head-to-head, ratings), each with its interval and a file
+    it wrote under ``root``, and ``findings.md`` beside the studies holds the same lines."""
+    found = out.split("##### What the demo found")[1]
+    lines = [line for line in found.splitlines() if line.startswith("- ")]
+    files = [root / line.rsplit("(", 1)[1].rstrip(")").split("; ")[-1] for line in lines]
+    counts = Counter(path.parent.name for path in files)
+    for study in ("geschenkt-seats", "geschenkt-round-robin", "tulips-seats", "tulips-round-robin"):
+        assert counts[study] == 3, counts
+    for line, path in zip(lines, files, strict=True):
+        assert "% [" in line or "] (" in line, line
+        assert path.is_file() and path.resolve().is_relative_to(root.resolve()), line
+    assert "among four hoarder players the first wins" in found
+    (folder,) = {path.parent.parent for path in files}
+    assert (folder / "findings.md").read_text().count("\n- ") == len(lines)
 
 
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
