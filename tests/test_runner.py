@@ -119,9 +119,9 @@ def test_resume_after_kill_9_loses_and_duplicates_no_game(tmp_path):
         "--players",
         "4",
         "--games",
-        "400000",
+        "200000",
         "--chunk-size",
-        "20000",
+        "10000",
         "--backend",
         "serial",
         "--seed",
@@ -142,13 +142,13 @@ def test_resume_after_kill_9_loses_and_duplicates_no_game(tmp_path):
     assert done.returncode == 0, done.stderr
     _, resumed = load(out)
     fresh, _, _ = run(
-        mirror("geschenkt", ["sniper"], [4], 400_000, seed=5),
+        mirror("geschenkt", ["sniper"], [4], 200_000, seed=5),
         backend="serial",
-        chunk_size=100_000,
+        chunk_size=50_000,
         progress=False,
     )
-    assert len(resumed) == 400_000
-    assert np.array_equal(resumed.game_index.to_numpy(), np.arange(400_000))
+    assert len(resumed) == 200_000
+    assert np.array_equal(resumed.game_index.to_numpy(), np.arange(200_000))
     pd.testing.assert_frame_equal(resumed, fresh)
 
 
