@@ -233,7 +233,7 @@ def test_every_builtin_reads_only_its_observation_when_bounds_are_checked(game, 
     with bounds checks can be cached (Numba: "uses dynamic globals"), so each process compiles
     the engine and the game loop again: one process per group of families (the one-ply agents
     of a game, its searches) compiles them once for the group, where one per family compiled
-    them 32 times (about 200 CPU-s more). No time limit: on a loaded machine it only takes
+    them 23 times (about 250 CPU-s more). No time limit: on a loaded machine it only takes
     longer. LLVM does not optimise (``NUMBA_OPT=0``): every bounds check stays, and compiling,
     nearly all of this test's time, takes a third less."""
     assert specs, f"a group of {game} is empty"
