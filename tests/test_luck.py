@@ -2,7 +2,9 @@
 loop's games, its corrections agree with a plain-Python twin, every correction has mean zero
 and the adjusted means agree with the raw ones (with the shipped network, random weights and a
 constant), its intervals by deal cover 0.93-0.97, it is the same whatever the chunks and
-workers, and bad input is one line with exit status 2.
+workers, and bad input is one line with exit status 2. The measurement aid of docs/luck.md
+(``docs/perf/luck_rollouts.py``, a value by playouts) plays the engine's games and never reads
+the unresolved stack.
 
 Statistical checks use |z| < 4 (a false alarm about 6e-5 per check, under 1% over all of
 them); the seeds are fixed.
