@@ -51,5 +51,8 @@ def test_the_first_compile_is_announced_once_and_quiet_silences_it(tmp_path):
     assert len(said) == 1 and "No Thanks! game loop" in said[0] and "then cached" in said[0]
     again = _run(args, tmp_path)
     assert "giftsim: compiling" not in again.stderr
-    other = _run(args, tmp_path / "other", quiet=True)
-    assert other.returncode == 0 and "giftsim: compiling" not in other.stderr
+    assert not [name for name in _compiled(tmp_path) if "sniper" in name]
+    other = [arg.replace("random", "sniper") for arg in args]  # an agent not compiled yet
+    quiet = _run(other, tmp_path, quiet=True)
+    assert quiet.returncode == 0 and "giftsim: compiling" not in quiet.stderr
+    assert [name for name in _compiled(tmp_path) if "sniper" in name]  # it did compile
