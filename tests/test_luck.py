@@ -317,12 +317,12 @@ def test_the_playout_value_of_docs_perf_plays_real_games_and_has_mean_zero_luck(
     stand = aid.stand_ins(game, rules, agents, "same")
     lucks = []
     for index in range(60):
-        shares, luck = aid.play(game, rules, agents, 11, index, stand, 2, [0.0, 0.0])
+        shares, luck, final = aid.play(game, rules, agents, 11, index, stand, 2, [0.0, 0.0])
         if index < 6:
-            played = play_slow(game, rules, agents, 11, index)
-            won = np.zeros(4)
+            played, scores, won = play_slow(game, rules, agents, 11, index), *np.zeros((2, 4))
+            game.scores(final, scores)
             game.rewards(played.final, won)
-            assert np.array_equal(shares, won) and len(played.scores) == 4
+            assert scores.tolist() == played.scores and np.array_equal(shares, won)
         lucks.append(luck)
     lucks = np.array(lucks)
     z = lucks.mean(0) / (lucks.std(0, ddof=1) / np.sqrt(len(lucks)))

@@ -129,7 +129,8 @@ def stand_ins(game, rules, agents, spec):
 
 
 def play(game, rules, agents, seed, index, stand, playouts, clock):
-    """Game ``index`` of ``seed`` with explicit chance: each seat's share and its luck."""
+    """Game ``index`` of ``seed`` with explicit chance: each seat's share, its luck and the
+    final state."""
     key = np.uint64(game_key(np.uint64(seed), index))
     state = np.zeros(game.state_size, np.int64)
     game.deal_open(rules.to_array(), key, index % PLAYERS, state)
@@ -157,7 +158,7 @@ def play(game, rules, agents, seed, index, stand, playouts, clock):
         game.apply_action(state, action)
     shares = np.zeros(PLAYERS)
     game.rewards(state, shares)
-    return shares, luck
+    return shares, luck, state
 
 
 def main(candidate, baseline, spec, deals, playouts, seed):
@@ -170,7 +171,7 @@ def main(candidate, baseline, spec, deals, playouts, seed):
         for seat in range(PLAYERS):  # the same deal (game index d), the candidate in each seat
             agents = [*field[:seat], cand, *field[seat + 1 :]]
             stand = stand_ins(game, rules, agents, spec)
-            shares, luck = play(game, rules, agents, seed, d, stand, playouts, clock)
+            shares, luck, _ = play(game, rules, agents, seed, d, stand, playouts, clock)
             raw[d, seat], adjusted[d, seat] = shares[seat], shares[seat] - luck[seat]
     raw, adjusted = raw.mean(1), adjusted.mean(1)
     a, b = raw.var(ddof=1), adjusted.var(ddof=1)
