@@ -176,8 +176,9 @@ def main(candidate, baseline, spec, deals, playouts, seed):
     raw, adjusted = raw.mean(1), adjusted.mean(1)
     a, b = raw.var(ddof=1), adjusted.var(ddof=1)
     draws = np.random.default_rng(0).integers(0, deals, (2000, deals))
-    ratios = raw[draws].var(1, ddof=1) / adjusted[draws].var(1, ddof=1)
-    low, high = np.quantile(ratios, [0.025, 0.975])
+    with np.errstate(divide="ignore", invalid="ignore"):  # a draw of one deal repeated
+        ratios = raw[draws].var(1, ddof=1) / adjusted[draws].var(1, ddof=1)
+    low, high = np.quantile(ratios[np.isfinite(ratios)], [0.025, 0.975])
     print(f"{GAME} {PLAYERS} players, {candidate} vs {baseline}, stand-ins {spec}, {deals} deals")
     print(f"raw {raw.mean():.4f} (variance by deal {a:.5f})")
     print(f"adjusted {adjusted.mean():.4f} (variance by deal {b:.5f})")
