@@ -1,18 +1,14 @@
 """The examples run (at a tiny budget), where their optional packages are installed."""
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+from tests.scripts import ROOT, load_script
+
+EXAMPLES = ROOT / "examples"
 
 
 def _load(name: str):
-    spec = importlib.util.spec_from_file_location(f"example_{name}", EXAMPLES / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(EXAMPLES / f"{name}.py", f"example_{name}")
 
 
 def test_maskable_ppo_trains_and_its_policy_plays_a_tournament_on_fresh_deals(capsys):

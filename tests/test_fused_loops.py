@@ -1,18 +1,13 @@
 """The measurement aid ``docs/perf/fused_loops.py`` plays the game loop's all-greedy games: the
 ratio it reports compares the same work."""
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 from experiments.batch import play
+from tests.scripts import ROOT, load_script
 
-PATH = Path(__file__).resolve().parents[1] / "docs" / "perf" / "fused_loops.py"
-spec = importlib.util.spec_from_file_location("fused_loops", PATH)
-fused = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(fused)
+fused = load_script(ROOT / "docs" / "perf" / "fused_loops.py", "fused_loops")
 
 
 @pytest.mark.parametrize("game, players", [("geschenkt", 3), ("geschenkt", 5), ("tulips", 4)])

@@ -294,14 +294,9 @@ def test_the_command_prints_the_adjusted_table_and_report_reads_it(tmp_path, cap
 
 def load_rollouts_aid():
     """``docs/perf/luck_rollouts.py`` as a module (its game: No Thanks!)."""
-    import importlib.util
-    from pathlib import Path
+    from tests.scripts import ROOT, load_script
 
-    path = Path(__file__).resolve().parent.parent / "docs" / "perf" / "luck_rollouts.py"
-    spec = importlib.util.spec_from_file_location("luck_rollouts", path)
-    aid = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(aid)
-    return aid
+    return load_script(ROOT / "docs" / "perf" / "luck_rollouts.py", "luck_rollouts")
 
 
 def test_the_playout_value_of_docs_perf_plays_real_games_and_has_mean_zero_luck():
