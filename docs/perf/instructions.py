@@ -53,9 +53,9 @@ def engine_kernel(game: str):
 def main(game: str, agent: str, players: int, n_games: int) -> None:
     rules = load_game(game).rules(n_players=players)
     if agent == "engine":
-        run, out = engine_kernel(game), np.zeros((1, 64), np.int64)
-        run(rules.to_array(), 1, out)
-        run(rules.to_array(), n_games, out)
+        run, rules_vec, out = engine_kernel(game), rules.to_array(), np.zeros((1, 64), np.int64)
+        run(rules_vec, 1, out)
+        run(rules_vec, n_games, out)
         return
     play(game, [agent] * players, 1, rules=rules, as_frame=False)
     play(game, [agent] * players, n_games, rules=rules, seed=1, as_frame=False)
