@@ -6,6 +6,11 @@ when it is to act), its dealt pair while it chooses at setup (``HAND``) and the 
 cards it put into the secret festival (``OWN_SECRET``). ``LEGAL`` is a bit mask of the legal
 action ids. An agent reads the observation by these slot names of ``state.py``; nothing past
 ``OBS_SIZE`` is in it.
+
+A step's helpers, the verbs the game loop calls at every step and ``state.deal_keyed`` are
+inlined at Numba's IR level (``inline="always"``) rather than left to LLVM's inliner: after
+the explicit-chance branches were added (``_chance_draw``), its choices made a step dearer
+(instruction counts in ``docs/perf/README.md``).
 """
 
 import numpy as np
@@ -86,7 +91,7 @@ _ADD_BITS = (np.int64(1) << FESTIVAL) | (np.int64(1) << SECRET)
 _SETUP_BITS = (np.int64(1) << SETUP_FIRST) | (np.int64(1) << SETUP_SECOND)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def kind_of(action):
     """Kind of a turn action: keep, give or add (festival and secret are both add)."""
     if action == KEEP:
@@ -96,7 +101,7 @@ def kind_of(action):
     return KIND_GIVE
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def is_over(state):
     return state[PHASE] == OVER
 
@@ -106,7 +111,7 @@ def is_legal(state, action):
     return 0 <= action < NUM_ACTIONS and (state[LEGAL] >> action) & 1 == 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def legal_mask(state):
     """Bit mask of the legal action ids (the engine keeps it in ``LEGAL``; 0 once over)."""
     return state[LEGAL]
@@ -125,14 +130,14 @@ def legal_actions(state):
     return out[:n]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _give_bits(state):
     """GIVE + s for every seat s but the one to act."""
     everyone = ((np.int64(1) << state[N_PLAYERS]) - 1) << GIVE
     return everyone & ~(np.int64(1) << (GIVE + state[TURN]))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _update_legal(state):
     """Recompute ``LEGAL`` from the phase and the kind already used this turn."""
     phase = state[PHASE]
@@ -169,7 +174,7 @@ def open_setup(state):
     _update_legal(state)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def apply_action(state, action):
     """Apply a legal ``action`` of the seat to act, in place."""
     state[N_DECISIONS] += 1
@@ -212,7 +217,7 @@ def _setup_bouquet(state, seat):
     _to_bouquet(state, seat, card)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _start_turn(state):
     state[USED_KIND] = KIND_NONE
     state[PHASE] = FIRST_DRAW
@@ -221,7 +226,7 @@ def _start_turn(state):
         show_private(state, state[TURN])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _draw(state):
     """Turn up the top card for the seat to act, or end the game when the pile is empty."""
     if state[TOP] >= state[DECK_N]:
@@ -237,7 +242,7 @@ def _draw(state):
     state[DECK_LEFT] -= 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _resolve(state, action):
     """Resolve the drawn card with ``action``, then draw again or pass the turn."""
     seat = state[TURN]
@@ -262,7 +267,7 @@ def _resolve(state, action):
     _start_turn(state)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _to_bouquet(state, seat, card):
     variety = variety_of(card)
     state[BOUQUET + seat * N_TYPES + card] += 1
@@ -270,7 +275,7 @@ def _to_bouquet(state, seat, card):
     state[BQ_VALUE + seat * N_VARIETIES + variety] += value_of(card)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _to_secret(state, seat, card):
     state[PILE + state[SECRET_SIZE]] = card
     state[SECRET_SIZE] += 1
@@ -279,7 +284,7 @@ def _to_secret(state, seat, card):
         state[OWN_SECRET + card] += 1  # keep the private view of the seat to act in step
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def add_faceup(state, variety, value):
     """Add a face-up card to the festival (rules §4.2): the variety's new total goes before
     the first stack whose total is equal or lower, so the card just played wins ties."""
@@ -358,7 +363,7 @@ def _chance_draw(state):
         state[CHANCE] = REVEAL
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _private_view(state, seat, out):
     """Write ``seat``'s private view slots (own secret cards, setup pair) into ``out``."""
     for t in range(N_TYPES):
@@ -368,7 +373,7 @@ def _private_view(state, seat, out):
     out[HAND + 1] = state[DEALT + 2 * seat + 1] if choosing else -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def show_private(state, seat):
     """Fill the private view slots of the state for ``seat`` (the seat to act, in the loop)."""
     state[SEAT] = seat

@@ -210,7 +210,7 @@ def new_state() -> np.ndarray:
     return np.zeros(STATE_SIZE, np.int64)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _fill_deck(rules_vec, state):
     """Lay the whole deck (every variety and value, as many copies as the rules say) in
     ``DECK``; return its size."""
@@ -222,7 +222,7 @@ def _fill_deck(rules_vec, state):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _seed_festival(rules_vec, state, top, end, key):
     """Draw the two festival cards from ``DECK[top:end]`` (rules §3.5); return ``(top, key)``.
 
@@ -259,7 +259,7 @@ def deal(rules_vec, root_seed, game_index, first_player, state):
     deal_keyed(rules_vec, game_key(root_seed, game_index), first_player, state)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def deal_keyed(rules_vec, game, first_player, state):
     """Shuffle, remove, seed the festival and deal two cards a seat, for the game keyed
     ``game``. ``first_player`` is a seat or ``RANDOM_FIRST`` (then the rules' seat, else a draw).
@@ -340,7 +340,7 @@ def set_deal(rules_vec, start, dealt, deck, removed, first_player, reveal_key, s
     state[REVEAL_KEY] = reveal_key
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _start(rules_vec, state, top, end, first_player):
     """Reset the slots before ``START`` for a game about to begin its setup (the caller sets
     the festival's start, :func:`seed_order`, and ``DEALT`` afterwards)."""
@@ -361,7 +361,7 @@ def _start(rules_vec, state, top, end, first_player):
     state[CHANCE] = NO_CHANCE
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def unused_of(rules_vec, turn_cards):
     """Cards at the bottom of a pile of ``turn_cards`` that are never drawn (rules
     ``game_end``): the rest of an incomplete round, a last odd card, or none."""
@@ -373,7 +373,7 @@ def unused_of(rules_vec, turn_cards):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _copy_rules(rules_vec, state):
     for r in range(N_RANKS):
         state[GIVE_BONUS + r] = rules_vec[R_GIVE + r]
@@ -390,7 +390,7 @@ def _copy_rules(rules_vec, state):
         state[COPIES + t] = rules_vec[R_COPIES + t]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def seed_order(state):
     """Festival ranks from the two start cards (the first-drawn tie rule already applied)."""
     for r in range(N_RANKS):

@@ -12,7 +12,7 @@ from tulips_sim.state import (
 )
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def decide(obs, params, rng):
     """Take the legal action that scores the most points now, picking uniformly among equally
     good ones (so no receiver of gifts is favoured). At setup, put the higher card in the

@@ -221,7 +221,7 @@ def _best_ahead(obs, params, seat, card, rng):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def decide(obs, params, rng):
     """Like greedy, take the most points now, but give only to the rival with the fewest cards of
     that variety, value keeping a card of a top-three variety that leaves me leading its

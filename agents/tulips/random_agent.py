@@ -9,7 +9,7 @@ from tulips_sim.state import (
 )
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def decide(obs, params, rng):
     """Choose uniformly among the legal actions."""
     legal = obs[LEGAL]
