@@ -84,6 +84,9 @@ class Family:
     # table file it must be given (``table=FILE``): the array's address rides in NET_SLOT
     table: object = None
     probabilities: object = None  # its action probabilities, if known (contract.PROBS_SIG)
+    # its entry is generated from ``decide`` alone (``agents/templates/entry.py``), so a table
+    # of this family alone plays in the loop that calls it directly (``block._loop``)
+    plain_entry: bool = False
 
     def __post_init__(self) -> None:
         if len(self.defaults) > MAX_PARAMS:
@@ -106,12 +109,12 @@ class Family:
         ``n_features`` if it reads a network, shipped in ``nets``); its entry for the compiled
         loop is the module's ``decider`` if it has one (to give ``decide`` work space), else
         generated (``agents/templates/entry.py``)."""
-        decider = getattr(module, "decider", None) or entry(game, module.__name__)
+        own = getattr(module, "decider", None)
         return cls(
             name,
             game,
             module.decide,
-            decider,
+            own or entry(game, module.__name__),
             module.PARAMS,
             module.RANGES,
             module.decide.__doc__,
@@ -120,6 +123,7 @@ class Family:
             nets=nets,
             table=getattr(module, "load_table", None),
             probabilities=getattr(module, "probabilities", None),
+            plain_entry=own is None,
         )
 
     def check(self, values: dict[str, float], what: str = "") -> None:
@@ -192,6 +196,7 @@ class Family:
             n_features=self.n_features,
             nets=self.nets,
             probabilities=self.probabilities,
+            plain_entry=self.plain_entry,
         )
 
     def entry(self):

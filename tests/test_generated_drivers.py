@@ -78,6 +78,7 @@ def test_a_second_process_loads_every_generated_driver_from_the_cache():
     assert {"loop", "vector", "flatmc", "ismcts", "flatmc_net", "ismcts_net"} <= kinds
     assert any("__selfplay_hook" in key for key in report)
     assert any("__events_hook" in key for key in report)
+    assert any("loop__ask__" in key for key in report)  # a table of one family: direct calls
     missed = {key: counts for key, counts in report.items() if counts[1] or not counts[0]}
     assert not missed, f"compiled again in the second process: {missed}"
 
@@ -184,3 +185,32 @@ def test_a_hook_variant_is_the_template_with_its_hook_line_changed():
     assert text == template.replace(generate.HOOK_LINE, "from .events_hook import ")
     with pytest.raises(ValueError, match="no hook line"):
         generate.driver("geschenkt", "vector", hook="events_hook")
+
+
+@pytest.mark.parametrize("name", ["geschenkt", "tulips"])
+def test_a_table_of_one_plain_family_plays_the_pointer_loops_games(name, monkeypatch):
+    """Every seat one built-in family with a generated entry: the loop that calls the entry
+    directly (``block._loop``) plays the games of the loop of pointer entries, row for row."""
+    from agents.drivers import block
+    from agents.registry import builtins, parse_list
+    from giftsim.game import load_game
+
+    game = load_game(name)
+    plain = [f.name for f in builtins(name) if f.plain_entry and not f.table]
+    assert {"greedy", "random"} <= set(plain)
+    rules = game.rules(n_players=4)
+    pointer_loop = generate.driver(name, "loop")
+    for spec in plain:
+        agents = parse_list([spec] * 4, name)
+        assert block._loop(game, agents).__name__.endswith("__ask__" + _entry_tag(agents[0]))
+        direct = block.play_block(game, rules, agents, 5, 0, 300)
+        with monkeypatch.context() as patched:
+            patched.setattr(block, "_loop", lambda game, agents: pointer_loop)
+            through_pointers = block.play_block(game, rules, agents, 5, 0, 300)
+        assert (direct == through_pointers).all(), spec
+    mixed = parse_list(["greedy", "random", "greedy", "greedy"], name)
+    assert block._loop(game, mixed) is pointer_loop
+
+
+def _entry_tag(agent) -> str:
+    return agent.family.decider.py_func.__module__.replace(".", "_")

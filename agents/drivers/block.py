@@ -32,13 +32,26 @@ def play_block(
     decisions, winners' mask, and each round's scores in a match) of games (matches, with
     ``rules.rounds > 1``) ``first_index ..`` of ``root_seed``. ``first_player``: ``"rotate"``
     (game i starts at seat i mod n), ``"random"`` or a seat."""
-    kernel = driver(game.name, "loop").play_games
+    kernel = _loop(game, agents).play_games
     announce(f"the {game.title} game loop", kernel, agents)
     out = np.zeros((n_games, game.row_width(rules)), np.int64)
     seating = _seating(game, rules, agents, secret)
     call = _Call(kernel, rules, root_seed, secret, first_player, seating)
     call(first_index, out, None)
     return out
+
+
+def _loop(game: Game, agents):
+    """The game loop for ``agents``: where every seat plays one built-in family whose entry is
+    generated from its ``decide`` (the one-ply heuristics, whose decisions cost about as much
+    as the call), the variant that calls that entry directly, so LLVM inlines the agent into
+    the loop (the same games); else the loop of pointer entries, one compilation for every
+    seating."""
+    deciders = {agent.family.decider for agent in agents}
+    family = agents[0].family
+    if len(deciders) == 1 and family.builtin and family.plain_entry:
+        return driver(game.name, "loop", ask=family.decider.py_func.__module__)
+    return driver(game.name, "loop")
 
 
 def recorded_block(game: Game, rules, agents, root_seed, first_index, n_games, recording, secret=0):

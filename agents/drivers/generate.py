@@ -18,7 +18,10 @@ whose code is outside ``giftsim.source_hash``, still gets a fresh cache when it 
 
 Variants: a template may name its *hook* on one marked line (the game loop's ``from .no_hook
 import``); :func:`driver` with ``hook=`` writes a copy that imports another hook module (the
-self-play recorder, the event recorder), so a hook costs the plain loop nothing.
+self-play recorder, the event recorder), so a hook costs the plain loop nothing. The game loop
+also names how it asks an agent (``from .ask_entry import``): with ``ask=`` (the module of a
+family's entry) the copy calls that entry directly (``ask_family.py``), for tables where every
+seat plays that family.
 """
 
 import hashlib
@@ -34,17 +37,34 @@ from giftsim.game import GAMES, load_game
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 HOOK_LINE = "from .no_hook import "  # the marked line of a template that names its hook
+ASK_LINE = "from .ask_entry import "  # the game loop's marked line that names how it asks
 FAMILY_LINE = "from .family import "  # the entry template's import of its family's decide
 PREFIX = "giftsim_drivers_"  # generated packages are named PREFIX + game
 
 
-def driver(game: str, kind: str, hook: str | None = None) -> types.ModuleType:
+def driver(game: str, kind: str, hook: str | None = None, ask: str | None = None):
     """The compiled driver ``kind`` (a template's name) of ``game``; with ``hook``, the
-    variant whose hook line imports the hook template ``hook`` instead of ``no_hook``."""
+    variant whose hook line imports the hook template ``hook`` instead of ``no_hook``; with
+    ``ask`` (the module of a family's entry ``decider``), the variant that asks every seat
+    through that entry, called directly."""
     pkg = package(game)
-    name = kind if hook is None else f"{kind}__{hook}"
+    folder = Path(pkg.__path__[0])
+    name, text = kind, (TEMPLATES / f"{kind}.py").read_text()
     if hook is not None:
-        _write(Path(pkg.__path__[0]) / f"{name}.py", _hooked(kind, hook))
+        name += f"__{hook}"
+        text = _marked(
+            text, HOOK_LINE, f"from .{hook} import ", f"template {kind!r} has no hook line"
+        )
+    if ask is not None:
+        asker = "ask__" + ask.replace(".", "_")
+        family = (TEMPLATES / "ask_family.py").read_text()
+        _write(folder / f"{asker}.py", _marked(family, FAMILY_LINE, f"from {ask} import "))
+        name += f"__{asker}"
+        text = _marked(
+            text, ASK_LINE, f"from .{asker} import ", f"template {kind!r} has no ask line"
+        )
+    if name != kind:
+        _write(folder / f"{name}.py", text)
     return importlib.import_module(f"{pkg.__name__}.{name}")
 
 
@@ -80,8 +100,8 @@ def package(game: str) -> types.ModuleType:
 
 def templates() -> list[Path]:
     """The template files (every module of ``agents/templates/`` but the stubs ``game.py`` and
-    ``family.py`` and the per-family ``entry.py``)."""
-    skip = {"__init__.py", "game.py", "family.py", "entry.py"}
+    ``family.py`` and the per-family ``entry.py`` and ``ask_family.py``)."""
+    skip = {"__init__.py", "game.py", "family.py", "entry.py", "ask_family.py"}
     return sorted(p for p in TEMPLATES.glob("*.py") if p.name not in skip)
 
 
@@ -117,11 +137,6 @@ def binding_text(game: str) -> str:
             lines.append(f"{name} = _{source}.{attribute}")
     lines.append("event = event if event is not None else _no_event")
     return "\n".join(lines) + "\n"
-
-
-def _hooked(kind: str, hook: str) -> str:
-    text = (TEMPLATES / f"{kind}.py").read_text()
-    return _marked(text, HOOK_LINE, f"from .{hook} import ", f"template {kind!r} has no hook line")
 
 
 def _marked(text: str, line: str, replacement: str, missing: str = "no marked line") -> str:

@@ -17,7 +17,9 @@ and ``result_row`` adds each round in.
 
 The hook (the marked import below; ``agents.drivers.generate.driver(..., hook=...)``) sees
 every game and action: the plain loop's hooks do nothing and compile away; the self-play
-recorder and the event recorder are variants of this text.
+recorder and the event recorder are variants of this text. So is the loop of a table where
+every seat plays one built-in family (the marked ``ask`` import: ``ask_entry.py``), which calls
+that family's entry directly instead of through the tuple of pointers.
 """
 
 import numpy as np
@@ -28,6 +30,7 @@ from giftsim.contract import MAX_PARAMS, SCRATCH_WORK, address, first_seat
 from giftsim.game import N_PLAYERS
 from giftsim.rng import agent_stream, game_key
 
+from .ask_entry import ask
 from .game import (
     MAX_PLAYERS,
     OBS_SIZE,
@@ -84,7 +87,9 @@ def play_games(rules_vec, root_seed, secret, first_index, policy, entries, param
                         observe(state, seat, obs)
                         view = shown
                     row, own = address(flat_params, seat * MAX_PARAMS), seat * SCRATCH_STRIDE
-                    action = entries[seat](view, row, address(rngs, seat), address(scratch, own))
+                    action = ask(
+                        entries, seat, view, row, address(rngs, seat), address(scratch, own)
+                    )
                     if action < 0 or action > 62 or not (mask >> action) & 1:
                         return -1 - g
                     action = decided(hook, state, seat, action, mask, g)

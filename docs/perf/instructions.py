@@ -9,12 +9,14 @@ cache loading and the warm-up game cancel). Method and results: ``docs/perf/READ
 
 plays one warm-up game, then ``GAMES`` games of ``AGENT`` in every seat (seed 1), as
 ``giftsim bench`` times them. ``AGENT`` ``engine`` plays the engine alone instead: a kernel of
-the game's verbs that takes the first legal action at every step, no agent and no loop. Run
+the game's verbs that takes the first legal action at every step, no agent and no loop;
+``fused`` plays the same all-``greedy`` games through ``fused_loops.py``'s hand-fused loop. Run
 it under valgrind once with a few games first: Numba caches code per CPU, and valgrind's CPU
 is not the host's, so the first run compiles.
 """
 
 import sys
+from pathlib import Path
 
 import numpy as np
 from numba import njit
@@ -56,6 +58,13 @@ def main(game: str, agent: str, players: int, n_games: int) -> None:
         run, rules_vec, out = engine_kernel(game), rules.to_array(), np.zeros((1, 64), np.int64)
         run(rules_vec, 1, out)
         run(rules_vec, n_games, out)
+        return
+    if agent == "fused":
+        sys.path.insert(0, str(Path(__file__).parent))
+        from fused_loops import fused_rows
+
+        fused_rows(game, players, 1)
+        fused_rows(game, players, n_games)
         return
     play(game, [agent] * players, 1, rules=rules, as_frame=False)
     play(game, [agent] * players, n_games, rules=rules, seed=1, as_frame=False)
