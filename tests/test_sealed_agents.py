@@ -197,8 +197,13 @@ def test_only_the_secret_stops_a_search_over_small_seeds():
 BOUNDS_CHECKED_RUN = """
 import sys
 import traceback
+from agents.drivers import block, generate
 from experiments.batch import play
 from giftsim.game import load_game
+# Every table through the loop of pointer entries, compiled once for the group: a table of one
+# one-ply family would otherwise compile a loop of its own (block._loop), without a cache here.
+# Both loops call the same entry with the same view (tests/test_generated_drivers.py).
+block._loop = lambda game, agents: generate.driver(game.name, "loop")
 game, specs, tables = sys.argv[1], sys.argv[2].split(";"), [int(n) for n in sys.argv[3:]]
 for spec in specs:
     for n in tables:
