@@ -24,6 +24,7 @@ family's entry) the copy calls that entry directly (``ask_family.py``), for tabl
 seat plays that family.
 """
 
+import functools
 import hashlib
 import importlib
 import importlib.util
@@ -42,12 +43,15 @@ FAMILY_LINE = "from .family import "  # the entry template's import of its famil
 PREFIX = "giftsim_drivers_"  # generated packages are named PREFIX + game
 
 
+@functools.cache
 def driver(game: str, kind: str, hook: str | None = None, ask: str | None = None):
     """The compiled driver ``kind`` (a template's name) of ``game``; with ``hook``, the
     variant whose hook line imports the hook template ``hook`` instead of ``no_hook``; with
     ``ask`` (the module of a family's entry ``decider``), the variant that asks every seat
-    through that entry, called directly."""
+    through that entry, called directly. Kept per process: a block's call reads no file."""
     pkg = package(game)
+    if hook is None and ask is None:
+        return importlib.import_module(f"{pkg.__name__}.{kind}")
     folder = Path(pkg.__path__[0])
     name, text = kind, (TEMPLATES / f"{kind}.py").read_text()
     if hook is not None:
@@ -63,11 +67,11 @@ def driver(game: str, kind: str, hook: str | None = None, ask: str | None = None
         text = _marked(
             text, ASK_LINE, f"from .{asker} import ", f"template {kind!r} has no ask line"
         )
-    if name != kind:
-        _write(folder / f"{name}.py", text)
+    _write(folder / f"{name}.py", text)
     return importlib.import_module(f"{pkg.__name__}.{name}")
 
 
+@functools.cache
 def entry(game: str, family_module: str):
     """The compiled loop's entry of the hand-written family whose ``decide`` is in the module
     ``family_module`` (``agents/templates/entry.py``, its family line importing that module)."""

@@ -3,11 +3,13 @@
 from numba import njit
 
 from agents.tulips.features import immediate_points, is_legal
+from giftsim.bits import lowest_bit
 from giftsim.rng import next_below
-from tulips_sim.rules import NUM_ACTIONS, SETUP_FIRST, SETUP_SECOND
+from tulips_sim.rules import SETUP_FIRST, SETUP_SECOND
 from tulips_sim.state import (
     DRAWN,
     HAND,
+    LEGAL,
     value_of,
 )
 
@@ -22,15 +24,17 @@ def decide(obs, params, rng):
         return SETUP_SECOND if higher_second else SETUP_FIRST
     card = obs[DRAWN]
     best, best_points, ties = -1, -1, 0
-    for action in range(NUM_ACTIONS):
-        if is_legal(obs, action):
-            points = immediate_points(obs, action, card)
-            if points > best_points:
-                best, best_points, ties = action, points, 1
-            elif points == best_points:
-                ties += 1  # reservoir sampling: each tied action is kept with chance 1/ties
-                if next_below(rng, ties) == 0:
-                    best = action
+    legal = obs[LEGAL]
+    while legal != 0:  # the legal actions, lowest first
+        action = lowest_bit(legal)
+        legal &= legal - 1
+        points = immediate_points(obs, action, card)
+        if points > best_points:
+            best, best_points, ties = action, points, 1
+        elif points == best_points:
+            ties += 1  # reservoir sampling: each tied action is kept with chance 1/ties
+            if next_below(rng, ties) == 0:
+                best = action
     return best
 
 
