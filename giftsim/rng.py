@@ -39,9 +39,11 @@ _LOW32 = np.uint64(0xFFFFFFFF)
 _TWO32 = np.uint64(1 << 32)
 _TWO_M53 = 1.0 / 9007199254740992.0
 
-DEAL_STREAM = 0
-REVEAL_STREAM = 7  # kept from before agents' streams were sealed: Tulips deals stay as they were
-EXPLORE_STREAM = 9
+# Stream numbers are NumPy integers, not Python ints: Numba types a Python int global as a
+# literal and compiles a callee once more for each literal it is passed (a cold start pays it).
+DEAL_STREAM = np.int64(0)
+REVEAL_STREAM = np.int64(7)  # kept from before agents' streams were sealed: Tulips deals as before
+EXPLORE_STREAM = np.int64(9)
 # SipHash's initial constants, "somepseudorandomlygeneratedbytes" as four words
 _SIP_C0 = np.uint64(0x736F6D6570736575)
 _SIP_C1 = np.uint64(0x646F72616E646F6D)

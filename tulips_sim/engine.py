@@ -176,19 +176,37 @@ def open_setup(state):
 
 @njit(cache=True, inline="always")
 def apply_action(state, action):
-    """Apply a legal ``action`` of the seat to act, in place."""
+    """Apply a legal ``action`` of the seat to act, in place: a setup choice, or the drawn
+    card put away; then the next card is drawn, for this seat or the next one. The draw has
+    this one call, so each inlined copy of the step compiles the draw and the game's end once."""
     state[N_DECISIONS] += 1
     if state[PHASE] == SETUP:
-        _setup_choice(state, action)
+        if _setup_choice(state, action):
+            _update_legal(state)
+            return
+        new_turn = True
     else:
-        _resolve(state, action)
+        _put_away(state, action)
+        new_turn = state[PHASE] == SECOND_DRAW
+        if new_turn:
+            state[TURN] = state[TURN] + 1 if state[TURN] + 1 < state[N_PLAYERS] else 0
+        else:
+            state[USED_KIND] = kind_of(action)
+            state[PHASE] = SECOND_DRAW
+    if new_turn:
+        state[USED_KIND] = KIND_NONE
+        state[PHASE] = FIRST_DRAW
+    _draw(state)
+    if new_turn and state[TURN] >= 0:  # neither over nor at explicit chance's end-game reveal
+        show_private(state, state[TURN])
     _update_legal(state)
 
 
 @njit(cache=True)
 def _setup_choice(state, action):
     """Record a seat's setup choice; its secret card goes in now, its bouquet card now (rules
-    ``setup="in_turn"``) or with everyone's after the last choice (``"simultaneous"``)."""
+    ``setup="in_turn"``) or with everyone's after the last choice (``"simultaneous"``).
+    Whether a seat is still to choose (else the first seat's turn begins)."""
     seat = state[TURN]
     pick = 0 if action == SETUP_FIRST else 1
     state[PENDING + seat] = state[DEALT + 2 * seat + pick]
@@ -198,14 +216,14 @@ def _setup_choice(state, action):
     if seat + 1 < state[N_PLAYERS]:
         state[TURN] = seat + 1
         show_private(state, seat + 1)
-        return
+        return True
     if not state[SETUP_OPEN]:
         for s in range(state[N_PLAYERS]):
             _setup_bouquet(state, s)
     state[HAND] = -1
     state[HAND + 1] = -1
     state[TURN] = state[FIRST]
-    _start_turn(state)
+    return False
 
 
 @njit(cache=True)
@@ -215,15 +233,6 @@ def _setup_bouquet(state, seat):
     if state[SETUP_SCORES]:
         state[KEEP_POINTS + seat] += state[KEEP_PTS + state[RANK + variety_of(card)] - 1]
     _to_bouquet(state, seat, card)
-
-
-@njit(cache=True, inline="always")
-def _start_turn(state):
-    state[USED_KIND] = KIND_NONE
-    state[PHASE] = FIRST_DRAW
-    _draw(state)
-    if state[TURN] >= 0:  # neither over nor at explicit chance's end-game reveal
-        show_private(state, state[TURN])
 
 
 @njit(cache=True, inline="always")
@@ -243,8 +252,9 @@ def _draw(state):
 
 
 @njit(cache=True, inline="always")
-def _resolve(state, action):
-    """Resolve the drawn card with ``action``, then draw again or pass the turn."""
+def _put_away(state, action):
+    """Put the drawn card where ``action`` says: the seat's bouquet, the festival face up or
+    in secret, or another seat's bouquet."""
     seat = state[TURN]
     card = state[DRAWN]
     rank = state[RANK + variety_of(card)]
@@ -258,13 +268,6 @@ def _resolve(state, action):
     else:
         state[GIVE_POINTS + seat] += value_of(card) + state[GIVE_BONUS + rank - 1]
         _to_bouquet(state, action - GIVE, card)
-    if state[PHASE] == FIRST_DRAW:
-        state[USED_KIND] = kind_of(action)
-        state[PHASE] = SECOND_DRAW
-        _draw(state)
-        return
-    state[TURN] = seat + 1 if seat + 1 < state[N_PLAYERS] else 0
-    _start_turn(state)
 
 
 @njit(cache=True, inline="always")
@@ -358,7 +361,7 @@ def _chance_draw(state):
     state[TURN] = -1
     state[USED_KIND] = KIND_NONE
     if min(state[N_REVEALED], size) == 0:
-        end_game(state, 0)
+        end_game(state, np.int64(0))  # not a literal 0: see giftsim/rng.py
     else:
         state[CHANCE] = REVEAL
 

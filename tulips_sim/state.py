@@ -246,7 +246,7 @@ def _seed_festival(rules_vec, state, top, end, key):
     if value_of(first) == value_of(second):
         first_wins = True
         if rules_vec[R_SEED_RANDOM]:
-            coin, key = below_keyed(key, 2)
+            coin, key = below_keyed(key, np.int64(2))  # not a literal 2: see giftsim/rng.py
             first_wins = coin == 0
     state[START] = first if first_wins else second
     state[START + 1] = second if first_wins else first
