@@ -52,6 +52,7 @@ _SIP_C3 = np.uint64(0x7465646279746573)
 _SIP_FF = np.uint64(0xFF)
 _SIP_LEN = np.uint64(8 << 56)  # the length byte of a one-word message
 _SECRET_K1 = np.uint64(0x243F6A8885A308D3)  # second key word: the secret's bits, offset by pi
+_S64, _R13, _R16, _R17, _R21, _R32 = (np.uint64(b) for b in (64, 13, 16, 17, 21, 32))  # rotations
 
 
 @njit(cache=True)
@@ -75,23 +76,25 @@ def stream_from(key, stream):
     return mix64(key + GOLDEN * np.uint64(stream + 1))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _rotl(x, b):
-    return (x << np.uint64(b)) | (x >> np.uint64(64 - b))
+    """``x`` rotated left by ``b`` bits (compiled once: ``b`` is one of the ``_R*`` NumPy ints,
+    not a literal; LLVM inlines it)."""
+    return (x << b) | (x >> (_S64 - b))
 
 
 @njit(cache=True, inline="always")
 def _sip_round(v0, v1, v2, v3):
     v0 += v1
-    v1 = _rotl(v1, 13) ^ v0
-    v0 = _rotl(v0, 32)
+    v1 = _rotl(v1, _R13) ^ v0
+    v0 = _rotl(v0, _R32)
     v2 += v3
-    v3 = _rotl(v3, 16) ^ v2
+    v3 = _rotl(v3, _R16) ^ v2
     v0 += v3
-    v3 = _rotl(v3, 21) ^ v0
+    v3 = _rotl(v3, _R21) ^ v0
     v2 += v1
-    v1 = _rotl(v1, 17) ^ v2
-    v2 = _rotl(v2, 32)
+    v1 = _rotl(v1, _R17) ^ v2
+    v2 = _rotl(v2, _R32)
     return v0, v1, v2, v3
 
 
