@@ -42,11 +42,13 @@ from numba.core.imputils import impl_ret_borrowed
 from numba.extending import intrinsic
 
 MAX_PARAMS = 8
-# A seat's scratch row holds OBS_SIZE + STATE_SIZE + SCRATCH_WORK int64 slots: a user agent's
-# copy of its observation, then zeros a built-in may use as work space (so that its decisions
-# allocate nothing): room for a second state and a few vectors (the Tulips ``learned`` agent
-# draws one world and applies each action to a copy of it).
+# A seat's scratch row holds OBS_SIZE + STATE_SIZE + SCRATCH_WORK int64 slots, rounded up to
+# whole cache lines (``scratch_size``): a user agent's copy of its observation, then zeros a
+# built-in may use as work space (so that its decisions allocate nothing): room for a second
+# state and a few vectors (the Tulips ``learned`` agent draws one world and applies each action
+# to a copy of it).
 SCRATCH_WORK = 1280
+LINE = 8  # int64 slots in a 64-byte cache line
 # entry(obs, params, rng, scratch): the observation, the seat's parameter row, its random word,
 # and its own scratch row (where a user agent's entry copies the observation).
 DECIDER_SIG = types.int64(
@@ -64,6 +66,14 @@ PROBS_SIG = types.boolean(types.int64[::1], types.float64[::1], types.float64[::
 # Seat policy for the first player of game i in a batch (seats >= 0 are fixed seats).
 FIRST_RANDOM = -1
 FIRST_ROTATE = -2
+
+
+def scratch_size(obs_size: int, state_size: int) -> int:
+    """Slots of a seat's scratch row (``OBS_SIZE + STATE_SIZE + SCRATCH_WORK``), rounded up to
+    whole cache lines, so that every seat's row in a table of rows starts at the same place
+    relative to the cache lines as the first (a row that straddles them makes a built-in's
+    copies of a state dearer)."""
+    return -(-(obs_size + state_size + SCRATCH_WORK) // LINE) * LINE
 
 
 @intrinsic

@@ -9,7 +9,7 @@ from agents.drivers.block import recorded_block
 from agents.kernels import net
 from agents.registry import parse
 from agents.tulips import learned
-from giftsim.contract import MAX_PARAMS, SCRATCH_WORK
+from giftsim.contract import MAX_PARAMS, scratch_size
 from tests.kits import kit_of
 from tulips_sim.engine import (
     apply_action,
@@ -272,7 +272,7 @@ def test_learned_takes_the_action_whose_afterstate_the_network_values_most(playe
 
 
 def test_the_work_space_fits_the_scratch_row_at_every_player_count():
-    row = OBS_SIZE + STATE_SIZE + SCRATCH_WORK
+    row = scratch_size(OBS_SIZE, STATE_SIZE)
     floats = 2 * learned.n_features(6) + net.MAX_HIDDEN
     assert learned.WORK_INTS + floats <= row
 

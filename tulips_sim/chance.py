@@ -54,6 +54,7 @@ from tulips_sim.rules import (
 from tulips_sim.state import (
     CHANCE,
     COIN,
+    COIN_SIDES,
     COPIES,
     DEAL,
     DEALT,
@@ -116,7 +117,7 @@ def chance_outcomes(state, weights):
     module docstring); return the number of outcome ids written."""
     kind = state[CHANCE]
     if kind in (COIN, FIRST_SEAT):
-        count = 2 if kind == COIN else state[N_PLAYERS]
+        count = COIN_SIDES if kind == COIN else state[N_PLAYERS]
         for k in range(count):
             weights[k] = 1
         return count
@@ -137,7 +138,7 @@ def next_outcome(state):
     or what the deal's streams draw (the coin, the first seat, the revealed position)."""
     kind = state[CHANCE]
     if kind in (COIN, FIRST_SEAT):
-        count = 2 if kind == COIN else state[N_PLAYERS]
+        count = COIN_SIDES if kind == COIN else state[N_PLAYERS]
         return below_keyed(np.uint64(state[OPEN_KEY]), count)[0]
     if kind == REVEAL:
         i = state[OPEN_STEP]
@@ -167,7 +168,7 @@ def apply_chance(state, outcome):
     if kind == REVEAL:
         _reveal(state, outcome)
     elif kind == COIN:
-        _advance(state, 2)
+        _advance(state, COIN_SIDES)
         _place_start(state, outcome == 0)
     elif kind == FIRST_SEAT:
         _advance(state, state[N_PLAYERS])

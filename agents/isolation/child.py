@@ -160,7 +160,7 @@ def _server(start: dict, agent, block_fd: int):
     from agents.isolation.protocol import Block
     from agents.isolation.serve import fault_of, python_server, serve
     from agents.kernels.lanes import entry_addresses
-    from giftsim.contract import SCRATCH_WORK
+    from giftsim.contract import scratch_size
     from giftsim.game import load_game
 
     game = load_game(start["game"])
@@ -170,7 +170,7 @@ def _server(start: dict, agent, block_fd: int):
         return python_server(agent.family.decide, block, params)
     entry = agent.family.entry()
     address = entry_addresses([entry])[0]
-    scratch = np.zeros(game.obs_size + game.state_size + SCRATCH_WORK, np.int64)
+    scratch = np.zeros(scratch_size(game.obs_size, game.state_size), np.int64)
     arrays = (block.flat, block.words, block.actions, params, scratch, game.obs_size)
     serve(address, np.zeros_like(block.header), *arrays)  # no decision: compiles (or loads)
 

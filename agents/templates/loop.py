@@ -26,7 +26,7 @@ import numpy as np
 from numba import njit
 
 from giftsim.bits import lowest_bit
-from giftsim.contract import MAX_PARAMS, SCRATCH_WORK, address, first_seat
+from giftsim.contract import MAX_PARAMS, address, first_seat, scratch_size
 from giftsim.game import N_PLAYERS
 from giftsim.rng import agent_stream, game_key
 
@@ -48,7 +48,7 @@ from .game import (
 )
 from .no_hook import acted, decided, ended, has_room, started
 
-SCRATCH_STRIDE = OBS_SIZE + STATE_SIZE + SCRATCH_WORK  # a seat's row: a user agent's copy, zeros
+SCRATCH_STRIDE = scratch_size(OBS_SIZE, STATE_SIZE)  # a seat's row: a user agent's copy, zeros
 
 
 @njit(cache=True)

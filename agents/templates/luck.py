@@ -37,7 +37,7 @@ from numba import njit
 
 from agents.kernels.net import first_layer, output
 from giftsim.bits import lowest_bit
-from giftsim.contract import MAX_PARAMS, SCRATCH_WORK, address, first_seat
+from giftsim.contract import MAX_PARAMS, address, first_seat, scratch_size
 from giftsim.game import N_PLAYERS
 from giftsim.rng import agent_stream, game_key
 
@@ -67,7 +67,7 @@ from .game import (
 )
 from .leaf import VIEW, WORK, after_shares, new_space
 
-SCRATCH_STRIDE = OBS_SIZE + STATE_SIZE + SCRATCH_WORK  # a seat's row (as in loop.py)
+SCRATCH_STRIDE = scratch_size(OBS_SIZE, STATE_SIZE)  # a seat's row (as in loop.py)
 DECISIONS = 0  # luck[g, DECISIONS]: the decisions' corrections; chance events of kind k at k
 VALUE_STREAM = 0x1234567  # the fixed stream from which afterstates that sample draw a world
 # The work space (work_space): a state to resolve outcomes in; the unscaled values, the values

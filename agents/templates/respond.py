@@ -28,7 +28,7 @@ import numpy as np
 from numba import njit
 
 from giftsim.bits import lowest_bit
-from giftsim.contract import MAX_PARAMS, SCRATCH_WORK, address, first_seat
+from giftsim.contract import MAX_PARAMS, address, first_seat, scratch_size
 from giftsim.game import N_PLAYERS
 from giftsim.rng import agent_stream, game_key, next_u64
 
@@ -49,7 +49,7 @@ from .game import (
     world,
 )
 
-SCRATCH_STRIDE = OBS_SIZE + STATE_SIZE + SCRATCH_WORK  # a seat's scratch row, as the loop's
+SCRATCH_STRIDE = scratch_size(OBS_SIZE, STATE_SIZE)  # a seat's scratch row, as the loop's
 WORLD_STREAM = MAX_PLAYERS  # the stream number of a rollout's world (seats use 0 .. n-1)
 SHARE, FIELD_SHARE, ROLLED = 0, 1, 2  # the columns of a row of ``out``
 

@@ -33,7 +33,7 @@ from agents.kernels.lanes import entry_addresses
 from agents.registry import load_module, parse
 from experiments.runner import run
 from experiments.schedule import field_design
-from giftsim.contract import SCRATCH_WORK
+from giftsim.contract import scratch_size
 from giftsim.game import load_game
 
 HERE = Path(__file__).resolve().parent
@@ -75,7 +75,7 @@ def in_process(agent, rows: np.ndarray, words: np.ndarray) -> tuple[float, float
     header = np.zeros(8, np.int64)
     header[1] = len(rows)
     actions = np.zeros(len(rows), np.int64)
-    scratch = np.zeros(definition.obs_size + definition.state_size + SCRATCH_WORK, np.int64)
+    scratch = np.zeros(scratch_size(definition.obs_size, definition.state_size), np.int64)
     params, flat = agent.param_row(4), rows.ravel().copy()
     times = np.zeros((201, 2))
     for i in range(201):  # the first warms up

@@ -35,14 +35,14 @@ from agents.drivers.generate import package
 from agents.drivers.slow import ask, seat_streams
 from agents.registry import parse_list
 from giftsim.bits import lowest_bit
-from giftsim.contract import MAX_PARAMS, SCRATCH_WORK, address
+from giftsim.contract import MAX_PARAMS, address, scratch_size
 from giftsim.game import N_PLAYERS, load_game
 from giftsim.rng import GOLDEN, game_key, mix64, next_below
 
 PLAYERS = 4
 GAME = sys.argv[1] if __name__ == "__main__" else "geschenkt"
 G = importlib.import_module(package(GAME).__name__ + ".game")  # the game's compiled verbs
-STRIDE = G.OBS_SIZE + G.STATE_SIZE + SCRATCH_WORK  # a seat's scratch row, as in the loops
+STRIDE = scratch_size(G.OBS_SIZE, G.STATE_SIZE)  # a seat's scratch row, as in the loops
 
 
 @njit
