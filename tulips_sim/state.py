@@ -173,9 +173,10 @@ CHANCE = SEED_DRAWS + MAX_SEED_DRAWS
 OPEN_KEY = CHANCE + 1
 OPEN_STEP = OPEN_KEY + 1
 SEED_RANDOM = OPEN_STEP + 1
-# Whole 64-byte cache lines (8 slots): a state copied into a work row (``learned`` applies each
-# action to a copy of one world) then starts where the row does relative to the cache lines; at
-# 977 slots every second copy straddled them and ``learned`` decided 8% slower (docs/perf).
+# Whole 64-byte cache lines (8 slots): a state kept after another in a work row (``learned``
+# copies the world it draws into the next state's place for each action) then starts where the
+# first does relative to the lines; at 977 slots it did not, and ``learned`` decided 8% slower
+# (docs/perf/README.md).
 STATE_SIZE = -(-(SEED_RANDOM + 1) // 8) * 8
 
 # The seeding coin's outcomes: a NumPy int, not a literal 2, so that its callees compile once
