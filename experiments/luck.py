@@ -91,23 +91,6 @@ def win_share(deals: pd.DataFrame, by="agent") -> pd.DataFrame:
     return out
 
 
-def long_deals(long: pd.DataFrame) -> pd.DataFrame:
-    """Per-(deal, stratum, agent) sums of a long frame with ``luck`` (``results.long_table`` of
-    rows with luck), as :func:`win_share` takes them."""
-    from experiments.blocks import deal_codes, deal_strata
-
-    deal = deal_codes(long)
-    frame = long.assign(
-        deal=deal,
-        stratum=deal_strata(long, deal)[deal],
-        seats=1,
-        win_sum=long["win"],
-        adjusted_sum=long["win"] - long["luck"],
-    )
-    keys = ["deal", "stratum", "agent"]
-    return frame.groupby(keys, as_index=False)[["seats", "win_sum", "adjusted_sum"]].sum()
-
-
 def field(game, candidate, baseline, n_players, n_games, seed=0, value=SHIPPED, rules=None):
     """``candidate`` against ``n_players - 1`` copies of ``baseline`` on ``n_games`` duplicate
     deals in every seat (``experiments.schedule.field_design``), its luck measured by

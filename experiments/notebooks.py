@@ -77,10 +77,6 @@ def digest(data: bytes) -> str:
     return hashlib.sha1(data).hexdigest()[:16]
 
 
-def _file_digest(path: Path) -> str:
-    return digest(path.read_bytes()) if path.is_file() else "missing"
-
-
 def cells_digest(notebook: dict) -> str:
     """The hash of a notebook's code cells (their sources, in order)."""
     sources = ["".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "code"]

@@ -99,7 +99,6 @@ class _Loop:
         self.params = np.zeros((game.max_players, MAX_PARAMS), np.float64)
         self.entries = np.zeros((game.max_players, 3), np.int64)
         self._trusted(agents, rules.n_players)
-        self.block_width = layout.BLOCK_WIDTH
 
     def _trusted(self, agents, n: int) -> None:
         """The trusted seats' entry addresses and parameter rows."""
