@@ -378,7 +378,7 @@ def table(made: Plan, source) -> pd.DataFrame:
     run, or its results folder."""
     rows = [_cell_row(cell, cell_rows(source, cell.jobs)) for cell in made.cells]
     frame = pd.DataFrame(rows).set_index(["n_players", "agent", "field"]).sort_index()
-    return frame[list(COLUMNS)]
+    return frame.reindex(columns=list(COLUMNS))  # a run of mirrors alone has no share columns
 
 
 def _cell_row(cell: Cell, rows: pd.DataFrame) -> dict:
@@ -519,11 +519,16 @@ def title(made: Plan, found: pd.DataFrame, n: int) -> str:
     """A plot's title: the game, the player count, the fields, the deals per cell and the
     games played at that count."""
     fields = "; ".join(f"{k}: {v}" for k, v in field_words(made, n, short=True).items())
-    games = int(found.xs(n, level="n_players")["games"].sum())
+    part = found.xs(n, level="n_players")
+    games = int(part["games"].sum())
+    what = (
+        "win share of each agent in each field"
+        if part["kind"].eq("field").any()
+        else ("turn-order gap of each agent among its own copies")
+    )
     return (
-        f"{load_game(made.game).title}, {n} players: win share of each agent in each field "
-        f"(95% intervals by deal), {deals_text(found, n)} deals per cell, {games:,} games"
-        f"\nfields: {fields}"
+        f"{load_game(made.game).title}, {n} players: {what} (95% intervals by deal), "
+        f"{deals_text(found, n)} deals per cell, {games:,} games\nfields: {fields}"
     )
 
 

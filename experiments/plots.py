@@ -816,23 +816,26 @@ def gauntlet_chart(data: pd.DataFrame, title: str):
     agent and field, both ordered categoricals). Left: each agent's win share (one colour
     each, 95% intervals) in each field that is not its own copies, fields along x, the fair
     share dashed and labelled. Right, when the table has mirror rows: each agent's turn-order
-    gap among its own copies (last position's win share minus the first's) around 0."""
+    gap among its own copies (last position's win share minus the first's) around 0; that
+    panel alone when every field is the agent's own copies."""
     mirror = data[data["kind"] == "mirror"]
     shares = data[data["kind"] == "field"]
     wide = 1 + (len(data["agent"].cat.categories) > 4)
+    both = len(mirror) and len(shares)
     fig, axes = plt.subplots(
         1,
-        2 if len(mirror) else 1,
-        figsize=(11 if len(mirror) else 8, 4.8 + 0.3 * wide),
-        gridspec_kw={"width_ratios": [3, 1]} if len(mirror) else None,
+        2 if both else 1,
+        figsize=(11 if both else 8 if len(shares) else 5, 4.8 + 0.3 * wide),
+        gridspec_kw={"width_ratios": [3, 1]} if both else None,
         squeeze=False,
         layout="constrained",
     )
     colours = _agent_colours(data["agent"].cat.categories)
     own = data[data["kind"] == "its own field"]
-    _gauntlet_shares(axes[0, 0], shares, own, colours, float(data["fair"].iloc[0]))
-    if len(mirror):
-        _gauntlet_gaps(axes[0, 1], mirror, colours)
+    if len(shares) or not len(mirror):
+        _gauntlet_shares(axes[0, 0], shares, own, colours, float(data["fair"].iloc[0]))
+    if len(mirror):  # a run of mirrors alone (``--fields self``) has the gaps' panel only
+        _gauntlet_gaps(axes[0, -1], mirror, colours)
     fig.suptitle(title, fontsize=9)
     return fig
 

@@ -177,6 +177,26 @@ def test_the_plot_names_the_game_the_count_the_fields_and_the_games(toy):
     plots.plt.close(figure)
 
 
+def test_a_run_of_mirrors_alone_has_a_table_and_a_plot_of_gaps(tmp_path, capsys):
+    """``--fields self`` alone: every cell a mirror, so no share columns were played; the table
+    still has every column and the plot is the gaps' panel alone, titled as such."""
+    made = toy_plan(fields=("self",), players=(3,), deals=30)
+    frame, _, _ = run(made.jobs, backend="serial", progress=False)
+    found = gauntlets.table(made, frame)
+    assert list(found.columns) == list(gauntlets.COLUMNS)
+    assert found["kind"].eq("mirror").all() and found["win_share"].isna().all()
+    assert found["gap_low"].le(found["gap"]).all() and found["gap"].le(found["gap_high"]).all()
+    title = gauntlets.title(made, found, 3)
+    assert "turn-order gap of each agent among its own copies" in title
+    figure = plots.gauntlet_chart(gauntlets.chart_data(made, found, 3), title)
+    assert len(figure.axes) == 1
+    assert [t.get_text() for t in figure.axes[0].get_yticklabels()] == list(TOY["agents"])
+    plots.plt.close(figure)
+    args = ["gauntlet", "toy", "--players", "3", "--deals", "3", "--fields", "self", *SERIAL]
+    assert main([*args, "--out", str(tmp_path / "run")]) == 0
+    assert "gap" in capsys.readouterr().out and (tmp_path / "run" / "gauntlet-toy-3p.png").exists()
+
+
 def test_an_exploratory_seed_is_said_so(toy):
     made, _, found = toy
     assert made.caveat == "" and "exploratory" not in gauntlets.markdown(made, found, "", "x")
