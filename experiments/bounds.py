@@ -357,7 +357,7 @@ def _row(args, rules, target: str, done: dict) -> dict:
     """The CSV's row of a target at a player count, or a new one, run and added to it."""
     rollouts = args.responder == ROLLOUTS
     name = responder_name(args.rollouts, args.margin) if rollouts else args.responder
-    row = done.get((rules.n_players, target, name, args.deals, args.seed))
+    row = done.get((args.game, rules.n_players, target, name, args.deals, args.seed))
     if row is None:
         if rollouts:
             search = (args.deals, args.rollouts, args.seed, not args.quiet, args.margin)
@@ -366,6 +366,7 @@ def _row(args, rules, target: str, done: dict) -> dict:
             play = (args.deals, args.seed, not args.quiet)
             bound = agent_bound(args.game, rules, target, args.responder, *play)
         row = bound.summary() | {"seed": args.seed}
+        assert tuple(row) == COLUMNS  # the order _done checks an earlier file against
         _append(args.out, row)
     return row
 
@@ -386,14 +387,34 @@ def _rules(record, players: int, pairs):
     return record.rules(n_players=players)
 
 
+# the columns of ``--out``, in order: ``Bound.summary`` and the seed
+COLUMNS = (
+    *("game", "players", "target", "responder", "deals", "responder_share", "target_share"),
+    *("gain", "se", "low", "high", "cpu_seconds", "seed"),
+)
+
+
 def _done(path) -> dict:
-    """The rows of an earlier run's CSV, by (players, target, responder, deals, seed)."""
+    """The rows of an earlier run's CSV, by (game, players, target, responder, deals, seed);
+    a one-line ValueError for a path that is not such a CSV (a folder, another table, a
+    damaged file), before anything is run, so that no row is added to a file of the user's."""
     from pathlib import Path
 
-    if path is None or not Path(path).is_file():
+    if path is None or not Path(path).exists():
         return {}
-    table = pd.read_csv(path)
-    keys = ["players", "target", "responder", "deals", "seed"]
+    where = f"--out {path}"
+    if not Path(path).is_file():
+        raise ValueError(f"{where} is a folder; give a CSV file (new, or one giftsim bound wrote)")
+    try:
+        table = pd.read_csv(path)
+    except Exception:  # pandas raises several kinds for a file that is not a CSV table
+        table = None
+    if table is None or tuple(table.columns) != COLUMNS:
+        raise ValueError(
+            f"{where} is not a table of giftsim bound (columns {', '.join(COLUMNS)}); give a new "
+            "file, or one an earlier giftsim bound wrote"
+        )
+    keys = ["game", "players", "target", "responder", "deals", "seed"]
     return {tuple(row[k] for k in keys): row.to_dict() for _, row in table.iterrows()}
 
 

@@ -329,7 +329,9 @@ def _add_solve(sub) -> None:
         "the policy this solve writes)",
     )
     p.add_argument(
-        "--queries", type=int, help="queries per decision of an agent that randomises (32)"
+        "--queries",
+        type=int,
+        help="with --exploit: queries per decision of an agent that randomises, 2..254 (32)",
     )
     p.add_argument("--seed", type=int, default=0, help="key of the queries' random streams")
     p.add_argument("--quiet", action="store_true", help="no progress bar")

@@ -353,6 +353,7 @@ def command(args) -> None:
     targets = parse_list([spec for spec in specs if spec != SELF], "geschenkt")
     for target in targets:
         target.check_rules(rules)
+    _check_options(args, specs)
     _check_out(args.out)
     print(f"solving No Thanks!, {the_plan.layout.describe()}: {the_plan.describe()}", flush=True)
     solution = solve_variant(rules, args.out, args.memory, not args.quiet, tables)
@@ -367,6 +368,18 @@ def command(args) -> None:
         _exploit(rules, targets, args, command_line)
     if args.out is not None:
         print(f"\nwritten to {args.out}: {', '.join(sorted(p.name for p in args.out.iterdir()))}")
+
+
+def _check_options(args, specs) -> None:
+    """Refuse, before anything is solved or written, options that would fail or do nothing."""
+    from experiments.exploit import MAX_QUERIES
+
+    if args.queries is not None and not specs:
+        raise ValueError("--queries goes with --exploit (queries to an agent it evaluates)")
+    if args.queries is not None and not 2 <= args.queries <= MAX_QUERIES:
+        raise ValueError(f"--queries must be in 2..{MAX_QUERIES}, got {args.queries}")
+    if args.no_tables and args.out is None:
+        raise ValueError("--no-tables goes with --out (it leaves the tables out of the folder)")
 
 
 def _check_out(out) -> None:

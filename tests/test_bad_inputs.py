@@ -33,6 +33,8 @@ ROOT = Path(__file__).resolve().parent.parent
 QUICK = ["--games", "10", "--backend", "serial", "--quiet"]
 TUNE = ["tune", "geschenkt", "--family", "sniper", "--players", "4", "--field", "greedy"]
 TRAIN = ["train", "geschenkt", "--players", "3", "--rounds", "1", "--games", "20"]
+BOUND = ["bound", "geschenkt", "--players", "3", "--target", "greedy", "--deals", "4", "--quiet"]
+SOLVE = ["solve", "geschenkt", "--rule", "highest_card=8", "--rule", "n_removed=1", "--quiet"]
 GAUNTLET = ["gauntlet", "geschenkt", "--deals", "5", "--backend", "serial", "--quiet"]
 LEARNED = ["record", "geschenkt", "--players", "3", "--agents"]  # + "learned:net=X,greedy,greedy"
 NET_3P, NET_4P = (str(ROOT / "agents" / "geschenkt" / "nets" / f"{n}p.npz") for n in (3, 4))
@@ -454,6 +456,12 @@ CLI = [  # (id, argv, words the one line must hold)
         "rounds=1",
     ),
     ("bound-players", ["bound", "tulips", "--target", "greedy", "--players", "9"], "--players"),
+    ("bound-out-user-csv", [*BOUND, "--out", "user.csv"], "user.csv is not a table of giftsim"),
+    ("bound-out-text", [*BOUND, "--out", "paper.txt"], "paper.txt is not a table of giftsim"),
+    ("bound-out-folder", [*BOUND, "--out", "userfolder"], "userfolder is a folder"),
+    ("solve-queries-0", [*SOLVE, "--exploit", "random", "--queries", "0", "--out", "sq"], "2..254"),
+    ("solve-queries-alone", [*SOLVE, "--queries", "8"], "--queries goes with --exploit"),
+    ("solve-no-tables-alone", [*SOLVE, "--no-tables"], "--no-tables goes with --out"),
 ]
 
 
