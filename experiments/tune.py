@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
+from agents.base import Range
 from agents.registry import parse
 from experiments.batch import field as field_share
 from giftsim.game import load_game
@@ -73,9 +74,12 @@ def tune(
     start = np.array(list(base.params.values()), float)
     scale = np.maximum(np.abs(start), 1.0)
 
+    ranges = [base.family.ranges[name] for name in names]
+
     def agent(x):
         values = np.round(start + scale * np.asarray(x), 4)  # short, exact spec strings
-        return base.family(**dict(zip(names, values, strict=True)))
+        valid = [_into(r, float(v)) for r, v in zip(ranges, values, strict=True)]
+        return base.family(**dict(zip(names, valid, strict=True)))
 
     def loss(x):
         return -field_share(game, agent(x), opponent, players, games, seed=seed)["win_share"]
@@ -110,6 +114,17 @@ def tune(
         int(final["games"]),
         pd.DataFrame(history),
     )
+
+
+def _into(valid, value: float) -> float:
+    """The valid value nearest a candidate's (``agents.base.Range`` or ``Choice``): CMA-ES
+    searches the real line, so a candidate outside a parameter's interval plays at its edge and
+    a whole-number parameter (a search's ``iters``) plays rounded; a choice plays its nearest
+    value."""
+    if isinstance(valid, Range):
+        value = min(max(value, valid.low), valid.high)
+        return float(round(value)) if valid.integer else value
+    return min(valid.values, key=lambda choice: (abs(choice - value), choice))
 
 
 def _check_sizes(**sizes: int) -> None:

@@ -9,16 +9,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agents import registry
+from agents.base import Choice, Range
 from agents.drivers.generate import driver
 from agents.geschenkt import worlds as nt_worlds
 from agents.registry import families, parse
 from agents.roster import roster
 from agents.tulips import worlds as tu_worlds
+from experiments import tune as tune_module
 from experiments.batch import field, play
 from experiments.cli import main
 from experiments.ladder import ladder, markdown, steps
 from experiments.tune import tune
 from geschenkt_sim import engine as nt_engine
+from geschenkt_sim import rules as nt_rules
 from geschenkt_sim import state as nt_state
 from geschenkt_sim.rules import Rules as NtRules
 from tests.strategies import random_walk
@@ -146,6 +150,38 @@ def test_tuning_is_reproducible_and_reports_an_interval():
     assert a.params == b.params and a.win_share == b.win_share
     assert a.ci95[0] <= a.win_share <= a.ci95[1]
     assert len(a.history) == 2 and set(a.params) == set(parse("sniper", "geschenkt").params)
+
+
+def _threshold(obs, params, rng):
+    """Take when the pot holds at least ``chips`` chips (a whole number), else pass."""
+    return nt_rules.TAKE if obs[nt_state.POT] >= params[0] else nt_rules.PASS
+
+
+def test_tuning_keeps_every_candidate_in_its_parameters_ranges(monkeypatch):
+    """CMA-ES searches the real line: a whole-number parameter is played rounded, one with an
+    interval at its nearest edge, a choice at its nearest value (a search's ``iters`` came out
+    as 1037.7191 and stopped ``giftsim tune`` with an error about a value nobody typed). With
+    a wide step most candidates fall outside the ranges; any played as drawn would raise."""
+    monkeypatch.setattr(registry, "_FAMILIES", {g: dict(t) for g, t in registry._FAMILIES.items()})
+    ranges = {"chips": Range(0, 6, integer=True), "lean": Range(0.0, 0.01)}
+    registry.define("geschenkt", "threshold", _threshold, {"chips": 3, "lean": 0.0}, None, ranges)
+    result = tune(
+        "geschenkt",
+        "threshold",
+        3,
+        "greedy",
+        games=10,
+        generations=2,
+        popsize=6,
+        sigma=2.0,
+        final_games=20,
+    )
+    assert float(result.params["chips"]).is_integer() and 0 <= result.params["chips"] <= 6
+    assert 0.0 <= result.params["lean"] <= 0.01
+    assert tune_module._into(Range(1, 10, integer=True), 1037.7191) == 10.0
+    assert tune_module._into(Range(1, 10_000, integer=True), 1037.5001) == 1038.0
+    assert tune_module._into(Range(0.0, 1.0), -0.2) == 0.0
+    assert tune_module._into(Choice((0.0, 1.0)), 0.7) == 1.0
 
 
 def test_tuning_a_family_without_two_parameters_is_refused(capsys):
