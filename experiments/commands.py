@@ -245,14 +245,38 @@ def report(folder, progress: bool = True, workers=None) -> dict[str, pd.DataFram
     sums = digest.of_folder(folder, progress, workers)
     named = digest_tables(sums, progress)
     named.update(_forfeit_reasons(folder, manifest))
+    unfinished = incomplete_note(folder, manifest, played_games(sums))
+    if unfinished:
+        print(unfinished)
     print_tables(named)
     _say(progress, "report: drawing plots")
     figures, missing = _draw(sums, named, folder, manifest)
-    for line in missing:
-        print(line)
-    _markdown(folder, manifest, named, figures, missing)
+    for line in [*missing, unfinished]:
+        if line:
+            print(line)
+    _markdown(folder, manifest, named, figures, missing, unfinished)
     print(f"\nwrote {folder / 'summary.md'} and {len(figures)} plot(s) in {folder}/")
     return named
+
+
+def played_games(sums: digest.Digest) -> int:
+    """The games (matches) in a folder's digest."""
+    return round((sums.sums["games"] / sums.sums["n_players"]).sum())
+
+
+def incomplete_note(folder: Path, manifest: dict, played: int) -> str:
+    """A warning when a folder holds fewer games than its run plans (an interrupted run, or a
+    chunk file lost): its tables are of part of the run, and the seatings that lack games
+    weigh less in them. Empty when the run is whole."""
+    planned = sum(int(job["n_games"]) for job in manifest["jobs"])
+    if played >= planned:
+        return ""
+    return (
+        f"warning: incomplete: {folder} holds {played:,} of the {planned:,} games its run plans "
+        "(interrupted, or a chunk file lost); the tables are of the games played so far and "
+        "are not balanced across seatings: run the same command again with --resume to play "
+        "the rest"
+    )
 
 
 def _forfeit_reasons(folder: Path, manifest: dict) -> dict[str, pd.DataFrame]:
@@ -291,7 +315,7 @@ def _draw(sums: digest.Digest, named: dict, folder: Path, manifest: dict):
     """Every plot the digest allows, saved into ``folder``; the names written and a line for
     the plots that need per-game rows."""
     plots = _pyplot()
-    games = int((sums.sums["games"] / sums.sums["n_players"]).sum())
+    games = played_games(sums)
     line = describe(manifest, games)
     figures = {}
     if sums.mixed and sums.deals is not None:  # the printed table, intervals by deal
@@ -322,12 +346,13 @@ def _draw(sums: digest.Digest, named: dict, folder: Path, manifest: dict):
     return list(figures), missing
 
 
-def _markdown(folder: Path, manifest: dict, named, figures, missing=()) -> None:
+def _markdown(folder: Path, manifest: dict, named, figures, missing=(), unfinished="") -> None:
     lines = [
         f"# {manifest['game']} — {manifest['design']} (experiment {manifest['experiment']})",
         "",
         f"Seed {manifest['seed']}, {len(manifest['jobs'])} seatings, giftsim "
         f"{manifest['versions']['giftsim']}, git {manifest.get('git_revision') or 'unknown'}.",
+        *(["", f"**{unfinished}**"] if unfinished else []),
     ]
     for name, table in named.items():
         flagged = flag_few(table)
@@ -476,6 +501,9 @@ def gauntlet_report(folder: Path) -> dict[str, pd.DataFrame]:
         manifest["game"], manifest_jobs(manifest), manifest["gauntlet"]
     )
     found = gauntlets.table(made, folder)
+    unfinished = incomplete_note(folder, manifest, int(found["games"].sum()))
+    if unfinished:
+        print(unfinished)
     gauntlets.print_tables(made, found)
     command = manifest.get("command", "")
     written = gauntlets.report(made, found, folder, command, manifest["created"][:10])

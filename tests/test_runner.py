@@ -152,6 +152,29 @@ def test_resume_after_kill_9_loses_and_duplicates_no_game(tmp_path):
     pd.testing.assert_frame_equal(resumed, fresh)
 
 
+def test_the_report_of_an_unfinished_folder_says_how_much_is_missing(tmp_path, capsys):
+    """A folder with a chunk missing (a run cut short, a file lost) still reports, but says in
+    the terminal and in summary.md how many of the planned games it holds; a whole folder has
+    no such line."""
+    from experiments.cli import main
+
+    out = tmp_path / "rr"
+    args = ["tournament", "geschenkt", "--agents", "greedy,sniper,random", "--players", "3"]
+    assert main([*args, "--games", "20", "--backend", "serial", "--quiet", "--out", str(out)]) == 0
+    assert main(["report", str(out), "--quiet"]) == 0
+    assert "incomplete" not in capsys.readouterr().out
+    assert "incomplete" not in (out / "summary.md").read_text()
+    chunk = sorted(out.glob("chunk-*.parquet"))[0]
+    kept = chunk.read_bytes()
+    chunk.unlink()
+    assert main(["report", str(out), "--quiet"]) == 0
+    line = f"warning: incomplete: {out} holds 460 of the 480 games its run plans"
+    assert line in capsys.readouterr().out and line in (out / "summary.md").read_text()
+    chunk.write_bytes(kept)
+    assert main(["report", str(out), "--quiet"]) == 0
+    assert "incomplete" not in capsys.readouterr().out
+
+
 def test_cli_tournament_seats_and_report(tmp_path):
     out = tmp_path / "rr"
     done = subprocess.run(
