@@ -193,10 +193,39 @@ def _check_together(args) -> None:
         raise CliError("--resume continues the run in an --out folder: give --out")
     if args.command == "tournament":
         _check_design(args)
+    _check_idle(args)
     given_first = getattr(args, "first_player", None) is not None
     if args.command == "record" and given_first and _has_rule(args, "first_player"):
         raise CliError(
             "--first-player and --rule first_player both set the first player: give one of them"
+        )
+
+
+def _check_idle(args) -> None:
+    """Options that would do nothing here: an empty --agents (not the default), --force with
+    nothing it could replace, --luck-net without --luck-adjust, limits of isolated agents
+    where none is isolated."""
+    from agents.isolation import MEMORY_MB, TIME_LIMIT
+
+    agents = getattr(args, "agents", None)
+    if agents is not None and not any(spec.strip() for spec in agents.split(",")):
+        raise CliError("--agents names no agent: give comma-separated agent specs, or leave it out")
+    replaces = {"bench": "markdown", "record": "out"}.get(args.command)
+    if replaces and args.force and getattr(args, replaces) is None:
+        option = "--" + replaces
+        raise CliError(
+            f"--force replaces an existing {option} file: give {option}, or leave it out"
+        )
+    if getattr(args, "luck_net", None) is not None and not args.luck_adjust:
+        raise CliError("--luck-net is the value network of --luck-adjust: add --luck-adjust")
+    if hasattr(args, "time_limit"):
+        _check_limits(args)  # a bad value is named as such first
+    limits = (getattr(args, "time_limit", TIME_LIMIT), getattr(args, "memory_limit", MEMORY_MB))
+    isolated = getattr(args, "isolate", None) or getattr(args, "untrusted_module", None)
+    if limits != (TIME_LIMIT, MEMORY_MB) and not isolated:
+        raise CliError(
+            "--time-limit and --memory-limit apply to isolated agents: add --isolate or "
+            "--untrusted-module"
         )
 
 
@@ -220,8 +249,9 @@ def _has_rule(args, key: str) -> bool:
     return any(pair.partition("=")[0].strip() == key for pair in args.rule)
 
 
-def _add_isolation_options(p) -> None:
-    """Options of the commands where agents play: isolated agents and their limits."""
+def _add_isolation_options(p, secret: bool = True) -> None:
+    """Options of the commands where agents play: isolated agents and their limits
+    (``secret``: the command has ``--secret``)."""
     from agents.isolation import MEMORY_MB, TIME_LIMIT
 
     p.add_argument(
@@ -229,7 +259,7 @@ def _add_isolation_options(p) -> None:
         metavar="NAME,...",
         help="agents (family names) that each play from an OS process of their own, seeing "
         "only their observations; a fault or a hang forfeits the game instead of stopping the "
-        "run; the secret is then random unless --secret is given",
+        "run; the secret is then random" + (" unless --secret is given" if secret else ""),
     )
     p.add_argument(
         "--untrusted-module",
@@ -392,8 +422,9 @@ def _add_rule_option(p) -> None:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="a rule variant, repeatable (e.g. --rule variant=tactical --rule rounds=4); "
-        "an unknown key lists the valid ones; see docs/rules/",
+        help="a rule variant, repeatable (e.g. No Thanks! --rule variant=tactical --rule "
+        "rounds=4, Tulips --rule game_end=deck_out); an unknown key lists the valid ones; see "
+        "docs/rules/",
     )
 
 
@@ -427,15 +458,19 @@ def _add_execution_options(p) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
-def _add_run_options(p) -> None:
+TOURNAMENT_GAMES = (
+    "games per seating (a design has many seatings: a round-robin of 4 agents at 4 players has "
+    "252, so --games 1000 plays 252,000 games)"
+)
+SEATS_GAMES = (
+    "games per agent and player count, each a table of the agent's own copies with the first "
+    "seat rotating (3 agents at 2 player counts: --games 1000 plays 6,000 games)"
+)
+
+
+def _add_run_options(p, games_help: str = TOURNAMENT_GAMES) -> None:
     _add_rule_option(p)
-    p.add_argument(
-        "--games",
-        type=int,
-        default=10_000,
-        help="games per seating (a design has many seatings: a round-robin of 4 agents at 4 "
-        "players has 252, so --games 1000 plays 252,000 games)",
-    )
+    p.add_argument("--games", type=int, default=10_000, help=games_help)
     p.add_argument("--seed", type=int, default=0, help="root seed of every deal")
     p.add_argument("--out", type=Path, help="results folder (manifest + parquet chunks)")
     p.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
@@ -484,8 +519,8 @@ def _add_tournament(sub) -> None:
     )
     p.add_argument(
         "--luck-net",
-        default="shipped",
-        help="the value network of --luck-adjust: 'shipped' or a network file (giftsim train)",
+        help="the value network of --luck-adjust: 'shipped' (the default) or a network file "
+        "(giftsim train)",
     )
     _add_run_options(p)
     p.set_defaults(run=_tournament)
@@ -537,7 +572,7 @@ def _add_seats(sub) -> None:
     _add_agent_options(p)
     _add_isolation_options(p)
     p.add_argument("--players", help="player counts, comma-separated (default: all official)")
-    _add_run_options(p)
+    _add_run_options(p, SEATS_GAMES)
     p.set_defaults(run=_seats)
 
 
@@ -658,7 +693,7 @@ def _add_play(sub) -> None:
     _add_force(p, "the --record file")
     _add_rule_option(p)
     _add_agent_options(p, secret=False)
-    _add_isolation_options(p)
+    _add_isolation_options(p, secret=False)
     p.set_defaults(run=_play)
 
 
@@ -732,7 +767,7 @@ def _tournament(args) -> None:
     if args.luck_adjust:
         from experiments import luck
 
-        jobs = luck.adjust(jobs, args.luck_net, args.summary_only)
+        jobs = luck.adjust(jobs, args.luck_net or luck.SHIPPED, args.summary_only)
     print(commands.seatings_line(jobs, args.games), flush=True)
     commands.execute_and_print(jobs, args.out, _run_options(args))
 

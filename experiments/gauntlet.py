@@ -242,7 +242,7 @@ def _pool(game: str, name: str, n: int) -> tuple[str, ...]:
     except ValueError as error:
         if name in named:
             raise
-        known = ", ".join([*named, SELF])
+        known = ", ".join(dict.fromkeys([*named, SELF]))  # the roster may name self too
         raise ValueError(
             f"field {name!r} is not a field of {game}'s gauntlet ({known}) nor agents joined "
             f"by '+': {error}"

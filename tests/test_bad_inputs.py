@@ -456,6 +456,28 @@ CLI = [  # (id, argv, words the one line must hold)
         "rounds=1",
     ),
     ("bound-players", ["bound", "tulips", "--target", "greedy", "--players", "9"], "--players"),
+    (
+        "tournament-luck-net-alone",
+        ["tournament", "geschenkt", "--luck-net", "x.npz", *QUICK],
+        "add --luck-adjust",
+    ),
+    (
+        "tournament-agents-empty",
+        ["tournament", "geschenkt", "--agents", "", *QUICK],
+        "names no agent",
+    ),
+    ("record-agents-empty", ["record", "geschenkt", "--agents", " , "], "--agents names no agent"),
+    (
+        "record-force-alone",
+        ["record", "geschenkt", "--force"],
+        "--force replaces an existing --out",
+    ),
+    ("bench-force-alone", ["bench", "--force"], "--force replaces an existing --markdown"),
+    (
+        "tournament-time-limit-alone",
+        ["tournament", "geschenkt", "--time-limit", "5", *QUICK],
+        "apply to isolated agents",
+    ),
     ("bound-out-user-csv", [*BOUND, "--out", "user.csv"], "user.csv is not a table of giftsim"),
     ("bound-out-text", [*BOUND, "--out", "paper.txt"], "paper.txt is not a table of giftsim"),
     ("bound-out-folder", [*BOUND, "--out", "userfolder"], "userfolder is a folder"),
