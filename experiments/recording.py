@@ -97,7 +97,9 @@ def replay(path: Path) -> None:
         raise ValueError(f"{path} is not JSON: {error}") from None
     except RecursionError:
         raise ValueError(f"{path} is not a record: its JSON nests too deeply") from None
-    game = made.get("game") if isinstance(made, dict) else None
+    if not isinstance(made, dict):
+        raise ValueError(f"{path} is not a record: its JSON is not an object")
+    game = made.get("game")
     if game not in GAMES:
         raise ValueError(f"record 'game' must be one of {', '.join(GAMES)}, got {game!r}")
     if made.get("unfinished"):
@@ -113,4 +115,7 @@ def _read(path: Path) -> str:
         raise ValueError(f"no such record file: {path}")
     if path.is_dir():
         raise ValueError(f"{path} is a folder, not a record file")
-    return path.read_text()
+    try:
+        return path.read_text()
+    except UnicodeDecodeError:
+        raise ValueError(f"{path} is not a record: not a text file (a record is JSON)") from None

@@ -57,10 +57,18 @@ def write_with(path, write: Callable[[Path], None], force: bool = False, what: s
     temporary = Path(name)
     try:
         write(temporary)
+        temporary.chmod(0o666 & ~_umask())  # as an open() would make it, not mkstemp's 0600
         _move(temporary, path, force, what)
     finally:
         temporary.unlink(missing_ok=True)
     return path
+
+
+def _umask() -> int:
+    """The process's umask (read by setting it, then set back at once)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _move(temporary: Path, path: Path, force: bool, what: str) -> None:

@@ -68,6 +68,7 @@ FILES = {  # the workspace: name -> text (networks are added by the fixture)
     "userfolder/thesis.tex": "\\documentclass{article}\n",
     "deep.json": "[" * 100_000,
     "list.json": "[1, 2]",
+    "binary.dat": "\udcac\udced",  # written with surrogateescape: bytes that are not UTF-8
     "chess.json": '{"game": "chess"}',
     "unfinished.json": '{"game": "geschenkt", "unfinished": true}',
     "badmanifest/manifest.json": "[1, 2]",
@@ -185,7 +186,8 @@ CLI = [  # (id, argv, words the one line must hold)
     ("replay-not-json", ["replay", "paper.txt"], "paper.txt is not JSON"),
     ("replay-folder", ["replay", "userfolder"], "userfolder is a folder, not a record file"),
     ("replay-deep", ["replay", "deep.json"], "its JSON nests too deeply"),
-    ("replay-not-object", ["replay", "list.json"], "record 'game' must be one of"),
+    ("replay-not-object", ["replay", "list.json"], "list.json is not a record: its JSON is not"),
+    ("replay-binary", ["replay", "binary.dat"], "binary.dat is not a record: not a text file"),
     ("replay-other-game", ["replay", "chess.json"], "got 'chess'"),
     ("replay-unfinished", ["replay", "unfinished.json"], "a game quit part-way"),
     (
@@ -533,7 +535,7 @@ def workspace(tmp_path, monkeypatch):
     for name, text in FILES.items():
         path = tmp_path / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
+        path.write_text(text, errors="surrogateescape")
     (tmp_path / "runme.npz").unlink()
     _network(tmp_path)
     for name, text in _records().items():

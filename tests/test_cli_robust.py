@@ -352,3 +352,18 @@ def test_a_missing_file_named_only_by_its_path_says_what_is_wrong():
     assert cli._first(FileNotFoundError(2, "No such file or directory", "x")) == (
         "[Errno 2] No such file or directory: 'x'"
     )
+
+
+def test_written_files_have_the_modes_of_the_users_umask(tmp_path, capsys):
+    """A file giftsim writes (through a temporary file, then a rename) is readable as any file
+    the user makes: 0644 under umask 022, 0600 under 077; mkstemp's own 0600 would lock others
+    out of shared results."""
+    for mask, mode in ((0o022, 0o644), (0o077, 0o600)):
+        old = os.umask(mask)
+        try:
+            out = tmp_path / f"g{mask:o}.json"
+            assert main(["record", "geschenkt", "--players", "3", "--out", str(out)]) == 0
+        finally:
+            os.umask(old)
+        assert out.stat().st_mode & 0o777 == mode
+    capsys.readouterr()
