@@ -31,7 +31,6 @@ import pandas as pd
 
 from giftsim.game import load_game, rounds_of
 
-Z95 = 1.959964
 SHIPPED = Path(__file__).resolve().parent.parent / "docs" / "bounds.csv"  # giftsim bound's rows
 SHARE, FIELD_SHARE, ROLLED = 0, 1, 2  # the columns of a block's rows (``respond.py``)
 CHUNK = 100  # deals per call of the compiled loop (a progress step)
@@ -56,8 +55,12 @@ class Bound:
         return self.rows[:, SHARE] - self.rows[:, FIELD_SHARE]
 
     def summary(self) -> dict:
-        """The gain over every position, its standard error and 95% interval, and the cost."""
+        """The gain over every position, its standard error and 95% interval (Student t on
+        the deals less one, within the gain's range [-1, 1]), and the cost."""
+        from experiments.stats import quantile  # scipy: only when a bound is summed up
+
         gain, se = _mean_se(self.differences)
+        half = quantile(len(self.differences) - 1) * se
         return {
             "game": self.game,
             "players": self.players,
@@ -68,8 +71,8 @@ class Bound:
             "target_share": self.rows[:, FIELD_SHARE].mean(),
             "gain": gain,
             "se": se,
-            "low": gain - Z95 * se,
-            "high": gain + Z95 * se,
+            "low": max(gain - half, -1.0),
+            "high": min(gain + half, 1.0),
             "cpu_seconds": self.seconds,
         }
 
@@ -189,9 +192,10 @@ def check(rules, deals: int, rollouts: int, margin: float = 1.0) -> None:
 
 def worst_case(table: pd.DataFrame) -> pd.DataFrame:
     """Per game and target, the largest gain found over player counts and responders (the
-    ``worst case`` column): its value, error, player count and responder."""
+    ``worst case`` column): its value, error and 95% interval, player count and responder."""
     top = table.loc[table.groupby(["game", "target"])["gain"].idxmax()]
-    return top[["game", "target", "players", "responder", "gain", "se"]].reset_index(drop=True)
+    columns = ["game", "target", "players", "responder", "gain", "se", "low", "high"]
+    return top[columns].reset_index(drop=True)
 
 
 def worst_cases(game: str, path=SHIPPED, players=None) -> dict[str, str]:
@@ -207,9 +211,11 @@ def worst_cases(game: str, path=SHIPPED, players=None) -> dict[str, str]:
     if players is not None:
         table = table[table["players"] == players]
     return {
-        row.target: f"+{row.gain:.3f} (se {row.se:.3f}; {row.players}p, {row.responder})"
-        if row.gain - Z95 * row.se > 0
-        else f"{row.gain:+.3f} (se {row.se:.3f}; none shown, {row.players}p, {row.responder})"
+        row.target: f"+{row.gain:.3f} [{row.low:+.3f}, {row.high:+.3f}] ({row.players}p, "
+        f"{row.responder})"
+        if row.low > 0
+        else f"{row.gain:+.3f} [{row.low:+.3f}, {row.high:+.3f}] (none shown, {row.players}p, "
+        f"{row.responder})"
         for row in worst_case(table).itertuples()
     }
 
@@ -430,9 +436,16 @@ def _append(path, row: dict) -> None:
 
 
 def _line(row: dict) -> str:
+    from experiments.stats import FEW_DEALS
+
     return (
         f"{row['players']}p {row['target']}: gain {row['gain']:+.4f} "
         f"[{row['low']:+.4f}, {row['high']:+.4f}] (se {row['se']:.4f}; responder "
         f"{row['responder_share']:.4f} vs own {row['target_share']:.4f}) over {row['deals']:,} "
         f"deals, {row['responder']}, {row['cpu_seconds']:.0f} s of CPU"
+        + (
+            f" († fewer than {FEW_DEALS} deals: coverage not assured)"
+            if row["deals"] < FEW_DEALS
+            else ""
+        )
     )

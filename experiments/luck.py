@@ -74,19 +74,23 @@ def win_share(deals: pd.DataFrame, by="agent") -> pd.DataFrame:
     (``experiments.results.deal_sums`` of rows with luck: ``deal``, ``stratum``, ``seats``,
     ``win_sum``, ``adjusted_sum``): ``seats``, ``win_share`` (adjusted), its 95% interval
     (``ci_low``, ``ci_high``: Student t on Satterthwaite's degrees of freedom, by deal,
-    stratified, as every interval by deal; clipped to [0, 1]), ``raw_share``, the
-    ``variance_ratio`` (the raw share's variance over the adjusted one's) and ``deals``."""
+    stratified, as every interval by deal), ``raw_share``, the ``variance_ratio`` (the raw
+    share's variance over the adjusted one's) and ``deals``. A share lies in [0, 1], so the
+    adjusted share and its interval are clipped to it (on a few deals the corrections can take
+    the plain mean past an end: it is then reported at that end, inside its interval)."""
     from experiments import stats  # scipy: only when scored
 
     keys = [by] if isinstance(by, str) else list(by)
     raw = stats.clustered_mean(deals, "win_sum", "seats", keys, "deal", True, "stratum")
     adj = stats.clustered_mean(deals, "adjusted_sum", "seats", keys, "deal", True, "stratum")
-    out = pd.DataFrame({"seats": adj["n"].round().astype(int), "win_share": adj["mean"]})
+    out = pd.DataFrame({"seats": adj["n"].round().astype(int)})
+    out["win_share"] = adj["mean"].clip(0, 1)
     out["ci_low"] = (adj["mean"] - adj["half"]).clip(0, 1)
     out["ci_high"] = (adj["mean"] + adj["half"]).clip(0, 1)
     out["raw_share"] = raw["mean"]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out["variance_ratio"] = raw["se"] ** 2 / adj["se"] ** 2
+    with np.errstate(invalid="ignore", divide="ignore"):  # no spread in either: no ratio
+        ratio = raw["se"] ** 2 / adj["se"] ** 2
+    out["variance_ratio"] = ratio.where((raw["se"] > 0) | (adj["se"] > 0))
     out["deals"] = adj["clusters"]
     return out
 

@@ -463,8 +463,10 @@ def wald_equal_shares(share, cov, free=np.inf) -> dict:
     strata): the Wald statistic ``chi2`` on ``dof`` (the contrasts' rank) and ``p_value``
     from its F form, ``(free - dof + 1) / (free dof) chi2 ~ F(dof, free - dof + 1)``, which
     is the chi-square test for many deals and does not overstate a few (NaN when ``free`` <
-    ``dof``). A difference where the covariance has no spread (every deal alike) is certain:
-    ``chi2`` is then infinite and ``p_value`` 0."""
+    ``dof``). A difference where the covariance has no spread (every deal alike, say a place
+    that never won) is taken as certain, ``chi2`` infinite and ``p_value`` 0, only on
+    ``FEW_DEALS`` deals or more; on fewer it is not tested (``p_value`` NaN): a place that did
+    not win in 5 deals is no proof of a seat effect."""
     share, cov = np.asarray(share, float), np.asarray(cov, float)
     n = len(share)
     contrast = np.eye(n)[1:] - np.eye(n)[0]
@@ -474,6 +476,8 @@ def wald_equal_shares(share, cov, free=np.inf) -> dict:
     unexplained = diff - inner @ inverse @ diff
     dof = max(int(np.linalg.matrix_rank(inner, hermitian=True)), 1)
     if np.abs(unexplained).max(initial=0) > 1e-9:
+        if free + 1 < FEW_DEALS:  # free: clusters less strata, so at least deals - 1
+            return {"chi2": np.nan, "dof": n - 1, "p_value": np.nan}
         return {"chi2": np.inf, "dof": n - 1, "p_value": 0.0}
     chi2 = float(diff @ inverse @ diff)
     if free < dof:

@@ -104,11 +104,12 @@ def test_worst_cases_column(tmp_path):
         ("tulips", 2, "greedy", 0.90, 0.01),
     ]
     table = pd.DataFrame(rows, columns=["game", "players", "target", "gain", "se"])
+    table = table.assign(low=table.gain - 1.96 * table.se, high=table.gain + 1.96 * table.se)
     table.assign(responder="rollouts:8:margin=1").to_csv(tmp_path / "b.csv", index=False)
     worst = bounds.worst_cases("geschenkt", tmp_path / "b.csv")
-    assert worst["greedy"] == "+0.350 (se 0.020; 4p, rollouts:8:margin=1)"
-    assert worst["sniper"].startswith("-0.010 (se 0.010; none shown")
-    assert worst["tuned3p"].startswith("+0.019 (se 0.010; none shown")  # within 1.96 se of 0
+    assert worst["greedy"] == "+0.350 [+0.311, +0.389] (4p, rollouts:8:margin=1)"
+    assert worst["sniper"].startswith("-0.010 [-0.030, +0.010] (none shown")
+    assert worst["tuned3p"].startswith("+0.019 [-0.001, +0.039] (none shown")  # reaches 0
     assert set(worst) == {"greedy", "sniper", "tuned3p"}
     assert bounds.worst_cases("geschenkt", tmp_path / "missing.csv") == {}
 

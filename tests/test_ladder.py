@@ -74,6 +74,6 @@ def test_each_step_names_its_upper_agents_worst_case():
     text = ladder.markdown(table, ["ladder"], ladder.FRESH_SEED)
     assert "| upper's worst case |" in text
     rows = [line for line in text.splitlines() if line.startswith("| `greedy`")]
-    assert "; 2p, " in rows[0], rows[0]  # the step's own player count
+    assert "(2p, " in rows[0] or ", 2p, " in rows[0], rows[0]  # the step's own player count
     assert rows[0].split("|")[-2].strip().startswith("+")  # tulips greedy 2p has rows
     assert rows[1].endswith("| not bounded |")  # no 6-player rows of tulips

@@ -11,6 +11,7 @@ them); the seeds are fixed.
 """
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from agents.drivers.luck import luck_block, value_net
@@ -365,3 +366,26 @@ def test_the_playout_value_never_reads_the_unresolved_stack():
             action = legal[0] if len(legal) == 1 else ask(game, agents, state, streams, legal)
             game.apply_action(state, action)
     assert checked >= 60
+
+
+def test_an_adjusted_share_past_an_end_is_reported_at_that_end_inside_its_interval():
+    """On a few deals the corrections can take the adjusted mean past 1 (or below 0): the
+    printed share and interval stay in [0, 1], the share inside its interval."""
+    from experiments.luck import win_share
+
+    deals = pd.DataFrame(
+        {
+            "deal": [0, 1, 2, 0, 1, 2],
+            "stratum": 0,
+            "agent": ["a", "a", "a", "b", "b", "b"],
+            "seats": 1,
+            "win_sum": [1.0, 1.0, 1.0, 0.0, 0.0, 0.0],
+            "adjusted_sum": [1.3, 1.1, 1.05, -0.3, -0.1, -0.05],
+        }
+    )
+    table = win_share(deals)
+    assert table.loc["a", "win_share"] == 1.0 and table.loc["b", "win_share"] == 0.0
+    assert (
+        (table["ci_low"] <= table["win_share"]) & (table["win_share"] <= table["ci_high"])
+    ).all()
+    assert table[["ci_low", "ci_high"]].stack().between(0, 1).all()

@@ -559,3 +559,15 @@ def test_printed_tables_flag_intervals_on_few_deals(capsys):
     assert few_part.count(f"< {stats.FEW_DEALS} deals") == len(few) + 1  # each row, and a note
     assert "too few deals" in few_part
     assert "warning" not in many_part and "too few" not in many_part
+
+
+def test_a_place_that_never_won_proves_a_seat_effect_only_on_enough_deals():
+    """Three places, the last never winning: its share has no spread, so the difference is
+    outside the covariance's span. On 5 deals that is not tested (p NaN, no effect claimed);
+    on FEW_DEALS deals or more it is certain (chi2 infinite, p 0)."""
+    share = np.array([0.6, 0.4, 0.0])
+    cov = np.array([[0.06, -0.06, 0.0], [-0.06, 0.06, 0.0], [0.0, 0.0, 0.0]]) / 5
+    few = stats.wald_equal_shares(share, cov, free=4)
+    assert np.isnan(few["p_value"]) and np.isnan(few["chi2"])
+    many = stats.wald_equal_shares(share, cov / 20, free=stats.FEW_DEALS * 4 - 1)
+    assert many["p_value"] == 0.0 and np.isinf(many["chi2"])
