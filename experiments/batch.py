@@ -204,23 +204,17 @@ def field(
 
 
 def by_agent(frame: pd.DataFrame) -> pd.DataFrame:
-    """Win share and mean score per agent spec, pooled over the seats it held."""
-    n = sum(1 for c in frame.columns if c.startswith("score_"))
-    long = pd.concat(
-        pd.DataFrame(
-            {
-                "agent": frame[f"agent_{s}"].astype(str),
-                "score": frame[f"score_{s}"],
-                "win": frame[f"win_{s}"],
-            }
-        )
-        for s in range(n)
-    )
-    table = long.groupby("agent").agg(
-        seats=("win", "size"),
-        win_share=("win", "mean"),
-        mean_score=("score", "mean"),
-        score_sd=("score", "std"),
-    )
-    table["win_se"] = np.sqrt(table.win_share * (1 - table.win_share) / table.seats)
-    return table.sort_values("win_share", ascending=False)
+    """Win share (ties split) and mean score per agent spec, pooled over the seats it held:
+    ``seats``, ``win_share`` with its 95% interval with the game as unit (``ci_low``,
+    ``ci_high``: ``stats.win_share``; an agent in several seats of one game is counted once
+    per game, its seats together, since they share the game's cards), ``fair``,
+    ``mean_score``, ``score_sd`` and ``deals`` (the games), the best share first."""
+    from experiments import stats  # scipy: only when summed up
+    from experiments.results import long_table
+
+    long = long_table(frame)
+    table = stats.win_share(long)
+    scores = long.groupby("agent")["score"].agg(mean_score="mean", score_sd="std")
+    table = table.join(scores)
+    columns = ["seats", "win_share", "ci_low", "ci_high", "fair", "mean_score", "score_sd"]
+    return table[[*columns, "deals"]].sort_values("win_share", ascending=False)

@@ -34,7 +34,7 @@ def long_table(frame: pd.DataFrame, game: str | None = None) -> pd.DataFrame:
         rows = frame[present]
         part = pd.DataFrame(
             {
-                "job": rows.job.to_numpy(),
+                "job": rows.job.to_numpy() if "job" in rows else 0,  # batch.play: one job
                 "game_index": rows.game_index.to_numpy(),
                 "n_players": _n_players(rows, seats),
                 "seat": s,
