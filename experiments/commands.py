@@ -432,9 +432,16 @@ def seat_findings(game: str, named: dict, out: Path) -> list[str]:
             f"In {_title(game)}, among {NUMBERS.get(n, n)} {agent} players the first wins "
             f"{percent(first.win_share, first.ci_low, first.ci_high)} and the last "
             f"{percent(last.win_share, last.ci_low, last.ci_high)} (fair {first.fair:.1%}; "
-            f"{out / 'seat_win_share.png'})"
+            f"{_few(first.get('deals'))}{out / 'seat_win_share.png'})"
         )
     return lines
+
+
+def _few(deals) -> str:
+    """A finding's mark when it rests on fewer than ``stats.FEW_DEALS`` deals."""
+    if deals is None or deals >= stats.FEW_DEALS:
+        return ""
+    return f"† {int(deals)} deals, fewer than {stats.FEW_DEALS}: coverage not assured; "
 
 
 def robin_findings(game: str, named: dict, out: Path) -> list[str]:
@@ -449,13 +456,27 @@ def robin_findings(game: str, named: dict, out: Path) -> list[str]:
     pair = named[HEAD_TO_HEAD].loc[(best, second)]
     order = named[RATINGS]
     top = order.iloc[0]
+    field = f"in this round-robin of {', '.join(sorted(shares.index))}"
+    share = percent(pair.share, pair.ci_low, pair.ci_high)
+    if pair.ci_low > 0.5:
+        versus = f"{best} beats {second} {field} in {share} of the games they share"
+    elif pair.ci_high < 0.5:  # the better share overall loses this pairing
+        back = percent(1 - pair.share, 1 - pair.ci_high, 1 - pair.ci_low)
+        versus = f"{second} beats {best} {field} in {back} of the games they share"
+    else:
+        edge = max(pair.ci_high - 0.5, 0.5 - pair.ci_low)
+        versus = (
+            f"{best} and {second} are not told apart {field}: {best} wins {share} of the games "
+            f"they share, an edge either way below {edge:.1%} with 95% confidence"
+        )
     return [
         f"In the {_title(game)} round-robin ({_players(named)} players) the win shares are "
-        f"{listed} (fair {shares['fair'].iloc[0]:.1%}; {out / 'summary.md'})",
-        f"{best} beats {second} in {percent(pair.share, pair.ci_low, pair.ci_high)} of the games "
-        f"they share ({out / 'win_rate_heatmap.png'})",
-        f"Ratings from the whole finishing order rank {', '.join(order.index)}; {order.index[0]} "
-        f"{top.rating:+.2f} [{top.ci_low:+.2f}, {top.ci_high:+.2f}] ({out / 'ratings.png'})",
+        f"{listed} (fair {shares['fair'].iloc[0]:.1%}; {_few(shares['deals'].min())}"
+        f"{out / 'summary.md'})",
+        f"{versus} ({out / 'win_rate_heatmap.png'})",
+        f"Ratings from the whole finishing order {field} rank {', '.join(order.index)}; "
+        f"{order.index[0]} {top.rating:+.2f} [{top.ci_low:+.2f}, {top.ci_high:+.2f}] "
+        f"({out / 'ratings.png'})",
     ]
 
 

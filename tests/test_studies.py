@@ -195,3 +195,49 @@ def test_compare_plays_and_draws_exactly_the_agents_given_in_one_call():
         assert points == pytest.approx(list(table.loc[agent, "win_share"]))
         assert (table.loc[agent, "games"] == 10 * 3).all()  # each position once per seating
     plt.close("all")
+
+
+def _robin(pair: tuple[float, float, float], deals: int = 500) -> dict:
+    """The tables ``commands.robin_findings`` reads, for agents a, b, c; ``pair`` is a's share
+    of the games it shares with b and its interval."""
+    from experiments.commands import HEAD_TO_HEAD, RATINGS, TURNS
+
+    shares = pd.DataFrame(
+        {"win_share": [0.4, 0.35, 0.25], "ci_low": [0.38, 0.33, 0.23]}, index=["a", "b", "c"]
+    ).assign(ci_high=lambda t: t.win_share + 0.02, fair=1 / 3, deals=deals)
+    versus = pd.DataFrame(
+        [pair],
+        index=pd.MultiIndex.from_tuples([("a", "b")]),
+        columns=["share", "ci_low", "ci_high"],
+    )
+    ratings = pd.DataFrame(
+        {"rating": [0.3, 0.1, -0.4], "ci_low": [0.2, 0.0, -0.5], "ci_high": [0.4, 0.2, -0.3]},
+        index=["a", "b", "c"],
+    )
+    turns = pd.DataFrame({"win_share": [0.3]}, index=pd.Index([3], name="n_players"))
+    return {"win share by agent": shares, HEAD_TO_HEAD: versus, RATINGS: ratings, TURNS: turns}
+
+
+@pytest.mark.parametrize(
+    ("pair", "says"),
+    [
+        ((0.56, 0.53, 0.59), "a beats b in this round-robin of a, b, c in 56.0% [53.0, 59.0]"),
+        ((0.44, 0.41, 0.47), "b beats a in this round-robin of a, b, c in 56.0% [53.0, 59.0]"),
+        (
+            (0.51, 0.48, 0.54),
+            "a and b are not told apart in this round-robin of a, b, c: a wins 51.0% [48.0, "
+            "54.0] of the games they share, an edge either way below 4.0% with 95% confidence",
+        ),
+    ],
+)
+def test_a_round_robin_finding_names_its_field_and_bounds_an_edge_it_cannot_show(pair, says):
+    from pathlib import Path
+
+    from experiments.commands import robin_findings
+
+    lines = robin_findings("geschenkt", _robin(pair), Path("out"))
+    assert says in lines[1]
+    assert "in this round-robin of a, b, c rank a, b, c" in lines[2]
+    assert "†" not in lines[0]
+    few = robin_findings("geschenkt", _robin(pair, deals=12), Path("out"))
+    assert "† 12 deals, fewer than 30: coverage not assured; out/summary.md)" in few[0]
