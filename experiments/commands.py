@@ -437,6 +437,11 @@ def seat_findings(game: str, named: dict, out: Path) -> list[str]:
     return lines
 
 
+def _few_after(deals: int) -> str:
+    """:func:`_few` as a sentence's end."""
+    return f" ({_few(deals).removesuffix('; ')})" if _few(deals) else ""
+
+
 def _few(deals) -> str:
     """A finding's mark when it rests on fewer than ``stats.FEW_DEALS`` deals."""
     if deals is None or deals >= stats.FEW_DEALS:
@@ -582,7 +587,7 @@ def tune(args, argv) -> None:
     print(
         f"\nbest: {result.spec}\nwin share {result.win_share:.4f} [{low:.4f}, {high:.4f}] "
         f"vs fair {1 / args.players:.4f} over {result.games:,} fresh games against "
-        f"{args.players - 1} x {args.field}"
+        f"{args.players - 1} x {args.field}" + _few_after(args.final_games)
     )
     if args.json:
         record = json.dumps(tuning.as_record(result, argv), indent=2) + "\n"
