@@ -219,6 +219,8 @@ def deal_ratings(
     n_deals = pat.by_deal.shape[0]
     point = _fit(pat.in_play, pat.chosen, (pat.by_deal.T @ np.ones(n_deals))[None], prior)[0]
     half = Z95 * _bootstrap_sd(pat, n_boot, np.random.default_rng(seed), prior)
+    if n_deals < 2:  # one deal has no spread to resample: no interval, not one of zero width
+        half = np.full_like(point, np.nan)
     table = pd.DataFrame(
         {"rating": point, "ci_low": point - half, "ci_high": point + half},
         index=pd.Index(names, name="agent"),

@@ -63,3 +63,13 @@ def test_the_whole_order_is_the_default_and_is_sharper_than_the_winner_alone():
     pd.testing.assert_frame_equal(full, ratings.ratings(long, n_boot=60, seed=0, order="finish"))
     width = (full["ci_high"] - full["ci_low"]).mean()
     assert width < 0.8 * (winner["ci_high"] - winner["ci_low"]).mean()
+
+
+def test_one_deal_has_no_interval_rather_than_one_of_zero_width():
+    """A bootstrap of one deal can only draw that deal: its spread is 0 by construction, so
+    the interval is missing (NaN), while two deals or more give one of positive width."""
+    long, _ = finishing_orders(3, 2)
+    one = ratings.ratings(long[long.game_index == 0], n_boot=50)
+    assert one[["ci_low", "ci_high"]].isna().all().all() and one["rating"].notna().all()
+    two = ratings.ratings(long, n_boot=50)
+    assert (two["ci_high"] > two["ci_low"]).all()
