@@ -224,17 +224,18 @@ def _summary_spread(sums, value: str, square: str, keys: list, rows="deal_rows")
     by the column ``rows`` (the group's rows that share one deal, e.g. ``deal_rows`` 4 for a
     field candidate in 4 rotations; 1 without the column): a deal counts as that many games
     of the summed variance, which is never too narrow; ``df``, Satterthwaite's degrees of
-    freedom over the jobs (as ``blocks.stratified_cov``)."""
+    freedom over the jobs (as ``blocks.stratified_cov``); ``deals``, each job's games over its
+    rows a deal, summed (jobs of 2 and 3 players in one group count their own deals)."""
     rows = sums[rows] if rows in sums else pd.Series(1, index=sums.index)
     cells = sums.assign(_rows=rows).groupby([*keys, "job"], observed=True, sort=True)
     cells = cells.agg(
         n=("games", "sum"), s=(value, "sum"), q=(square, "sum"), rows=("_rows", "max")
     )
-    cells = cells.reset_index()
+    cells = cells.reset_index().assign(deals=lambda c: c["n"] / c["rows"])
     lone = cells["n"] < 2
     cells.loc[lone, "job"] = -1  # jobs of one game: pooled
     cells = cells.groupby([*keys, "job"], sort=True).agg(
-        n=("n", "sum"), s=("s", "sum"), q=("q", "sum"), rows=("rows", "max")
+        n=("n", "sum"), s=("s", "sum"), q=("q", "sum"), rows=("rows", "max"), deals=("deals", "sum")
     )
     with np.errstate(invalid="ignore", divide="ignore"):
         within = (cells["q"] - cells["s"] ** 2 / cells["n"]).clip(lower=0)
@@ -247,8 +248,10 @@ def _summary_spread(sums, value: str, square: str, keys: list, rows="deal_rows")
         var=("var", "sum"),
         var_sq=("var_sq", "sum"),
         rows=("rows", "max"),
+        deals=("deals", "sum"),
         cells=("n", "size"),
     )
+    table["deals"] = table["deals"].round().astype(int)
     with np.errstate(invalid="ignore", divide="ignore"):
         free = (table["n"] - table["cells"]).astype(float)
         df = np.where(table["var_sq"] > 0, table["var"] ** 2 / table["var_sq"], free)
@@ -271,7 +274,7 @@ def summary_win_share(sums: pd.DataFrame, by="agent") -> pd.DataFrame:
     table = _summary_spread(sums, "win_sum", "win_sq", _as_list(by))
     fair = sums.assign(_fair=sums["games"] / sums["n_players"])
     fair = fair.groupby(_as_list(by), observed=True, sort=True)["_fair"].sum() / table["n"]
-    deals = table["n"] // table["rows"]
+    deals = table["deals"]
     out = pd.DataFrame({"seats": table["n"], "win_share": table["mean"]})
     z = quantile(table["df"])
     out["ci_low"], out["ci_high"] = share_interval(table["mean"], table["se"], deals, z)
@@ -288,7 +291,7 @@ def summary_mean_score(sums: pd.DataFrame, by="agent") -> pd.DataFrame:
     half = quantile(table["df"]) * table["se"]
     out = pd.DataFrame({"seats": table["n"], "mean": table["mean"]})
     out["ci_low"], out["ci_high"] = table["mean"] - half, table["mean"] + half
-    return out.assign(deals=table["n"] // table["rows"])
+    return out.assign(deals=table["deals"])
 
 
 def mean_score(long: pd.DataFrame, by="agent") -> pd.DataFrame:
@@ -556,7 +559,7 @@ def summary_seat_advantage(sums: pd.DataFrame, column: str = "seat", by=()) -> p
     _require(sums, ["job", "games", "win_sum", "win_sq", *keys])
     table = _summary_spread(sums, "win_sum", "win_sq", keys, rows="deal_jobs")
     out = pd.DataFrame({"games": table["n"], "wins": table["s"], "win_share": table["mean"]})
-    deals = table["n"] // table["rows"]
+    deals = table["deals"]
     z = quantile(table["df"])
     out["ci_low"], out["ci_high"] = share_interval(table["mean"], table["se"], deals, z)
     out["fair"] = 1 / out.index.get_level_values("n_players")

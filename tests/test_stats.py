@@ -571,3 +571,23 @@ def test_a_place_that_never_won_proves_a_seat_effect_only_on_enough_deals():
     assert np.isnan(few["p_value"]) and np.isnan(few["chi2"])
     many = stats.wald_equal_shares(share, cov / 20, free=stats.FEW_DEALS * 4 - 1)
     assert many["p_value"] == 0.0 and np.isinf(many["chi2"])
+
+
+def test_summary_deals_count_each_jobs_deals_at_its_own_rows_per_deal():
+    """Streamed sums of one agent over a job of 5 deals at 2 rows a deal and one of 3 deals at
+    3 rows a deal hold 8 deals (not 19 rows over the larger 3 rows a deal: 6)."""
+    sums = pd.DataFrame(
+        {
+            "job": [0, 1],
+            "agent": "a",
+            "n_players": [2, 3],
+            "games": [10, 9],
+            "deal_rows": [2, 3],
+            "score_sum": [50.0, 45.0],
+            "score_sq": [300.0, 260.0],
+            "win_sum": [5.0, 3.0],
+            "win_sq": [5.0, 3.0],
+        }
+    )
+    assert stats.summary_mean_score(sums).loc["a", "deals"] == 8
+    assert stats.summary_win_share(sums).loc["a", "deals"] == 8
