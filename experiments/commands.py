@@ -27,7 +27,14 @@ from experiments.results import (
     summary_of,
 )
 from experiments.runner import run
-from experiments.schedule import deal_strata, field_design, mirror, round_robin, rows_per_deal
+from experiments.schedule import (
+    deal_strata,
+    field_design,
+    mirror,
+    round_robin,
+    rows_per_deal,
+    score_ranges,
+)
 from giftsim import files
 from giftsim.game import GAMES, load_game
 
@@ -131,11 +138,12 @@ TURNS = "turn-order advantage (position 0 = first player)"
 GAP = "turn-order gap (last minus first position, their covariance counted)"
 
 
-def summary_tables(sums: pd.DataFrame, deals=None) -> dict[str, pd.DataFrame]:
+def summary_tables(sums: pd.DataFrame, deals=None, ranges=None) -> dict[str, pd.DataFrame]:
     """Tables that streamed sums support: win share (not in mirror studies, where it is fair
     by construction) and mean score by agent, turn-order advantage, the gap of the last
     position over the first and the test of equal positions (per agent when every table
-    seats one agent); by deal from ``deals`` when given, else bounded from the sums."""
+    seats one agent); by deal from ``deals`` when given, else bounded from the sums. Mean
+    scores' intervals stay in the score's range (``ranges``, ``schedule.score_ranges``)."""
     mixed = _mixed(sums)
     out = {}
     if mixed:
@@ -144,7 +152,9 @@ def summary_tables(sums: pd.DataFrame, deals=None) -> dict[str, pd.DataFrame]:
     if deals is not None and "adjusted_sum" in deals:
         out[luck.TABLE] = luck.win_share(deals)
     out["mean score by agent"] = (
-        stats.deal_mean_score(deals) if deals is not None else stats.summary_mean_score(sums)
+        stats.deal_mean_score(deals, ranges=ranges)
+        if deals is not None
+        else stats.summary_mean_score(sums, ranges=ranges)
     )
     rows = sums if deals is None else deals
     parts = [("all seatings", rows)] if mixed else list(rows.groupby("agent", observed=True))
@@ -179,8 +189,8 @@ def digest_tables(sums: digest.Digest, progress: bool = False) -> dict[str, pd.D
     """The report's tables from a results digest: ``summary_tables``, per-round tables of
     matches, and where agents share tables the head-to-head table and the ratings fitted on the
     whole finishing order (``N_BOOT`` bootstrap draws over deals)."""
-    out = summary_tables(sums.sums, sums.deals)
-    out.update(_round_tables(sums.rounds))
+    out = summary_tables(sums.sums, sums.deals, sums.score_range)
+    out.update(_round_tables(sums.rounds, sums.round_range))
     if sums.mixed and sums.pairs is not None:
         digest.release_memory()
         out[HEAD_TO_HEAD] = stats.deal_pairwise_table(sums.pairs)
@@ -198,15 +208,17 @@ def _say(progress: bool, text: str) -> None:
         print(text, file=sys.stderr, flush=True)
 
 
-def _round_tables(rounds) -> dict[str, pd.DataFrame]:
+def _round_tables(rounds, ranges=None) -> dict[str, pd.DataFrame]:
     """Matches of several rounds: each agent's win share of single rounds and mean score per
-    round (the tables above are per match), and per round number; the deal (match) as unit."""
+    round (the tables above are per match), and per round number; the deal (match) as unit;
+    ``ranges``: a round's score range (``schedule.score_ranges``)."""
     if rounds is None or rounds.empty:
         return {}
+    by_round = ["round", "agent"]
     return {
         "win share of single rounds by agent (the match's deal as unit)": stats.win_share(rounds),
-        "mean score per round by agent": stats.mean_score(rounds),
-        "mean score by round number and agent": stats.mean_score(rounds, by=["round", "agent"]),
+        "mean score per round by agent": stats.mean_score(rounds, ranges=ranges),
+        "mean score by round number and agent": stats.mean_score(rounds, by_round, ranges),
     }
 
 
@@ -323,7 +335,7 @@ def _draw(sums: digest.Digest, named: dict, folder: Path, manifest: dict):
     else:
         figures["seat_win_share.png"] = plots.seat_panels(sums.sums, "win_share", subject=line)
         figures["seat_score.png"] = plots.seat_panels(
-            sums.sums, "mean_score", subject=line, game=sums.game
+            sums.sums, "mean_score", subject=line, game=sums.game, ranges=sums.score_range
         )
     if HEAD_TO_HEAD in named:
         figures["win_rate_heatmap.png"] = plots.win_rate_heatmap_of(
@@ -541,7 +553,7 @@ def execute_and_print(jobs, out, options) -> None:
     """``giftsim tournament`` and ``giftsim seats``: run the jobs, print the tables."""
     sums, deals = execute(jobs, out, options)
     print(interval_note(deals))
-    print_tables(summary_tables(sums, deals))
+    print_tables(summary_tables(sums, deals, score_ranges(jobs)))
     if out:
         print(f"\nresults in {out}; `giftsim report {out}` writes plots and summary.md")
 

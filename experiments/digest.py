@@ -41,7 +41,7 @@ from experiments.results import (
     round_table,
     summary_of,
 )
-from experiments.schedule import deal_strata, rows_per_deal, stratum_of
+from experiments.schedule import deal_strata, rows_per_deal, score_ranges, stratum_of
 
 COLLAPSE = 8  # chunks read between two summings of the parts
 BY_DEAL = ("deals", "pairs")  # fields that grow with the deals, their sums sorted by deal first
@@ -62,6 +62,8 @@ class Digest(NamedTuple):
     events: pd.DataFrame | None = None
     scores: pd.DataFrame | None = None
     rounds: pd.DataFrame | None = None
+    score_range: dict | None = None  # per player count, a seat's score range (match)
+    round_range: dict | None = None  # the same of one round
 
 
 def score_counts(long: pd.DataFrame) -> pd.DataFrame:
@@ -172,9 +174,11 @@ def _own_stratum(job: int):
 
 def _with_deal_rows(summed: Digest, jobs) -> Digest:
     """The sums with ``deal_rows`` (``schedule.rows_per_deal``), which bound the intervals of
-    tables from summaries."""
+    tables from summaries, and the score ranges of the jobs' rules, which bound those of mean
+    scores."""
     sums = summed.sums.merge(rows_per_deal(jobs), on=["job", "seat"], how="left")
-    return summed._replace(sums=sums)
+    ranges = score_ranges(jobs), score_ranges(jobs, per_round=True)
+    return summed._replace(sums=sums, score_range=ranges[0], round_range=ranges[1])
 
 
 def _agents(jobs) -> tuple[list[str], bool]:

@@ -196,9 +196,10 @@ SEAT_VALUES = {  # seat_panels value -> (interval columns of stats.summary_seat_
 }
 
 
-def seat_panels_data(sums: pd.DataFrame, column="position", by="agent") -> pd.DataFrame:
-    """``stats.summary_seat_table`` of streamed sums as a flat frame."""
-    return stats.summary_seat_table(sums, column, by).reset_index()
+def seat_panels_data(sums: pd.DataFrame, column="position", by="agent", ranges=None):
+    """``stats.summary_seat_table`` of streamed sums as a flat frame (mean scores' intervals
+    in ``ranges``, ``stats.in_range``)."""
+    return stats.summary_seat_table(sums, column, by, ranges).reset_index()
 
 
 def seat_panels(
@@ -210,13 +211,15 @@ def seat_panels(
     suptitle=None,
     subject=None,
     game=None,
+    ranges=None,
 ):
     """One panel per ``by`` group (e.g. agent) of a seat study's sums: ``value``
     ("win_share" or "mean_score") per ``column`` with 95% intervals, one line per player
     count, on one y scale; win shares with dashed fair shares 1/n. ``axes``: one Axes per
     group, or None. The title: ``suptitle`` if given, else what is drawn (with the way a score
-    wins when ``game`` is given) over ``subject``; the legend sits below the panels."""
-    data = seat_panels_data(sums, column, by)
+    wins when ``game`` is given) over ``subject``; the legend sits below the panels. Mean
+    scores' intervals stay in ``ranges`` (``schedule.score_ranges``), when given."""
+    data = seat_panels_data(sums, column, by, ranges)
     low, high, ylabel = SEAT_VALUES[value]
     if value == "mean_score" and game is not None:
         ylabel = score_label(game, ylabel)

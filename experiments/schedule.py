@@ -249,6 +249,23 @@ def rows_per_deal(jobs: list[Job]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["job", "seat", "deal_rows", "deal_jobs"])
 
 
+def score_ranges(jobs: list[Job], per_round: bool = False) -> dict[int, tuple[int, int]] | None:
+    """Per player count, the lowest and highest score a seat can have under the jobs' rules
+    (``Game.score_range``; of a whole match, or of one round with ``per_round``), the widest
+    where the jobs of one count differ: the range a mean score's interval is clipped into.
+    None for a game without a score range."""
+    ranges: dict[int, tuple[int, int]] = {}
+    for job in jobs:
+        definition, rules = load_game(job.game), job.make_rules()
+        if definition.score_range is None:
+            return None
+        score = definition.score_range if per_round else definition.match_score_range
+        low, high = score(rules)
+        old = ranges.get(job.n_players, (low, high))
+        ranges[job.n_players] = (min(low, old[0]), max(high, old[1]))
+    return ranges
+
+
 def deal_strata(jobs: list[Job]) -> dict[int, tuple[np.ndarray, np.ndarray]]:
     """The strata of a design's deals, per job: ``(starts, codes)``, the game indices at which
     the job's deals change stratum and the stratum code from each on (``stratum_of`` looks

@@ -193,12 +193,12 @@ def deal_win_share(deals: pd.DataFrame, by="agent") -> pd.DataFrame:
     return _share_table(table, fair["_fair"] / fair["seats"])
 
 
-def deal_mean_score(deals: pd.DataFrame, by="agent") -> pd.DataFrame:
+def deal_mean_score(deals: pd.DataFrame, by="agent", ranges=None) -> pd.DataFrame:
     """``mean_score`` from per-(deal, agent, ..) sums (``deal``, ``stratum``, ``seats``,
-    ``score_sum``)."""
+    ``score_sum``), its interval in the score's range (``ranges``: see :func:`in_range`)."""
     _require(deals, ["deal", "stratum", "seats", "score_sum", *_as_list(by)])
     table = clustered_mean(deals, "score_sum", "seats", by, "deal", t=True, stratum="stratum")
-    return _mean_table(table)
+    return _mean_table(table, ranges)
 
 
 def _share_table(table: pd.DataFrame, fair: pd.Series) -> pd.DataFrame:
@@ -210,12 +210,29 @@ def _share_table(table: pd.DataFrame, fair: pd.Series) -> pd.DataFrame:
     return out
 
 
-def _mean_table(table: pd.DataFrame) -> pd.DataFrame:
+def _mean_table(table: pd.DataFrame, ranges=None) -> pd.DataFrame:
     out = pd.DataFrame({"seats": table["n"].round().astype(int), "mean": table["mean"]})
     out["ci_low"] = table["mean"] - table["half"]
     out["ci_high"] = table["mean"] + table["half"]
     out["deals"] = table["clusters"]
-    return out
+    return in_range(out, ranges)
+
+
+def in_range(table: pd.DataFrame, ranges, low="ci_low", high="ci_high") -> pd.DataFrame:
+    """``table`` with its interval (columns ``low``, ``high``) clipped into the range of a
+    score: ``ranges`` maps each player count to the lowest and highest score
+    (``Game.score_range``); rows of a table by ``n_players`` take their own, the rows of
+    other tables the widest of all. None: unbounded, the table as it is."""
+    if not ranges:
+        return table
+    if "n_players" in (table.index.names or []):
+        counts = table.index.get_level_values("n_players")
+        bottom = np.array([ranges[int(n)][0] for n in counts], float)
+        top = np.array([ranges[int(n)][1] for n in counts], float)
+    else:
+        bottom = min(r[0] for r in ranges.values())
+        top = max(r[1] for r in ranges.values())
+    return table.assign(**{low: table[low].clip(bottom, top), high: table[high].clip(bottom, top)})
 
 
 def _summary_spread(sums, value: str, square: str, keys: list, rows="deal_rows"):
@@ -283,25 +300,25 @@ def summary_win_share(sums: pd.DataFrame, by="agent") -> pd.DataFrame:
     return out
 
 
-def summary_mean_score(sums: pd.DataFrame, by="agent") -> pd.DataFrame:
+def summary_mean_score(sums: pd.DataFrame, by="agent", ranges=None) -> pd.DataFrame:
     """``mean_score`` from streamed sums (``job``, ``games``, ``score_sum``, ``score_sq``),
-    bounded as in ``summary_win_share``."""
+    bounded as in ``summary_win_share``, in the score's range (``ranges``: :func:`in_range`)."""
     _require(sums, ["job", "games", "score_sum", "score_sq", *_as_list(by)])
     table = _summary_spread(sums, "score_sum", "score_sq", _as_list(by))
     half = quantile(table["df"]) * table["se"]
     out = pd.DataFrame({"seats": table["n"], "mean": table["mean"]})
     out["ci_low"], out["ci_high"] = table["mean"] - half, table["mean"] + half
-    return out.assign(deals=table["deals"])
+    return in_range(out.assign(deals=table["deals"]), ranges)
 
 
-def mean_score(long: pd.DataFrame, by="agent") -> pd.DataFrame:
+def mean_score(long: pd.DataFrame, by="agent", ranges=None) -> pd.DataFrame:
     """Mean score per group with a 95% cluster-robust Student-t interval, the deal as unit,
     stratified: ``seats``, ``mean``, ``ci_low``, ``ci_high`` (NaN without a degree of
-    freedom), ``deals``. With one row per deal and one stratum this is the usual t
-    interval."""
+    freedom; in the score's range with ``ranges``, :func:`in_range`), ``deals``. With one row
+    per deal and one stratum this is the usual t interval."""
     _require(long, ["score", *_as_list(by)])
     table = clustered_mean(_with_deal(long), "score", "_one", by, "_deal", True, "_stratum")
-    return _mean_table(table)
+    return _mean_table(table, ranges)
 
 
 # ---- seats --------------------------------------------------------------------------------
@@ -603,12 +620,13 @@ def _summary_gap_row(part, first, second, column, n) -> dict:
     }
 
 
-def summary_seat_table(sums: pd.DataFrame, column: str = "position", by="agent"):
+def summary_seat_table(sums: pd.DataFrame, column: str = "position", by="agent", ranges=None):
     """A seat study in one table, one row per (``by``, n_players, ``column``): ``games``,
     ``win_share`` with its interval (``win_low``, ``win_high``), ``fair``, and
-    ``mean_score`` with its normal interval (``score_low``, ``score_high``)."""
+    ``mean_score`` with its normal interval (``score_low``, ``score_high``; in the score's
+    range with ``ranges``, :func:`in_range`)."""
     wins = summary_seat_advantage(sums, column, by)
-    scores = summary_mean_score(sums, [*_as_list(by), "n_players", column])
+    scores = summary_mean_score(sums, [*_as_list(by), "n_players", column], ranges)
     wins = wins.rename(columns={"ci_low": "win_low", "ci_high": "win_high"})
     scores = scores.rename(
         columns={"mean": "mean_score", "ci_low": "score_low", "ci_high": "score_high"}

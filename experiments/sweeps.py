@@ -40,7 +40,7 @@ def _labelled(variants) -> dict:
     return {label(v): dict(v) for v in variants}
 
 
-def balance(frame: pd.DataFrame) -> dict:
+def balance(frame: pd.DataFrame, score_range=None) -> dict:
     """Balance of one mirror batch (``experiments.batch.play`` rows): every game holds each turn
     position once, whoever moves first.
 
@@ -51,7 +51,8 @@ def balance(frame: pd.DataFrame) -> dict:
     minus the first, its interval counting their covariance (``stats.seat_gap``);
     ``spread``: best minus worst turn position; ``chi2``, ``p_value``: the test of equal win
     shares over positions (``stats.seat_test``); ``decisions``, ``winning_score``,
-    ``mean_score``: means (normal intervals); ``ties``: share of games with a shared win."""
+    ``mean_score``: means (normal intervals; the scores' in ``score_range``, a seat's lowest
+    and highest score, when given); ``ties``: share of games with a shared win."""
     n = sum(1 for c in frame.columns if c.startswith("win_"))
     wins = frame[[f"win_{s}" for s in range(n)]].to_numpy()
     scores = frame[[f"score_{s}" for s in range(n)]].to_numpy()
@@ -70,9 +71,10 @@ def balance(frame: pd.DataFrame) -> dict:
     row["spread"] = share.max() - share.min()
     test = stats.wald_equal_shares(share, cov, len(frame) - 1)
     row["chi2"], row["p_value"] = test["chi2"], test["p_value"]
-    row.update(_mean("decisions", frame["n_decisions"].to_numpy(float)))
-    row.update(_mean("winning_score", scores[games, wins.argmax(axis=1)].astype(float)))
-    row.update(_mean("mean_score", scores.mean(axis=1)))
+    row.update(_mean("decisions", frame["n_decisions"].to_numpy(float), (0, np.inf)))
+    best = scores[games, wins.argmax(axis=1)].astype(float)
+    row.update(_mean("winning_score", best, score_range))
+    row.update(_mean("mean_score", scores.mean(axis=1), score_range))
     row["ties"] = float(((wins > 0).sum(axis=1) > 1).mean())
     return row
 
@@ -90,11 +92,13 @@ def _interval(name: str, value: float, low: float, high: float) -> dict:
     return {name: value, f"{name}_low": low, f"{name}_high": high}
 
 
-def _mean(name: str, values: np.ndarray) -> dict:
-    """``name``, ``name_low``, ``name_high``: mean and 95% normal interval."""
+def _mean(name: str, values: np.ndarray, bounds=None) -> dict:
+    """``name``, ``name_low``, ``name_high``: mean and 95% normal interval, clipped into
+    ``bounds`` (lowest, highest) when given."""
     mean = values.mean()
     half = stats.Z95 * values.std(ddof=1) / np.sqrt(len(values)) if len(values) > 1 else np.nan
-    return _interval(name, mean, mean - half, mean + half)
+    low, high = np.clip((mean - half, mean + half), *(bounds or (-np.inf, np.inf)))
+    return _interval(name, mean, float(low), float(high))
 
 
 def sweep(game: str, agent: str, variants, n_games: int, players=4, seed: int = 0):
@@ -108,7 +112,8 @@ def sweep(game: str, agent: str, variants, n_games: int, players=4, seed: int = 
         for n in players:
             rules = definition.rules(n_players=n, **options)
             frame = play(game, [agent] * n, n_games, rules=rules, seed=seed)
-            rows.append({"variant": name, **options, **balance(frame)})
+            scores = definition.match_score_range(rules)
+            rows.append({"variant": name, **options, **balance(frame, scores)})
     return pd.DataFrame(rows)
 
 

@@ -31,6 +31,7 @@ GAME = Game(
     tensor_size=tensor.tensor_size,
     tensor_bounds=tensor.tensor_bounds,
     scores=scoring.scores,
+    score_range=scoring.score_range,
     winner_mask=scoring.winner_mask,
     rewards=scoring.rewards,
     result_row=scoring.result_row,

@@ -13,6 +13,15 @@ INDEX_BITS = np.array(
 )
 
 
+def score_range(rules) -> tuple[int, int]:
+    """The lowest and highest score one seat can have in a game under ``rules``: every chip of
+    the game and no card; no chip and every card played, each heading a run of its own (the
+    highest ``n_cards`` cards of the range that may be played)."""
+    forced = set(rules.forced_removed)
+    cards = [c for c in range(rules.lowest_card, rules.highest_card + 1) if c not in forced]
+    return -rules.n_players * rules.chips, sum(sorted(cards)[len(cards) - rules.n_cards :])
+
+
 @njit(cache=True)
 def card_points(hand):
     """Points of a hand bit mask: the sum of the lowest card of every run."""

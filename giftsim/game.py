@@ -21,6 +21,9 @@ first, state)``                    ``state``; all chance is dealt here
                                    (``tensor_size(rules)`` long, layout in ``<game>/tensor.py``;
                                    ``tensor_bounds(rules)`` gives each entry's range)
 ``scores(state, out)``             final score of every seat into ``out[:n]``
+``score_range(rules)``             Python, optional: the lowest and highest score one seat can
+                                   have in one game under ``rules`` (the range of a mean
+                                   score's interval); None: unbounded
 ``winner_mask(state)``             bit mask of the seats that win a finished game
 ``rewards(state, out)``            each seat's share of the win into ``out[:n]``: ties split,
                                    the shares sum to 1
@@ -110,6 +113,7 @@ OutcomeOf = Callable[[Vec], int]
 PublicAction = Callable[[Vec, int], int]  # (state, action) -> public code
 Text = Callable[..., str]
 EventVerb = Callable[[Vec, int, Vec], bool]  # (state, action, out) -> an event?
+ScoreRange = Callable[[object], tuple[int, int]]  # (rules) -> (lowest, highest) score
 
 GAMES: dict[str, str] = {"geschenkt": "geschenkt_sim", "tulips": "tulips_sim"}
 TAIL = ("first_player", "n_decisions", "winners")  # the columns after the per-seat blocks
@@ -172,6 +176,7 @@ class Game:
     event: EventVerb | None = None  # compiled event verb (see the verb table), or None
     event_columns: tuple[str, ...] = ()
     score_parts: tuple[str, ...] = ()  # per-seat blocks whose sum is the score, if any
+    score_range: ScoreRange | None = None  # (rules) -> a seat's lowest and highest score
 
     @property
     def event_width(self) -> int:
@@ -183,6 +188,15 @@ class Game:
         a match of several rounds (``rules.rounds``, No Thanks!) each round's scores."""
         n, rounds = rules.n_players, rounds_of(rules)
         return len(self.blocks) * n + len(TAIL) + (rounds * n if rounds > 1 else 0)
+
+    def match_score_range(self, rules) -> tuple[int, int] | None:
+        """A seat's lowest and highest score of a whole match under ``rules`` (of a single
+        game where the rules have one round): ``score_range`` times the rounds; None without
+        a ``score_range``."""
+        if self.score_range is None:
+            return None
+        low, high = self.score_range(rules)
+        return rounds_of(rules) * low, rounds_of(rules) * high
 
     def legal_actions(self, state: np.ndarray) -> list[int]:
         """The legal action ids, ascending (from :attr:`legal_mask`)."""

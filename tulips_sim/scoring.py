@@ -5,7 +5,7 @@ from numba import njit
 
 from giftsim.bits import share_out
 from giftsim.rng import below_keyed
-from tulips_sim.rules import N_SLOTS, N_VARIETIES
+from tulips_sim.rules import N_SLOTS, N_VARIETIES, VALUES
 from tulips_sim.state import (
     BQ_COUNT,
     BQ_VALUE,
@@ -27,6 +27,15 @@ from tulips_sim.state import (
 SCORED_RANKS = 3  # ranks 1..3 pay majorities; 4th and unranked varieties pay nothing
 STRENGTH_SCALE = 1000  # strength: cards * 1000 + value (values stay far below 1000)
 CARDS_SCALE = 1000  # finishing key: score * 1000 + bouquet cards (a bouquet holds far fewer)
+
+
+def score_range(rules) -> tuple[int, int]:
+    """The lowest and highest score one seat can have in a game under ``rules``: no points;
+    every card of the deck given at the highest value and giving bonus, or kept at the highest
+    keeping points, and the highest majority of every variety (points are never negative)."""
+    per_card = max(max(VALUES) + max(rules.giving), max(rules.keeping))
+    majority = int(np.max(np.asarray(rules.majority)))
+    return 0, rules.deck_size * per_card + N_VARIETIES * majority
 
 
 @njit(cache=True)
