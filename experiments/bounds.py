@@ -436,16 +436,13 @@ def _append(path, row: dict) -> None:
 
 
 def _line(row: dict) -> str:
-    from experiments.stats import FEW_DEALS
+    from experiments.stats import few_note
 
+    few = few_note(row["deals"])
     return (
         f"{row['players']}p {row['target']}: gain {row['gain']:+.4f} "
         f"[{row['low']:+.4f}, {row['high']:+.4f}] (se {row['se']:.4f}; responder "
         f"{row['responder_share']:.4f} vs own {row['target_share']:.4f}) over {row['deals']:,} "
         f"deals, {row['responder']}, {row['cpu_seconds']:.0f} s of CPU"
-        + (
-            f" († fewer than {FEW_DEALS} deals: coverage not assured)"
-            if row["deals"] < FEW_DEALS
-            else ""
-        )
+        + (f" ({few})" if few else "")
     )

@@ -450,15 +450,15 @@ def seat_findings(game: str, named: dict, out: Path) -> list[str]:
 
 
 def _few_after(deals: int) -> str:
-    """:func:`_few` as a sentence's end."""
-    return f" ({_few(deals).removesuffix('; ')})" if _few(deals) else ""
+    """``stats.few_note`` as a sentence's end."""
+    note = stats.few_note(deals)
+    return f" ({note})" if note else ""
 
 
 def _few(deals) -> str:
-    """A finding's mark when it rests on fewer than ``stats.FEW_DEALS`` deals."""
-    if deals is None or deals >= stats.FEW_DEALS:
-        return ""
-    return f"† {int(deals)} deals, fewer than {stats.FEW_DEALS}: coverage not assured; "
+    """``stats.few_note`` as the start of a parenthesis that goes on."""
+    note = stats.few_note(deals)
+    return f"{note}; " if note else ""
 
 
 def robin_findings(game: str, named: dict, out: Path) -> list[str]:

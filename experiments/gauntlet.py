@@ -431,7 +431,7 @@ def display(made: Plan, found: pd.DataFrame, n: int) -> pd.DataFrame:
 
 
 def _cell_text(row) -> str:
-    few = " †" if 0 < row["deals"] < stats.FEW_DEALS else ""
+    few = " †" if stats.too_few(row["deals"]) else ""
     if row["kind"] == "field":
         return f"{row['win_share']:.3f} [{row['ci_low']:.3f}, {row['ci_high']:.3f}]{few}"
     if row["kind"] == "mirror":

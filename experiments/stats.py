@@ -80,6 +80,19 @@ Z95 = float(stats.norm.ppf(0.975))
 FEW_DEALS = 30  # an interval over fewer deals is flagged: its coverage is not assured
 
 
+def too_few(deals) -> bool:
+    """True when a figure rests on some deals but fewer than ``FEW_DEALS`` (None: unknown)."""
+    return deals is not None and 0 < deals < FEW_DEALS
+
+
+def few_note(deals) -> str:
+    """A figure's mark when it rests on too few deals (:func:`too_few`), else ``""``."""
+    if not too_few(deals):
+        return ""
+    count = f"{int(deals):,} deal" + ("s" if deals != 1 else "")
+    return f"† {count}, fewer than {FEW_DEALS}: coverage not assured"
+
+
 def quantile(df):
     """The 97.5% point of Student's t with ``df`` degrees of freedom (normal where ``df`` is
     infinite; NaN where it is below 1)."""

@@ -591,3 +591,39 @@ def test_summary_deals_count_each_jobs_deals_at_its_own_rows_per_deal():
     )
     assert stats.summary_mean_score(sums).loc["a", "deals"] == 8
     assert stats.summary_win_share(sums).loc["a", "deals"] == 8
+
+
+@pytest.mark.parametrize(
+    ("deals", "note"),
+    [
+        (None, ""),
+        (0, ""),  # no deal: no interval to doubt
+        (1, "† 1 deal, fewer than 30: coverage not assured"),
+        (29, "† 29 deals, fewer than 30: coverage not assured"),
+        (30, ""),
+        (np.int64(12), "† 12 deals, fewer than 30: coverage not assured"),
+    ],
+)
+def test_few_deals_mark_is_one_text(deals, note):
+    """Every printed few-deals mark (findings, tune, bound, gauntlet) comes from here."""
+    assert stats.few_note(deals) == note
+    assert stats.too_few(deals) == bool(note)
+
+
+def test_bound_line_marks_few_deals():
+    from experiments.bounds import _line
+
+    row = {
+        "players": 4,
+        "target": "greedy",
+        "gain": 0.1,
+        "low": 0.0,
+        "high": 0.2,
+        "se": 0.05,
+        "responder_share": 0.35,
+        "target_share": 0.25,
+        "responder": "flatmc",
+        "cpu_seconds": 3.0,
+    }
+    assert _line(row | {"deals": 12}).endswith("(† 12 deals, fewer than 30: coverage not assured)")
+    assert _line(row | {"deals": 300}).endswith("3 s of CPU")
