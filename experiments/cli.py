@@ -291,8 +291,7 @@ def _load_agent_modules(args) -> None:
     for target in getattr(args, "agents_module", []):
         load_module(target)
     if getattr(args, "untrusted_module", None) is None:
-        return
-    _check_limits(args)
+        return  # the limits are checked already (``_check_idle``)
     from agents.isolation.untrusted import load_untrusted
 
     args.untrusted = {

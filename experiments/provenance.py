@@ -3,11 +3,12 @@
 A record carries its provenance beside its moves: the ``agents`` of its seats, the root ``seed``
 and the ``game_index`` (and the agents' ``secret``, if one was set). A game is a pure function of
 those and its rules, so a record whose seats are all agents of the game is dealt and played
-again from them, through the slow path, with the recorded first player of each game (whatever
-policy chose it, that seat deals the same game): the record must come out the same, entry for
-entry. A record with a seat that is no agent here (a person, a learner, an agent of a module not
-loaded) cannot be played again, nor can a game where an isolated seat forfeited; its
-provenance is then reported as not checked, and why.
+again from them, through the slow path, with the first player chosen as the record says it was
+(``first_player_policy``: rotate, random or a seat; older records without it: the recorded
+first player, whatever policy chose it, since that seat deals the same game): the record must
+come out the same, entry for entry. A record with a seat that is no agent here (a person, a
+learner, an agent of a module not loaded) cannot be played again, nor can a game where an
+isolated seat forfeited; its provenance is then reported as not checked, and why.
 
 Errors are one-line ``ValueError``\\ s naming the entry that does not follow from the provenance
 (a relabelled seed changes the deal; other agents change the moves).
@@ -17,7 +18,7 @@ from agents.registry import parse_list
 from experiments.games import play_slow
 from giftsim.game import load_game
 
-META = ("agents", "seed", "game_index", "secret", "isolated")  # the record's provenance keys
+META = ("agents", "seed", "game_index", "secret", "isolated", "first_player_policy")
 
 
 def check(made: dict) -> str:
@@ -43,8 +44,8 @@ def check(made: dict) -> str:
         if made.get(key) != again.get(key):
             raise ValueError(
                 f"record {key!r} is not what game {made['game_index']} of seed {made['seed']} "
-                f"with agents {','.join(agents)} gives: the record's seed, game index or agents "
-                "are not the ones it was played with"
+                f"with agents {','.join(agents)} gives: the record's seed, game index, agents or "
+                "first-player policy are not the ones it was played with"
             )
     return (
         f"provenance OK: game {made['game_index']} of seed {made['seed']} with these agents "
@@ -65,20 +66,27 @@ def _again(definition, rules, players, made: dict) -> dict:
     """The record that the provenance of ``made`` makes, played again through the slow path."""
     seed, index, secret = made["seed"], made["game_index"], made.get("secret", 0)
     meta = {k: made[k] for k in META if k in made}
+    policy = made.get("first_player_policy")
     if "rounds" in made and definition.make_match_record is not None:
         rounds = made["rounds"]
         played = [
-            _play(definition, rules, players, seed, index * len(rounds) + r, game, secret)
+            _play(definition, rules, players, (seed, index * len(rounds) + r, secret), game, policy)
             for r, game in enumerate(rounds)
         ]
         return definition.make_match_record(rules, [(g.start, g.actions) for g in played], meta)
-    game = _play(definition, rules, players, seed, index, made, secret)
+    game = _play(definition, rules, players, (seed, index, secret), made, policy)
     return definition.make_record(rules, game.start, game.actions, meta)
 
 
-def _play(definition, rules, players, seed, index, game: dict, secret):
+def _play(definition, rules, players, where, game: dict, policy):
+    """One game played again (``where``: seed, game index, secret), its first player chosen
+    by the recorded ``policy`` (rotate, random or a seat), so that a record whose first
+    player the policy would not give fails; without one (older records, environments' records)
+    the recorded first player."""
+    seed, index, secret = where
+    first = game["first_player"] if policy is None else policy
     try:
-        return play_slow(definition.name, rules, players, seed, index, game["first_player"], secret)
+        return play_slow(definition.name, rules, players, seed, index, first, secret)
     except ValueError as error:
         raise ValueError(f"record's provenance: {error}") from None
 

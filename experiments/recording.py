@@ -31,6 +31,7 @@ def record(
     first_policy(first_player, rules.n_players)  # checked before anything compiles, as
     param_table(agents, rules.n_players)  # the networks for this table
     meta = {"agents": [a.spec for a in agents], "seed": seed, "game_index": game_index}
+    meta["first_player_policy"] = first_player  # rotate, random or a seat: how it was chosen
     if secret:
         meta["secret"] = secret
     if isolation is not None:

@@ -84,6 +84,11 @@ def parse_value(key: str, text: str, kind):
         table = _table(text)
         if table is not None:
             return table
+    if kind == SEAT and low == "rotate":  # a way of running games, not a rule of one game
+        raise ValueError(
+            f"rule {key} takes {hint(kind)}, got {text!r}: a rotating first player is "
+            "--first-player rotate, the default of tournaments and studies"
+        )
     raise ValueError(f"rule {key} takes {hint(kind)}, got {text!r}")
 
 

@@ -201,6 +201,11 @@ CLI = [  # (id, argv, words the one line must hold)
         "record 'actions' is not what game 0 of seed 8 with agents greedy,random,greedy gives",
     ),
     (
+        "replay-other-first-player-policy",
+        ["replay", "--quiet", "other_first.json"],
+        "record 'first_player' is not what game 0 of seed 8 with agents greedy,greedy,greedy",
+    ),
+    (
         "replay-agent-count",
         ["replay", "--quiet", "one_agent.json"],
         "record 'agents' names 1 agent(s) for 3 seats",
@@ -317,6 +322,11 @@ CLI = [  # (id, argv, words the one line must hold)
         "tournament-rule-first-player",
         ["tournament", "geschenkt", "--rule", "first_player=9", *QUICK],
         "first_player must be in 0..3",
+    ),
+    (
+        "tournament-rule-first-player-rotate",
+        ["tournament", "tulips", "--rule", "first_player=rotate", *QUICK],
+        "a rotating first player is --first-player rotate",
     ),
     (
         "tournament-rule-overflow",
@@ -511,7 +521,8 @@ def _network(folder: Path) -> None:
 @functools.cache
 def _records() -> dict[str, str]:
     """A record of game 0 of seed 8 (three ``greedy``), relabelled: as seed 7, with other
-    agents, with one agent for three seats."""
+    agents, with one agent for three seats, with a first-player policy it was not played
+    with."""
     from experiments.games import play_slow
     from giftsim.game import load_game
 
@@ -526,6 +537,9 @@ def _records() -> dict[str, str]:
         "relabelled.json": json.dumps({**made, "seed": 7}),
         "other_agents.json": json.dumps({**made, "agents": ["greedy", "random", "greedy"]}),
         "one_agent.json": json.dumps({**made, "agents": ["greedy"]}),
+        "other_first.json": json.dumps(
+            {**made, "first_player_policy": (made["first_player"] + 1) % 3}
+        ),
     }
 
 

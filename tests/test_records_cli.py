@@ -59,6 +59,8 @@ def test_record_has_the_documented_keys(record):
     lowest = min(record["scores"])
     assert record["winners"] == [s for s, v in enumerate(record["scores"]) if v == lowest]
     assert record["agents"] == ["greedy", "greedy", "random", "greedy"]
+    assert record["first_player_policy"] == "rotate"  # game 0: seat 0
+    assert record["first_player"] == 0
 
 
 def test_replay_accepts_the_record(record, tmp_path):
