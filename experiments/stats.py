@@ -621,15 +621,17 @@ def _summary_gap_row(part, first, second, column, n) -> dict:
         within = q_a - s_a**2 / games + q_b - s_b**2 / games + 2 * s_a * s_b / games
         within = np.where(games > 1, within * games / (games - 1), 0.0)
     rows = int(part["deal_jobs"].max()) if "deal_jobs" in part else 1
+    per_deal = part.groupby("job", sort=True)["deal_jobs"].max() if "deal_jobs" in part else 1
+    deals = round(float(np.sum(games / per_deal)))  # each job's games over its rows a deal
     se = np.sqrt(rows * within.sum()) / total if total > 1 else np.nan
     gap = (s_b.sum() - s_a.sum()) / total
     with np.errstate(invalid="ignore", divide="ignore"):
         spread = np.where(games > 1, within**2 / (games - 1), 0.0).sum()
     free = total - len(games)
     df = min(within.sum() ** 2 / spread, free) if spread > 0 else free
-    low, high = gap_interval(gap, se, total // rows, quantile(df))
+    low, high = gap_interval(gap, se, deals, quantile(df))
     return {"first": a, "second": b, "gap": gap, "ci_low": float(low), "ci_high": float(high)} | {
-        "deals": total // rows
+        "deals": deals
     }
 
 
@@ -655,7 +657,8 @@ def summary_seat_test(sums: pd.DataFrame, column: str = "seat", alpha: float = 0
     win over several seats, so the win sums vary less than the multinomial the test
     assumes (at alpha 0.05 its size falls from 0.045 with no ties to 0.026 with 10% tied
     games); a p-value below alpha is still valid, one above it may hide a small effect.
-    Columns ``games``, ``chi2``, ``dof``, ``p_value``, ``seat_effect``."""
+    Columns ``games``, ``chi2``, ``dof``, ``p_value``, ``deals`` (the fewest of a place, as
+    ``summary_seat_advantage`` counts them), ``seat_effect``."""
     table = summary_seat_advantage(sums, column, by)
     rows = sums["deal_jobs"] if "deal_jobs" in sums else pd.Series(1, index=sums.index)
     return _chisquare_table(table, alpha, float(rows.max()))
@@ -707,12 +710,13 @@ def _chisquare_row(part: pd.DataFrame, design: float) -> dict:
     games = part["games"].to_numpy(float)
     test = stats.chisquare(wins, wins.sum() * games / games.sum())
     chi2 = float(test.statistic) / design
-    return {
+    row = {
         "games": int(part["games"].max()),
         "chi2": chi2,
         "dof": len(wins) - 1,
         "p_value": float(stats.chi2.sf(chi2, len(wins) - 1)),
     }
+    return row | ({"deals": int(part["deals"].min())} if "deals" in part else {})
 
 
 def games_needed(effect: float, n_players: int, alpha: float = 0.05, power: float = 0.8) -> int:

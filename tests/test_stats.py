@@ -627,3 +627,19 @@ def test_bound_line_marks_few_deals():
     }
     assert _line(row | {"deals": 12}).endswith("(† 12 deals, fewer than 30: coverage not assured)")
     assert _line(row | {"deals": 300}).endswith("3 s of CPU")
+
+
+def test_summary_seat_tables_count_the_same_deals_and_flag_them():
+    """A summary-only round-robin of 2 agents at 4 players (3 seating groups of 4 or 6
+    seatings, 4 deals each): the turn-order table, the gap and the test all count 12 deals (the
+    gap counted the games over the largest group's 6 seatings, 9), and each is flagged."""
+    from experiments import commands, schedule
+
+    jobs = schedule.round_robin("geschenkt", ["random", "greedy"], 4, 4, seed=1)
+    assert len({job.group for job in jobs}) == 3
+    options = {"summary_only": True, "backend": "serial", "progress": False}
+    sums, _ = commands.execute(jobs, None, options)
+    named = commands.summary_tables(sums)
+    for title in (commands.TURNS, commands.GAP, "turn-order test"):
+        assert set(named[title]["deals"]) == {12}, title
+        assert (commands.flag_few(named[title])["warning"] == "< 30 deals").all(), title
