@@ -69,7 +69,7 @@ def respond_games(
     for g in range(out.shape[0]):
         key = game_key(root_seed, first_index + g)
         _deal(rules_vec, key, secret, policy, first_index + g, state, streams)
-        if not _play_out(state, entries, flat, streams, work):
+        if not _play_to_end(state, entries, flat, streams, work):
             return g
         rewards(state, shares)
         out[g, FIELD_SHARE] = shares[seat]
@@ -163,7 +163,7 @@ def _rollout(obs, action, seat, entries, flat, key, secret, drawn, streams, work
     apply_action(drawn, action)
     for s in range(drawn[N_PLAYERS]):
         streams[s] = agent_stream(key, secret, s)
-    if not _play_out(drawn, entries, flat, streams, work):
+    if not _play_to_end(drawn, entries, flat, streams, work):
         return -1.0
     shares = np.zeros(MAX_PLAYERS, np.float64)
     rewards(drawn, shares)
@@ -171,7 +171,7 @@ def _rollout(obs, action, seat, entries, flat, key, secret, drawn, streams, work
 
 
 @njit(cache=True)
-def _play_out(state, entries, flat, streams, work):
+def _play_to_end(state, entries, flat, streams, work):
     """Play ``state`` to the end with the field's agents; False if one chose an illegal
     action."""
     while not is_over(state):
