@@ -935,7 +935,9 @@ def _add_demo(sub) -> None:
         "--scale",
         type=float,
         default=1.0,
-        help="fraction of the full size (2.1M No Thanks! and 0.55M Tulips games)",
+        help="fraction of the full size (2.1M No Thanks! and 0.55M Tulips games), above 0 and "
+        "at most 100; every seating plays at least 10 games, so a tiny scale plays more than "
+        "its fraction",
     )
     p.add_argument("--seed", type=int, default=2026, help="root seed")
     p.add_argument(

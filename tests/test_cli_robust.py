@@ -367,3 +367,23 @@ def test_written_files_have_the_modes_of_the_users_umask(tmp_path, capsys):
             os.umask(old)
         assert out.stat().st_mode & 0o777 == mode
     capsys.readouterr()
+
+
+def test_demo_help_states_its_size_and_floor(capsys):
+    """``demo --help`` gives the full size per game and the floor of 10 games a seating, and
+    the demo's plan keeps to both."""
+    from pathlib import Path
+
+    from experiments.commands import _demo_plan
+
+    with pytest.raises(SystemExit):
+        main(["demo", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "2.1M No Thanks! and 0.55M Tulips games" in text
+    assert "every seating plays at least 10 games" in text
+    full, tiny = {}, {}
+    for totals, scale in ((full, 1.0), (tiny, 1e-6)):
+        for (game, _), _, jobs, _ in _demo_plan(Path("unused"), scale, 1):
+            totals[game] = totals.get(game, 0) + sum(job.n_games for job in jobs)
+            assert scale == 1.0 or {job.n_games for job in jobs} == {10}
+    assert round(full["geschenkt"] / 1e5) == 21 and round(full["tulips"] / 1e4) == 55
