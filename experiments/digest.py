@@ -38,6 +38,7 @@ from experiments.results import (
     deal_sums,
     long_table,
     manifest_jobs,
+    read_chunk,
     round_table,
     summary_of,
 )
@@ -106,7 +107,7 @@ def of_folder(folder, progress: bool = False, workers: int | None = 1) -> Digest
     run = _Run(jobs, game, only, *_agents(jobs), deal_strata(jobs))
     count = workers or os.cpu_count() or 1
     if count == 1:
-        parts = (_parts(pd.read_parquet(path), run) for path in files)
+        parts = (_parts(read_chunk(path), run) for path in files)
     else:
         tasks = (delayed(_file_parts)(path, run) for path in files)
         parts = Parallel(n_jobs=count, return_as="generator")(tasks)
@@ -263,7 +264,7 @@ def _mixed_sums(sums: pd.DataFrame) -> bool:
 
 def _file_parts(path, run: _Run) -> dict:
     """``_parts`` of a chunk file (in a worker process)."""
-    return _parts(pd.read_parquet(path), run)
+    return _parts(read_chunk(path), run)
 
 
 def _parts(chunk, run: _Run) -> dict:

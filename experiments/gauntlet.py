@@ -41,7 +41,7 @@ import pandas as pd
 from agents.registry import parse
 from agents.roster import roster
 from experiments import stats
-from experiments.results import long_table
+from experiments.results import long_table, read_chunk
 from experiments.runner import run
 from experiments.schedule import Job, arrangements, join, rotations, seating_groups
 from giftsim.game import load_game
@@ -349,7 +349,7 @@ def cell_rows(source, jobs) -> pd.DataFrame:
     files = [f for j in jobs for f in sorted(Path(source).glob(f"chunk-{j:05d}-*.parquet"))]
     if not files:
         return pd.DataFrame()
-    return pd.concat((pd.read_parquet(f) for f in files), ignore_index=True)
+    return pd.concat((read_chunk(f) for f in files), ignore_index=True)
 
 
 COLUMNS = (

@@ -8,6 +8,22 @@ import pandas as pd
 from experiments import manifest as manifest_io
 
 
+def read_chunk(path, columns=None) -> pd.DataFrame:
+    """One chunk file of a results folder (``columns``: only those); a file that cannot be
+    read as one (damaged, cut short, another kind of file) is a one-line ValueError that says
+    how to get its games back."""
+    from pyarrow import ArrowException
+
+    try:
+        return pd.read_parquet(path, columns=columns)
+    except (ArrowException, ValueError, OSError) as error:
+        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise ValueError(
+            f"results chunk {path} cannot be read ({reason}): delete it and run the same "
+            "command again with --resume, which plays its games again"
+        ) from None
+
+
 def load(folder) -> tuple[dict, pd.DataFrame]:
     """The manifest and every chunk of a results folder, in job and game order."""
     folder = Path(folder)
@@ -15,7 +31,7 @@ def load(folder) -> tuple[dict, pd.DataFrame]:
     files = sorted(folder.glob("chunk-*.parquet"))
     if not files:
         return manifest, pd.DataFrame()
-    frame = pd.concat((pd.read_parquet(f) for f in files), ignore_index=True)
+    frame = pd.concat((read_chunk(f) for f in files), ignore_index=True)
     keys = ["job", "seat"] if manifest["summary_only"] else ["job", "game_index"]
     return manifest, frame.sort_values(keys, kind="stable").reset_index(drop=True)
 
@@ -188,7 +204,7 @@ def load_deal_sums(folder) -> pd.DataFrame:
     strata = deal_strata(manifest_jobs(manifest_io.read(folder)))
     parts = []
     for path in sorted(folder.glob("chunk-*.parquet")):
-        parts.append(deal_sums(pd.read_parquet(path), strata))
+        parts.append(deal_sums(read_chunk(path), strata))
     if not parts:
         raise ValueError(f"{folder} holds no results yet")
     return add_deal_sums(parts)
@@ -226,14 +242,14 @@ def load_summary(folder) -> pd.DataFrame:
     parts = []
     for path in sorted(folder.glob("chunk-*.parquet")):
         if manifest["summary_only"]:
-            chunk = pd.read_parquet(path)
+            chunk = read_chunk(path)
         else:
             job = jobs[int(path.name.split("-")[1])]
             kinds = ("win", "score", "forfeit") if job.isolation else ("win", "score")
             columns = ["first_player", "n_decisions"] + [
                 f"{kind}_{s}" for s in range(job.n_players) for kind in kinds
             ]
-            chunk = summary(pd.read_parquet(path, columns=columns), job)
+            chunk = summary(read_chunk(path, columns), job)
         parts.append(chunk)
     if not parts:
         raise ValueError(f"{folder} holds no results yet")

@@ -175,6 +175,37 @@ def test_the_report_of_an_unfinished_folder_says_how_much_is_missing(tmp_path, c
     assert "incomplete" not in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("summary_only", [False, True])
+def test_a_damaged_chunk_is_one_line_and_resume_plays_it_again(tmp_path, capsys, summary_only):
+    """A chunk cut short (a disk fault, a copy stopped half-way) is named in one line that says
+    how to get its games back, in ``report`` and at the end of a ``--resume``d run; deleting
+    it and resuming plays exactly its games again."""
+    from experiments.cli import main
+
+    out = tmp_path / "rr"
+    args = ["tournament", "tulips", "--agents", "greedy,random", "--players", "3", "--games"]
+    args += ["12", "--backend", "serial", "--quiet", "--out", str(out)]
+    args += ["--summary-only"] if summary_only else []
+    assert main(args) == 0
+    capsys.readouterr()
+    assert main(["report", str(out), "--quiet"]) == 0
+    before = capsys.readouterr().out
+    chunk = sorted(out.glob("chunk-*.parquet"))[2]
+    kept = chunk.read_bytes()
+    chunk.write_bytes(kept[: len(kept) // 2])
+    for command in (["report", str(out), "--quiet"], [*args, "--resume"]):
+        assert main(command) == 2
+        error = capsys.readouterr().err.strip()
+        assert error.count("\n") == 0 and f"results chunk {chunk} cannot be read" in error
+        assert "delete it and run the same command again with --resume" in error
+    chunk.unlink()
+    assert main([*args, "--resume"]) == 0
+    assert chunk.read_bytes() == kept  # the same games, written alike
+    capsys.readouterr()
+    assert main(["report", str(out), "--quiet"]) == 0
+    assert capsys.readouterr().out == before
+
+
 def test_cli_tournament_seats_and_report(tmp_path):
     out = tmp_path / "rr"
     done = subprocess.run(
