@@ -83,6 +83,7 @@ HUGE = 2**62
 
 CLI = [  # (id, argv, words the one line must hold)
     # bench
+    ("bench-force-alone", ["bench", "--force"], "--force replaces an existing --markdown"),
     ("bench-games-0", ["bench", "--games", "0"], "--games must be at least 1, got 0"),
     ("bench-rule-game", ["bench", "--rule", "chess:x=1"], "bench --rule takes GAME:KEY=VALUE"),
     ("bench-rule-key", ["bench", "--rule", "tulips:bogus=1"], "unknown rule 'bogus' for tulips"),
@@ -91,6 +92,12 @@ CLI = [  # (id, argv, words the one line must hold)
     ("bench-markdown-in-a-file", ["bench", "--markdown", "a_file/s.md"], "a_file is not a folder"),
     ("bench-games-text", ["bench", "--games", "many"], "invalid int value: 'many'"),
     # record
+    ("record-agents-empty", ["record", "geschenkt", "--agents", " , "], "--agents names no agent"),
+    (
+        "record-force-alone",
+        ["record", "geschenkt", "--force"],
+        "--force replaces an existing --out",
+    ),
     (
         "record-first-player-twice",
         ["record", "geschenkt", "--first-player", "1", "--rule", "first_player=2"],
@@ -216,6 +223,21 @@ CLI = [  # (id, argv, words the one line must hold)
     ("demo-scale-nan", ["demo", "--scale", "nan"], "--scale must be a positive fraction"),
     ("demo-out-in-a-file", ["demo", "--scale", "0.001", "--out", "a_file/d"], "is a file"),
     # tournament
+    (
+        "tournament-agents-empty",
+        ["tournament", "geschenkt", "--agents", "", *QUICK],
+        "names no agent",
+    ),
+    (
+        "tournament-luck-net-alone",
+        ["tournament", "geschenkt", "--luck-net", "x.npz", *QUICK],
+        "add --luck-adjust",
+    ),
+    (
+        "tournament-time-limit-alone",
+        ["tournament", "geschenkt", "--time-limit", "5", *QUICK],
+        "apply to isolated agents",
+    ),
     (
         "tournament-candidate-without-field",
         ["tournament", "geschenkt", "--candidate", "sniper", "--baseline", "greedy", *QUICK],
@@ -461,6 +483,7 @@ CLI = [  # (id, argv, words the one line must hold)
         ["solve", "geschenkt", "--rule", "chips_visible=false", "--rule", "n_removed=2"],
         "chips_visible=true",
     ),
+    # solve and bound
     ("bound-deals", ["bound", "geschenkt", "--target", "greedy", "--deals", "1"], "deals must"),
     (
         "bound-rounds",
@@ -468,28 +491,6 @@ CLI = [  # (id, argv, words the one line must hold)
         "rounds=1",
     ),
     ("bound-players", ["bound", "tulips", "--target", "greedy", "--players", "9"], "--players"),
-    (
-        "tournament-luck-net-alone",
-        ["tournament", "geschenkt", "--luck-net", "x.npz", *QUICK],
-        "add --luck-adjust",
-    ),
-    (
-        "tournament-agents-empty",
-        ["tournament", "geschenkt", "--agents", "", *QUICK],
-        "names no agent",
-    ),
-    ("record-agents-empty", ["record", "geschenkt", "--agents", " , "], "--agents names no agent"),
-    (
-        "record-force-alone",
-        ["record", "geschenkt", "--force"],
-        "--force replaces an existing --out",
-    ),
-    ("bench-force-alone", ["bench", "--force"], "--force replaces an existing --markdown"),
-    (
-        "tournament-time-limit-alone",
-        ["tournament", "geschenkt", "--time-limit", "5", *QUICK],
-        "apply to isolated agents",
-    ),
     ("bound-out-user-csv", [*BOUND, "--out", "user.csv"], "user.csv is not a table of giftsim"),
     ("bound-out-text", [*BOUND, "--out", "paper.txt"], "paper.txt is not a table of giftsim"),
     ("bound-out-folder", [*BOUND, "--out", "userfolder"], "userfolder is a folder"),
