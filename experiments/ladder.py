@@ -5,9 +5,11 @@ as each game's roster lists them (``agents.roster.Ladder``).
 A step is a seat-rotated field tournament on duplicate deals (:func:`experiments.batch.field`):
 the upper agent in every seat in turn against ``players - 1`` copies of the lower one, its win
 share with a 95% interval over deals. Each step is a one-sided test of "the upper agent wins
-more than the fair share" (normal, p from the interval's standard error); the steps of one run
-are judged together with Holm's correction at a family-wise 2.5%, and a step is *shown* only if
-it passes and no result on the deals' seed had been looked at before (``USED``).
+more than the fair share" (``stats.share_p_value``: the p that agrees with the interval, so p
+< 0.025 exactly when its lower end is above the fair share); the steps of one run are judged
+together with Holm's correction at a family-wise 2.5%, and a step is *shown* only if it passes,
+rests on at least ``stats.FEW_DEALS`` deals and no result on the deals' seed had been looked at
+before (``USED``).
 A step that is not shown is not called a tie: the table gives the interval of its edge over
 the fair share, which bounds the edges it rules out.
 Search agents (at their default settings) are slow, so their steps use fewer deals: a search
@@ -21,11 +23,11 @@ from itertools import pairwise
 import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
-from scipy import stats
 from tqdm import tqdm
 
 from agents.roster import roster
 from experiments.batch import field
+from experiments.stats import few_note, share_p_value, too_few
 from giftsim.game import GAMES, register_game
 
 ALPHA = 0.025  # family-wise, one-sided (the lower end of a two-sided 95% interval)
@@ -126,16 +128,9 @@ def _step(game, n, lower, upper, deals, seed, package):
         "ci_high": high,
         "fair": result["fair"],
         "games": result["games"],
-        "p_value": _one_sided_p(result["win_share"], low, high, result["fair"]),
+        "deals": deals,
+        "p_value": share_p_value(result["win_share"], result["se"], deals, result["fair"], deals - 1),
     }
-
-
-def _one_sided_p(share, low, high, fair) -> float:
-    """p of "share <= fair" against "share > fair", from the normal 95% interval."""
-    se = (high - low) / (2 * stats.norm.ppf(0.975))
-    if not se > 0:
-        return 0.0 if share > fair else 1.0
-    return float(stats.norm.sf((share - fair) / se))
 
 
 def holm(p_values, alpha: float = ALPHA) -> np.ndarray:
@@ -150,11 +145,12 @@ def holm(p_values, alpha: float = ALPHA) -> np.ndarray:
 
 
 def judge(table: pd.DataFrame, seed: int) -> pd.DataFrame:
-    """Holm over the steps of ``table``: ``holm`` (passes), ``shown`` (passes on a seed no
-    parameter was chosen on) and ``edge_low`` / ``edge_high``, the interval of the win share
-    minus the fair share."""
+    """Holm over the steps of ``table``: ``holm`` (passes), ``shown`` (passes on enough deals,
+    ``stats.too_few``, and on a seed no parameter was chosen on) and ``edge_low`` /
+    ``edge_high``, the interval of the win share minus the fair share."""
     table = table.assign(holm=holm(table["p_value"]))
-    table["shown"] = table["holm"] & (seed not in USED)
+    enough = ~table["deals"].map(too_few).astype(bool)
+    table["shown"] = table["holm"] & enough & (seed not in USED)
     table["edge_low"] = table["ci_low"] - table["fair"]
     table["edge_high"] = table["ci_high"] - table["fair"]
     return table
@@ -241,8 +237,14 @@ def _seed_note(seed: int) -> list[str]:
 def _verdict(r) -> str:
     if r.shown:
         return "shown"
-    edge = f"edge in [{r.edge_low:+.3f}, {r.edge_high:+.3f}]"
-    return f"not shown ({'passes Holm, exploratory seed' if r.holm else edge})"
+    if not r.holm:
+        reason = f"edge in [{r.edge_low:+.3f}, {r.edge_high:+.3f}]"
+    elif too_few(r.deals):
+        reason = "passes Holm"
+    else:
+        reason = "passes Holm, exploratory seed"
+    few = f"; {few_note(r.deals)}" if too_few(r.deals) else ""
+    return f"not shown ({reason}{few})"
 
 
 def _table(part: pd.DataFrame) -> str:

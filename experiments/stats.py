@@ -47,7 +47,7 @@ from itertools import permutations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import optimize, stats
 
 from experiments.blocks import (
     COLUMNS,
@@ -78,6 +78,7 @@ SEAT_TABLE = (  # the columns of summary_seat_table
 )
 Z95 = float(stats.norm.ppf(0.975))
 FEW_DEALS = 30  # an interval over fewer deals is flagged: its coverage is not assured
+NO_SPREAD = 1e-12  # a standard error below this is rounding (1e-18 from sums of thirds): none
 
 
 def too_few(deals) -> bool:
@@ -125,16 +126,39 @@ def share_interval(share, se, deals, z=Z95):
     Wilson interval at the effective number of trials ``share (1 - share) / se^2`` (the
     interval ``share +- z se`` when that is large, inside [0, 1] always; ``z`` may be a
     t quantile per row, see ``quantile``); where
-    ``se`` is 0 (every deal alike, e.g. a share of 0 or 1) the trials are the ``deals``.
-    NaN where ``se`` is NaN."""
+    ``se`` is 0 (every deal alike, e.g. a share of 0 or 1; below ``NO_SPREAD``, rounding) the
+    trials are the ``deals``. NaN where ``se`` is NaN."""
     p = np.clip(np.asarray(share, float), 0, 1)
     se = np.asarray(se, float)
     with np.errstate(invalid="ignore", divide="ignore"):
-        trials = np.where(se > 0, p * (1 - p) / se**2, np.asarray(deals, float))
+        trials = np.where(se > NO_SPREAD, p * (1 - p) / se**2, np.asarray(deals, float))
         trials = np.where(p * (1 - p) > 0, trials, np.asarray(deals, float))
     low, high = wilson(p * trials, trials, z)
     low, high = np.where(np.isnan(se), np.nan, low), np.where(np.isnan(se), np.nan, high)
     return (float(low), float(high)) if low.ndim == 0 else (low, high)
+
+
+def share_p_value(share, se, deals, fair, df=np.inf) -> float:
+    """The one-sided p of "the share is at most ``fair``" against "above it" that agrees with
+    :func:`share_interval`: ``P(T > z)`` for the quantile ``z`` at which that interval's end
+    nearer ``fair`` reaches it (Student's t with ``df`` degrees of freedom), so p < 0.025
+    exactly when the 95% interval's lower end is above ``fair``, and p > 0.975 when its upper
+    end is below. NaN where ``se`` is NaN."""
+    if np.isnan(se) or not 0 < fair < 1:
+        return float("nan")
+    if share == fair:
+        return 0.5
+    end = 0 if share > fair else 1  # the interval's end that moves towards fair as z grows
+
+    def past(z):  # > 0 while that end has not reached fair
+        return (share_interval(share, se, deals, z)[end] - fair) * (1 if end == 0 else -1)
+
+    top = 1.0
+    while past(top) > 0 and top < 1e3:
+        top *= 2
+    z = optimize.brentq(past, 0.0, top, xtol=1e-10) if past(top) <= 0 else top
+    tail = stats.t.sf(z, df) if np.isfinite(df) else stats.norm.sf(z)
+    return float(tail if end == 0 else 1 - tail)
 
 
 def gap_interval(gap, se, deals, z: float = Z95):

@@ -33,6 +33,7 @@ def steps_table(p_values):
             "ci_high": 0.23,
             "fair": 1 / 6,
             "games": 600,
+            "deals": 100,
             "p_value": p_values,
         }
     )
@@ -56,6 +57,16 @@ def test_a_small_real_ladder_gives_p_values_and_verdicts():
     assert len(table) == 12 and table["p_value"].between(0, 1).all()
     assert (table["upper"] == "learned").sum() == 3
     assert table.loc[table["upper"] == "greedy", "shown"].all()  # greedy crushes random
+    # p and the interval say the same: p < 0.025 exactly when the lower end clears the fair share
+    clears = table["ci_low"] > table["fair"]
+    assert ((table["p_value"] < 0.025) == clears).all() and clears.any() and not clears.all()
+
+
+def test_a_step_on_too_few_deals_is_not_shown_and_says_so():
+    few = ladder.judge(steps_table([1e-6]).assign(deals=4, games=24), seed=ladder.FRESH_SEED)
+    assert few["holm"].all() and not few["shown"].any()
+    text = ladder.markdown(few, ["ladder"], ladder.FRESH_SEED)
+    assert "not shown (passes Holm; † 4 deals, fewer than 30: coverage not assured)" in text
 
 
 def test_the_default_seed_is_fresh_and_the_command_line_uses_it():

@@ -524,6 +524,14 @@ def test_every_interval_stays_in_its_range_with_some_width_at_its_edge():
     assert (low >= 0).all() and (high <= 1).all() and (high - low > 0.05).all()
 
 
+def test_a_standard_error_of_rounding_is_no_spread():
+    """Sums of thirds leave a standard error of about 1e-18 where every deal is alike: the
+    interval is that of no spread on the deals, not one of width 0."""
+    rounded = stats.share_interval(1 / 3, 1e-18, 12)
+    exact = stats.share_interval(1 / 3, 0.0, 12)
+    assert rounded == exact and exact[1] - exact[0] > 0.3
+
+
 def test_a_field_interval_stays_in_0_1_with_few_deals():
     """``batch.field``, which scores the train command's learning curve and the ladder: a
     candidate that wins every deal gets an interval below 1, not one past it or of width 0."""
