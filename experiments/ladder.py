@@ -118,6 +118,7 @@ def _step(game, n, lower, upper, deals, seed, package):
         register_game(game, package)
     result = field(game, upper, lower, n, deals, seed=seed)
     low, high = result["ci95"]
+    share, fair = result["win_share"], result["fair"]
     return {
         "game": game,
         "players": n,
@@ -129,7 +130,7 @@ def _step(game, n, lower, upper, deals, seed, package):
         "fair": result["fair"],
         "games": result["games"],
         "deals": deals,
-        "p_value": share_p_value(result["win_share"], result["se"], deals, result["fair"], deals - 1),
+        "p_value": share_p_value(share, result["se"], deals, fair, deals - 1),
     }
 
 
