@@ -73,11 +73,13 @@ def win_share(deals: pd.DataFrame, by="agent") -> pd.DataFrame:
     """The luck-adjusted win share per ``by`` group from per-(deal, agent, ..) sums
     (``experiments.results.deal_sums`` of rows with luck: ``deal``, ``stratum``, ``seats``,
     ``win_sum``, ``adjusted_sum``): ``seats``, ``win_share`` (adjusted), its 95% interval
-    (``ci_low``, ``ci_high``: Student t on Satterthwaite's degrees of freedom, by deal,
-    stratified, as every interval by deal), ``raw_share``, the ``variance_ratio`` (the raw
-    share's variance over the adjusted one's) and ``deals``. A share lies in [0, 1], so the
-    adjusted share and its interval are clipped to it (on a few deals the corrections can take
-    the plain mean past an end: it is then reported at that end, inside its interval)."""
+    (``ci_low``, ``ci_high``: ``stats.share_interval`` of the adjusted standard error, by
+    deal, stratified, as every interval by deal, with Student t on Satterthwaite's degrees of
+    freedom), ``raw_share``, the ``variance_ratio`` (the raw share's variance over the adjusted
+    one's) and ``deals``. A share lies in [0, 1], so the adjusted share is clipped to it (on a
+    few deals the corrections can take the plain mean past an end: it is then reported at
+    that end), and its interval is the share interval there, which has a width on any deals
+    (not the plain one clipped, which could shrink to the end itself)."""
     from experiments import stats  # scipy: only when scored
 
     keys = [by] if isinstance(by, str) else list(by)
@@ -85,8 +87,8 @@ def win_share(deals: pd.DataFrame, by="agent") -> pd.DataFrame:
     adj = stats.clustered_mean(deals, "adjusted_sum", "seats", keys, "deal", True, "stratum")
     out = pd.DataFrame({"seats": adj["n"].round().astype(int)})
     out["win_share"] = adj["mean"].clip(0, 1)
-    out["ci_low"] = (adj["mean"] - adj["half"]).clip(0, 1)
-    out["ci_high"] = (adj["mean"] + adj["half"]).clip(0, 1)
+    z = stats.quantile(adj["df"])
+    out["ci_low"], out["ci_high"] = stats.share_interval(adj["mean"], adj["se"], adj["clusters"], z)
     out["raw_share"] = raw["mean"]
     with np.errstate(invalid="ignore", divide="ignore"):  # no spread in either: no ratio
         ratio = raw["se"] ** 2 / adj["se"] ** 2

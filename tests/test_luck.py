@@ -389,3 +389,7 @@ def test_an_adjusted_share_past_an_end_is_reported_at_that_end_inside_its_interv
         (table["ci_low"] <= table["win_share"]) & (table["win_share"] <= table["ci_high"])
     ).all()
     assert table[["ci_low", "ci_high"]].stack().between(0, 1).all()
+    # a plain interval wholly past 1 ([1.11, 1.24]) clipped would be [1, 1]: it keeps a width
+    past = win_share(deals.assign(adjusted_sum=[1.2, 1.15, 1.18, -0.2, -0.15, -0.18]))
+    assert (past["ci_high"] - past["ci_low"] > 0.2).all(), past
+    assert past.loc["a", "ci_high"] == 1 and past.loc["b", "ci_low"] == 0
