@@ -222,18 +222,53 @@ def _round_tables(rounds, ranges=None) -> dict[str, pd.DataFrame]:
     }
 
 
+FEW = f"< {stats.FEW_DEALS} deals"
+FLAT = "width 0"
+NONE = "no interval"
+WARNINGS = {  # a table's warnings, and the note under it that says what each means
+    FEW: "too few deals for the interval's 95% coverage to be trusted; play more games",
+    FLAT: "every deal gave the same result, so the deals show no spread and the interval has "
+    "width 0; the uncertainty is not 0: play more games",
+    NONE: "no spread could be estimated (a single deal, or a single game per seating group): "
+    "play more games",
+}
+FEW_NOTE = "(< {} deals: " + WARNINGS[FEW] + ")"
+
+
 def flag_few(table: pd.DataFrame) -> pd.DataFrame:
-    """``table`` with a ``warning`` column on rows whose interval rests on fewer than
-    ``stats.FEW_DEALS`` deals (tables without a ``deals`` column are returned as they are)."""
-    if "deals" not in table or not (table["deals"] < stats.FEW_DEALS).any():
+    """``table`` with a ``warning`` column on rows whose interval cannot be taken as it is: it
+    rests on fewer than ``stats.FEW_DEALS`` deals (``FEW``, with a ``deals`` column), has
+    width 0 (``FLAT``) or is missing (``NONE``: NaN ends), for each pair of columns named
+    ``..low`` and ``..high``; tables with no such row are returned as they are."""
+    marks = pd.DataFrame(index=table.index)
+    if "deals" in table:
+        marks[FEW] = table["deals"].to_numpy() < stats.FEW_DEALS
+    for low in [c for c in table.columns if isinstance(c, str) and c.endswith("low")]:
+        high = low[: -len("low")] + "high"
+        if high not in table or not pd.api.types.is_numeric_dtype(table[low]):
+            continue
+        ends = table[[low, high]].astype(float)
+        missing = ends.isna().any(axis=1)
+        marks[NONE] = marks.get(NONE, False) | missing
+        width = (ends[high] - ends[low]).abs()
+        flat = ~missing & (width <= 1e-9 * np.maximum(1.0, ends.abs().max(axis=1)))
+        marks[FLAT] = marks.get(FLAT, False) | flat
+    if marks.empty or not marks.to_numpy().any():
         return table
-    few = table["deals"] < stats.FEW_DEALS
-    return table.assign(warning=np.where(few, f"< {stats.FEW_DEALS} deals", ""))
+    text = [", ".join(w for w in marks.columns if row[w]) for _, row in marks.iterrows()]
+    return table.assign(warning=text)
 
 
-FEW_NOTE = (
-    "(< {} deals: too few deals for the interval's 95% coverage to be trusted; play more games)"
-)
+def warning_notes(flagged: pd.DataFrame) -> list[str]:
+    """The notes under a table flagged by ``flag_few``: one per kind of warning it shows."""
+    if "warning" not in flagged:
+        return []
+    shown = set(", ".join(flagged["warning"]).split(", "))
+    return [
+        FEW_NOTE.format(stats.FEW_DEALS) if w == FEW else f"({w}: {WARNINGS[w]})"
+        for w in WARNINGS
+        if w in shown
+    ]
 
 
 def print_tables(named: dict[str, pd.DataFrame]) -> None:
@@ -241,8 +276,9 @@ def print_tables(named: dict[str, pd.DataFrame]) -> None:
         print(f"\n== {name}")
         flagged = flag_few(table)
         print(flagged.round(4).to_string())
-        if "warning" in flagged and "warning" not in table:
-            print(FEW_NOTE.format(stats.FEW_DEALS))
+        if "warning" not in table:
+            for note in warning_notes(flagged):
+                print(note)
 
 
 def report(folder, progress: bool = True, workers=None) -> dict[str, pd.DataFrame]:
@@ -369,8 +405,8 @@ def _markdown(folder: Path, manifest: dict, named, figures, missing=(), unfinish
     for name, table in named.items():
         flagged = flag_few(table)
         lines += ["", f"## {name}", "", flagged.round(4).reset_index().to_markdown(index=False)]
-        if "warning" in flagged and "warning" not in table:
-            lines += ["", FEW_NOTE.format(stats.FEW_DEALS)]
+        if "warning" not in table:
+            lines += [line for note in warning_notes(flagged) for line in ("", note)]
     lines += ["", *[f"![{f}]({f})" for f in figures], *missing]
     write_text(folder / "summary.md", "\n".join(lines) + "\n", force=True)  # the report's own
 

@@ -569,6 +569,30 @@ def test_printed_tables_flag_intervals_on_few_deals(capsys):
     assert "warning" not in many_part and "too few" not in many_part
 
 
+def test_printed_tables_flag_intervals_of_width_0_and_missing_ones(capsys):
+    """Every deal alike gives a mean's interval of width 0, one deal none at all: each row says
+    so, and one note per kind says what it means; a sound row on enough deals has no mark."""
+    from experiments import commands
+
+    table = pd.DataFrame(
+        {
+            "mean": [125.5, 3.0, 2.0],
+            "ci_low": [125.5, np.nan, 1.0],
+            "ci_high": [125.5, np.nan, 3.0],
+            "deals": [40, 1, 40],
+        },
+        index=pd.Index(["flat", "lone", "sound"], name="agent"),
+    )
+    flagged = commands.flag_few(table)
+    assert flagged["warning"].tolist() == ["width 0", "< 30 deals, no interval", ""]
+    commands.print_tables({"means": table})
+    printed = capsys.readouterr().out
+    assert "(width 0: every deal gave the same result" in printed
+    assert "(no interval: no spread could be estimated" in printed
+    assert "(< 30 deals: too few deals" in printed
+    assert "warning" not in commands.flag_few(table.loc[["sound"]])
+
+
 def test_a_place_that_never_won_proves_a_seat_effect_only_on_enough_deals():
     """Three places, the last never winning: its share has no spread, so the difference is
     outside the covariance's span. On 5 deals that is not tested (p NaN, no effect claimed);
