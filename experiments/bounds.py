@@ -55,12 +55,13 @@ class Bound:
         return self.rows[:, SHARE] - self.rows[:, FIELD_SHARE]
 
     def summary(self) -> dict:
-        """The gain over every position, its standard error and 95% interval (Student t on
-        the deals less one, within the gain's range [-1, 1]), and the cost."""
-        from experiments.stats import quantile  # scipy: only when a bound is summed up
+        """The gain over every position, its standard error and 95% interval (``stats.
+        gap_interval``: a difference of two shares, inside [-1, 1] and of a width even where
+        every deal gave the same gain, with Student t on the deals less one), and the cost."""
+        from experiments.stats import gap_interval, quantile  # scipy: only when summed up
 
         gain, se = _mean_se(self.differences)
-        half = quantile(len(self.differences) - 1) * se
+        low, high = gap_interval(gain, se, self.deals, quantile(len(self.differences) - 1))
         return {
             "game": self.game,
             "players": self.players,
@@ -71,8 +72,8 @@ class Bound:
             "target_share": self.rows[:, FIELD_SHARE].mean(),
             "gain": gain,
             "se": se,
-            "low": max(gain - half, -1.0),
-            "high": min(gain + half, 1.0),
+            "low": float(low),
+            "high": float(high),
             "cpu_seconds": self.seconds,
         }
 

@@ -158,3 +158,17 @@ def test_responder_kinds():
     assert bounds.kind("rollouts:8:margin=1") == "rollouts, margin 1"
     assert bounds.kind("learned:net=docs/responders/x.npz") == "learned best response"
     assert bounds.kind("greedy:T=2") == "greedy:T=2"
+
+
+def test_a_gain_with_no_spread_keeps_an_interval_of_some_width():
+    """Every deal gave the responder the win and its target none (se 0): the interval is that
+    of a difference of shares on those deals, inside [-1, 1], not the point itself."""
+    rows = np.tile([1.0, 0.0, 5.0], (12, 1))
+    row = bounds.Bound("geschenkt", 3, "greedy", "rollouts:2:margin=1", 12, 0, 0.0, rows).summary()
+    assert row["gain"] == 1 and row["se"] == 0
+    assert -1 <= row["low"] < 0.9 and row["high"] == 1
+    lots = np.column_stack([np.arange(400) % 2, np.zeros(400), np.ones(400)]).astype(float)
+    wide = bounds.Bound("geschenkt", 3, "greedy", "r", 400, 0, 0.0, lots).summary()
+    half = 1.966 * wide["se"]  # many deals: the plain t interval
+    assert wide["low"] == pytest.approx(wide["gain"] - half, abs=2e-3)
+    assert wide["high"] == pytest.approx(wide["gain"] + half, abs=2e-3)
