@@ -523,9 +523,12 @@ def wald_equal_shares(share, cov, free=np.inf) -> dict:
     ``dof``). A difference where the covariance has no spread (every deal alike, say a place
     that never won) is taken as certain, ``chi2`` infinite and ``p_value`` 0, only on
     ``FEW_DEALS`` deals or more; on fewer it is not tested (``p_value`` NaN): a place that did
-    not win in 5 deals is no proof of a seat effect."""
+    not win in 5 deals is no proof of a seat effect. No covariance (NaN, from one deal): no
+    test, ``chi2`` and ``p_value`` NaN."""
     share, cov = np.asarray(share, float), np.asarray(cov, float)
     n = len(share)
+    if not np.isfinite(cov).all():
+        return {"chi2": np.nan, "dof": n - 1, "p_value": np.nan}
     contrast = np.eye(n)[1:] - np.eye(n)[0]
     diff = contrast @ share
     inner = contrast @ cov @ contrast.T

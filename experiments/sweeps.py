@@ -51,15 +51,19 @@ def balance(frame: pd.DataFrame, score_range=None) -> dict:
     minus the first, its interval counting their covariance (``stats.seat_gap``);
     ``spread``: best minus worst turn position; ``chi2``, ``p_value``: the test of equal win
     shares over positions (``stats.seat_test``); ``decisions``, ``winning_score``,
-    ``mean_score``: means (normal intervals; the scores' in ``score_range``, a seat's lowest
-    and highest score, when given); ``ties``: share of games with a shared win."""
+    ``mean_score``: means (Student t intervals on the games less one; the scores' in
+    ``score_range``, a seat's lowest and highest score, when given; of width 0 where every
+    game gave the same value); ``ties``: share of games with a shared win. One game: every
+    interval and the test are NaN."""
     n = sum(1 for c in frame.columns if c.startswith("win_"))
     wins = frame[[f"win_{s}" for s in range(n)]].to_numpy()
     scores = frame[[f"score_{s}" for s in range(n)]].to_numpy()
     games = np.arange(len(frame))
     seat_at = (frame["first_player"].to_numpy()[:, None] + np.arange(n)) % n
     by_position = wins[games[:, None], seat_at]  # turn position 0 = first player
-    share, cov = by_position.mean(axis=0), np.cov(by_position, rowvar=False) / len(frame)
+    share, cov = by_position.mean(axis=0), np.full((n, n), np.nan)
+    if len(frame) > 1:  # one game has no covariance
+        cov = np.cov(by_position, rowvar=False) / len(frame)
     z = stats.quantile(len(frame) - 1)  # every game its own deal, one stratum
     low, high = stats.share_interval(share, np.sqrt(np.diagonal(cov)), len(frame), z)
     row = {"games": len(frame), "n_players": n}
@@ -93,10 +97,10 @@ def _interval(name: str, value: float, low: float, high: float) -> dict:
 
 
 def _mean(name: str, values: np.ndarray, bounds=None) -> dict:
-    """``name``, ``name_low``, ``name_high``: mean and 95% normal interval, clipped into
-    ``bounds`` (lowest, highest) when given."""
-    mean = values.mean()
-    half = stats.Z95 * values.std(ddof=1) / np.sqrt(len(values)) if len(values) > 1 else np.nan
+    """``name``, ``name_low``, ``name_high``: mean and 95% Student t interval (NaN for one
+    value), clipped into ``bounds`` (lowest, highest) when given."""
+    mean, n = values.mean(), len(values)
+    half = stats.quantile(n - 1) * values.std(ddof=1) / np.sqrt(n) if n > 1 else np.nan
     low, high = np.clip((mean - half, mean + half), *(bounds or (-np.inf, np.inf)))
     return _interval(name, mean, float(low), float(high))
 

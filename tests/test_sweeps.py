@@ -79,6 +79,16 @@ def test_balance_of_known_outcomes():
     assert fair["first_edge_low"] < 0 < fair["first_edge_high"]
 
 
+def test_balance_of_one_game_has_no_intervals_and_a_few_games_use_student_t():
+    """Sniper at 4 players made the covariance test fail to converge on one game: now every
+    interval and the test are NaN. On 3 games a mean's half width is t(2) times its error."""
+    one = sweeps.sweep("geschenkt", "sniper", [{}], 1, players=4).iloc[0]
+    assert one["games"] == 1 and np.isnan(one["p_value"]) and np.isnan(one["decisions_low"])
+    three = sweeps.balance(_frame(np.arange(3) % 4, 4).assign(n_decisions=[40, 50, 60]))
+    half = three["decisions_high"] - three["decisions"]
+    assert half == pytest.approx(4.303 * 10 / np.sqrt(3), rel=1e-3)
+
+
 def test_field_sweep_over_one_variant_is_the_batch_field():
     options = {"giving_bonus": (1, 1, 1, 1)}
     table = sweeps.field_sweep("tulips", ["random", "hoarder"], "greedy", [options], 150, 3, 2)
