@@ -225,12 +225,15 @@ def _round_tables(rounds, ranges=None) -> dict[str, pd.DataFrame]:
 FEW = f"< {stats.FEW_DEALS} deals"
 FLAT = "width 0"
 NONE = "no interval"
+UNTESTED = "no test"
 WARNINGS = {  # a table's warnings, and the note under it that says what each means
     FEW: "too few deals for the interval's 95% coverage to be trusted; play more games",
     FLAT: "every deal gave the same result, so the deals show no spread and the interval has "
     "width 0; the uncertainty is not 0: play more games",
     NONE: "no spread could be estimated (a single deal, or a single game per seating group): "
     "play more games",
+    UNTESTED: "too few deals for the test (fewer deals than positions, or fewer than "
+    f"{stats.FEW_DEALS} where a position never won): play more games",
 }
 FEW_NOTE = "(< {} deals: " + WARNINGS[FEW] + ")"
 
@@ -239,10 +242,13 @@ def flag_few(table: pd.DataFrame) -> pd.DataFrame:
     """``table`` with a ``warning`` column on rows whose interval cannot be taken as it is: it
     rests on fewer than ``stats.FEW_DEALS`` deals (``FEW``, with a ``deals`` column), has
     width 0 (``FLAT``) or is missing (``NONE``: NaN ends), for each pair of columns named
-    ``..low`` and ``..high``; tables with no such row are returned as they are."""
+    ``..low`` and ``..high``, or its test has no p (``UNTESTED``); tables with no such row are
+    returned as they are."""
     marks = pd.DataFrame(index=table.index)
     if "deals" in table:
         marks[FEW] = table["deals"].to_numpy() < stats.FEW_DEALS
+    if "p_value" in table:
+        marks[UNTESTED] = table["p_value"].isna().to_numpy()
     for low in [c for c in table.columns if isinstance(c, str) and c.endswith("low")]:
         high = low[: -len("low")] + "high"
         if high not in table or not pd.api.types.is_numeric_dtype(table[low]):

@@ -433,10 +433,17 @@ def display(made: Plan, found: pd.DataFrame, n: int) -> pd.DataFrame:
 def _cell_text(row) -> str:
     few = " †" if stats.too_few(row["deals"]) else ""
     if row["kind"] == "field":
-        return f"{row['win_share']:.3f} [{row['ci_low']:.3f}, {row['ci_high']:.3f}]{few}"
+        return f"{row['win_share']:.3f} {_ends(row['ci_low'], row['ci_high'], '')}{few}"
     if row["kind"] == "mirror":
-        return f"gap {row['gap']:+.3f} [{row['gap_low']:+.3f}, {row['gap_high']:+.3f}]{few}"
+        return f"gap {row['gap']:+.3f} {_ends(row['gap_low'], row['gap_high'], '+')}{few}"
     return "its own field (see self)"
+
+
+def _ends(low: float, high: float, sign: str) -> str:
+    """``[low, high]``, or "(no interval)" where one deal leaves no spread to estimate."""
+    if math.isnan(low) or math.isnan(high):
+        return "(no interval)"
+    return f"[{low:{sign}.3f}, {high:{sign}.3f}]"
 
 
 def field_words(made: Plan, n: int, short: bool = False) -> dict[str, str]:

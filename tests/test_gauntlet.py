@@ -9,6 +9,7 @@ from collections import Counter
 
 os.environ.setdefault("MPLBACKEND", "Agg")  # before pyplot is imported: no window
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -249,3 +250,15 @@ def test_a_share_interval_holds_its_share_exactly(wins, deals):
     assert low <= wins / deals <= high
     low, high = stats.share_interval(wins / deals, 0.0, deals)
     assert low <= wins / deals <= high
+
+
+def test_a_cell_on_one_deal_says_it_has_no_interval():
+    """One deal leaves no spread to estimate: the cell says so, never ``[nan, nan]``."""
+    from experiments.gauntlet import _cell_text
+
+    field = {"kind": "field", "win_share": 0.0, "ci_low": np.nan, "ci_high": np.nan, "deals": 1}
+    mirror = {"kind": "mirror", "gap": 1.0, "gap_low": np.nan, "gap_high": np.nan, "deals": 1}
+    assert _cell_text(field) == "0.000 (no interval) †"
+    assert _cell_text(mirror) == "gap +1.000 (no interval) †"
+    sound = field | {"win_share": 0.4, "ci_low": 0.3, "ci_high": 0.5, "deals": 400}
+    assert _cell_text(sound) == "0.400 [0.300, 0.500]"

@@ -591,6 +591,8 @@ def test_printed_tables_flag_intervals_of_width_0_and_missing_ones(capsys):
     assert "(no interval: no spread could be estimated" in printed
     assert "(< 30 deals: too few deals" in printed
     assert "warning" not in commands.flag_few(table.loc[["sound"]])
+    test = pd.DataFrame({"chi2": [np.nan, 1.2], "p_value": [np.nan, 0.55], "deals": [5, 40]})
+    assert commands.flag_few(test)["warning"].tolist() == ["< 30 deals, no test", ""]
 
 
 def test_a_place_that_never_won_proves_a_seat_effect_only_on_enough_deals():
