@@ -739,10 +739,12 @@ def value_probe(tables: dict, stage: str, title: str, ylabel: str, ax=None):
 
 
 def first_player_exact_data(table: pd.DataFrame) -> pd.DataFrame:
-    """``exact.first_player_study`` with 95% intervals of the simulated advantages."""
+    """``exact.first_player_study`` with 95% intervals of the simulated advantages (normal,
+    over many games; within the advantage's range, a share of [0, 1] less 1/n)."""
     out = table.copy()
-    out["ci_low"] = out.advantage - 1.96 * out.se
-    out["ci_high"] = out.advantage + 1.96 * out.se
+    fair = 1 / out.players
+    out["ci_low"] = (out.advantage - stats.Z95 * out.se).clip(lower=-fair)
+    out["ci_high"] = (out.advantage + stats.Z95 * out.se).clip(upper=1 - fair)
     return out
 
 
@@ -781,8 +783,8 @@ def exploitability_bars_data(table: pd.DataFrame) -> pd.DataFrame:
     from experiments.exact import worst_seat
 
     out = worst_seat(table)
-    out["ci_low"] = out.gain - 1.96 * out.gain_se
-    out["ci_high"] = out.gain + 1.96 * out.gain_se
+    out["ci_low"] = (out.gain - stats.Z95 * out.gain_se).clip(lower=-1)
+    out["ci_high"] = (out.gain + stats.Z95 * out.gain_se).clip(upper=1)
     return out
 
 

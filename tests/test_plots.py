@@ -193,3 +193,17 @@ def test_plots_draw_into_a_given_axes(long):
     assert plots.score_distributions(long, "geschenkt", axes=axes[1, :1]) is fig
     assert plots.rating_chart(long, ax=axes[1, 1], n_boot=5) is fig
     assert all(ax.has_data() for ax in axes.flat)
+
+
+def test_exact_study_intervals_stay_in_their_ranges():
+    """A first player that won 98% with a wide error, and a best response that gained 0.99:
+    the intervals end at the largest advantage (1 - 1/n) and the largest gain (1)."""
+    study = pd.DataFrame({"players": [3, 3], "advantage": [0.98 - 1 / 3, 0.0], "se": [0.02, 0.0]})
+    data = plots.first_player_exact_data(study)
+    assert data.ci_high.iloc[0] == pytest.approx(2 / 3) and data.ci_low.iloc[0] < 0.64
+    assert data.ci_low.iloc[1] == data.ci_high.iloc[1] == 0  # exact: no error
+    exploit = pd.DataFrame(
+        {"variant": "v", "agent": ["a", "a"], "seat": [0, 1], "gain": [0.99, 0.5], "gain_se": 0.1}
+    )
+    bars = plots.exploitability_bars_data(exploit)
+    assert len(bars) == 1 and bars.ci_high.iloc[0] == 1 and bars.ci_low.iloc[0] < 0.8
