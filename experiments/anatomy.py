@@ -94,10 +94,13 @@ def _event_rows(record, frame: pd.DataFrame, found: np.ndarray) -> pd.DataFrame:
 
 def price_table(prices: pd.DataFrame, by="card") -> pd.DataFrame:
     """Per group of takes (default: per card number): ``takes``, mean ``price`` with a 95%
-    normal interval (``price_low``, ``price_high``), its ``sd``, quartiles (``q25``,
-    ``median``, ``q75``), ``free`` (share taken with no chip on it) and ``in_winner`` (share
-    of takes by a seat that won the game, ties included) with a 95% Wilson interval.
-    ``by=None``: one row, ``"all"``, over every take."""
+    interval (``price_low``, ``price_high``), its ``sd``, quartiles (``q25``, ``median``,
+    ``q75``), ``free`` (share taken with no chip on it), ``in_winner`` (share of takes by a
+    seat that won the game, ties included) with a 95% interval (``winner_low``,
+    ``winner_high``, inside [0, 1]), and the ``games`` the takes come from. The takes of one
+    game are not independent (a game has many takes, and one winner), so the intervals have
+    the game as unit (``stats.clustered_mean``, Student t). ``by=None``: one row, ``"all"``,
+    over every take."""
     if by is None:
         prices, by = prices.assign(all_takes="all"), "all_takes"
     groups = prices.assign(free=prices["price"] == 0, winner=prices["win"] > 0).groupby(
@@ -113,11 +116,15 @@ def price_table(prices: pd.DataFrame, by="card") -> pd.DataFrame:
         free=("free", "mean"),
         in_winner=("winner", "mean"),
     )
-    half = stats.Z95 * table["sd"] / np.sqrt(table["takes"])
-    table["price_low"], table["price_high"] = table["price"] - half, table["price"] + half
-    table["winner_low"], table["winner_high"] = stats.wilson(
-        table["in_winner"] * table["takes"], table["takes"]
+    takes = prices.assign(_one=1.0, _winner=(prices["win"] > 0).astype(float))
+    price = stats.clustered_mean(takes, "price", "_one", by, "game_index", t=True)
+    table["price_low"] = price["mean"] - price["half"]
+    table["price_high"] = price["mean"] + price["half"]
+    winner = stats.clustered_mean(takes, "_winner", "_one", by, "game_index", t=True)
+    table["winner_low"], table["winner_high"] = stats.share_interval(
+        winner["mean"], winner["se"], winner["clusters"], stats.quantile(winner["df"])
     )
+    table["games"] = price["clusters"]
     return table
 
 
@@ -169,21 +176,19 @@ def field_points(game: str, candidates, baseline: str, n_players: int, n_games: 
 
 def point_sources(long: pd.DataFrame, by=("agent", "n_players")) -> pd.DataFrame:
     """Mean points per seat from each part of the score (:func:`score_parts`; Gift of Tulips:
-    ``give``, ``keep``, ``majority``) and the ``score``, each with a 95% normal interval
-    (``<source>_low``, ``<source>_high``), and each part's ``<source>_share`` of the mean
-    score, per group of rows; plus ``seats`` and ``win_share``."""
+    ``give``, ``keep``, ``majority``) and the ``score``, each with a 95% interval with the deal
+    as unit (``<source>_low``, ``<source>_high``: ``stats.seat_mean``; the seats of a game, and
+    of the seatings of a duplicate deal, are not independent), and each part's
+    ``<source>_share`` of the mean score, per group of rows; plus ``seats`` and
+    ``win_share``."""
     by = [by] if isinstance(by, str) else list(by)
     groups = long.groupby(by, observed=True, sort=True)
     table = groups.agg(seats=("score", "size"), win_share=("win", "mean"))
     parts = score_parts(long)
     for column in (*parts, "score"):
-        mean, sd = groups[column].mean(), groups[column].std()
-        half = stats.Z95 * sd / np.sqrt(table["seats"])
-        table[column], table[f"{column}_low"], table[f"{column}_high"] = (
-            mean,
-            mean - half,
-            mean + half,
-        )
+        mean = stats.seat_mean(long, column, by)
+        table[column] = mean["mean"]
+        table[f"{column}_low"], table[f"{column}_high"] = mean["ci_low"], mean["ci_high"]
     for source in parts:
         table[f"{source}_share"] = table[source] / table["score"]
     return table

@@ -353,8 +353,13 @@ def mean_score(long: pd.DataFrame, by="agent", ranges=None) -> pd.DataFrame:
     stratified: ``seats``, ``mean``, ``ci_low``, ``ci_high`` (NaN without a degree of
     freedom; in the score's range with ``ranges``, :func:`in_range`), ``deals``. With one row
     per deal and one stratum this is the usual t interval."""
-    _require(long, ["score", *_as_list(by)])
-    table = clustered_mean(_with_deal(long), "score", "_one", by, "_deal", True, "_stratum")
+    return seat_mean(long, "score", by, ranges)
+
+
+def seat_mean(long: pd.DataFrame, column: str, by="agent", ranges=None) -> pd.DataFrame:
+    """``mean_score`` of any per-seat ``column`` of a long table (a part of the score, say)."""
+    _require(long, [column, *_as_list(by)])
+    table = clustered_mean(_with_deal(long), column, "_one", by, "_deal", True, "_stratum")
     return _mean_table(table, ranges)
 
 

@@ -98,7 +98,9 @@ def test_a_game_without_events_is_refused():
 
 
 def _prices(rows):
-    return pd.DataFrame(rows, columns=["card", "price", "win"])
+    """Takes, each from a game of its own unless the row gives its ``game_index``."""
+    frame = pd.DataFrame(rows, columns=["card", "price", "win", "game_index"][: len(rows[0])])
+    return frame if "game_index" in frame else frame.assign(game_index=range(len(frame)))
 
 
 def test_price_table():
@@ -114,6 +116,16 @@ def test_price_table():
     overall = anatomy.price_table(prices, by=None)
     assert overall.index.tolist() == ["all"] and overall.loc["all", "takes"] == 4
     assert overall.loc["all", "price"] == 7 / 4 and overall.loc["all", "in_winner"] == 0.5
+
+
+def test_price_intervals_have_the_game_as_unit():
+    """Ten takes in each of three games, alike within a game: the interval is that of three
+    games (t on 2 degrees of freedom), not of thirty independent takes."""
+    rows = [(c, price, 0.0, g) for g, price in enumerate((0, 10, 5)) for c in range(3, 13)]
+    overall = anatomy.price_table(_prices(rows), by=None).loc["all"]
+    assert overall["games"] == 3 and overall["takes"] == 30
+    half = overall["price_high"] - overall["price"]
+    assert half == pytest.approx(4.303 * 5 / np.sqrt(3), rel=1e-3)  # games' sd 5
 
 
 def test_price_histogram_pools_high_prices():
@@ -141,6 +153,8 @@ def test_point_sources_table():
         {
             "agent": ["a", "a", "b"],
             "n_players": 2,
+            "job": 0,
+            "game_index": [0, 1, 0],
             "give": [10, 20, 5],
             "keep": [2, 4, 0],
             "majority": [0, 15, 10],
