@@ -65,6 +65,7 @@ def prices():
             "card": cards,
             "price": rng.integers(0, cards),
             "win": rng.choice([0.0, 0.5, 1.0], len(cards)),
+            "game_index": np.tile(np.arange(50), 6),  # each card taken once in each game
         }
     )
 
@@ -95,6 +96,8 @@ def test_point_sources(tmp_path):
         {
             "agent": ["a", "a", "b", "b"],
             "n_players": [2, 2, 2, 3],
+            "job": [0, 0, 0, 1],
+            "game_index": [0, 1, 0, 0],
             "give": [10, 20, 5, 1],
             "keep": [2, 4, 0, 1],
             "majority": [0, 15, 10, 1],
