@@ -464,12 +464,18 @@ def _pool_words(pool: tuple[str, ...], n: int, short: bool) -> str:
     return f"{members} in equal shares of the other seats, every seat order played"
 
 
-def deals_text(found: pd.DataFrame, n: int) -> str:
+def deal_range(found: pd.DataFrame, n: int) -> str:
     """Deals per cell at ``n`` players: one number, or the range."""
     played = found.xs(n, level="n_players")["deals"]
     played = played[played > 0]
     low, high = int(played.min()), int(played.max())
     return f"{low:,}" if low == high else f"{low:,}-{high:,}"
+
+
+def deals_text(found: pd.DataFrame, n: int) -> str:
+    """Deals per cell at ``n`` players with the noun: "1 deal", "400 deals", "398-400 deals"."""
+    count = deal_range(found, n)
+    return f"{count} deal" if count == "1" else f"{count} deals"
 
 
 def _counts(made: Plan, found: pd.DataFrame) -> list[int]:
@@ -488,7 +494,7 @@ def markdown(made: Plan, found: pd.DataFrame, command: str, when: str, images=No
     for n in _counts(made, found):
         lines += [f"## {name}, {n} players", ""]
         lines += [f"- `{field}`: {words}" for field, words in field_words(made, n).items()]
-        lines += ["", f"Deals per cell: {deals_text(found, n)}.", ""]
+        lines += ["", f"Deals per cell: {deal_range(found, n)}.", ""]
         lines += [display(made, found, n).to_markdown(), ""]
         if images and n in images:
             lines += [f"![{name}, {n} players]({images[n]})", ""]
@@ -535,7 +541,7 @@ def title(made: Plan, found: pd.DataFrame, n: int) -> str:
     )
     return (
         f"{load_game(made.game).title}, {n} players: {what} (95% intervals by deal), "
-        f"{deals_text(found, n)} deals per cell, {games:,} games\nfields: {fields}"
+        f"{deals_text(found, n)} per cell, {games:,} games\nfields: {fields}"
     )
 
 
@@ -568,7 +574,7 @@ def print_tables(made: Plan, found: pd.DataFrame) -> None:
     """Each player count's table to the terminal, with the fields in words."""
     title = load_game(made.game).title
     for n in _counts(made, found):
-        print(f"\n== {title}, {n} players ({deals_text(found, n)} deals per cell)")
+        print(f"\n== {title}, {n} players ({deals_text(found, n)} per cell)")
         for name, words in field_words(made, n).items():
             print(f"  {name}: {words}")
         print(display(made, found, n).to_string())

@@ -262,3 +262,13 @@ def test_a_cell_on_one_deal_says_it_has_no_interval():
     assert _cell_text(mirror) == "gap +1.000 (no interval) †"
     sound = field | {"win_share": 0.4, "ci_low": 0.3, "ci_high": 0.5, "deals": 400}
     assert _cell_text(sound) == "0.400 [0.300, 0.500]"
+
+
+def test_deals_per_cell_take_the_singular_for_one_deal():
+    """The heading and the plot title say "1 deal", not "1 deals"; the range keeps its plural."""
+    index = pd.MultiIndex.from_tuples([(3, "a", "f"), (3, "b", "f"), (4, "a", "f"), (4, "b", "f")])
+    index = index.set_names(["n_players", "agent", "field"])
+    found = pd.DataFrame({"deals": [1, 1, 398, 400]}, index=index)
+    assert gauntlets.deals_text(found, 3) == "1 deal"
+    assert gauntlets.deals_text(found, 4) == "398-400 deals"
+    assert gauntlets.deal_range(found, 4) == "398-400"
