@@ -6,6 +6,7 @@ run: ``--help``, argument errors and ``giftsim agents`` compile nothing.
 
 import argparse
 import os
+import re
 import secrets
 import sys
 from pathlib import Path
@@ -45,7 +46,9 @@ class CliError(Exception):
 
 def main(argv=None) -> int:
     parser = _parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        _refuse_unknown(parser.commands[args.command], unknown, getattr(args, "game", ""))
     args.argv = list(sys.argv[1:] if argv is None else argv)  # recorded by tune and ladder
     notice.QUIET = getattr(args, "quiet", False)
     try:
@@ -74,6 +77,20 @@ def main(argv=None) -> int:
             file=sys.stderr,
         )
         return 1
+
+
+def _refuse_unknown(command: argparse.ArgumentParser, unknown: list, game_given) -> None:
+    """Arguments no option takes: refused by the command they were typed to (argparse names
+    only ``giftsim``), with the option a stray game name belongs to where the command has an
+    unused ``--game``."""
+    hint = f"see {command.prog} --help"
+    game = next((word for word in unknown if word in GAMES), None)
+    has_option = re.search(r"--game\b", command.format_usage())
+    if game is not None and has_option and game_given is None:
+        hint = f"the game is an option here: --game {game}; {hint}"
+    command.exit(
+        2, f"{command.prog}: error: unrecognized arguments: {' '.join(unknown)} ({hint})\n"
+    )
 
 
 def _drop_stdout() -> None:
@@ -160,6 +177,9 @@ def _parser() -> argparse.ArgumentParser:
     _add_agents(sub)
     _add_solve(sub)
     _add_bound(sub)
+    parser.commands = (
+        sub.choices
+    )  # each command's parser, by name: it refuses what it does not take
     return parser
 
 

@@ -27,7 +27,10 @@ def record(
         files.check_new(out, force)
     agents = parse_list(specs or ",".join(["greedy"] * rules.n_players), game)
     if len(agents) != rules.n_players:
-        raise ValueError(f"--agents names {len(agents)} agents for {rules.n_players} players")
+        raise ValueError(
+            f"--agents names {len(agents)} agent{'s' * (len(agents) != 1)} for {rules.n_players} "
+            "players"
+        )
     first_policy(first_player, rules.n_players)  # checked before anything compiles, as
     param_table(agents, rules.n_players)  # the networks for this table
     meta = {"agents": [a.spec for a in agents], "seed": seed, "game_index": game_index}

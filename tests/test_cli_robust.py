@@ -387,3 +387,28 @@ def test_demo_help_states_its_size_and_floor(capsys):
             totals[game] = totals.get(game, 0) + sum(job.n_games for job in jobs)
             assert scale == 1.0 or {job.n_games for job in jobs} == {10}
     assert round(full["geschenkt"] / 1e5) == 21 and round(full["tulips"] / 1e4) == 55
+
+
+@pytest.mark.parametrize(
+    "args, hint",
+    [
+        (["ladder", "geschenkt"], "--game geschenkt; see giftsim ladder --help)"),
+        (["ladder", "--game", "tulips", "geschenkt"], "(see giftsim ladder --help)"),
+        (["tournament", "geschenkt", "tulips"], "(see giftsim tournament --help)"),
+        (["bench", "extra"], "(see giftsim bench --help)"),
+    ],
+)
+def test_a_stray_argument_is_refused_by_its_command_with_the_option_it_may_mean(capsys, args, hint):
+    with pytest.raises(SystemExit) as stop:
+        main(args)
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and err.count("\n") == 1
+    assert err.startswith(f"giftsim {args[0]}: error: unrecognized arguments: {args[-1]} (")
+    assert err.rstrip().endswith(hint)
+
+
+def test_a_count_of_one_agent_is_singular(capsys):
+    assert main(["record", "geschenkt", "--players", "3", "--agents", "greedy"]) == 2
+    assert capsys.readouterr().err == (
+        "giftsim record: error: --agents names 1 agent for 3 players\n"
+    )
