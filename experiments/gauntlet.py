@@ -570,13 +570,17 @@ def report(made: Plan, found: pd.DataFrame, folder, command: str, when=None) -> 
     return [folder / "gauntlet.md", *(folder / name for name in images.values())]
 
 
+# The terminal's word on the self column (gauntlet.md says it in its opening paragraph).
+SELF_CELL = ": the cell is the turn-order gap, the last position's win share minus the first's"
+
+
 def print_tables(made: Plan, found: pd.DataFrame) -> None:
     """Each player count's table to the terminal, with the fields in words."""
     title = load_game(made.game).title
     for n in _counts(made, found):
         print(f"\n== {title}, {n} players ({deals_text(found, n)} per cell)")
         for name, words in field_words(made, n).items():
-            print(f"  {name}: {words}")
+            print(f"  {name}: {words}{SELF_CELL * (name == SELF)}")
         print(display(made, found, n).to_string())
     if found["deals"].between(1, stats.FEW_DEALS - 1).any():
         print(f"† fewer than {stats.FEW_DEALS} deals: the interval's coverage is not assured")
