@@ -77,9 +77,14 @@ def seatings_line(jobs, games: int) -> str:
     """One line: how many seatings and seating groups a design plays, and its games."""
     groups = len({job.group for job in jobs})
     return (
-        f"{jobs[0].design}: {len(jobs):,} seatings in {groups:,} seating group(s), "
-        f"{games:,} games each: {len(jobs) * games:,} games"
+        f"{jobs[0].design}: {counted(len(jobs), 'seating')} in {counted(groups, 'seating group')}, "
+        f"{counted(games, 'game')} each: {counted(len(jobs) * games, 'game')}"
     )
+
+
+def counted(n: int, noun: str) -> str:
+    """``n`` and its noun, plural unless ``n`` is 1: '1 seating group', '2,400 games'."""
+    return f"{n:,} {noun}{'s' * (n != 1)}"
 
 
 def execute(jobs, out, options):
@@ -309,7 +314,7 @@ def report(folder, progress: bool = True, workers=None) -> dict[str, pd.DataFram
         if line:
             print(line)
     _markdown(folder, manifest, named, figures, missing, unfinished)
-    print(f"\nwrote {folder / 'summary.md'} and {len(figures)} plot(s) in {folder}/")
+    print(f"\nwrote {folder / 'summary.md'} and {counted(len(figures), 'plot')} in {folder}/")
     return named
 
 

@@ -68,7 +68,10 @@ def tune(
     base = parse(family, game)
     names = list(base.params)
     if len(names) < 2:
-        raise ValueError(f"{family!r} has {len(names)} parameter(s); CMA-ES tunes two or more")
+        raise ValueError(
+            f"{family!r} has {len(names)} parameter{'s' * (len(names) != 1)}; "
+            "CMA-ES tunes two or more"
+        )
     parse(opponent, game)  # before the bar: a bad field or player count is one line
     load_game(game).rules(n_players=players)
     start = np.array(list(base.params.values()), float)

@@ -141,3 +141,14 @@ def test_strata_are_the_sets_of_jobs_that_play_a_deal():
     # indices 0-19: field, mirror, group 0; 20-29: field, mirror, group 1; 30-39: mirror,
     # group 1; 40-44: mirror alone
     assert len(set(from_jobs)) == 4
+
+
+def test_the_design_line_counts_with_singular_and_plural_nouns():
+    one = commands.seatings_line(mirror("geschenkt", ["greedy"], [3], 1), 1)
+    assert one == "mirror: 1 seating in 1 seating group, 1 game each: 1 game"
+    jobs = round_robin("geschenkt", ["random", "greedy", "sniper"], 3, 1)
+    groups = len({job.group for job in jobs})
+    assert commands.seatings_line(jobs, 300) == (
+        f"round-robin: {len(jobs)} seatings in {groups} seating groups, 300 games each: "
+        f"{300 * len(jobs):,} games"
+    )
