@@ -3,7 +3,10 @@ Gymnasium's own checker, the same games as the engine's slow path, rewards, ille
 
 import json
 import re
+import subprocess
+import sys
 
+import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
@@ -11,7 +14,7 @@ from gymnasium.utils.env_checker import check_env
 from agents.drivers.slow import play_slow
 from agents.registry import parse
 from experiments.cli import main
-from experiments.envs.gym_env import GiftsimEnv
+from experiments.envs.gym_env import GiftsimEnv, register
 from experiments.envs.table import EnvError
 from giftsim.game import GAMES, load_game
 from tests.env_helpers import BOT, choose, readme_snippet
@@ -21,8 +24,42 @@ NAMES = list(GAMES)
 
 @pytest.mark.parametrize("name", NAMES)
 def test_gymnasium_check_env_passes(name):
-    env = GiftsimEnv(name, learner_seat=1, opponents=BOT[name], render_mode="ansi")
-    check_env(env, skip_render_check=False)
+    """Made from its registered id, so that the checker also tries the render modes."""
+    made = gym.make(register(name), learner_seat=1, opponents=BOT[name], render_mode="ansi")
+    assert made.unwrapped.spec.id == f"giftsim/{name}-v0"
+    check_env(made.unwrapped, skip_render_check=False)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_registered_id_plays_the_episodes_of_the_class(name):
+    made = gym.make(register(name), players=3, learner_seat=2, opponents=BOT[name])
+    assert isinstance(made.unwrapped, GiftsimEnv)
+    direct = GiftsimEnv(name, players=3, learner_seat=2, opponents=BOT[name])
+    for seed in (0, 41):
+        (got, got_info), (want, want_info) = play(made, seed), play(direct, seed)
+        assert got == want and got_info["game_index"] == want_info["game_index"]
+        assert made.unwrapped.table.state.tobytes() == direct.table.state.tobytes()
+
+
+def test_make_vec_of_an_id_is_the_compiled_vector_environment():
+    from experiments.envs.gym_vector import GiftsimVectorEnv
+
+    envs = gym.make_vec(register("tulips"), num_envs=5, players=4, opponents="greedy")
+    direct = GiftsimVectorEnv("tulips", n_envs=5, players=4, opponents="greedy")
+    assert isinstance(envs, GiftsimVectorEnv) and envs.num_envs == 5
+    (got, got_info), (want, want_info) = envs.reset(seed=9), direct.reset(seed=9)
+    assert np.array_equal(got, want) and np.array_equal(
+        got_info["action_mask"], want_info["action_mask"]
+    )
+
+
+def test_an_id_with_the_module_prefix_needs_no_import_first():
+    code = (
+        "import gymnasium; env = gymnasium.make('experiments.envs.gym_env:giftsim/geschenkt-v0',"
+        " players=4); print(env.unwrapped.spec.id, env.reset(seed=1)[0].shape)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.startswith("giftsim/geschenkt-v0 (")
 
 
 def play(env, seed=None):
@@ -116,6 +153,8 @@ def test_readme_gymnasium_snippet_runs():
     namespace = {}
     exec(readme_snippet("experiments.envs.gym_env"), namespace)
     assert namespace["done"] and namespace["reward"] in (0.0, 1 / 4, 1 / 3, 1 / 2, 1.0)
+    assert isinstance(namespace["made"].unwrapped, GiftsimEnv)
+    assert namespace["lanes"].num_envs == 256 and namespace["lanes"].env.n_envs == 256
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -108,7 +108,7 @@ def test_changed_action_is_caught(record):
 CLI_ERRORS = [
     (["record", "geschenkt", "--agents", "foo,greedy,greedy,greedy"], "unknown agent 'foo'"),
     (["record", "geschenkt", "--players", "9"], "n_players must be in 2..7"),
-    (["record", "geschenkt", "--players", "3", "--agents", "greedy"], "names 1 agents for 3"),
+    (["record", "geschenkt", "--players", "3", "--agents", "greedy"], "names 1 agent for 3"),
     (["record", "geschenkt", "--first-player", "7"], "first_player must be 'rotate'"),
     (["replay", "/nonexistent/game.json"], "no such record file"),
 ]

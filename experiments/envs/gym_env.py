@@ -44,6 +44,14 @@ takes one seat, giftsim agents (any spec) the others::
   ``agents`` with ``"learner"`` at the learner's seat, ``seed``, ``game_index``) that
   ``giftsim replay`` checks; an episode abandoned by an illegal action is not kept.
 * ``render_mode="ansi"``: ``render()`` returns the public state as text.
+* Registered: importing this module registers every game of ``GAMES`` with Gymnasium as
+  ``giftsim/<game>-v0`` (:func:`register` takes a game added later, such as the tests' toy
+  game). ``gymnasium.make("giftsim/tulips-v0", players=4, opponents="greedy")`` is a
+  ``GiftsimEnv`` behind Gymnasium's usual wrappers, and ``gymnasium.make_vec(id, num_envs=256,
+  opponents="greedy")`` the compiled vector environment
+  (:class:`~experiments.envs.gym_vector.GiftsimVectorEnv`, ``num_envs`` lanes), not copies of
+  the single environment. Without an import first, the id's module prefix loads it:
+  ``gymnasium.make("experiments.envs.gym_env:giftsim/tulips-v0")``.
 """
 
 from typing import ClassVar
@@ -62,7 +70,10 @@ from experiments.envs.table import (
     render_text,
 )
 from experiments.policy import tensor_scale
+from giftsim.game import GAMES
 from giftsim.rng import MAX_SEED
+
+VERSION = 0  # of the registered ids: raised when an episode of the same id would change
 
 
 class GiftsimEnv(gym.Env):
@@ -184,3 +195,30 @@ def _bots(opponents, others: list[int]) -> dict:
             f"opponents: give one spec, or one per other seat ({len(others)}), got {len(opponents)}"
         )
     return dict(zip(others, opponents, strict=True))
+
+
+def env_id(name: str) -> str:
+    """Gymnasium's id of giftsim game ``name``."""
+    return f"giftsim/{name}-v{VERSION}"
+
+
+def register(name: str) -> str:
+    """Register game ``name`` with Gymnasium (once; ``make`` a ``GiftsimEnv``, ``make_vec`` the
+    compiled vector environment) and return its id."""
+    spec_id = env_id(name)
+    if spec_id not in gym.registry:
+        gym.register(
+            spec_id,
+            entry_point=GiftsimEnv,
+            vector_entry_point="experiments.envs.gym_vector:lanes",
+            kwargs={"game": name},
+        )
+    return spec_id
+
+
+def register_all() -> list[str]:
+    """Every game of ``GAMES`` registered; their ids."""
+    return [register(name) for name in GAMES]
+
+
+register_all()

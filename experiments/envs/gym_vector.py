@@ -103,3 +103,9 @@ def observation_scaling(env: VectorEnv, scale: bool):
         return None, spaces.Box(low, high, dtype=np.float32)
     factor = (1.0 / tensor_scale(env.game, env.rules)).astype(np.float32)
     return factor, spaces.Box(low * factor, high * factor, dtype=np.float32)
+
+
+def lanes(num_envs: int = 64, **kwargs) -> GiftsimVectorEnv:
+    """Gymnasium's ``vector_entry_point`` of the registered ids: ``gymnasium.make_vec(id,
+    num_envs)`` gives ``num_envs`` lanes of the compiled vector environment."""
+    return GiftsimVectorEnv(n_envs=num_envs, **kwargs)
