@@ -645,7 +645,8 @@ def tune(args, argv) -> None:
     low, high = result.ci95
     print(
         f"\nbest: {result.spec}\nwin share {result.win_share:.4f} [{low:.4f}, {high:.4f}] "
-        f"vs fair {1 / args.players:.4f} over {result.games:,} fresh games against "
+        f"vs fair {1 / args.players:.4f} over {result.games:,} fresh games "
+        f"({counted(args.final_games, 'deal')}, the interval's unit) against "
         f"{args.players - 1} x {args.field}" + _few_after(args.final_games)
     )
     if args.json:

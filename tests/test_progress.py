@@ -11,7 +11,9 @@ def test_tune_shows_progress_on_stderr_and_quiet_silences_it(capsys):
     shown = capsys.readouterr()
     assert "candidate" in shown.err and "candidate" not in shown.out
     assert cli.main([*TUNE, *SMALL, "--quiet"]) == 0
-    assert capsys.readouterr().err == ""
+    shown = capsys.readouterr()
+    assert shown.err == ""
+    assert "over 15 fresh games (5 deals, the interval's unit) against 2 x greedy" in shown.out
 
 
 def test_ladder_shows_progress_and_quiet_silences_it(capsys, tmp_path):
