@@ -681,12 +681,14 @@ def train(args, command: str) -> None:
     options = (args.workers, args.resume, not args.quiet, command, args.force)
     curve = training.train(settings, args.out, *options)
     print(curve.to_string(index=False))
-    best = curve.loc[curve["win_share"].idxmax()]
+    best, confirmed = curve.loc[curve["win_share"].idxmax()], curve.attrs["confirmed"]
     print(
-        f"\nwrote {args.out} (round {int(best['round'])}): win share {best['win_share']:.4f} "
-        f"[{best['ci_low']:.4f}, {best['ci_high']:.4f}] vs fair {1 / args.players:.4f} against "
-        f"{args.players - 1} x {settings.resolved().baseline} on {int(best['eval_games']):,} "
-        f"held-out games; learning curve in {args.out.with_suffix('.csv')}"
+        f"\nwrote {args.out}: round {int(best['round'])}, the best of the curve "
+        f"({best['win_share']:.4f} on the held-out deals that chose it); on "
+        f"{counted(confirmed['deals'], 'fresh deal')} ({confirmed['games']:,} games) it wins "
+        f"{confirmed['win_share']:.4f} [{confirmed['ci_low']:.4f}, {confirmed['ci_high']:.4f}] "
+        f"vs fair {1 / args.players:.4f} against {args.players - 1} x "
+        f"{settings.resolved().baseline}; learning curve in {args.out.with_suffix('.csv')}"
     )
 
 

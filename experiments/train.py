@@ -29,8 +29,11 @@ side, the output the mean of theirs (:func:`ensemble`). Averaging cancels much o
 fit owes to chance, at the cost of one network of ``members`` times the hidden units.
 
 After each round the network plays the baseline on fixed held-out deals (seat-rotated,
-``experiments.batch.field``): that learning curve picks the round written to ``--out``. A
-claim about the final network belongs on fresh deals (``giftsim ladder``).
+``experiments.batch.field``): that learning curve picks the round written to ``--out``, so
+the chosen round's figure there is biased upward (the best of several noisy scores). The
+network written is then scored once more on as many fresh deals, which chose nothing: that
+score (``confirmed`` in its record, ``curve.attrs["confirmed"]``) is the run's result. A
+claim against other agents or fields belongs in ``giftsim ladder`` or ``giftsim gauntlet``.
 
 A run is a pure function of its settings on a given machine: game indices come from the
 round, lineup and block, never from the workers; each round's shuffles from its own seed.
@@ -58,6 +61,7 @@ from giftsim import files
 from giftsim.game import load_game, rounds_of
 
 EVAL_SEED_OFFSET = 2**40  # held-out deals: no training game (any seed) uses this root seed
+CONFIRM_SEED_OFFSET = 2**41  # fresh deals that score the network written, after the choice
 ROUND_STRIDE = 2**36  # game indices of round r start at r * ROUND_STRIDE
 LINEUP_STRIDE = 2**30  # ... and of its lineup k at k * LINEUP_STRIDE within the round
 BLOCK = 2000  # games per task sent to a worker (at most)
@@ -222,8 +226,9 @@ def generate(settings, round_, candidate, workers: int, bar, block: int = BLOCK)
     return tuple(np.concatenate([p[k] for p in parts]) for k in range(3))
 
 
-def evaluate(settings: TrainSettings, path: Path) -> dict:
-    """The network at ``path`` (as ``learned``) against the baseline on the held-out deals."""
+def evaluate(settings: TrainSettings, path: Path, offset: int = EVAL_SEED_OFFSET) -> dict:
+    """The network at ``path`` (as ``learned``) against the baseline on the held-out deals
+    (``offset``: ``CONFIRM_SEED_OFFSET`` for the fresh deals that confirm the choice)."""
     candidate = f"learned:net={path}"
     return field_share(
         settings.game,
@@ -231,7 +236,7 @@ def evaluate(settings: TrainSettings, path: Path) -> dict:
         settings.baseline,
         settings.players,
         settings.eval_games,
-        seed=settings.seed + EVAL_SEED_OFFSET,
+        seed=settings.seed + offset,
         rules=settings.game_rules(),
     )
 
@@ -268,7 +273,7 @@ def train(
             state["history"].append(row)
             _save_progress(folder, settings, state["history"])
     curve = pd.DataFrame(state["history"])
-    _write_best(settings, out, folder, curve, command, force)
+    curve.attrs["confirmed"] = _write_best(settings, out, folder, curve, command, force)
     return curve
 
 
@@ -442,12 +447,17 @@ def _save_progress(folder: Path, settings, history) -> None:
     partial.replace(folder / "progress.json")
 
 
-def _write_best(settings, out: Path, folder: Path, curve, command: str, force: bool) -> None:
+def _write_best(settings, out: Path, folder: Path, curve, command: str, force: bool) -> dict:
     """Copy the best round's network to ``out``; its record to ``out``'s ``.json``, the curve
     beside them; each through a temporary file, replacing only a file this run wrote (or any,
-    with ``force``), and its checksum kept in the checkpoint folder."""
+    with ``force``), and its checksum kept in the checkpoint folder. Return its score on the
+    fresh deals (``confirmed``)."""
     best = int(curve.loc[curve["win_share"].idxmax(), "round"])
     weights, meta = net.read(_net_path(folder, best))
+    scored = evaluate(settings, _net_path(folder, best), CONFIRM_SEED_OFFSET)
+    low, high = scored["ci95"]
+    confirmed = {"win_share": float(scored["win_share"]), "ci_low": low, "ci_high": high}
+    confirmed |= {"deals": int(scored["deals"]), "games": int(scored["games"])}
     record = {
         "game": settings.game,
         "players": settings.players,
@@ -456,6 +466,7 @@ def _write_best(settings, out: Path, folder: Path, curve, command: str, force: b
         "best_round": best,
         "baseline": settings.baseline,
         "held_out": curve.iloc[best][["win_share", "ci_low", "ci_high", "eval_games"]].to_dict(),
+        "confirmed": confirmed,  # on fresh deals: the held-out ones chose the round
         "curve": curve.to_dict(orient="records"),
     }
     network, text, table, figure = outputs(out)
@@ -467,6 +478,7 @@ def _write_best(settings, out: Path, folder: Path, curve, command: str, force: b
     files.write_with(figure, lambda p: _plot(settings, curve, p), replace[figure], "train output")
     written = {path.name: files.digest(path) for path in replace}
     files.write_text(folder / WRITTEN, json.dumps(written, indent=1) + "\n", force=True)
+    return confirmed
 
 
 def _plot(settings, curve: pd.DataFrame, path: Path) -> None:

@@ -19,7 +19,7 @@ from experiments.batch import field
 from experiments.cli import main
 from experiments.network import Network, ensemble
 from experiments.targets import lambda_returns, successors
-from experiments.train import TrainSettings, train
+from experiments.train import CONFIRM_SEED_OFFSET, EVAL_SEED_OFFSET, TrainSettings, train
 from geschenkt_sim.engine import (
     HIDDEN_CHIPS,
     OBS_SIZE,
@@ -166,6 +166,35 @@ def test_a_tiny_training_run_beats_random_on_fresh_deals(tmp_path):
     assert record["baseline"] == "tuned3p" and len(record["curve"]) == 2
     result = field("geschenkt", f"learned:net={out}", "random", 3, 300, seed=777)
     assert result["ci95"][0] > 1 / 3
+    confirmed = curve.attrs["confirmed"]
+    assert record["confirmed"] == confirmed and confirmed["deals"] == 60
+
+
+def test_the_network_written_is_scored_again_on_deals_that_did_not_choose_it(tmp_path):
+    """The round is chosen on the held-out deals; its result is the field on fresh ones (the
+    seed offset of neither the training games nor the held-out deals), as ``field`` gives."""
+    out = tmp_path / "tiny.npz"
+    curve = train(tiny(seed=3), out)
+    record = json.loads(out.with_suffix(".json").read_text())
+    chosen = record["curve"][record["best_round"]]
+    assert chosen["win_share"] == curve["win_share"].max()
+    fresh = field("geschenkt", f"learned:net={out}", "tuned3p", 3, 60, seed=3 + CONFIRM_SEED_OFFSET)
+    held = field("geschenkt", f"learned:net={out}", "tuned3p", 3, 60, seed=3 + EVAL_SEED_OFFSET)
+    assert held["win_share"] == chosen["win_share"]  # the choosing score, on its own deals
+    confirmed = record["confirmed"]
+    assert confirmed["win_share"] == fresh["win_share"] != held["win_share"]
+    assert (confirmed["ci_low"], confirmed["ci_high"]) == fresh["ci95"]
+    assert confirmed["games"] == 180
+
+
+def test_train_prints_the_fresh_deals_score_as_its_result(tmp_path, capsys):
+    argv = ["train", "geschenkt", "--players", "3", "--seed", "1", "--rounds", "1"]
+    argv += ["--games", "300", "--eval-games", "40", "--out", str(tmp_path / "n.npz"), "--quiet"]
+    assert main(argv) == 0
+    confirmed = json.loads((tmp_path / "n.json").read_text())["confirmed"]
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert "round 0, the best of the curve" in last and "on 40 fresh deals (120 games)" in last
+    assert f"wins {confirmed['win_share']:.4f} [{confirmed['ci_low']:.4f}," in last
 
 
 @pytest.mark.parametrize(("lam", "members"), [(1.0, 1), (0.5, 2)])
