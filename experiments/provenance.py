@@ -58,7 +58,8 @@ def _check_agents(agents, n_players: int) -> None:
         raise ValueError(f"record 'agents' must be a list of agent specs, got {agents!r}")
     if len(agents) != n_players:
         raise ValueError(
-            f"record 'agents' names {len(agents)} agent(s) for {n_players} seats: one spec per seat"
+            f"record 'agents' names {len(agents)} agent{'s' * (len(agents) != 1)} for "
+            f"{n_players} seats: one spec per seat"
         )
 
 

@@ -215,7 +215,7 @@ CLI = [  # (id, argv, words the one line must hold)
     (
         "replay-agent-count",
         ["replay", "--quiet", "one_agent.json"],
-        "record 'agents' names 1 agent(s) for 3 seats",
+        "record 'agents' names 1 agent for 3 seats",
     ),
     # demo
     ("demo-scale-huge", ["demo", "--scale", "1e9"], "at most 100"),
