@@ -436,6 +436,11 @@ def _append(path, row: dict) -> None:
     frame.to_csv(path, mode="a", header=not path.is_file(), index=False)
 
 
+def cpu_text(seconds: float) -> str:
+    """Whole seconds of CPU, or 'under 1 s' (a short run is not '0 s')."""
+    return "under 1 s" if seconds < 0.5 else f"{seconds:.0f} s"
+
+
 def _line(row: dict) -> str:
     from experiments.stats import few_note
 
@@ -444,6 +449,6 @@ def _line(row: dict) -> str:
         f"{row['players']}p {row['target']}: gain {row['gain']:+.4f} "
         f"[{row['low']:+.4f}, {row['high']:+.4f}] (se {row['se']:.4f}; responder "
         f"{row['responder_share']:.4f} vs own {row['target_share']:.4f}) over {row['deals']:,} "
-        f"deals, {row['responder']}, {row['cpu_seconds']:.0f} s of CPU"
+        f"deals, {row['responder']}, {cpu_text(row['cpu_seconds'])} of CPU"
         + (f" ({few})" if few else "")
     )

@@ -661,6 +661,7 @@ def test_bound_line_marks_few_deals():
     }
     assert _line(row | {"deals": 12}).endswith("(† 12 deals, fewer than 30: coverage not assured)")
     assert _line(row | {"deals": 300}).endswith("3 s of CPU")
+    assert _line(row | {"deals": 300, "cpu_seconds": 0.2}).endswith(", under 1 s of CPU")
 
 
 def test_summary_seat_tables_count_the_same_deals_and_flag_them():
