@@ -48,7 +48,7 @@ def main(argv=None) -> int:
     parser = _parser()
     args, unknown = parser.parse_known_args(argv)
     if unknown:
-        _refuse_unknown(parser.commands[args.command], unknown, getattr(args, "game", ""))
+        _refuse_unknown(parser.commands[args.command], unknown, getattr(args, "game", None))
     args.argv = list(sys.argv[1:] if argv is None else argv)  # recorded by tune and ladder
     notice.QUIET = getattr(args, "quiet", False)
     try:
@@ -177,9 +177,8 @@ def _parser() -> argparse.ArgumentParser:
     _add_agents(sub)
     _add_solve(sub)
     _add_bound(sub)
-    parser.commands = (
-        sub.choices
-    )  # each command's parser, by name: it refuses what it does not take
+    # each command's parser, by name: it refuses the arguments it does not take
+    parser.commands = sub.choices
     return parser
 
 

@@ -35,6 +35,7 @@ from experiments.schedule import (
     rows_per_deal,
     score_ranges,
 )
+from experiments.words import count_of
 from giftsim import files
 from giftsim.game import GAMES, load_game
 
@@ -77,14 +78,10 @@ def seatings_line(jobs, games: int) -> str:
     """One line: how many seatings and seating groups a design plays, and its games."""
     groups = len({job.group for job in jobs})
     return (
-        f"{jobs[0].design}: {counted(len(jobs), 'seating')} in {counted(groups, 'seating group')}, "
-        f"{counted(games, 'game')} each: {counted(len(jobs) * games, 'game')}"
+        f"{jobs[0].design}: {count_of(len(jobs), 'seating')} in "
+        f"{count_of(groups, 'seating group')}, {count_of(games, 'game')} each: "
+        f"{count_of(len(jobs) * games, 'game')}"
     )
-
-
-def counted(n: int, noun: str) -> str:
-    """``n`` and its noun, plural unless ``n`` is 1: '1 seating group', '2,400 games'."""
-    return f"{n:,} {noun}{'s' * (n != 1)}"
 
 
 def execute(jobs, out, options):
@@ -314,7 +311,7 @@ def report(folder, progress: bool = True, workers=None) -> dict[str, pd.DataFram
         if line:
             print(line)
     _markdown(folder, manifest, named, figures, missing, unfinished)
-    print(f"\nwrote {folder / 'summary.md'} and {counted(len(figures), 'plot')} in {folder}/")
+    print(f"\nwrote {folder / 'summary.md'} and {count_of(len(figures), 'plot')} in {folder}/")
     return named
 
 
@@ -646,7 +643,7 @@ def tune(args, argv) -> None:
     print(
         f"\nbest: {result.spec}\nwin share {result.win_share:.4f} [{low:.4f}, {high:.4f}] "
         f"vs fair {1 / args.players:.4f} over {result.games:,} fresh games "
-        f"({counted(args.final_games, 'deal')}, the interval's unit) against "
+        f"({count_of(args.final_games, 'deal')}, the interval's unit) against "
         f"{args.players - 1} x {args.field}" + _few_after(args.final_games)
     )
     if args.json:
@@ -685,7 +682,7 @@ def train(args, command: str) -> None:
     print(
         f"\nwrote {args.out}: round {int(best['round'])}, the best of the curve "
         f"({best['win_share']:.4f} on the held-out deals that chose it); on "
-        f"{counted(confirmed['deals'], 'fresh deal')} ({confirmed['games']:,} games) it wins "
+        f"{count_of(confirmed['deals'], 'fresh deal')} ({confirmed['games']:,} games) it wins "
         f"{confirmed['win_share']:.4f} [{confirmed['ci_low']:.4f}, {confirmed['ci_high']:.4f}] "
         f"vs fair {1 / args.players:.4f} against {args.players - 1} x "
         f"{settings.resolved().baseline}; learning curve in {args.out.with_suffix('.csv')}"

@@ -16,6 +16,7 @@ Errors are one-line ``ValueError``\\ s naming the entry that does not follow fro
 
 from agents.registry import parse_list
 from experiments.games import play_slow
+from experiments.words import count_of
 from giftsim.game import load_game
 
 META = ("agents", "seed", "game_index", "secret", "isolated", "first_player_policy")
@@ -58,8 +59,8 @@ def _check_agents(agents, n_players: int) -> None:
         raise ValueError(f"record 'agents' must be a list of agent specs, got {agents!r}")
     if len(agents) != n_players:
         raise ValueError(
-            f"record 'agents' names {len(agents)} agent{'s' * (len(agents) != 1)} for "
-            f"{n_players} seats: one spec per seat"
+            f"record 'agents' names {count_of(len(agents), 'agent')} for {n_players} seats: "
+            "one spec per seat"
         )
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from experiments import provenance
 from experiments.games import GAMES
+from experiments.words import count_of
 from giftsim import files
 from giftsim.game import load_game, rounds_of
 
@@ -28,8 +29,7 @@ def record(
     agents = parse_list(specs or ",".join(["greedy"] * rules.n_players), game)
     if len(agents) != rules.n_players:
         raise ValueError(
-            f"--agents names {len(agents)} agent{'s' * (len(agents) != 1)} for {rules.n_players} "
-            "players"
+            f"--agents names {count_of(len(agents), 'agent')} for {rules.n_players} players"
         )
     first_policy(first_player, rules.n_players)  # checked before anything compiles, as
     param_table(agents, rules.n_players)  # the networks for this table

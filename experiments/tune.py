@@ -18,6 +18,7 @@ from tqdm import tqdm
 from agents.base import Range
 from agents.registry import parse
 from experiments.batch import field as field_share
+from experiments.words import count_of
 from giftsim.game import load_game
 
 EVALUATION_SEED_OFFSET = 2**32  # the final score uses deals no search (any seed) sees
@@ -69,8 +70,7 @@ def tune(
     names = list(base.params)
     if len(names) < 2:
         raise ValueError(
-            f"{family!r} has {len(names)} parameter{'s' * (len(names) != 1)}; "
-            "CMA-ES tunes two or more"
+            f"{family!r} has {count_of(len(names), 'parameter')}; CMA-ES tunes two or more"
         )
     parse(opponent, game)  # before the bar: a bad field or player count is one line
     load_game(game).rules(n_players=players)

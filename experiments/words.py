@@ -1,0 +1,6 @@
+"""Words of printed lines and messages shared by the commands."""
+
+
+def count_of(n: int, noun: str) -> str:
+    """``n`` and its noun, plural unless ``n`` is 1: '1 seating group', '2,400 games'."""
+    return f"{n:,} {noun}{'s' * (n != 1)}"
