@@ -187,6 +187,23 @@ def test_the_network_written_is_scored_again_on_deals_that_did_not_choose_it(tmp
     assert confirmed["games"] == 180
 
 
+@pytest.mark.parametrize("game", ["geschenkt", "tulips"])
+def test_a_shipped_network_carries_its_score_on_deals_that_did_not_choose_it(game):
+    """The shipped 2-player networks' records (the ``.json`` and the file's own meta) hold
+    ``confirmed``: the field ``train`` now scores the network written on, fresh deals
+    (``CONFIRM_SEED_OFFSET``), the same numbers when played again."""
+    path = roster(game).nets / "2p.npz"
+    record = json.loads(path.with_suffix(".json").read_text())
+    assert net.read(path)[1]["confirmed"] == record["confirmed"]
+    settings = record["settings"]
+    deals, seed = settings["eval_games"], settings["seed"] + CONFIRM_SEED_OFFSET
+    fresh = field(game, f"learned:net={path}", settings["baseline"], 2, deals, seed)
+    confirmed = record["confirmed"]
+    assert confirmed["win_share"] == pytest.approx(fresh["win_share"], abs=1e-12)
+    assert (confirmed["ci_low"], confirmed["ci_high"]) == pytest.approx(fresh["ci95"], abs=1e-12)
+    assert confirmed["deals"] == settings["eval_games"] and confirmed["games"] == fresh["games"]
+
+
 def test_train_prints_the_fresh_deals_score_as_its_result(tmp_path, capsys):
     argv = ["train", "geschenkt", "--players", "3", "--seed", "1", "--rounds", "1"]
     argv += ["--games", "300", "--eval-games", "40", "--out", str(tmp_path / "n.npz"), "--quiet"]

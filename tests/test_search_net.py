@@ -145,7 +145,11 @@ def test_every_shipped_network_carries_the_command_that_made_it(game):
         players = int(path.stem.split("p")[0])
         assert record["players"] == players and record["game"] == game, path
         assert record["command"].startswith(f"giftsim train {game} --players {players} "), path
-        assert net.read(path)[1]["command"] == record["command"], path
+        meta = net.read(path)[1]
+        assert meta["command"] == record["command"], path
+        assert meta["confirmed"] == record["confirmed"], path  # its score on fresh deals
+        low, high = record["confirmed"]["ci_low"], record["confirmed"]["ci_high"]
+        assert 0 <= low < record["confirmed"]["win_share"] < high <= 1, path
 
 
 @pytest.mark.parametrize(
