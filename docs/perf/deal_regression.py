@@ -39,9 +39,9 @@ def per_deal_shares(candidate, baseline, deals, seed) -> np.ndarray:
     return shares
 
 
-def deal_features(deals, seed) -> np.ndarray:
+def deal_rows(deals, seed) -> np.ndarray:
     """Per deal: removed (0/1) and stack place (0 to 1, 0 when removed) of every card, and
-    each removed card's face value; centred."""
+    each removed card's face value."""
     rules, state = Rules(n_players=PLAYERS).to_array(), nt.new_state()
     cards = np.arange(LOW, HIGH + 1)
     rows = np.zeros((deals, 3 * cards.size))
@@ -52,6 +52,12 @@ def deal_features(deals, seed) -> np.ndarray:
         place = np.zeros(cards.size)
         place[state[nt.DECK : nt.DECK + n] - LOW] = np.arange(n) / n
         rows[i] = np.concatenate([removed, place, removed * cards])
+    return rows
+
+
+def deal_features(deals, seed) -> np.ndarray:
+    """:func:`deal_rows`, centred."""
+    rows = deal_rows(deals, seed)
     return rows - rows.mean(axis=0)
 
 
