@@ -185,3 +185,24 @@ BAD_RULES = [
 def test_invalid_rules_name_the_valid_range(fields, message):
     with pytest.raises(ValueError, match=message.replace(".", r"\.")):
         Rules(**fields)
+
+
+def test_the_rules_page_majority_table_is_the_engines():
+    """docs/rules/gift_of_tulips.md's majority table (a row a player count, a cell a majority:
+    its points for the 1st / 2nd / 3rd-ranked variety) says what the engine and the reference
+    pay: the page is the project's rules of record for its users."""
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parents[1] / "docs" / "rules" / "gift_of_tulips.md"
+    rows = [line for line in page.read_text().splitlines() if "| 1st / 2nd / 3rd |" in line]
+    assert len(rows) == 3
+    for row in rows:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        counts = [int(n) for n in cells[0].replace("–", " ").split()]
+        for slot, cell in enumerate(cells[2:]):
+            paid = [0, 0, 0] if cell == "—" else [int(v) for v in cell.split(" / ")]
+            for n in counts:
+                engine = Rules(n_players=n).majority
+                twin = reference.MAJORITY_OF_RECORD[n]
+                assert [engine[rank][slot] for rank in range(3)] == paid, (n, slot)
+                assert [twin[rank][slot] for rank in range(3)] == paid, (n, slot)
