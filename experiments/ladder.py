@@ -39,7 +39,9 @@ USED = {  # seeds whose results were looked at (to choose a parameter or not): a
     "the learned best responses' training games (docs/responders)",
     3: "the Tulips 4-player network's training games (agents/tulips/nets/4p.json)",
     4: "the Tulips 6-player network's training games (agents/tulips/nets/6p.json)",
-    5: "the Tulips 3- and 5-player networks' training games (agents/tulips/nets/3p.json, 5p)",
+    5: "the Tulips 3- and 5-player networks' training games (agents/tulips/nets/3p.json, 5p); "
+    "the luck estimator with a playout value (docs/luck.md)",
+    6: "the luck estimator with a playout value, 100 deals (docs/luck.md)",
     7: "the search agents' targets (docs/findings.md section 6); the README's records",
     9: "flatmc_net and ismcts_net against the searches they extend (findings section 7)",
     11: "the ISMCTS variants and defaults (docs/findings.md sections 5 and 6)",
@@ -62,13 +64,23 @@ USED = {  # seeds whose results were looked at (to choose a parameter or not): a
     240101: "the luck estimator's pilots of flatmc_net against flatmc at 4 players (docs/luck.md)",
     240102: "the luck estimator's cost and ratios, learned against tuned4p (docs/luck.md)",
     240104: "the luck estimator's No Thanks! 4-player flatmc_net ratio (docs/luck.md)",
+    240103: "the pre-registered Tulips 4-player flatmc_net run (docs/ladder-learned.md)",
     240105: "a 30-deal check of --luck-adjust after merging main, learned against tuned4p",
+    240201: "where a pair's variance lies, rho (docs/luck.md)",
+    240202: "where a pair's variance lies, rho, No Thanks! searches (docs/luck.md)",
+    240301: "a regression on the deal as control variate, learned (docs/luck.md)",
+    240302: "a regression on the deal as control variate, greedy (docs/luck.md)",
+    777000: "the README's PPO example, evaluated against greedy",
     2**32: "the tuned agents' final scores (giftsim tune --seed 0 scores on seed + 2**32)",
     **{
         2**40 + s: f"the held-out deals of giftsim train --seed {s}, which chose its round"
         for s in (1, 3, 4, 5, 42)
     },
-    **{  # /work/shared/reviews/learned_agents.md: learned and the tuned agents in fields
+    **{
+        2**41 + s: f"the fresh deals that confirm the shipped networks of --seed {s} (.json)"
+        for s in (1, 3, 4, 5)
+    },
+    **{  # the learned-agents review (not in the repository): learned and the tuned agents in fields
         s: "the learned-agents review's field tournaments (issue 24)"
         for s in (*range(880001, 880007), *range(880011, 880017), 880021, 880022, 880061)
     },
@@ -76,7 +88,7 @@ USED = {  # seeds whose results were looked at (to choose a parameter or not): a
         s: "the learned-agents review's field tournaments (issue 24)"
         for s in (880062, *range(880071, 880077), 880082)
     },
-    **{  # /work/shared/reviews/statistics_2.md: the truths of its coverage checks
+    **{  # the second statistics review (not in the repository): the truths of its coverage checks
         s: "the second statistics review's large runs (issue 24)" for s in range(910001, 910005)
     },
     **{s: "the coverage tests' designs (tests/test_coverage.py)" for s in range(6101, 6106)},

@@ -1,5 +1,8 @@
 """The ladder's verdicts: Holm over the steps of a run, exploratory seeds, edges not ties."""
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 
@@ -75,6 +78,24 @@ def test_the_default_seed_is_fresh_and_the_command_line_uses_it():
     assert ladder.FRESH_SEED not in ladder.USED
     assert _parser().parse_args(["ladder"]).seed == ladder.FRESH_SEED
     assert {0, 7, 11, 2027, 9001} <= set(ladder.USED)  # looked at, whether or not they chose
+
+
+SEED_IN_DOCS = re.compile(r"(?:--seed |seeds? |\(seed |seed=)(\d[\d_,]*)|\| [\d,]+ \((\d+)\) \|")
+
+
+def test_every_seed_the_docs_report_on_is_listed_as_looked_at():
+    """A seed the docs or the README show results on (``--seed N``, "seed N", a table's
+    "deals (seed)" cell) is in ``USED``: a ladder on it is exploratory."""
+    root = Path(__file__).resolve().parents[1]
+    pages = [*sorted((root / "docs").rglob("*.md")), root / "README.md"]
+    shown = {
+        int((m.group(1) or m.group(2)).replace(",", "").replace("_", "")): page.name
+        for page in pages
+        for m in SEED_IN_DOCS.finditer(page.read_text())
+    }
+    assert {5, 6, 240102, 240301, 777000} <= set(shown)  # the patterns find them
+    missing = {seed: page for seed, page in shown.items() if seed not in ladder.USED}
+    assert missing == {}
 
 
 def test_each_step_names_its_upper_agents_worst_case():

@@ -1,5 +1,6 @@
 """Cheating agents, written as a hostile bot author would, with the public ``define``: the
-techniques of the sealing review (/work/shared/reviews/sealing.md) against the live state.
+techniques of the sealing review (an independent review, not in this repository) against the
+live state.
 
 Each *reader* lets the hidden next card decide its move once it has found the live state (No
 Thanks!: take iff the next face-down card is odd; Gift of Tulips: the highest legal action iff
