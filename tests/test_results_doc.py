@@ -13,13 +13,20 @@ from experiments.manifest import MANIFEST
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "results.md"
 QUICK = ["--games", "3", "--backend", "serial", "--quiet", "--seed", "5"]
-RUNS = {  # folder -> the command that fills it (both games, a match, several seat counts)
-    "nt": ["tournament", "geschenkt", "--agents", "random,greedy", "--players", "3"],
-    "match": ["seats", "geschenkt", "--agents", "greedy", "--players", "3", "--rule", "rounds=2"],
-    "tulips": ["seats", "tulips", "--agents", "greedy", "--players", "2,3"],
-    "nt-sums": ["tournament", "geschenkt", "--players", "4", "--summary-only"],
-    "tulips-sums": ["seats", "tulips", "--players", "4", "--summary-only"],
+RUNS = {  # folder -> the command that fills it (both games, a match, several seat counts,
+    # luck-adjusted, an isolated agent, a gauntlet)
+    "nt": "tournament geschenkt --agents random,greedy --players 3",
+    "match": "seats geschenkt --agents greedy --players 3 --rule rounds=2",
+    "tulips": "seats tulips --agents greedy --players 2,3",
+    "nt-sums": "tournament geschenkt --players 4 --summary-only",
+    "tulips-sums": "seats tulips --players 4 --summary-only",
+    "luck": "tournament geschenkt --design field --candidate learned --baseline greedy "
+    "--players 3 --luck-adjust",
+    "isolated": "tournament geschenkt --agents random,greedy --players 3 --isolate greedy",
+    "isolated-sums": "tournament tulips --players 2 --isolate greedy --summary-only",
+    "gauntlet": "gauntlet geschenkt --players 3 --agents greedy,random --fields greedy",
 }
+GAMES_OF = {"gauntlet": ["--deals", "2"]}  # a gauntlet counts deals, not games
 DTYPES = {"categorical (string)": {"category"}, "string": {"object", "str"}}  # page -> pandas
 
 
@@ -47,7 +54,8 @@ def pattern(column: str) -> str:
 def folders(tmp_path_factory):
     root = tmp_path_factory.mktemp("results")
     for name, command in RUNS.items():
-        assert main([*command, *QUICK, "--out", str(root / name)]) == 0
+        quick = [*GAMES_OF.get(name, QUICK[:2]), *QUICK[2:]]
+        assert main([*command.split(), *quick, "--out", str(root / name)]) == 0
     return root
 
 
@@ -68,7 +76,7 @@ def check_types(written: dict[str, str], page: dict[str, str]) -> None:
 
 def test_every_row_column_is_described_and_every_described_one_written(folders):
     written = {}
-    for name in ("nt", "match", "tulips"):
+    for name in ("nt", "match", "tulips", "luck", "isolated", "gauntlet"):
         written |= columns_of(folders / name)
     page = documented("## Per-game rows")
     assert set(written) == set(page)
@@ -77,6 +85,7 @@ def test_every_row_column_is_described_and_every_described_one_written(folders):
 
 def test_every_summary_column_is_described_and_every_described_one_written(folders):
     written = columns_of(folders / "nt-sums") | columns_of(folders / "tulips-sums")
+    written |= columns_of(folders / "isolated-sums")
     page = documented("## Summary rows")
     assert set(written) == set(page)
     check_types(written, page)
@@ -85,6 +94,9 @@ def test_every_summary_column_is_described_and_every_described_one_written(folde
 def test_every_manifest_key_is_described_and_every_described_one_written(folders):
     manifests = [json.loads((folders / name / MANIFEST).read_text()) for name in RUNS]
     assert {key for m in manifests for key in m} == set(documented("## manifest.json"))
+    designs = documented("## manifest.json")["design"]
+    assert all(f"`{m['design']}`" in designs for m in manifests if "gauntlet" not in m)
+    assert "`gauntlet`" in designs
     jobs = {key for m in manifests for job in m["jobs"] for key in job}
     assert jobs == set(documented("### Each entry of `jobs`"))
     assert {key for m in manifests for key in m["versions"]} == set(documented("### `versions`"))
