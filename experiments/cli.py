@@ -686,8 +686,11 @@ def _add_ladder(sub) -> None:
 
 
 def _add_report(sub) -> None:
-    p = _command(sub, "report", "tables, PNG plots and summary.md for a results folder")
-    p.add_argument("folder", type=Path, help="a folder written by tournament or seats --out")
+    what = "tables, PNG plots and summary.md (a gauntlet's: gauntlet.md) for a results folder"
+    p = _command(sub, "report", what)
+    p.add_argument(
+        "folder", type=Path, help="a folder written by tournament, seats or gauntlet --out"
+    )
     p.add_argument("--workers", type=int, help="processes reading it (default: all cores)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=_report)

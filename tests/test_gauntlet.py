@@ -161,6 +161,9 @@ def test_both_games_run_through_the_cli_and_report(game, players, tmp_path, caps
     png.unlink()
     assert main(["report", str(out)]) == 0  # the folder's report draws it again
     assert png.exists() and f"tuned{players}p" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["report", "--help"])
+    assert "written by tournament, seats or gauntlet --out" in capsys.readouterr().out
 
 
 def test_the_plot_names_the_game_the_count_the_fields_and_the_games(toy):
