@@ -207,8 +207,9 @@ def worst_cases(game: str, path=SHIPPED, players=None) -> dict[str, str]:
     a family without rows."""
     if not Path(path).is_file():
         return {}
-    table = pd.read_csv(path)
-    table = table[table["game"] == game].assign(target=lambda t: t["target"].str.split(":").str[0])
+    table = pd.read_csv(path, keep_default_na=False)
+    table = table[(table["game"] == game) & (table["rules"] == STANDARD)]
+    table = table.assign(target=table["target"].str.split(":").str[0])
     if players is not None:
         table = table[table["players"] == players]
     return {
@@ -349,6 +350,8 @@ def command(args) -> None:
     if args.responder != ROLLOUTS:
         parse_list([args.responder], args.game)  # a bad spec or file: one line, nothing run
     rules = {n: _rules(definition, n, args.rule) for n in counts}
+    if len(set(counts)) < len(counts) or len(set(targets)) < len(targets):
+        raise ValueError("--players and --target name each count and agent once")
     for n in counts:
         check(rules[n], args.deals, args.rollouts, args.margin)
     done, rows = _done(args.out), []
@@ -364,7 +367,8 @@ def _row(args, rules, target: str, done: dict) -> dict:
     """The CSV's row of a target at a player count, or a new one, run and added to it."""
     rollouts = args.responder == ROLLOUTS
     name = responder_name(args.rollouts, args.margin) if rollouts else args.responder
-    row = done.get((args.game, rules.n_players, target, name, args.deals, args.seed))
+    varied = rules_text(rules)
+    row = done.get((args.game, rules.n_players, target, name, args.deals, args.seed, varied))
     if row is None:
         if rollouts:
             search = (args.deals, args.rollouts, args.seed, not args.quiet, args.margin)
@@ -372,7 +376,7 @@ def _row(args, rules, target: str, done: dict) -> dict:
         else:
             play = (args.deals, args.seed, not args.quiet)
             bound = agent_bound(args.game, rules, target, args.responder, *play)
-        row = bound.summary() | {"seed": args.seed}
+        row = bound.summary() | {"seed": args.seed, "rules": varied}
         assert tuple(row) == COLUMNS  # the order _done checks an earlier file against
         _append(args.out, row)
     return row
@@ -394,15 +398,27 @@ def _rules(record, players: int, pairs):
     return record.rules(n_players=players)
 
 
-# the columns of ``--out``, in order: ``Bound.summary`` and the seed
+def rules_text(rules) -> str:
+    """The ``--out`` row's ``rules``: the options whose resolved values differ from the rules
+    of record for its player count (``Rules.as_dict``), as ``--rule`` pairs, or ``standard``."""
+    from giftsim.rule_options import as_pairs
+
+    chosen, of_record = rules.as_dict(), type(rules)(n_players=rules.n_players).as_dict()
+    changed = {key: value for key, value in chosen.items() if value != of_record[key]}
+    return " ".join(as_pairs(changed)) or STANDARD
+
+
+STANDARD = "standard"  # the ``rules`` of a row under the rules of record
+# the columns of ``--out``, in order: ``Bound.summary``, the seed and the rules
 COLUMNS = (
     *("game", "players", "target", "responder", "deals", "responder_share", "target_share"),
-    *("gain", "se", "low", "high", "cpu_seconds", "seed"),
+    *("gain", "se", "low", "high", "cpu_seconds", "seed", "rules"),
 )
 
 
 def _done(path) -> dict:
-    """The rows of an earlier run's CSV, by (game, players, target, responder, deals, seed);
+    """The rows of an earlier run's CSV, by (game, players, target, responder, deals, seed,
+    rules);
     a one-line ValueError for a path that is not such a CSV (a folder, another table, a
     damaged file), before anything is run, so that no row is added to a file of the user's."""
     from pathlib import Path
@@ -413,15 +429,21 @@ def _done(path) -> dict:
     if not Path(path).is_file():
         raise ValueError(f"{where} is a folder; give a CSV file (new, or one giftsim bound wrote)")
     try:
-        table = pd.read_csv(path)
+        table = pd.read_csv(path, keep_default_na=False)
     except Exception:  # pandas raises several kinds for a file that is not a CSV table
         table = None
+    if table is not None and tuple(table.columns) == COLUMNS[:-1]:
+        raise ValueError(
+            f"{where} was written by an older giftsim bound, without the rules of its rows; add "
+            f"a column rules holding {STANDARD} to it if they were the rules of record, or give "
+            "a new file"
+        )
     if table is None or tuple(table.columns) != COLUMNS:
         raise ValueError(
             f"{where} is not a table of giftsim bound (columns {', '.join(COLUMNS)}); give a new "
             "file, or one an earlier giftsim bound wrote"
         )
-    keys = ["game", "players", "target", "responder", "deals", "seed"]
+    keys = ["game", "players", "target", "responder", "deals", "seed", "rules"]
     return {tuple(row[k] for k in keys): row.to_dict() for _, row in table.iterrows()}
 
 

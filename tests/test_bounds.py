@@ -69,6 +69,8 @@ def test_tulips_bound_and_positions():
         (["--margin", "nan"], "margin must be a finite number of standard errors >= 0"),
         (["--players", "9"], "--players takes counts among"),
         (["--target", "nobody"], "nobody"),
+        (["--players", "3,3"], "--players and --target name each count and agent once"),
+        (["--target", "greedy,greedy"], "--players and --target name each count and agent once"),
     ],
 )
 def test_bad_input_is_one_line(argv, message, capsys, tmp_path):
@@ -78,6 +80,29 @@ def test_bad_input_is_one_line(argv, message, capsys, tmp_path):
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
     assert not out.exists()
+
+
+def test_rows_are_kept_by_their_rules(tmp_path, capsys):
+    """A row found under other rules is not the answer under these: ``--out`` keys its rows by
+    the rules too (the options that differ from those of record, or ``standard``)."""
+    out = tmp_path / "b.csv"
+    argv = ["bound", "geschenkt", "--players", "3", "--target", "greedy", "--deals", "20"]
+    argv += ["--rollouts", "2", "--quiet", "--out", str(out)]
+    variant = [*argv, "--rule", "chips_per_player=3"]
+    assert main(argv) == 0 and main(variant) == 0
+    rows = pd.read_csv(out, keep_default_na=False)
+    assert list(rows["rules"]) == ["standard", "chips_per_player=3"]
+    alone = tmp_path / "alone.csv"
+    assert main([*argv[:-1], str(alone), "--rule", "chips_per_player=3"]) == 0  # on its own
+    assert pd.read_csv(alone).loc[0, "gain"] == rows.loc[1, "gain"] != rows.loc[0, "gain"]
+    assert main([*argv, "--rule", "chips_per_player=11"]) == 0  # the rules of record, spelt out
+    assert len(pd.read_csv(out)) == 2
+    capsys.readouterr()
+    rows.drop(columns="rules").to_csv(out, index=False)  # a file of the older format
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "written by an older giftsim bound, without the rules" in err
+    assert len(err.strip().splitlines()) == 1
 
 
 def test_command_writes_rows_and_resumes(tmp_path, capsys):
@@ -95,15 +120,18 @@ def test_command_writes_rows_and_resumes(tmp_path, capsys):
 
 def test_worst_cases_column(tmp_path):
     """The largest gain per family, over player counts and specs of it, "none shown" when
-    its interval reaches 0; no entry for a family without rows."""
+    its interval reaches 0; no entry for a family without rows; rows under other rules than
+    those of record do not count."""
     rows = [
-        ("geschenkt", 3, "greedy", 0.30, 0.01),
-        ("geschenkt", 4, "greedy:T=-2", 0.35, 0.02),
-        ("geschenkt", 3, "sniper", -0.01, 0.01),
-        ("geschenkt", 3, "tuned3p", 0.019, 0.01),
-        ("tulips", 2, "greedy", 0.90, 0.01),
+        ("geschenkt", 3, "greedy", 0.30, 0.01, "standard"),
+        ("geschenkt", 4, "greedy:T=-2", 0.35, 0.02, "standard"),
+        ("geschenkt", 3, "greedy", 0.60, 0.01, "chips_per_player=3"),
+        ("geschenkt", 3, "sniper", -0.01, 0.01, "standard"),
+        ("geschenkt", 3, "tuned3p", 0.019, 0.01, "standard"),
+        ("geschenkt", 3, "random", 0.5, 0.01, "chips_per_player=3"),
+        ("tulips", 2, "greedy", 0.90, 0.01, "standard"),
     ]
-    table = pd.DataFrame(rows, columns=["game", "players", "target", "gain", "se"])
+    table = pd.DataFrame(rows, columns=["game", "players", "target", "gain", "se", "rules"])
     table = table.assign(low=table.gain - 1.96 * table.se, high=table.gain + 1.96 * table.se)
     table.assign(responder="rollouts:8:margin=1").to_csv(tmp_path / "b.csv", index=False)
     worst = bounds.worst_cases("geschenkt", tmp_path / "b.csv")
