@@ -100,16 +100,16 @@ def of_folder(folder, progress: bool = False, workers: int | None = 1) -> Digest
     The workers get absolute paths: a reused worker keeps the working folder it started in."""
     folder = Path(folder).resolve()
     manifest = manifest_io.read(folder)
-    files = sorted(folder.glob("chunk-*.parquet"))
+    files = manifest_io.chunk_files(folder, manifest)
     if not files:
         raise ValueError(f"{folder} holds no results yet")
     jobs, game, only = manifest_jobs(manifest), manifest["game"], manifest["summary_only"]
     run = _Run(jobs, game, only, *_agents(jobs), deal_strata(jobs))
     count = workers or os.cpu_count() or 1
     if count == 1:
-        parts = (_parts(read_chunk(path), run) for path in files)
+        parts = (_parts(read_chunk(path, manifest=manifest), run) for path in files)
     else:
-        tasks = (delayed(_file_parts)(path, run) for path in files)
+        tasks = (delayed(_file_parts)(path, run, manifest) for path in files)
         parts = Parallel(n_jobs=count, return_as="generator")(tasks)
     bar = tqdm(parts, "report: reading results", len(files), unit="chunk", disable=not progress)
     with bar:
@@ -262,9 +262,9 @@ def _mixed_sums(sums: pd.DataFrame) -> bool:
     return bool((sums.groupby("job").agent.nunique() > 1).any())
 
 
-def _file_parts(path, run: _Run) -> dict:
+def _file_parts(path, run: _Run, manifest: dict) -> dict:
     """``_parts`` of a chunk file (in a worker process)."""
-    return _parts(read_chunk(path), run)
+    return _parts(read_chunk(path, manifest=manifest), run)
 
 
 def _parts(chunk, run: _Run) -> dict:

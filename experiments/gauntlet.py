@@ -40,6 +40,7 @@ import pandas as pd
 
 from agents.registry import parse
 from agents.roster import roster
+from experiments import manifest as manifest_io
 from experiments import stats
 from experiments.results import long_table, read_chunk
 from experiments.runner import run
@@ -346,10 +347,12 @@ def cell_rows(source, jobs) -> pd.DataFrame:
     (their chunk files only)."""
     if isinstance(source, pd.DataFrame):
         return source[source["job"].isin(jobs)]
-    files = [f for j in jobs for f in sorted(Path(source).glob(f"chunk-{j:05d}-*.parquet"))]
+    manifest = manifest_io.read(Path(source))
+    every = manifest_io.chunk_files(source, manifest)
+    files = [f for j in jobs for f in every if f.name.startswith(f"chunk-{j:05d}-")]
     if not files:
         return pd.DataFrame()
-    return pd.concat((read_chunk(f) for f in files), ignore_index=True)
+    return pd.concat((read_chunk(f, manifest=manifest) for f in files), ignore_index=True)
 
 
 COLUMNS = (

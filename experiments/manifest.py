@@ -130,6 +130,33 @@ def _one_per_player_count(jobs: list[Job]) -> list[Job]:
     return list(seen.values())
 
 
+def chunk_name(job: int, start: int) -> str:
+    """The file of a job's games from offset ``start`` on (``experiments.runner.Chunk``)."""
+    return f"chunk-{job:05d}-{start:012d}.parquet"
+
+
+def chunk_files(folder: Path, manifest: dict) -> list[Path]:
+    """The chunk files of a results folder, in job and game order, each one its experiment
+    writes (a job of its plan, at the start of one of that job's chunks); a one-line
+    ValueError names any other ``chunk-*.parquet`` in it (a copy, a chunk of another chunk
+    size or experiment), which would otherwise be counted as games of this one."""
+    size = manifest.get("chunk_size")
+    planned = {
+        chunk_name(number, start)
+        for number, job in enumerate(manifest["jobs"])
+        for start in range(0, job["n_games"], size if isinstance(size, int) and size > 0 else 1)
+    }
+    files = sorted(Path(folder).glob("chunk-*.parquet"))
+    for path in files:
+        if size is None or path.name not in planned:
+            raise ValueError(
+                f"{folder} holds {path.name}, which is not a chunk of its experiment (its "
+                f"{len(manifest['jobs'])} jobs in chunks of {size} games); move it out of the "
+                "folder"
+            )
+    return files
+
+
 def read(folder: Path) -> dict:
     path = Path(folder) / MANIFEST
     if not path.exists():

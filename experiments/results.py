@@ -7,31 +7,75 @@ import pandas as pd
 
 from experiments import manifest as manifest_io
 
+AGAIN = "delete it and run the same command again with --resume, which plays its games again"
 
-def read_chunk(path, columns=None) -> pd.DataFrame:
+
+def read_chunk(path, columns=None, manifest=None) -> pd.DataFrame:
     """One chunk file of a results folder (``columns``: only those); a file that cannot be
     read as one (damaged, cut short, another kind of file) is a one-line ValueError that says
-    how to get its games back."""
+    how to get its games back. With the folder's ``manifest``, also one for a chunk whose
+    rows are not the games its name says (:func:`check_chunk`)."""
     from pyarrow import ArrowException
 
+    wanted = None if columns is None or manifest is None else [*columns, *_CHECKED]
     try:
-        return pd.read_parquet(path, columns=columns)
+        frame = pd.read_parquet(path, columns=_present(path, wanted) if wanted else columns)
     except (ArrowException, ValueError, OSError) as error:
         reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise ValueError(f"results chunk {path} cannot be read ({reason}): {AGAIN}") from None
+    if manifest is not None:
+        check_chunk(Path(path), frame, manifest)
+    return frame if columns is None else frame[columns]
+
+
+_CHECKED = ("job", "game_index", "deal_seed", "games")  # what check_chunk reads
+
+
+def _present(path, columns) -> list:
+    """``columns`` less those the file lacks (a summary has no ``game_index``)."""
+    import pyarrow.parquet as pq
+
+    names = set(pq.read_schema(path).names)
+    return list(dict.fromkeys(c for c in columns if c in names or c not in _CHECKED))
+
+
+def check_chunk(path: Path, frame: pd.DataFrame, manifest: dict) -> None:
+    """A one-line ValueError unless ``frame`` (the chunk file ``path`` of a folder with this
+    manifest) holds the games its name says: its job's, that chunk's game indices and deals
+    of the folder's seed (per-game rows), or that many games (summaries)."""
+    from giftsim.rng import game_keys
+
+    number, start = (int(part) for part in path.stem.split("-")[1:3])
+    job = manifest["jobs"][number]
+    size = min(manifest["chunk_size"], job["n_games"] - start)
+    first = job["first_index"] + start
+    if manifest["summary_only"]:
+        n_players = len(job["agents"])
+        ok = int(frame["games"].sum()) == size * n_players if "games" in frame else False
+    elif "game_index" in frame and "deal_seed" in frame and len(frame) == size:
+        keys = np.empty(size, np.uint64)
+        game_keys(np.uint64(job["seed"]), first, keys)
+        indices = frame["game_index"].to_numpy()
+        ok = (indices == np.arange(first, first + size)).all()
+        ok = ok and (frame["deal_seed"].to_numpy() == keys).all()
+    else:
+        ok = False
+    if not ok or "job" not in frame or (frame["job"] != number).any():
         raise ValueError(
-            f"results chunk {path} cannot be read ({reason}): delete it and run the same "
-            "command again with --resume, which plays its games again"
-        ) from None
+            f"results chunk {path} does not hold the games its name says (job {number}, "
+            f"games {first}..{first + size - 1} of seed {job['seed']}): it is another "
+            f"experiment's or damaged; {AGAIN}"
+        )
 
 
 def load(folder) -> tuple[dict, pd.DataFrame]:
     """The manifest and every chunk of a results folder, in job and game order."""
     folder = Path(folder)
     manifest = manifest_io.read(folder)
-    files = sorted(folder.glob("chunk-*.parquet"))
+    files = manifest_io.chunk_files(folder, manifest)
     if not files:
         return manifest, pd.DataFrame()
-    frame = pd.concat((read_chunk(f) for f in files), ignore_index=True)
+    frame = pd.concat((read_chunk(f, manifest=manifest) for f in files), ignore_index=True)
     keys = ["job", "seat"] if manifest["summary_only"] else ["job", "game_index"]
     return manifest, frame.sort_values(keys, kind="stable").reset_index(drop=True)
 
@@ -201,10 +245,11 @@ def load_deal_sums(folder) -> pd.DataFrame:
     from experiments.schedule import deal_strata
 
     folder = Path(folder)
-    strata = deal_strata(manifest_jobs(manifest_io.read(folder)))
+    manifest = manifest_io.read(folder)
+    strata = deal_strata(manifest_jobs(manifest))
     parts = []
-    for path in sorted(folder.glob("chunk-*.parquet")):
-        parts.append(deal_sums(read_chunk(path), strata))
+    for path in manifest_io.chunk_files(folder, manifest):
+        parts.append(deal_sums(read_chunk(path, manifest=manifest), strata))
     if not parts:
         raise ValueError(f"{folder} holds no results yet")
     return add_deal_sums(parts)
@@ -240,16 +285,16 @@ def load_summary(folder) -> pd.DataFrame:
     manifest = manifest_io.read(folder)
     jobs = manifest_jobs(manifest)
     parts = []
-    for path in sorted(folder.glob("chunk-*.parquet")):
+    for path in manifest_io.chunk_files(folder, manifest):
         if manifest["summary_only"]:
-            chunk = read_chunk(path)
+            chunk = read_chunk(path, manifest=manifest)
         else:
             job = jobs[int(path.name.split("-")[1])]
             kinds = ("win", "score", "forfeit") if job.isolation else ("win", "score")
             columns = ["first_player", "n_decisions"] + [
                 f"{kind}_{s}" for s in range(job.n_players) for kind in kinds
             ]
-            chunk = summary(read_chunk(path, columns), job)
+            chunk = summary(read_chunk(path, columns, manifest), job)
         parts.append(chunk)
     if not parts:
         raise ValueError(f"{folder} holds no results yet")

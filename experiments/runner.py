@@ -51,7 +51,7 @@ class Chunk:
 
     @property
     def name(self) -> str:
-        return f"chunk-{self.job.job:05d}-{self.start:012d}.parquet"
+        return manifest_io.chunk_name(self.job.job, self.start)
 
 
 def chunks_of(jobs: list[Job], chunk_size: int) -> list[Chunk]:
@@ -270,7 +270,7 @@ def run(
         folder = manifest_io.prepare(
             Path(out).resolve(), jobs, chunk_size, summary_only, resume, meta
         )
-        done = {p.name for p in Path(folder).glob("chunk-*.parquet")}
+        done = {p.name for p in manifest_io.chunk_files(folder, manifest_io.read(folder))}
         todo = [c for c in todo if c.name not in done]
     start_workers(todo, backend, workers)
     start = time.perf_counter()

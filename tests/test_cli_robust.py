@@ -412,3 +412,42 @@ def test_a_count_of_one_agent_is_singular(capsys):
     assert capsys.readouterr().err == (
         "giftsim record: error: --agents names 1 agent for 3 players\n"
     )
+
+
+@pytest.mark.parametrize("summary", [False, True])
+def test_a_chunk_that_is_not_of_its_experiment_is_refused_not_counted(capsys, tmp_path, summary):
+    """A stray chunk in a results folder (a copy under another chunk's name or a name of no
+    chunk, another job's or another experiment's chunk in one's place) is named in one line
+    by report and --resume, not counted as games of the folder's experiment."""
+    import shutil
+
+    base = ["tournament", "geschenkt", "--agents", "random,greedy", "--players", "3"]
+    base += ["--backend", "serial", "--quiet", "--chunk-size", "5", "--games", "10"]
+    base += ["--summary-only"] * summary
+    folder, other = tmp_path / "runs", tmp_path / "other"
+    assert main([*base, "--out", str(folder)]) == 0
+    assert main([*base, "--seed", "9", "--out", str(other)]) == 0
+    chunks = sorted(folder.glob("chunk-*.parquet"))  # job 0 from 0 and 5, job 1 from 0, ...
+    pristine = load(folder)[1]
+    stray, alien = "is not a chunk of its experiment", "does not hold the games its name says"
+    cases = [
+        (folder / "chunk-00099-000000000000.parquet", chunks[0], stray),
+        (folder / "chunk-00000-000000000003.parquet", chunks[0], stray),
+        (folder / "chunk-old.parquet", chunks[0], stray),
+        (chunks[1], chunks[2], alien),  # job 1's games under job 0's name
+    ]
+    if not summary:  # a summary names no deals: another seed's sums look alike
+        cases.append((chunks[1], other / chunks[1].name, alien))
+    for target, source, message in cases:
+        kept = target.read_bytes() if target.exists() else None
+        shutil.copyfile(source, target)
+        for argv in (["report", str(folder), "--quiet"], [*base, "--out", str(folder), "--resume"]):
+            capsys.readouterr()
+            assert main(argv) == 2, (target.name, argv[0])
+            err = capsys.readouterr().err
+            assert message in err and target.name in err and len(err.strip().splitlines()) == 1
+        if kept is None:
+            target.unlink()
+        else:
+            target.write_bytes(kept)
+    assert load(folder)[1].equals(pristine)  # each case undone: the folder reads as before
