@@ -817,7 +817,7 @@ def _gauntlet(args) -> None:
     rules = _rule_options(args, players or [])
     command = "giftsim " + " ".join(args.argv)
     run = (args.out, _run_options(args), command)
-    commands.gauntlet(args.game, *lists, rules, _secret(args), *run)
+    commands.gauntlet(args.game, *lists, rules, _run_secret(args), *run)
 
 
 def _report(args) -> None:
@@ -866,12 +866,28 @@ def _secured(jobs, args) -> list:
     from dataclasses import replace
 
     isolation = _isolation(args, [spec for job in jobs for spec in job.agents], args.game)
+    secret = _run_secret(args, drawn=isolation is not None and args.secret is None)
     if isolation is None:
-        return [replace(job, secret=_secret(args)) for job in jobs]
+        return [replace(job, secret=secret) for job in jobs]
     from experiments.isolation import isolate
 
-    given = None if args.secret is None else _secret(args)
-    return isolate(jobs, isolation, given)
+    return isolate(jobs, isolation, secret)
+
+
+def _run_secret(args, drawn: bool = False) -> int:
+    """The one secret of a run: ``--secret``'s number; a fresh one for 'random' (or when
+    ``drawn``: isolated agents and no --secret), except that ``--resume`` into a folder
+    continues with the secret its experiment was played with."""
+    if not (drawn or getattr(args, "secret", None) == "random"):
+        return _secret(args)
+    folder = getattr(args, "out", None)
+    if getattr(args, "resume", False) and folder and (Path(folder) / "manifest.json").is_file():
+        from experiments import manifest as manifest_io
+
+        kept = {job.get("secret") for job in manifest_io.read(Path(folder))["jobs"]}
+        if len(kept) == 1 and isinstance(next(iter(kept)), int):
+            return kept.pop()
+    return secrets.randbits(64)
 
 
 def _bench(args) -> None:

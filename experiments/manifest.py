@@ -96,7 +96,8 @@ def _check_same(folder: Path, path: Path, ident: str, resume: bool) -> None:
         raise ValueError(
             f"{folder} holds another experiment ({old.get('design', '?')}, id "
             f"{old.get('experiment', '?')}); resume only with the same design, agents, games, "
-            "seed, rules and chunk size, or choose another --out"
+            "seed, rules, chunk size, --secret, --summary-only and --luck-adjust, or choose "
+            "another --out"
         )
     if not resume:
         raise ValueError(f"{folder} already holds this experiment; add --resume to continue it")

@@ -451,3 +451,22 @@ def test_a_chunk_that_is_not_of_its_experiment_is_refused_not_counted(capsys, tm
         else:
             target.write_bytes(kept)
     assert load(folder)[1].equals(pristine)  # each case undone: the folder reads as before
+
+
+@pytest.mark.parametrize("drawn", [["--secret", "random"], ["--isolate", "greedy"]])
+def test_a_run_with_a_drawn_secret_resumes_with_the_same_command(capsys, tmp_path, drawn):
+    """A secret drawn at random (``--secret random``, or isolated agents without --secret) is
+    one secret for the whole run, and ``--resume`` continues with it: the games left are
+    played as they would have been, none lost or played twice."""
+    argv = ["tournament", "geschenkt", "--agents", "random,greedy", "--players", "3"]
+    argv += ["--backend", "serial", "--quiet", "--chunk-size", "5", "--games", "10", *drawn]
+    folder = tmp_path / "runs"
+    assert main([*argv, "--out", str(folder)]) == 0
+    jobs = json.loads((folder / MANIFEST).read_text())["jobs"]
+    assert len({job["secret"] for job in jobs}) == 1 and jobs[0]["secret"] != 0
+    whole = load(folder)[1]
+    for chunk in sorted(folder.glob("chunk-*.parquet"))[::2]:  # as if interrupted
+        chunk.unlink()
+    capsys.readouterr()
+    assert main([*argv, "--out", str(folder), "--resume"]) == 0
+    assert load(folder)[1].equals(whole)
