@@ -63,10 +63,7 @@ def main(argv=None) -> int:
     except (CliError, ValueError, OSError) as error:
         return _fail(args, error)
     except KeyboardInterrupt:
-        print(
-            f"giftsim {args.command}: interrupted (an --out run continues with --resume)",
-            file=sys.stderr,
-        )
+        print(f"giftsim {args.command}: interrupted; {_after_interrupt(args)}", file=sys.stderr)
         return 130
     except Exception as error:  # a bug: still one line, the traceback on request
         if os.environ.get("GIFTSIM_TRACEBACK"):
@@ -742,6 +739,23 @@ def _play(args) -> int:
         print(f"\ngiftsim play: interrupted; {where}", file=sys.stderr)
         return 130
     return 0
+
+
+RERUN_CONTINUES = ("bound", "demo")  # commands whose rerun keeps what --out holds
+
+
+def _after_interrupt(args) -> str:
+    """What an interrupted command kept, and how to go on."""
+    out = getattr(args, "out", None)
+    if hasattr(args, "resume"):
+        if out is None:
+            return "without --out nothing was kept"
+        return f"the same command with --resume continues from {out}"
+    if args.command in RERUN_CONTINUES and out is not None:
+        return f"what was found is in {out}; the same command again continues from there"
+    if args.command == "demo":
+        return "the same command again continues from the studies written so far"
+    return "nothing was kept (this command has no --resume)"
 
 
 def _run_options(args) -> dict:

@@ -470,3 +470,32 @@ def test_a_run_with_a_drawn_secret_resumes_with_the_same_command(capsys, tmp_pat
     capsys.readouterr()
     assert main([*argv, "--out", str(folder), "--resume"]) == 0
     assert load(folder)[1].equals(whole)
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["tournament", "geschenkt", "--out", "r"], "the same command with --resume continues"),
+        (["tournament", "geschenkt"], "without --out nothing was kept"),
+        (
+            ["train", "geschenkt", "--players", "3", "--out", "n.npz"],
+            "the same command with --resume continues",
+        ),
+        (["bound", "geschenkt", "--target", "greedy", "--out", "b.csv"], "what was found is in"),
+        (["demo"], "the same command again continues from the studies written so far"),
+        ([*TUNE], "nothing was kept (this command has no"),
+        (["ladder"], "nothing was kept (this command has no --resume)"),
+    ],
+)
+def test_an_interrupt_says_what_was_kept_and_how_to_go_on(capsys, monkeypatch, argv, said):
+    """Ctrl-C: one line, exit 130, promising --resume only where the command has it."""
+    from experiments import cli
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "_check_together", interrupted)
+    assert main(argv) == 130
+    err = capsys.readouterr().err.strip()
+    assert said in err and err.startswith(f"giftsim {argv[0]}: interrupted;")
+    assert len(err.splitlines()) == 1
