@@ -136,6 +136,37 @@ def _command(sub, name: str, summary: str):
     )
 
 
+def _seed(text: str, bits: int = 64) -> int:
+    """An argparse type: a root seed, a whole number in 0..2**64-1 (``giftsim.rng``)."""
+    try:
+        value = int(text, 0)
+    except ValueError:
+        value = -1
+    if not 0 <= value < 2**bits:
+        raise argparse.ArgumentTypeError(
+            f"a seed is a whole number in 0..2**{bits}-1, got {text!r}"
+        )
+    return value
+
+
+def _query_seed(text: str) -> int:
+    """An argparse type: ``solve``'s key of the queries' streams (an int64 slot)."""
+    return _seed(text, bits=63)
+
+
+def _gigabytes(text: str) -> float:
+    """An argparse type: a memory limit, a positive finite number of GB."""
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"a positive number of GB, got {text!r}")
+    return value
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line (with a hint to --help) and exit status 2, and
     an option is only its whole name (an abbreviation such as ``--agents`` for
@@ -315,13 +346,20 @@ def _load_agent_modules(args) -> None:
     }
 
 
+MAX_SECONDS, MAX_MIB = 86_400, 2**24  # a day a decision; 16 TiB a process
+
+
 def _check_limits(args) -> None:
-    if not (args.time_limit > 0 and args.time_limit < float("inf")):
+    if not (0 < args.time_limit <= MAX_SECONDS):
         raise CliError(
-            f"--time-limit must be a positive number of seconds, got {args.time_limit:g}"
+            f"--time-limit must be a positive number of seconds, at most {MAX_SECONDS:,} (a "
+            f"day), got {args.time_limit:g}"
         )
-    if args.memory_limit <= 0:
-        raise CliError(f"--memory-limit must be a positive number of MiB, got {args.memory_limit}")
+    if not 0 < args.memory_limit <= MAX_MIB:
+        raise CliError(
+            f"--memory-limit must be a positive number of MiB, at most {MAX_MIB:,} (16 TiB), "
+            f"got {args.memory_limit}"
+        )
 
 
 def _isolation(args, specs, game: str):
@@ -367,7 +405,7 @@ def _add_solve(sub) -> None:
     _add_rule_option(p)
     p.add_argument("--out", type=Path, help="a new folder for the tables and the summary")
     p.add_argument("--no-tables", action="store_true", help="with --out: the summary only")
-    p.add_argument("--memory", type=float, help="memory limit in GB (default: what is free)")
+    p.add_argument("--memory", type=_gigabytes, help="memory limit in GB (default: what is free)")
     p.add_argument(
         "--exploit",
         help="agent specs whose exact exploitability to compute, comma-separated ('solved': "
@@ -378,7 +416,7 @@ def _add_solve(sub) -> None:
         type=int,
         help="with --exploit: queries per decision of an agent that randomises, 2..254 (32)",
     )
-    p.add_argument("--seed", type=int, default=0, help="key of the queries' random streams")
+    p.add_argument("--seed", type=_query_seed, default=0, help="key of the queries' random streams")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_agent_options(p, secret=False)
     p.set_defaults(run=_solve)
@@ -411,7 +449,7 @@ def _add_bound(sub) -> None:
         help="standard errors by which an action's rollouts must beat the target's own action "
         "(0: the best mean)",
     )
-    p.add_argument("--seed", type=int, default=0, help="root seed of the deals")
+    p.add_argument("--seed", type=_seed, default=0, help="root seed of the deals")
     _add_rule_option(p)
     p.add_argument("--out", type=Path, help="a CSV to add each row to (rows there are kept)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -486,7 +524,7 @@ SEATS_GAMES = (
 def _add_run_options(p, games_help: str = TOURNAMENT_GAMES) -> None:
     _add_rule_option(p)
     p.add_argument("--games", type=int, default=10_000, help=games_help)
-    p.add_argument("--seed", type=int, default=0, help="root seed of every deal")
+    p.add_argument("--seed", type=_seed, default=0, help="root seed of every deal")
     p.add_argument("--out", type=Path, help="results folder (manifest + parquet chunks)")
     p.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
     p.add_argument(
@@ -569,7 +607,7 @@ def _add_gauntlet(sub) -> None:
     )
     _add_agent_options(p)
     _add_rule_option(p)
-    p.add_argument("--seed", type=int, default=0, help="root seed of every deal")
+    p.add_argument("--seed", type=_seed, default=0, help="root seed of every deal")
     p.add_argument(
         "--out",
         type=Path,
@@ -602,7 +640,7 @@ def _add_tune(sub) -> None:
     p.add_argument("--generations", type=int, default=10, help="CMA-ES generations")
     p.add_argument("--popsize", type=int, default=8, help="candidates per generation")
     p.add_argument("--sigma", type=float, default=0.3, help="initial step, in parameter scales")
-    p.add_argument("--seed", type=int, default=0, help="seed of the deals and of CMA-ES")
+    p.add_argument("--seed", type=_seed, default=0, help="seed of the deals and of CMA-ES")
     p.add_argument("--final-games", type=int, default=20000, help="fresh deals for the score")
     p.add_argument("--json", type=Path, help="also write the result to this JSON file")
     _add_force(p, "the --json file")
@@ -614,7 +652,7 @@ def _add_train(sub) -> None:
     p = _command(sub, "train", "train a learned agent's network by self-play")
     p.add_argument("game", choices=sorted(GAMES), help="which game")
     p.add_argument("--players", type=int, required=True, help="player count")
-    p.add_argument("--seed", type=int, default=0, help="seed of the games and of the fitting")
+    p.add_argument("--seed", type=_seed, default=0, help="seed of the games and of the fitting")
     p.add_argument("--out", type=Path, required=True, help="network file to write (.npz)")
     p.add_argument("--rounds", type=int, default=8, help="rounds of play and fitting")
     p.add_argument("--games", type=int, default=20_000, help="self-play games per round")
@@ -701,7 +739,9 @@ def _add_play(sub) -> None:
     p.add_argument(
         "--vs", help="the other seats' agent specs, comma-separated, in seat order (default greedy)"
     )
-    p.add_argument("--seed", type=int, help="root seed of the deal (default: a random one, shown)")
+    p.add_argument(
+        "--seed", type=_seed, help="root seed of the deal (default: a random one, shown)"
+    )
     p.add_argument(
         "--record",
         type=Path,
@@ -961,7 +1001,7 @@ def _add_record(sub) -> None:
     p.add_argument("--agents", help="comma-separated agent specs, one per seat (default greedy)")
     _add_agent_options(p)
     _add_isolation_options(p)
-    p.add_argument("--seed", type=int, default=0, help="root seed")
+    p.add_argument("--seed", type=_seed, default=0, help="root seed")
     p.add_argument("--game-index", type=int, default=0, help="index of the game under the seed")
     p.add_argument(
         "--first-player",
@@ -991,7 +1031,7 @@ def _add_demo(sub) -> None:
         "at most 100; every seating plays at least 10 games, so a tiny scale plays more than "
         "its fraction",
     )
-    p.add_argument("--seed", type=int, default=2026, help="root seed")
+    p.add_argument("--seed", type=_seed, default=2026, help="root seed")
     p.add_argument(
         "--out", type=Path, help="folder for results and plots (default: results/demo-SCALE-SEED)"
     )

@@ -155,7 +155,7 @@ CLI = [  # (id, argv, words the one line must hold)
     ),
     ("record-first-seat", ["record", "geschenkt", "--first-player", "9"], "a seat in 0..3"),
     ("record-first-word", ["record", "geschenkt", "--first-player", "me"], "got 'me'"),
-    ("record-seed", ["record", "geschenkt", "--seed", "-1"], "the seed must be in 0.."),
+    ("record-seed", ["record", "geschenkt", "--seed", "-1"], "a seed is a whole number in 0.."),
     ("record-secret", ["record", "geschenkt", "--secret", "abc"], "--secret takes 'random'"),
     ("record-rule-key", ["record", "geschenkt", "--rule", "speed=3"], "unknown rule 'speed'"),
     ("record-rule-form", ["record", "geschenkt", "--rule", "rounds"], "--rule takes key=value"),
@@ -356,7 +356,7 @@ CLI = [  # (id, argv, words the one line must hold)
         "so that no score can overflow",
     ),
     ("tournament-secret", ["tournament", "geschenkt", "--secret", "-5", *QUICK], "--secret takes"),
-    ("tournament-seed", ["tournament", "geschenkt", "--seed", "-1", *QUICK], "the seed must be"),
+    ("tournament-seed", ["tournament", "geschenkt", "--seed", "-1", *QUICK], "a seed is a whole"),
     ("tournament-design", ["tournament", "geschenkt", "--design", "swiss"], "invalid choice"),
     ("tournament-game", ["tournament", "chess"], "invalid choice: 'chess'"),
     (
@@ -450,7 +450,7 @@ CLI = [  # (id, argv, words the one line must hold)
         ["play", "geschenkt", "--vs", "learned:net=nan.npz,greedy,greedy"],
         "not finite",
     ),
-    ("play-seed", ["play", "geschenkt", "--seed", "-1"], "the seed must be in 0.."),
+    ("play-seed", ["play", "geschenkt", "--seed", "-1"], "a seed is a whole number in 0.."),
     ("play-module", ["play", "geschenkt", "--agents-module", "exits.py"], "ended the program"),
     # gauntlet
     ("gauntlet-deals-0", [*GAUNTLET, "--deals", "0"], "--deals must be at least 1, got 0"),

@@ -21,7 +21,20 @@ TUNE = ["tune", "geschenkt", "--family", "sniper", "--players", "4", "--field", 
 QUICK = ["--backend", "serial", "--quiet", "--games", "10"]
 SMALL = ["--rule", "highest_card=8", "--rule", "n_removed=2", "--rule", "chips_per_player=2"]
 
+SOLVE = ["solve", "geschenkt", "--players", "2", *SMALL, "--quiet"]
+BOUND = ["bound", "geschenkt", "--players", "3", "--target", "greedy", "--deals", "4", "--quiet"]
 ONE_LINE_ERRORS = [
+    ([*BOUND, "--seed", "-1"], "argument --seed: a seed is a whole number in 0..2**64-1"),
+    ([*BOUND, "--seed", "99999999999999999999999"], "in 0..2**64-1, got '99999999999999999999999'"),
+    (
+        [*SOLVE, "--exploit", "random", "--seed", str(2**63)],
+        "a seed is a whole number in 0..2**63-1",
+    ),
+    ([*SOLVE, "--seed", "-1"], "argument --seed: a seed is a whole number in 0..2**63-1"),
+    ([*SOLVE, "--memory", "inf"], "argument --memory: a positive number of GB, got 'inf'"),
+    ([*SOLVE, "--memory", "nan"], "argument --memory: a positive number of GB, got 'nan'"),
+    ([*SOLVE, "--memory", "-1"], "argument --memory: a positive number of GB, got '-1'"),
+    ([*TUNE, "--seed", "-1"], "argument --seed: a seed is a whole number in 0..2**64-1"),
     (
         ["tournament", "tulips", "--agents", "planner:race=nan,greedy", *QUICK],
         "agent 'planner': parameter race=nan is out of range (valid: any finite number)",
@@ -74,8 +87,12 @@ ONE_LINE_ERRORS = [
 
 
 def one_line_error(capsys, args) -> str:
-    """Run ``giftsim ARGS`` in this process; it must fail with one line and status 2."""
-    code = main(args)
+    """Run ``giftsim ARGS`` in this process; it must fail with one line and status 2 (a
+    value the parser refuses ends in argparse's SystemExit, as on the command line)."""
+    try:
+        code = main(args)
+    except SystemExit as stop:
+        code = stop.code
     err = capsys.readouterr().err
     assert code == 2, err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
@@ -268,10 +285,12 @@ ISOLATION_ERRORS = [
     ),
     ([*RUN, "--isolate", ","], "--isolate takes agent names separated by commas, got ','"),
     ([*RUN, "--isolate", "random", "--time-limit", "0"], "--time-limit must be a positive number"),
-    ([*RUN, "--time-limit", "-1"], "--time-limit must be a positive number of seconds, got -1"),
-    ([*RUN, "--time-limit", "nan"], "--time-limit must be a positive number of seconds, got nan"),
-    ([*RUN, "--memory-limit", "0"], "--memory-limit must be a positive number of MiB, got 0"),
-    ([*RUN, "--memory-limit", "-5"], "--memory-limit must be a positive number of MiB, got -5"),
+    ([*RUN, "--time-limit", "-1"], "at most 86,400 (a day), got -1"),
+    ([*RUN, "--time-limit", "nan"], "--time-limit must be a positive number of seconds, at most"),
+    ([*RUN, "--time-limit", "1e12"], "at most 86,400 (a day), got 1e+12"),
+    ([*RUN, "--memory-limit", "0"], "--memory-limit must be a positive number of MiB, at most"),
+    ([*RUN, "--memory-limit", "-5"], "at most 16,777,216 (16 TiB), got -5"),
+    ([*RUN, "--memory-limit", "99999999999999999999"], "(16 TiB), got 99999999999999999999"),
     (
         [*RUN, "--untrusted-module", "{bad}/nowhere.py"],
         "untrusted module '{bad}/nowhere.py': no such .py file",
