@@ -245,8 +245,15 @@ def check_target(path, force: bool) -> Path:
     """``path`` may take the speed section: new, or holding the marks (its section is
     replaced), or any file with ``force``; a one-line ValueError otherwise."""
     path = Path(path)
-    marked = path.is_file() and _marks(path.read_text()) is not None
-    return files.check_new(path, force or marked, "--markdown")
+    text = path.read_text() if path.is_file() else ""
+    counts = (text.count(BEGIN), text.count(END))
+    if counts != (0, 0) and (counts != (1, 1) or _marks(text) is None):
+        raise ValueError(
+            f"--markdown {path} has {counts[0]} begin and {counts[1]} end marks of a giftsim "
+            "bench section (one of each, begin first, or none); mend them and run again (not "
+            "even --force replaces a file with damaged marks: its text outside them is kept)"
+        )
+    return files.check_new(path, force or _marks(text) is not None, "--markdown")
 
 
 def embed(path, section: str, force: bool = False) -> Path:

@@ -110,6 +110,8 @@ def _first(error) -> str:
     text = str(error)
     if isinstance(error, FileNotFoundError) and error.strerror is None:  # pyarrow: the path
         text = f"no such file or folder: {text}"
+    elif isinstance(error, OSError) and error.strerror and error.filename is not None:
+        text = f"{error.filename}: {error.strerror.lower()}"  # not "[Errno 2] ...: 'path'"
     lines = text.strip().splitlines()
     return lines[0] if lines else repr(error)
 
@@ -152,6 +154,20 @@ def _seed(text: str, bits: int = 64) -> int:
 def _query_seed(text: str) -> int:
     """An argparse type: ``solve``'s key of the queries' streams (an int64 slot)."""
     return _seed(text, bits=63)
+
+
+def _workers(text: str) -> int:
+    """An argparse type: worker processes, 1 to 8 per core of this machine."""
+    most = 8 * (os.cpu_count() or 1)
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if not 1 <= value <= most:
+        raise argparse.ArgumentTypeError(
+            f"worker processes are 1 to {most} (8 per core here), got {text!r}"
+        )
+    return value
 
 
 def _gigabytes(text: str) -> float:
@@ -505,7 +521,7 @@ def _add_execution_options(p) -> None:
         default="processes",
         help="where games run",
     )
-    p.add_argument("--workers", type=int, help="worker processes (default: all cores)")
+    p.add_argument("--workers", type=_workers, help="worker processes (default: all cores)")
     p.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://HOST:8786")
     p.add_argument("--chunk-size", type=int, default=50_000, help="games per task and file")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -691,7 +707,7 @@ def _add_train(sub) -> None:
         "best response to it (its hidden units; default: fresh weights)",
     )
     _add_rule_option(p)
-    p.add_argument("--workers", type=int, default=1, help="worker processes")
+    p.add_argument("--workers", type=_workers, default=1, help="worker processes")
     p.add_argument("--resume", action="store_true", help="continue the run checkpointed")
     _add_force(p, "--out and its .json, .csv and .png")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -711,7 +727,7 @@ def _add_ladder(sub) -> None:
         "seeds in experiments/ladder.py's USED, such as 0, 7, 11 and 2027, were, and give an "
         "exploratory ladder)",
     )
-    p.add_argument("--workers", type=int, default=1, help="steps run in parallel")
+    p.add_argument("--workers", type=_workers, default=1, help="steps run in parallel")
     p.add_argument(
         "--out", type=Path, help="also write the markdown to this file (e.g. runs/ladder.md)"
     )
@@ -726,7 +742,7 @@ def _add_report(sub) -> None:
     p.add_argument(
         "folder", type=Path, help="a folder written by tournament, seats or gauntlet --out"
     )
-    p.add_argument("--workers", type=int, help="processes reading it (default: all cores)")
+    p.add_argument("--workers", type=_workers, help="processes reading it (default: all cores)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=_report)
 
@@ -819,6 +835,9 @@ def _players(text, game) -> list[int]:
         players = []
     if not players:
         raise CliError(f"--players takes whole numbers separated by commas, got {text!r}")
+    twice = sorted({n for n in players if players.count(n) > 1})
+    if twice:
+        raise CliError(f"--players lists {twice[0]} twice; list each player count once")
     return players
 
 
@@ -1035,7 +1054,7 @@ def _add_demo(sub) -> None:
     p.add_argument(
         "--out", type=Path, help="folder for results and plots (default: results/demo-SCALE-SEED)"
     )
-    p.add_argument("--workers", type=int, help="worker processes (default: all cores)")
+    p.add_argument("--workers", type=_workers, help="worker processes (default: all cores)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(run=_demo)
 

@@ -87,8 +87,11 @@ def _check(game: str, specs, players) -> list[str]:
 
 
 def mirror(game, agents, players, n_games, seed=0, rules=None) -> list[Job]:
-    """Every seat the same agent: one job per agent and player count."""
+    """Every seat the same agent: one job per agent and player count (each listed once)."""
     specs = _check(game, agents, players)
+    twice = sorted({s for s in specs if specs.count(s) > 1})
+    if twice:
+        raise ValueError(f"agent {twice[0]} is listed twice; a seat study lists each agent once")
     seatings = [(spec, n) for spec in specs for n in players]
     return [
         Job(

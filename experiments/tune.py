@@ -22,6 +22,7 @@ from experiments.words import count_of
 from giftsim.game import load_game
 
 EVALUATION_SEED_OFFSET = 2**32  # the final score uses deals no search (any seed) sees
+MAX_SIGMA = 10.0  # the initial step, in parameter scales: past a few scales CMA-ES samples noise
 
 
 @dataclass(frozen=True)
@@ -64,8 +65,11 @@ def tune(
     on stderr.
     """
     _check_sizes(games=games, generations=generations, popsize=popsize, final_games=final_games)
-    if not np.isfinite(sigma) or sigma <= 0:
-        raise ValueError(f"sigma must be a positive number, got {sigma}")
+    if not (np.isfinite(sigma) and 0 < sigma <= MAX_SIGMA):
+        raise ValueError(
+            f"sigma must be a positive number of parameter scales, at most {MAX_SIGMA:g}, got "
+            f"{sigma}"
+        )
     base = parse(family, game)
     names = list(base.params)
     if len(names) < 2:

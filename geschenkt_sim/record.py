@@ -30,7 +30,7 @@ from geschenkt_sim.state import (
     new_state,
     set_deal,
 )
-from giftsim.records import RecordError, check_header, expect, seats_of
+from giftsim.records import RecordError, check_header, expect, rules_of, seats_of
 
 REQUIRED = ("game", "rules", "deck", "removed", "first_player", "actions", "scores", "winners")
 REQUIRED_MATCH = ("game", "rules", "rounds", "scores", "winners")
@@ -126,10 +126,7 @@ def _parse(record: dict):
 
 
 def _rules(fields) -> Rules:
-    try:
-        return Rules(**fields)
-    except (TypeError, ValueError) as error:
-        raise RecordError(f"rules: {error}") from None
+    return rules_of(Rules, fields)
 
 
 def _start(rules: Rules, record: dict) -> np.ndarray:

@@ -18,6 +18,22 @@ def check_header(record, game: str, required: tuple[str, ...]) -> None:
         raise RecordError("rules: expected an object of Rules fields")
 
 
+def rules_of(rules_class, fields):
+    """The record's rules, a ``rules_class`` (a dataclass) made from its ``rules`` object
+    (``check_header`` saw that it is one); a RecordError naming a key the class does not
+    take, with the keys it takes."""
+    from dataclasses import fields as keys_of
+
+    valid = [f.name for f in keys_of(rules_class) if f.init]
+    unknown = [key for key in fields if key not in valid]
+    if unknown:
+        raise RecordError(f"rules: unknown key {unknown[0]!r} (valid: {', '.join(valid)})")
+    try:
+        return rules_class(**fields)
+    except (TypeError, ValueError) as error:
+        raise RecordError(f"rules: {error}") from None
+
+
 def expect(where: str, said, derived) -> None:
     """Raise naming the first place (``scores[2]``, ``breakdown[1].give``) where a recorded
     value differs from the replay."""

@@ -47,7 +47,8 @@ def describe(options: dict) -> str:
 
 
 def parse_pairs(pairs, options: dict, game: str) -> dict:
-    """Option values from ``key=value`` strings (a later key wins over an earlier one)."""
+    """Option values from ``key=value`` strings; a key given twice is a ValueError (which of
+    two values was meant is not for the program to guess)."""
     values = {}
     for pair in pairs or ():
         key, sep, text = str(pair).partition("=")
@@ -59,7 +60,12 @@ def parse_pairs(pairs, options: dict, game: str) -> dict:
             )
         if key not in options:
             raise ValueError(f"unknown rule {key!r} for {game} (valid keys: {', '.join(options)})")
-        values[key] = parse_value(key, text.strip(), options[key])
+        value = parse_value(key, text.strip(), options[key])
+        if key in values:
+            raise ValueError(
+                f"rule {key} is given twice ({key}={_text(values[key])} and {pair}); give it once"
+            )
+        values[key] = value
     return values
 
 

@@ -159,6 +159,11 @@ CLI = [  # (id, argv, words the one line must hold)
     ("record-secret", ["record", "geschenkt", "--secret", "abc"], "--secret takes 'random'"),
     ("record-rule-key", ["record", "geschenkt", "--rule", "speed=3"], "unknown rule 'speed'"),
     ("record-rule-form", ["record", "geschenkt", "--rule", "rounds"], "--rule takes key=value"),
+    (
+        "record-rule-twice",
+        ["record", "geschenkt", "--rule", "rounds=2", "--rule", "rounds=3"],
+        "rule rounds is given twice (rounds=2 and rounds=3); give it once",
+    ),
     # agents modules (on record, and on the other commands that take them below)
     (
         "module-exits",
@@ -276,7 +281,7 @@ CLI = [  # (id, argv, words the one line must hold)
     (
         "tournament-workers-0",
         ["tournament", "geschenkt", "--workers", "0", "--games", "10", "--quiet"],
-        "workers must be at least 1, got 0",
+        "argument --workers: worker processes are 1 to",
     ),
     ("tournament-resume-no-out", ["tournament", "geschenkt", "--resume", *QUICK], "give --out"),
     (
@@ -356,6 +361,12 @@ CLI = [  # (id, argv, words the one line must hold)
         "so that no score can overflow",
     ),
     ("tournament-secret", ["tournament", "geschenkt", "--secret", "-5", *QUICK], "--secret takes"),
+    ("seats-players-twice", ["seats", "geschenkt", "--players", "3,3"], "--players lists 3 twice"),
+    (
+        "seats-agents-twice",
+        ["seats", "geschenkt", "--agents", "greedy,greedy:T=0"],
+        "agent greedy is listed twice; a seat study lists each agent once",
+    ),
     ("tournament-seed", ["tournament", "geschenkt", "--seed", "-1", *QUICK], "a seed is a whole"),
     ("tournament-design", ["tournament", "geschenkt", "--design", "swiss"], "invalid choice"),
     ("tournament-game", ["tournament", "chess"], "invalid choice: 'chess'"),
@@ -417,8 +428,12 @@ CLI = [  # (id, argv, words the one line must hold)
     ("train-out-in-a-file", [*TRAIN, "--out", "a_file/n.npz"], "a_file is not a folder"),
     ("train-checkpoint-file", [*TRAIN, "--out", "clash.npz"], "clash.ckpt"),
     ("train-junk-checkpoint", [*TRAIN, "--out", "junk.npz", "--resume"], "not a readable check"),
-    ("train-workers-0", [*TRAIN, "--out", "n.npz", "--workers", "0"], "--workers must be a whole"),
-    ("train-workers-neg", [*TRAIN, "--out", "n.npz", "--workers", "-3"], "got -3"),
+    (
+        "train-workers-0",
+        [*TRAIN, "--out", "n.npz", "--workers", "0"],
+        "argument --workers: worker processes are 1 to",
+    ),
+    ("train-workers-neg", [*TRAIN, "--out", "n.npz", "--workers", "-3"], "got '-3'"),
     ("train-players", [*TRAIN[:2], "--players", "9", "--out", "n.npz"], "no 9-player game"),
     ("train-hidden", [*TRAIN, "--out", "n.npz", "--hidden", "500"], "hidden must be a whole"),
     ("train-lam", [*TRAIN, "--out", "n.npz", "--lam", "1.5"], "lam must be in [0, 1]"),
@@ -437,7 +452,11 @@ CLI = [  # (id, argv, words the one line must hold)
     ("ladder-out-in-a-file", ["ladder", "--out", "a_file/l.md"], "a_file is not a folder"),
     ("ladder-games-neg", ["ladder", "--games", "-5"], "--games must be at least 0, got -5"),
     ("ladder-nothing", ["ladder", "--games", "0", "--search-games", "0"], "has no step to play"),
-    ("ladder-workers-0", ["ladder", "--workers", "0"], "--workers must be at least 1"),
+    (
+        "ladder-workers-0",
+        ["ladder", "--workers", "0"],
+        "argument --workers: worker processes are 1 to",
+    ),
     # play
     ("play-record-user-file", ["play", "geschenkt", "--record", "paper.txt"], "already exists"),
     ("play-record-in-a-file", ["play", "geschenkt", "--record", "a_file/g.json"], "not a folder"),

@@ -73,3 +73,22 @@ def test_a_file_without_marks_is_kept_unless_forced(tmp_path):
     assert path.read_text() == "my own notes\n"
     bench.embed(path, "speed", force=True)
     assert bench.section_of(path.read_text()) == "speed"
+
+
+@pytest.mark.parametrize(
+    "marks",
+    [
+        [bench.BEGIN],  # the end mark lost
+        [bench.END],
+        [bench.END, bench.BEGIN],  # in the wrong order
+        [bench.BEGIN, bench.END, bench.BEGIN, bench.END],  # two sections
+    ],
+)
+def test_a_file_with_damaged_marks_is_kept_even_when_forced(tmp_path, marks):
+    path = tmp_path / "notes.md"
+    text = "\n".join(["my own notes", *marks, "more of mine"]) + "\n"
+    path.write_text(text)
+    for force in (False, True):
+        with pytest.raises(ValueError, match="mend them and run again"):
+            bench.embed(path, "speed", force=force)
+    assert path.read_text() == text

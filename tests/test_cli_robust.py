@@ -47,6 +47,11 @@ ONE_LINE_ERRORS = [
     ([*TUNE, "--popsize", "0"], "--popsize must be at least 2, got 0"),
     ([*TUNE, "--final-games", "0"], "--final-games must be at least 1, got 0"),
     ([*TUNE, "--sigma", "nan"], "sigma must be a positive number"),
+    (
+        [*TUNE, "--sigma", "1e300"],
+        "sigma must be a positive number of parameter scales, at most 10",
+    ),
+    (["tournament", "geschenkt", "--workers", "1000"], "worker processes are 1 to"),
     (["ladder", "--games", "0", "--search-games", "0"], "the ladder has no step to play"),
     (["ladder", "--games", "-5"], "--games must be at least 0, got -5"),
     (["demo", "--scale", "-1"], "--scale must be a positive fraction of the full size, at most"),
@@ -82,7 +87,10 @@ ONE_LINE_ERRORS = [
         ["solve", "geschenkt", *SMALL, "--exploit", "solved:table=no.parquet", "--out", "x"],
         "no.parquet': no such file",
     ),
-    (["demo", "--scale", "0.0001", "--workers", "0"], "workers must be at least 1, got 0"),
+    (
+        ["demo", "--scale", "0.0001", "--workers", "0"],
+        "argument --workers: worker processes are 1 to",
+    ),
 ]
 
 

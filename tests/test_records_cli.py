@@ -90,6 +90,7 @@ TAMPERS = [
     ("deck", lambda r: [*r["deck"][:-1], r["deck"][0]], "deck, removed: together they must hold"),
     ("first_player", lambda r: 9, "first_player: expected a seat 0..3"),
     ("rules", lambda r: {**r["rules"], "n_players": 12}, "rules: n_players must be in 2..7"),
+    ("rules", lambda r: {**r["rules"], "speed": 3}, r"rules: unknown key 'speed' \(valid: n_pl"),
     ("game", lambda r: "chess", "game: expected 'geschenkt'"),
 ]
 

@@ -247,13 +247,13 @@ def test_cli_tournament_seats_and_report(tmp_path):
 
 RUN_ERRORS = [
     (["seats", "geschenkt", "--players", ""], "--players takes whole numbers"),
-    (["seats", "geschenkt", "--workers", "0"], "workers must be at least 1"),
+    (["seats", "geschenkt", "--workers", "0"], "argument --workers: worker processes are 1 to"),
     (["seats", "geschenkt", "--backend", "dask"], "the dask backend needs --scheduler"),
     (["seats", "geschenkt", "--games", "-5"], "a seating plays at least one game"),
     (["tournament", "geschenkt", "--design", "field"], "needs --candidate and --baseline"),
     (["tournament", "geschenkt", "--agents", "greedy"], "at least two different agents"),
     (["tournament", "geschenkt", "--agents", "greedy,random,greedy:T=0"], "greedy is listed twice"),
-    (["seats", "geschenkt", "--seed", "-1"], "the seed must be in 0.."),
+    (["seats", "geschenkt", "--seed", "-1"], "a seed is a whole number in 0.."),
 ]
 
 

@@ -14,7 +14,7 @@ only), "points"}``), ``reveal`` (secret cards turned up at the end, in order), `
 
 import numpy as np
 
-from giftsim.records import RecordError, check_header, expect, seats_of
+from giftsim.records import RecordError, check_header, expect, rules_of, seats_of
 from tulips_sim.engine import add_faceup, apply_action, begin, is_legal, is_over
 from tulips_sim.rules import (
     FESTIVAL,
@@ -179,10 +179,7 @@ def replay(record: dict) -> list[str]:
 
 def _parse(record):
     check_header(record, "tulips", REQUIRED)
-    try:
-        rules = Rules(**{k: _tuples(v) for k, v in record["rules"].items()})
-    except (TypeError, ValueError) as error:
-        raise RecordError(f"rules: {error}") from None
+    rules = rules_of(Rules, {k: _tuples(v) for k, v in record["rules"].items()})
     setup = _setup(record["setup"], rules.n_players)
     turn_cards, actions = _turns(record["turns"], rules.n_players)
     state = _start_state(rules, record, setup, turn_cards)
