@@ -263,8 +263,6 @@ def learned_responder(
     to ``out`` (replaced); returns its spec."""
     from experiments import train
 
-    standard = load_game(game).rules(n_players=rules.n_players).as_dict()
-    changed = {k: v for k, v in rules.as_dict().items() if standard.get(k) != v}
     settings = train.TrainSettings(
         game,
         rules.n_players,
@@ -273,7 +271,7 @@ def learned_responder(
         games=games,
         baseline=target,
         selfplay=0.0,
-        rules=",".join(f"{k}={v}" for k, v in changed.items()),
+        rules=",".join(changed_pairs(rules)),
         init=str(init),
         hidden=hidden,
     )
@@ -398,14 +396,18 @@ def _rules(record, players: int, pairs):
     return record.rules(n_players=players)
 
 
-def rules_text(rules) -> str:
-    """The ``--out`` row's ``rules``: the options whose resolved values differ from the rules
-    of record for its player count (``Rules.as_dict``), as ``--rule`` pairs, or ``standard``."""
+def changed_pairs(rules) -> list[str]:
+    """The ``--rule`` pairs of the options whose resolved values differ from the rules of
+    record for the player count (``Rules.as_dict``)."""
     from giftsim.rule_options import as_pairs
 
     chosen, of_record = rules.as_dict(), type(rules)(n_players=rules.n_players).as_dict()
-    changed = {key: value for key, value in chosen.items() if value != of_record[key]}
-    return " ".join(as_pairs(changed)) or STANDARD
+    return as_pairs({key: value for key, value in chosen.items() if value != of_record[key]})
+
+
+def rules_text(rules) -> str:
+    """The ``--out`` row's ``rules``: :func:`changed_pairs`, space-separated, or ``standard``."""
+    return " ".join(changed_pairs(rules)) or STANDARD
 
 
 STANDARD = "standard"  # the ``rules`` of a row under the rules of record

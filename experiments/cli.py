@@ -138,36 +138,64 @@ def _command(sub, name: str, summary: str):
     )
 
 
-def _seed(text: str, bits: int = 64) -> int:
-    """An argparse type: a root seed, a whole number in 0..2**64-1 (``giftsim.rng``)."""
+def _seed(text: str, most: int | None = None, why: str = "") -> int:
+    """An argparse type: a root seed, a whole number in 0..2**64-1 (``giftsim.rng``), or
+    in 0..``most`` where the command needs room above it (``why``)."""
+    from giftsim.rng import MAX_SEED
+
+    most = MAX_SEED if most is None else most
     try:
-        value = int(text, 0)
+        value = int(text)
     except ValueError:
         value = -1
-    if not 0 <= value < 2**bits:
+    if not 0 <= value <= most:
+        limit = {MAX_SEED: "2**64-1", 2**63 - 1: "2**63-1"}.get(most, f"{most:,}")
         raise argparse.ArgumentTypeError(
-            f"a seed is a whole number in 0..2**{bits}-1, got {text!r}"
+            f"a seed is a whole number in 0..{limit}{why}, got {text!r}"
         )
     return value
 
 
 def _query_seed(text: str) -> int:
-    """An argparse type: ``solve``'s key of the queries' streams (an int64 slot)."""
-    return _seed(text, bits=63)
+    """``solve``'s key of the queries' streams (an int64 slot)."""
+    return _seed(text, 2**63 - 1)
+
+
+def _tune_seed(text: str) -> int:
+    """``tune``'s seed: its final score plays on seed + 2**32."""
+    from experiments.tune import EVALUATION_SEED_OFFSET
+    from giftsim.rng import MAX_SEED
+
+    return _seed(text, MAX_SEED - EVALUATION_SEED_OFFSET, " (the score plays on seed + 2**32)")
+
+
+def _train_seed(text: str) -> int:
+    """``train``'s seed: its held-out and fresh deals are seed + 2**40 and + 2**41."""
+    from giftsim.rng import MAX_SEED
+
+    return _seed(text, MAX_SEED - 2**41, " (the fresh deals are seed + 2**41)")
 
 
 def _workers(text: str) -> int:
-    """An argparse type: worker processes, 1 to 8 per core of this machine."""
-    most = 8 * (os.cpu_count() or 1)
+    """An argparse type: worker processes, a whole number >= 1 (the cap: ``_check_workers``)."""
     try:
         value = int(text)
     except ValueError:
         value = 0
-    if not 1 <= value <= most:
-        raise argparse.ArgumentTypeError(
-            f"worker processes are 1 to {most} (8 per core here), got {text!r}"
-        )
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"worker processes are a whole number >= 1, got {text!r}")
     return value
+
+
+def _check_workers(args) -> None:
+    """Local worker processes, 8 per core at most (a Dask cluster may have more)."""
+    most = 8 * (os.cpu_count() or 1)
+    workers = getattr(args, "workers", None)
+    if workers is not None and workers > most and getattr(args, "backend", None) != "dask":
+        raise CliError(
+            f"--workers {workers}: worker processes on this machine are 1 to {most} (8 per "
+            "core here; a Dask cluster may have more)"
+        )
 
 
 def _gigabytes(text: str) -> float:
@@ -240,8 +268,9 @@ def _add_agent_options(p, secret: bool = True) -> None:
         p.add_argument(
             "--secret",
             help="key of the agents' random streams, never shown to them: a number, or "
-            "'random' to draw one (kept in the results or record for replay); the default is "
-            "0, or a random one when any agent is isolated",
+            "'random' to draw one (kept in the results or record for replay; into an --out "
+            "that holds a drawn one, that one, so the run resumes); the default is 0, or a "
+            "random one when any agent is isolated",
         )
 
 
@@ -256,6 +285,7 @@ def _check_together(args) -> None:
         raise CliError("--resume continues the run in an --out folder: give --out")
     if args.command == "tournament":
         _check_design(args)
+    _check_workers(args)
     _check_idle(args)
     given_first = getattr(args, "first_player", None) is not None
     if args.command == "record" and given_first and _has_rule(args, "first_player"):
@@ -656,7 +686,7 @@ def _add_tune(sub) -> None:
     p.add_argument("--generations", type=int, default=10, help="CMA-ES generations")
     p.add_argument("--popsize", type=int, default=8, help="candidates per generation")
     p.add_argument("--sigma", type=float, default=0.3, help="initial step, in parameter scales")
-    p.add_argument("--seed", type=_seed, default=0, help="seed of the deals and of CMA-ES")
+    p.add_argument("--seed", type=_tune_seed, default=0, help="seed of the deals and of CMA-ES")
     p.add_argument("--final-games", type=int, default=20000, help="fresh deals for the score")
     p.add_argument("--json", type=Path, help="also write the result to this JSON file")
     _add_force(p, "the --json file")
@@ -668,7 +698,9 @@ def _add_train(sub) -> None:
     p = _command(sub, "train", "train a learned agent's network by self-play")
     p.add_argument("game", choices=sorted(GAMES), help="which game")
     p.add_argument("--players", type=int, required=True, help="player count")
-    p.add_argument("--seed", type=_seed, default=0, help="seed of the games and of the fitting")
+    p.add_argument(
+        "--seed", type=_train_seed, default=0, help="seed of the games and of the fitting"
+    )
     p.add_argument("--out", type=Path, required=True, help="network file to write (.npz)")
     p.add_argument("--rounds", type=int, default=8, help="rounds of play and fitting")
     p.add_argument("--games", type=int, default=20_000, help="self-play games per round")
@@ -721,7 +753,7 @@ def _add_ladder(sub) -> None:
     p.add_argument("--search-games", type=int, default=100, help="deals per search step")
     p.add_argument(
         "--seed",
-        type=int,
+        type=_seed,
         default=2033,
         help="root seed of the deals (default 2033: no result on it was looked at before; the "
         "seeds in experiments/ladder.py's USED, such as 0, 7, 11 and 2027, were, and give an "
@@ -797,9 +829,6 @@ def _play(args) -> int:
     return 0
 
 
-RERUN_CONTINUES = ("bound", "demo")  # commands whose rerun keeps what --out holds
-
-
 def _after_interrupt(args) -> str:
     """What an interrupted command kept, and how to go on."""
     out = getattr(args, "out", None)
@@ -807,10 +836,10 @@ def _after_interrupt(args) -> str:
         if out is None:
             return "without --out nothing was kept"
         return f"the same command with --resume continues from {out}"
-    if args.command in RERUN_CONTINUES and out is not None:
-        return f"what was found is in {out}; the same command again continues from there"
+    if args.command == "bound" and out is not None:
+        return f"the rows found are in {out}; the same command again continues from there"
     if args.command == "demo":
-        return "the same command again continues from the studies written so far"
+        return "the studies written so far are kept; the same command again continues them"
     return "nothing was kept (this command has no --resume)"
 
 
@@ -948,17 +977,18 @@ def _secured(jobs, args) -> list:
 
 
 def _run_secret(args, drawn: bool = False) -> int:
-    """The one secret of a run: ``--secret``'s number; a fresh one for 'random' (or when
-    ``drawn``: isolated agents and no --secret), except that ``--resume`` into a folder
-    continues with the secret its experiment was played with."""
+    """The one secret of a run: ``--secret``'s number; for 'random' (or when ``drawn``:
+    isolated agents and no --secret) the secret drawn for the experiment in ``--out`` if the
+    folder holds one (so that the same command resumes it, or is told to add --resume), else
+    a fresh one. A folder played with the secret 0 holds no drawn secret."""
     if not (drawn or getattr(args, "secret", None) == "random"):
         return _secret(args)
     folder = getattr(args, "out", None)
-    if getattr(args, "resume", False) and folder and (Path(folder) / "manifest.json").is_file():
+    if folder and (Path(folder) / "manifest.json").is_file():
         from experiments import manifest as manifest_io
 
         kept = {job.get("secret") for job in manifest_io.read(Path(folder))["jobs"]}
-        if len(kept) == 1 and isinstance(next(iter(kept)), int):
+        if len(kept) == 1 and isinstance(next(iter(kept)), int) and 0 not in kept:
             return kept.pop()
     return secrets.randbits(64)
 

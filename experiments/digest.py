@@ -35,6 +35,7 @@ from experiments import manifest as manifest_io
 from experiments import ratings, stats
 from experiments.results import (
     add_deal_sums,
+    chunk_plan,
     deal_sums,
     long_table,
     manifest_jobs,
@@ -109,7 +110,7 @@ def of_folder(folder, progress: bool = False, workers: int | None = 1) -> Digest
     if count == 1:
         parts = (_parts(read_chunk(path, manifest=manifest), run) for path in files)
     else:
-        tasks = (delayed(_file_parts)(path, run, manifest) for path in files)
+        tasks = (delayed(_file_parts)(path, run, chunk_plan(manifest, path)) for path in files)
         parts = Parallel(n_jobs=count, return_as="generator")(tasks)
     bar = tqdm(parts, "report: reading results", len(files), unit="chunk", disable=not progress)
     with bar:
@@ -262,9 +263,9 @@ def _mixed_sums(sums: pd.DataFrame) -> bool:
     return bool((sums.groupby("job").agent.nunique() > 1).any())
 
 
-def _file_parts(path, run: _Run, manifest: dict) -> dict:
-    """``_parts`` of a chunk file (in a worker process)."""
-    return _parts(read_chunk(path, manifest=manifest), run)
+def _file_parts(path, run: _Run, plan: dict) -> dict:
+    """``_parts`` of a chunk file (in a worker process; ``plan``: its ``chunk_plan``)."""
+    return _parts(read_chunk(path, manifest=plan), run)
 
 
 def _parts(chunk, run: _Run) -> dict:

@@ -344,15 +344,22 @@ def plan_line(made: Plan) -> str:
 
 def cell_rows(source, jobs) -> pd.DataFrame:
     """The per-game rows of some jobs: from a frame of rows, or read from a results folder
-    (their chunk files only)."""
+    (their chunk files only; ``source`` may be a :func:`chunks` of the folder, read once)."""
     if isinstance(source, pd.DataFrame):
         return source[source["job"].isin(jobs)]
-    manifest = manifest_io.read(Path(source))
-    every = manifest_io.chunk_files(source, manifest)
-    files = [f for j in jobs for f in every if f.name.startswith(f"chunk-{j:05d}-")]
+    manifest, by_job = source if isinstance(source, tuple) else chunks(source)
+    files = [path for j in jobs for path in by_job.get(j, [])]
     if not files:
         return pd.DataFrame()
     return pd.concat((read_chunk(f, manifest=manifest) for f in files), ignore_index=True)
+
+
+def chunks(folder) -> tuple[dict, dict]:
+    """A results folder's manifest and its chunk files by job (each checked once)."""
+    manifest, by_job = manifest_io.read(Path(folder)), {}
+    for path in manifest_io.chunk_files(folder, manifest):
+        by_job.setdefault(manifest_io.chunk_place(path.name)[0], []).append(path)
+    return manifest, by_job
 
 
 COLUMNS = (
@@ -379,6 +386,7 @@ def table(made: Plan, source) -> pd.DataFrame:
     ``fair`` (1/n), for mirrors the turn-order ``gap`` (last position minus first) with its
     interval, and the ``deals``, ``games`` and ``seatings`` played. ``source``: the rows of the
     run, or its results folder."""
+    source = source if isinstance(source, pd.DataFrame) else chunks(source)
     rows = [_cell_row(cell, cell_rows(source, cell.jobs)) for cell in made.cells]
     frame = pd.DataFrame(rows).set_index(["n_players", "agent", "field"]).sort_index()
     return frame.reindex(columns=list(COLUMNS))  # a run of mirrors alone has no share columns

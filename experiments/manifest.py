@@ -8,6 +8,7 @@ import hashlib
 import json
 import os
 import platform
+import re
 import subprocess
 from dataclasses import asdict
 from datetime import UTC, datetime
@@ -131,9 +132,18 @@ def _one_per_player_count(jobs: list[Job]) -> list[Job]:
     return list(seen.values())
 
 
+CHUNK = re.compile(r"chunk-(\d{5,})-(\d{12})\.parquet")  # chunk_name's form
+
+
 def chunk_name(job: int, start: int) -> str:
     """The file of a job's games from offset ``start`` on (``experiments.runner.Chunk``)."""
     return f"chunk-{job:05d}-{start:012d}.parquet"
+
+
+def chunk_place(name: str) -> tuple[int, int] | None:
+    """``(job, start)`` of a file named by :func:`chunk_name`, else None."""
+    match = CHUNK.fullmatch(name)
+    return None if match is None else (int(match[1]), int(match[2]))
 
 
 def chunk_files(folder: Path, manifest: dict) -> list[Path]:
@@ -141,21 +151,21 @@ def chunk_files(folder: Path, manifest: dict) -> list[Path]:
     writes (a job of its plan, at the start of one of that job's chunks); a one-line
     ValueError names any other ``chunk-*.parquet`` in it (a copy, a chunk of another chunk
     size or experiment), which would otherwise be counted as games of this one."""
-    size = manifest.get("chunk_size")
-    planned = {
-        chunk_name(number, start)
-        for number, job in enumerate(manifest["jobs"])
-        for start in range(0, job["n_games"], size if isinstance(size, int) and size > 0 else 1)
-    }
-    files = sorted(Path(folder).glob("chunk-*.parquet"))
+    size, jobs = manifest.get("chunk_size"), manifest["jobs"]
+    files = list(Path(folder).glob("chunk-*.parquet"))
+    if files and not (isinstance(size, int) and size > 0):
+        raise ValueError(f"{folder}/{MANIFEST} has no chunk size: not a giftsim results folder")
+    placed = []
     for path in files:
-        if size is None or path.name not in planned:
+        place = chunk_place(path.name)
+        job, start = place if place is not None else (len(jobs), 0)
+        if job >= len(jobs) or start % size or start >= jobs[job]["n_games"]:
             raise ValueError(
                 f"{folder} holds {path.name}, which is not a chunk of its experiment (its "
-                f"{len(manifest['jobs'])} jobs in chunks of {size} games); move it out of the "
-                "folder"
+                f"{len(jobs)} jobs in chunks of {size} games); move it out of the folder"
             )
-    return files
+        placed.append((job, start, path))
+    return [path for *_, path in sorted(placed)]
 
 
 def read(folder: Path) -> dict:

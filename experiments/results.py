@@ -17,9 +17,9 @@ def read_chunk(path, columns=None, manifest=None) -> pd.DataFrame:
     rows are not the games its name says (:func:`check_chunk`)."""
     from pyarrow import ArrowException
 
-    wanted = None if columns is None or manifest is None else [*columns, *_CHECKED]
     try:
-        frame = pd.read_parquet(path, columns=_present(path, wanted) if wanted else columns)
+        read = columns if columns is None or manifest is None else _with_checked(path, columns)
+        frame = pd.read_parquet(path, columns=read)
     except (ArrowException, ValueError, OSError) as error:
         reason = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise ValueError(f"results chunk {path} cannot be read ({reason}): {AGAIN}") from None
@@ -28,44 +28,82 @@ def read_chunk(path, columns=None, manifest=None) -> pd.DataFrame:
     return frame if columns is None else frame[columns]
 
 
-_CHECKED = ("job", "game_index", "deal_seed", "games")  # what check_chunk reads
-
-
-def _present(path, columns) -> list:
-    """``columns`` less those the file lacks (a summary has no ``game_index``)."""
+def _with_checked(path, columns) -> list:
+    """``columns`` and those of the file that :func:`check_chunk` reads."""
     import pyarrow.parquet as pq
 
-    names = set(pq.read_schema(path).names)
-    return list(dict.fromkeys(c for c in columns if c in names or c not in _CHECKED))
+    checked = ("job", "game_index", "deal_seed", "games", "seat", "agent")
+    names = pq.read_schema(path).names
+    extra = [c for c in names if c in checked or c.startswith("agent_")]
+    return list(dict.fromkeys([*columns, *extra]))
+
+
+def chunk_plan(manifest: dict, path) -> dict:
+    """What :func:`check_chunk` needs of a manifest for the chunk file ``path``: its job
+    alone (a small thing to send to a worker process, where the manifest may be large)."""
+    number = (manifest_io.chunk_place(Path(path).name) or (-1, 0))[0]
+    jobs = manifest["jobs"]
+    plan = {key: manifest[key] for key in ("chunk_size", "summary_only")}
+    return plan | {"jobs": {number: jobs[number]} if 0 <= number < len(jobs) else {}}
 
 
 def check_chunk(path: Path, frame: pd.DataFrame, manifest: dict) -> None:
     """A one-line ValueError unless ``frame`` (the chunk file ``path`` of a folder with this
-    manifest) holds the games its name says: its job's, that chunk's game indices and deals
-    of the folder's seed (per-game rows), or that many games (summaries)."""
-    from giftsim.rng import game_keys
-
-    number, start = (int(part) for part in path.stem.split("-")[1:3])
-    job = manifest["jobs"][number]
+    manifest, or its :func:`chunk_plan`) holds the games its name says: its job's agents in
+    their seats, that chunk's game indices and deals of the job's seed (per-game rows), or
+    that many games in each seat (summaries). Rules are not in the rows: a chunk of the same
+    agents and deals under other rules is not told apart."""
+    number, start = manifest_io.chunk_place(path.name) or (-1, 0)
+    jobs = manifest["jobs"]
+    jobs = jobs if isinstance(jobs, dict) else dict(enumerate(jobs))
+    if number not in jobs:
+        raise ValueError(f"results chunk {path} is not a chunk of its folder's plan; {AGAIN}")
+    job = jobs[number]
     size = min(manifest["chunk_size"], job["n_games"] - start)
     first = job["first_index"] + start
+    ok = "job" in frame and bool((frame["job"] == number).all())
     if manifest["summary_only"]:
-        n_players = len(job["agents"])
-        ok = int(frame["games"].sum()) == size * n_players if "games" in frame else False
-    elif "game_index" in frame and "deal_seed" in frame and len(frame) == size:
-        keys = np.empty(size, np.uint64)
-        game_keys(np.uint64(job["seed"]), first, keys)
-        indices = frame["game_index"].to_numpy()
-        ok = (indices == np.arange(first, first + size)).all()
-        ok = ok and (frame["deal_seed"].to_numpy() == keys).all()
+        ok = ok and _summary_is(frame, job["agents"], size)
     else:
-        ok = False
-    if not ok or "job" not in frame or (frame["job"] != number).any():
+        ok = ok and _rows_are(frame, job, first, size)
+    if not ok:
         raise ValueError(
-            f"results chunk {path} does not hold the games its name says (job {number}, "
-            f"games {first}..{first + size - 1} of seed {job['seed']}): it is another "
-            f"experiment's or damaged; {AGAIN}"
+            f"results chunk {path} does not hold the games its name says (job {number}: "
+            f"{', '.join(job['agents'])}, games {first}..{first + size - 1} of seed "
+            f"{job['seed']}): it is another experiment's or damaged; {AGAIN}"
         )
+
+
+def _rows_are(frame: pd.DataFrame, job: dict, first: int, size: int) -> bool:
+    """Per-game rows: ``size`` games from index ``first``, the deals of the job's seed, the
+    job's agents seat by seat and no other seat."""
+    from giftsim.rng import game_keys
+
+    if len(frame) != size or "game_index" not in frame or "deal_seed" not in frame:
+        return False
+    keys = np.empty(size, np.uint64)
+    game_keys(np.uint64(job["seed"]), first, keys)
+    if not (frame["game_index"].to_numpy() == np.arange(first, first + size)).all():
+        return False
+    if not (frame["deal_seed"].to_numpy() == keys).all():
+        return False
+    agents = job["agents"]
+    if sum(c.startswith("agent_") for c in frame.columns) != len(agents):
+        return False
+    return all((frame[f"agent_{s}"].astype(str) == a).all() for s, a in enumerate(agents))
+
+
+def _summary_is(frame: pd.DataFrame, agents: list, size: int) -> bool:
+    """Summary rows: each seat's agent, and ``size`` games in every seat."""
+    if not {"seat", "agent", "games"} <= set(frame.columns):
+        return False
+    seats = frame["seat"].to_numpy()
+    if ((seats < 0) | (seats >= len(agents))).any():
+        return False
+    if not (frame["agent"].astype(str).to_numpy() == np.asarray(agents)[seats]).all():
+        return False
+    per_seat = frame.groupby("seat")["games"].sum()
+    return len(per_seat) == len(agents) and bool((per_seat == size).all())
 
 
 def load(folder) -> tuple[dict, pd.DataFrame]:
@@ -289,7 +327,7 @@ def load_summary(folder) -> pd.DataFrame:
         if manifest["summary_only"]:
             chunk = read_chunk(path, manifest=manifest)
         else:
-            job = jobs[int(path.name.split("-")[1])]
+            job = jobs[manifest_io.chunk_place(path.name)[0]]
             kinds = ("win", "score", "forfeit") if job.isolation else ("win", "score")
             columns = ["first_player", "n_decisions"] + [
                 f"{kind}_{s}" for s in range(job.n_players) for kind in kinds

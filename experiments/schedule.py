@@ -91,7 +91,10 @@ def mirror(game, agents, players, n_games, seed=0, rules=None) -> list[Job]:
     specs = _check(game, agents, players)
     twice = sorted({s for s in specs if specs.count(s) > 1})
     if twice:
-        raise ValueError(f"agent {twice[0]} is listed twice; a seat study lists each agent once")
+        raise ValueError(
+            f"agent {twice[0]} is listed twice; a mirror design (a seat study) lists each "
+            "agent once"
+        )
     seatings = [(spec, n) for spec in specs for n in players]
     return [
         Job(

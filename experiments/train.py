@@ -42,6 +42,7 @@ continues an interrupted run to the same network (or extends a finished one by m
 """
 
 import json
+import re
 import time
 from dataclasses import MISSING, asdict, dataclass, fields
 from pathlib import Path
@@ -93,7 +94,8 @@ class TrainSettings:
 
     def game_rules(self):
         """The rules the games are played under: the standard ones with ``rules``."""
-        pairs = [pair for pair in self.rules.split(",") if pair.strip()]
+        # pairs are comma-separated, and a table's value has commas: split before each key=
+        pairs = [pair for pair in re.split(r",(?=\s*\w+=)", self.rules) if pair.strip()]
         return load_game(self.game).rules.from_pairs(pairs, self.players)
 
     def check(self) -> None:

@@ -281,7 +281,7 @@ CLI = [  # (id, argv, words the one line must hold)
     (
         "tournament-workers-0",
         ["tournament", "geschenkt", "--workers", "0", "--games", "10", "--quiet"],
-        "argument --workers: worker processes are 1 to",
+        "argument --workers: worker processes are a whole number >= 1",
     ),
     ("tournament-resume-no-out", ["tournament", "geschenkt", "--resume", *QUICK], "give --out"),
     (
@@ -365,7 +365,7 @@ CLI = [  # (id, argv, words the one line must hold)
     (
         "seats-agents-twice",
         ["seats", "geschenkt", "--agents", "greedy,greedy:T=0"],
-        "agent greedy is listed twice; a seat study lists each agent once",
+        "agent greedy is listed twice; a mirror design (a seat study) lists each agent once",
     ),
     ("tournament-seed", ["tournament", "geschenkt", "--seed", "-1", *QUICK], "a seed is a whole"),
     ("tournament-design", ["tournament", "geschenkt", "--design", "swiss"], "invalid choice"),
@@ -431,7 +431,7 @@ CLI = [  # (id, argv, words the one line must hold)
     (
         "train-workers-0",
         [*TRAIN, "--out", "n.npz", "--workers", "0"],
-        "argument --workers: worker processes are 1 to",
+        "argument --workers: worker processes are a whole number >= 1",
     ),
     ("train-workers-neg", [*TRAIN, "--out", "n.npz", "--workers", "-3"], "got '-3'"),
     ("train-players", [*TRAIN[:2], "--players", "9", "--out", "n.npz"], "no 9-player game"),
@@ -455,7 +455,7 @@ CLI = [  # (id, argv, words the one line must hold)
     (
         "ladder-workers-0",
         ["ladder", "--workers", "0"],
-        "argument --workers: worker processes are 1 to",
+        "argument --workers: worker processes are a whole number >= 1",
     ),
     # play
     ("play-record-user-file", ["play", "geschenkt", "--record", "paper.txt"], "already exists"),

@@ -200,3 +200,19 @@ def test_a_gain_with_no_spread_keeps_an_interval_of_some_width():
     half = 1.966 * wide["se"]  # many deals: the plain t interval
     assert wide["low"] == pytest.approx(wide["gain"] - half, abs=2e-3)
     assert wide["high"] == pytest.approx(wide["gain"] + half, abs=2e-3)
+
+
+def test_a_learned_responders_rules_reach_its_training_as_they_are():
+    """The rules a learned best response is trained under (``changed_pairs``, comma-joined
+    into ``TrainSettings.rules``) are the bound's, tables included (their values hold
+    commas)."""
+    from experiments.train import TrainSettings
+    from tulips_sim.rules import Rules as TulipsRules
+
+    rules = TulipsRules(n_players=4, keeping_points=(0, 0, 1, 3), n_removed=8)
+    pairs = bounds.changed_pairs(rules)
+    assert sorted(pairs) == ["keeping_points=0,0,1,3", "n_removed=8"]
+    settings = TrainSettings("tulips", 4, rules=",".join(pairs))
+    assert settings.game_rules() == rules
+    assert bounds.rules_text(rules) == " ".join(pairs)
+    assert bounds.rules_text(TulipsRules(n_players=4)) == "standard"

@@ -34,7 +34,7 @@ ONE_LINE_ERRORS = [
     ([*SOLVE, "--memory", "inf"], "argument --memory: a positive number of GB, got 'inf'"),
     ([*SOLVE, "--memory", "nan"], "argument --memory: a positive number of GB, got 'nan'"),
     ([*SOLVE, "--memory", "-1"], "argument --memory: a positive number of GB, got '-1'"),
-    ([*TUNE, "--seed", "-1"], "argument --seed: a seed is a whole number in 0..2**64-1"),
+    ([*TUNE, "--seed", "-1"], "argument --seed: a seed is a whole number in 0.."),
     (
         ["tournament", "tulips", "--agents", "planner:race=nan,greedy", *QUICK],
         "agent 'planner': parameter race=nan is out of range (valid: any finite number)",
@@ -51,7 +51,15 @@ ONE_LINE_ERRORS = [
         [*TUNE, "--sigma", "1e300"],
         "sigma must be a positive number of parameter scales, at most 10",
     ),
-    (["tournament", "geschenkt", "--workers", "1000"], "worker processes are 1 to"),
+    (["tournament", "geschenkt", "--workers", "1000"], "worker processes on this machine are 1 to"),
+    (
+        [*TUNE, "--seed", str(2**64 - 1)],
+        "a seed is a whole number in 0..18,446,744,069,414,584,319",
+    ),
+    (
+        ["train", "geschenkt", "--players", "3", "--out", "n.npz", "--seed", str(2**64 - 1)],
+        "seed + 2**41",
+    ),
     (["ladder", "--games", "0", "--search-games", "0"], "the ladder has no step to play"),
     (["ladder", "--games", "-5"], "--games must be at least 0, got -5"),
     (["demo", "--scale", "-1"], "--scale must be a positive fraction of the full size, at most"),
@@ -89,7 +97,7 @@ ONE_LINE_ERRORS = [
     ),
     (
         ["demo", "--scale", "0.0001", "--workers", "0"],
-        "argument --workers: worker processes are 1 to",
+        "argument --workers: worker processes are a whole number >= 1",
     ),
 ]
 
@@ -377,7 +385,7 @@ def test_a_missing_file_named_only_by_its_path_says_what_is_wrong():
         "no such file or folder: run/chunk-0.parquet"
     )
     assert cli._first(FileNotFoundError(2, "No such file or directory", "x")) == (
-        "[Errno 2] No such file or directory: 'x'"
+        "x: no such file or directory"  # not "[Errno 2] No such file or directory: 'x'"
     )
 
 
@@ -465,6 +473,9 @@ def test_a_chunk_that_is_not_of_its_experiment_is_refused_not_counted(capsys, tm
     ]
     if not summary:  # a summary names no deals: another seed's sums look alike
         cases.append((chunks[1], other / chunks[1].name, alien))
+    swapped = tmp_path / "swapped"  # the same seed and games, another agent
+    assert main([*base[:3], "random,sniper", *base[4:], "--out", str(swapped)]) == 0
+    cases.append((chunks[0], swapped / chunks[0].name, alien))
     for target, source, message in cases:
         kept = target.read_bytes() if target.exists() else None
         shutil.copyfile(source, target)
@@ -495,8 +506,32 @@ def test_a_run_with_a_drawn_secret_resumes_with_the_same_command(capsys, tmp_pat
     for chunk in sorted(folder.glob("chunk-*.parquet"))[::2]:  # as if interrupted
         chunk.unlink()
     capsys.readouterr()
+    assert main([*argv, "--out", str(folder)]) == 2  # the same experiment: not "another"
+    assert "already holds this experiment; add --resume" in capsys.readouterr().err
     assert main([*argv, "--out", str(folder), "--resume"]) == 0
     assert load(folder)[1].equals(whole)
+
+
+def test_secret_random_does_not_take_over_a_run_without_a_drawn_secret(capsys, tmp_path):
+    argv = ["tournament", "geschenkt", "--agents", "random,greedy", "--players", "3"]
+    argv += ["--backend", "serial", "--quiet", "--chunk-size", "5", "--games", "10"]
+    folder = tmp_path / "runs"
+    assert main([*argv, "--out", str(folder)]) == 0  # secret 0
+    next(folder.glob("chunk-*.parquet")).unlink()
+    capsys.readouterr()
+    assert main([*argv, "--secret", "random", "--out", str(folder), "--resume"]) == 2
+    assert "holds another experiment" in capsys.readouterr().err
+    assert {job["secret"] for job in json.loads((folder / MANIFEST).read_text())["jobs"]} == {0}
+
+
+def test_the_local_worker_cap_leaves_a_dask_cluster_alone():
+    from types import SimpleNamespace
+
+    from experiments.cli import CliError, _check_workers
+
+    _check_workers(SimpleNamespace(workers=10_000, backend="dask"))  # the cluster's business
+    with pytest.raises(CliError, match="worker processes on this machine are 1 to"):
+        _check_workers(SimpleNamespace(workers=10_000, backend="processes"))
 
 
 @pytest.mark.parametrize(
@@ -508,8 +543,8 @@ def test_a_run_with_a_drawn_secret_resumes_with_the_same_command(capsys, tmp_pat
             ["train", "geschenkt", "--players", "3", "--out", "n.npz"],
             "the same command with --resume continues",
         ),
-        (["bound", "geschenkt", "--target", "greedy", "--out", "b.csv"], "what was found is in"),
-        (["demo"], "the same command again continues from the studies written so far"),
+        (["bound", "geschenkt", "--target", "greedy", "--out", "b.csv"], "the rows found are in"),
+        (["demo"], "the studies written so far are kept; the same command again continues"),
         ([*TUNE], "nothing was kept (this command has no"),
         (["ladder"], "nothing was kept (this command has no --resume)"),
     ],

@@ -247,7 +247,10 @@ def test_cli_tournament_seats_and_report(tmp_path):
 
 RUN_ERRORS = [
     (["seats", "geschenkt", "--players", ""], "--players takes whole numbers"),
-    (["seats", "geschenkt", "--workers", "0"], "argument --workers: worker processes are 1 to"),
+    (
+        ["seats", "geschenkt", "--workers", "0"],
+        "argument --workers: worker processes are a whole number >= 1",
+    ),
     (["seats", "geschenkt", "--backend", "dask"], "the dask backend needs --scheduler"),
     (["seats", "geschenkt", "--games", "-5"], "a seating plays at least one game"),
     (["tournament", "geschenkt", "--design", "field"], "needs --candidate and --baseline"),
