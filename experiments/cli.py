@@ -171,9 +171,10 @@ def _tune_seed(text: str) -> int:
 
 def _train_seed(text: str) -> int:
     """``train``'s seed: its held-out and fresh deals are seed + 2**40 and + 2**41."""
+    from experiments.train import CONFIRM_SEED_OFFSET
     from giftsim.rng import MAX_SEED
 
-    return _seed(text, MAX_SEED - 2**41, " (the fresh deals are seed + 2**41)")
+    return _seed(text, MAX_SEED - CONFIRM_SEED_OFFSET, " (the fresh deals are seed + 2**41)")
 
 
 def _workers(text: str) -> int:
