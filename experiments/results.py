@@ -54,11 +54,13 @@ def check_chunk(path: Path, frame: pd.DataFrame, manifest: dict) -> None:
     that many games in each seat (summaries). Rules are not in the rows: a chunk of the same
     agents and deals under other rules is not told apart."""
     number, start = manifest_io.chunk_place(path.name) or (-1, 0)
-    jobs = manifest["jobs"]
-    jobs = jobs if isinstance(jobs, dict) else dict(enumerate(jobs))
-    if number not in jobs:
+    jobs = manifest["jobs"]  # a list, or a chunk_plan's {number: job}: indexed, not copied
+    if isinstance(jobs, dict):
+        job = jobs.get(number)
+    else:
+        job = jobs[number] if 0 <= number < len(jobs) else None
+    if job is None:
         raise ValueError(f"results chunk {path} is not a chunk of its folder's plan; {AGAIN}")
-    job = jobs[number]
     size = min(manifest["chunk_size"], job["n_games"] - start)
     first = job["first_index"] + start
     ok = "job" in frame and bool((frame["job"] == number).all())
