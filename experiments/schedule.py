@@ -86,15 +86,17 @@ def _check(game: str, specs, players) -> list[str]:
     return [a.spec for a in parse_list(specs, game)]
 
 
-def mirror(game, agents, players, n_games, seed=0, rules=None) -> list[Job]:
-    """Every seat the same agent: one job per agent and player count (each listed once)."""
-    specs = _check(game, agents, players)
+def _listed_once(specs: list[str], design: str) -> list[str]:
+    """``specs``, or a one-line ValueError naming the first agent listed twice."""
     twice = sorted({s for s in specs if specs.count(s) > 1})
     if twice:
-        raise ValueError(
-            f"agent {twice[0]} is listed twice; a mirror design (a seat study) lists each "
-            "agent once"
-        )
+        raise ValueError(f"agent {twice[0]} is listed twice; {design} lists each agent once")
+    return specs
+
+
+def mirror(game, agents, players, n_games, seed=0, rules=None) -> list[Job]:
+    """Every seat the same agent: one job per agent and player count (each listed once)."""
+    specs = _listed_once(_check(game, agents, players), "a mirror design (a seat study)")
     seatings = [(spec, n) for spec in specs for n in players]
     return [
         Job(
@@ -177,10 +179,7 @@ def round_robin(game, agents, n_players, n_games, seed=0, rules=None, duplicate=
 def _canonical(game, agents, n_players) -> list[str]:
     """The round-robin's agents as sorted canonical specs; two different ones at least,
     none listed twice."""
-    specs = _check(game, agents, [n_players])
-    twice = sorted({s for s in specs if specs.count(s) > 1})
-    if twice:
-        raise ValueError(f"agent {twice[0]} is listed twice; a round-robin lists each agent once")
+    specs = _listed_once(_check(game, agents, [n_players]), "a round-robin")
     if len(specs) < 2:
         raise ValueError("a round-robin needs at least two different agents")
     return sorted(specs)
