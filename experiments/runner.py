@@ -36,6 +36,8 @@ from giftsim.game import load_game
 from giftsim.rng import game_keys
 
 BACKENDS = ("serial", "processes", "dask")
+MAX_CHUNKS = 1_000_000  # chunks (tasks, files) in a run: each is held in memory while planning
+MAX_CHUNK_SIZE = 2_000_000  # games per chunk: its rows (a few hundred bytes a game) are in memory
 
 
 @dataclass(frozen=True)
@@ -57,8 +59,15 @@ class Chunk:
 def chunks_of(jobs: list[Job], chunk_size: int) -> list[Chunk]:
     """The chunks of the jobs, their agents parsed and checked against the jobs' rules (a
     policy table of another variant is refused here, before a folder is written)."""
-    if chunk_size < 1:
-        raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
+    if not 1 <= chunk_size <= MAX_CHUNK_SIZE:
+        raise ValueError(f"--chunk-size must be in 1..{MAX_CHUNK_SIZE:,}, got {chunk_size:,}")
+    count = sum(-(-job.n_games // chunk_size) for job in jobs)
+    if count > MAX_CHUNKS:
+        games = sum(job.n_games for job in jobs)
+        raise ValueError(
+            f"{games:,} games in chunks of {chunk_size:,} make {count:,} chunks; at most "
+            f"{MAX_CHUNKS:,} in a run (fewer --games or a larger --chunk-size)"
+        )
     for job in jobs:
         for agent in parse_list(list(dict.fromkeys(job.agents)), job.game):
             agent.check_rules(job.make_rules())

@@ -308,7 +308,17 @@ CLI = [  # (id, argv, words the one line must hold)
     (
         "tournament-chunk-0",
         ["tournament", "geschenkt", "--chunk-size", "0", *QUICK],
-        "chunk_size must be >= 1",
+        "--chunk-size must be in 1..2,000,000, got 0",
+    ),
+    (
+        "tournament-chunk-huge",
+        ["tournament", "geschenkt", "--chunk-size", "10000000000", *QUICK],
+        "--chunk-size must be in 1..2,000,000, got 10,000,000,000",
+    ),
+    (
+        "tournament-too-many-chunks",
+        ["tournament", "geschenkt", "--games", "10000000000000", "--summary-only", "--quiet"],
+        "make 2,800,000,000 chunks; at most 1,000,000 in a run",
     ),
     ("tournament-agent", ["tournament", "geschenkt", "--agents", "bogus,greedy", *QUICK], "bogus"),
     (
