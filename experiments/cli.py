@@ -199,6 +199,24 @@ def _check_workers(args) -> None:
         )
 
 
+MAX_HELD = 10_000_000  # deals of a study whose games are held in memory (tune, ladder)
+
+
+def _held_deals(text: str) -> int:
+    """An argparse type: deals of a study played in memory, a whole number in 0..MAX_HELD
+    (the lower limits are the command's)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= MAX_HELD:
+        raise argparse.ArgumentTypeError(
+            f"deals played in memory are a whole number in 0..{MAX_HELD:,} (more: giftsim "
+            f"tournament --out, which writes as it plays), got {text!r}"
+        )
+    return value
+
+
 def _gigabytes(text: str) -> float:
     """An argparse type: a memory limit, a positive finite number of GB."""
     import math
@@ -683,12 +701,14 @@ def _add_tune(sub) -> None:
     p.add_argument("--players", type=int, required=True, help="player count")
     p.add_argument("--field", required=True, help="opponent spec filling the other seats")
     _add_agent_options(p, secret=False)
-    p.add_argument("--games", type=int, default=2000, help="deals per candidate (x seats)")
+    p.add_argument("--games", type=_held_deals, default=2000, help="deals per candidate (x seats)")
     p.add_argument("--generations", type=int, default=10, help="CMA-ES generations")
     p.add_argument("--popsize", type=int, default=8, help="candidates per generation")
     p.add_argument("--sigma", type=float, default=0.3, help="initial step, in parameter scales")
     p.add_argument("--seed", type=_tune_seed, default=0, help="seed of the deals and of CMA-ES")
-    p.add_argument("--final-games", type=int, default=20000, help="fresh deals for the score")
+    p.add_argument(
+        "--final-games", type=_held_deals, default=20000, help="fresh deals for the score"
+    )
     p.add_argument("--json", type=Path, help="also write the result to this JSON file")
     _add_force(p, "the --json file")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -750,8 +770,8 @@ def _add_train(sub) -> None:
 def _add_ladder(sub) -> None:
     p = _command(sub, "ladder", "strength ladder of the built-ins, written as markdown")
     p.add_argument("--game", choices=sorted(GAMES), help="one game (default: every game)")
-    p.add_argument("--games", type=int, default=20000, help="deals per heuristic step")
-    p.add_argument("--search-games", type=int, default=100, help="deals per search step")
+    p.add_argument("--games", type=_held_deals, default=20000, help="deals per heuristic step")
+    p.add_argument("--search-games", type=_held_deals, default=100, help="deals per search step")
     p.add_argument(
         "--seed",
         type=_seed,

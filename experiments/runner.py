@@ -66,7 +66,7 @@ def chunks_of(jobs: list[Job], chunk_size: int) -> list[Chunk]:
         games = sum(job.n_games for job in jobs)
         raise ValueError(
             f"{games:,} games in chunks of {chunk_size:,} make {count:,} chunks; at most "
-            f"{MAX_CHUNKS:,} in a run (fewer --games or a larger --chunk-size)"
+            f"{MAX_CHUNKS:,} in a run (fewer games or a larger --chunk-size)"
         )
     for job in jobs:
         for agent in parse_list(list(dict.fromkeys(job.agents)), job.game):

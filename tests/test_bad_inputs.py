@@ -318,7 +318,7 @@ CLI = [  # (id, argv, words the one line must hold)
     (
         "tournament-too-many-chunks",
         ["tournament", "geschenkt", "--games", "10000000000000", "--summary-only", "--quiet"],
-        "make 2,800,000,000 chunks; at most 1,000,000 in a run",
+        "make 2,800,000,000 chunks; at most 1,000,000 in a run (fewer games",
     ),
     ("tournament-agent", ["tournament", "geschenkt", "--agents", "bogus,greedy", *QUICK], "bogus"),
     (
@@ -414,6 +414,12 @@ CLI = [  # (id, argv, words the one line must hold)
     ("tune-games-0", [*TUNE, "--games", "0"], "--games must be at least 1, got 0"),
     ("tune-popsize-0", [*TUNE, "--popsize", "0"], "--popsize must be at least 2, got 0"),
     ("tune-final-0", [*TUNE, "--final-games", "0"], "--final-games must be at least 1, got 0"),
+    (
+        "tune-games-huge",
+        [*TUNE, "--games", "10000000000000"],
+        "--games: deals played in memory are a whole number in 0..10,000,000",
+    ),
+    ("tune-final-huge", [*TUNE, "--final-games", "10000001"], "got '10000001'"),
     ("tune-sigma-nan", [*TUNE, "--sigma", "nan"], "sigma must be a positive number"),
     (
         "tune-players",
@@ -460,7 +466,12 @@ CLI = [  # (id, argv, words the one line must hold)
     ("ladder-out-user-file", ["ladder", "--out", "paper.txt"], "paper.txt already exists"),
     ("ladder-out-shipped", ["ladder", "--out", "docs/ladder.md"], "docs/ladder.md already"),
     ("ladder-out-in-a-file", ["ladder", "--out", "a_file/l.md"], "a_file is not a folder"),
-    ("ladder-games-neg", ["ladder", "--games", "-5"], "--games must be at least 0, got -5"),
+    (
+        "ladder-games-neg",
+        ["ladder", "--games", "-5"],
+        "--games: deals played in memory are a whole number in 0..10,000,000",
+    ),
+    ("ladder-games-huge", ["ladder", "--search-games", "10**13"], "got '10**13'"),
     ("ladder-nothing", ["ladder", "--games", "0", "--search-games", "0"], "has no step to play"),
     (
         "ladder-workers-0",

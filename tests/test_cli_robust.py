@@ -61,7 +61,10 @@ ONE_LINE_ERRORS = [
         "seed + 2**41",
     ),
     (["ladder", "--games", "0", "--search-games", "0"], "the ladder has no step to play"),
-    (["ladder", "--games", "-5"], "--games must be at least 0, got -5"),
+    (
+        ["ladder", "--games", "-5"],
+        "--games: deals played in memory are a whole number in 0..10,000,000 (more: giftsim",
+    ),
     (["demo", "--scale", "-1"], "--scale must be a positive fraction of the full size, at most"),
     (["demo", "--scale", "nan"], "--scale must be a positive fraction"),
     (
