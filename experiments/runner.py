@@ -59,8 +59,14 @@ class Chunk:
 def chunks_of(jobs: list[Job], chunk_size: int) -> list[Chunk]:
     """The chunks of the jobs, their agents parsed and checked against the jobs' rules (a
     policy table of another variant is refused here, before a folder is written)."""
-    if not 1 <= chunk_size <= MAX_CHUNK_SIZE:
-        raise ValueError(f"--chunk-size must be in 1..{MAX_CHUNK_SIZE:,}, got {chunk_size:,}")
+    if chunk_size < 1:
+        raise ValueError(f"--chunk-size must be at least 1, got {chunk_size}")
+    largest = max((min(chunk_size, job.n_games) for job in jobs), default=0)
+    if largest > MAX_CHUNK_SIZE:
+        raise ValueError(
+            f"a chunk of {largest:,} games is too large (its rows are held in memory); "
+            f"--chunk-size at most {MAX_CHUNK_SIZE:,}"
+        )
     count = sum(-(-job.n_games // chunk_size) for job in jobs)
     if count > MAX_CHUNKS:
         games = sum(job.n_games for job in jobs)

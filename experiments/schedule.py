@@ -95,9 +95,11 @@ def _listed_once(specs: list[str], design: str) -> list[str]:
 
 
 def mirror(game, agents, players, n_games, seed=0, rules=None) -> list[Job]:
-    """Every seat the same agent: one job per agent and player count (each listed once)."""
+    """Every seat the same agent: one job per agent and player count (each listed once).
+    Invariance: agents (by canonical spec) and counts are sorted before game indices are
+    assigned, so any order of ``agents`` or ``players`` plays the same games."""
     specs = _listed_once(_check(game, agents, players), "a mirror design (a seat study)")
-    seatings = [(spec, n) for spec in specs for n in players]
+    seatings = [(spec, n) for spec in sorted(specs) for n in sorted(players)]
     return [
         Job(
             j,

@@ -115,6 +115,26 @@ def test_permuted_agents_give_identical_tables(game, agents, n):
                 pd.testing.assert_frame_equal(other[title], table, obj=title)
 
 
+def test_any_order_of_a_mirror_s_agents_and_counts_gives_the_same_games_and_tables():
+    """A seat study (`giftsim seats`) typed in any order: the same jobs, the same games
+    played by each (agent, count), the same printed tables."""
+    names, counts = ["sniper", "greedy", "random"], [5, 3, 4]
+    reference = mirror("geschenkt", names, counts, 8, seed=5)
+    for order in permutations(names):
+        for players in (counts, counts[::-1], sorted(counts)):
+            jobs = mirror("geschenkt", list(order), players, 8, seed=5)
+            assert jobs == reference and experiment_id(jobs) == experiment_id(reference)
+    outputs = []
+    for order, players in ((["greedy", "sniper"], [3, 5]), (["sniper", "greedy"], [5, 3])):
+        jobs = commands.design_jobs("geschenkt", "mirror", order, players, 12, seed=2)
+        sums, deals = commands.execute(jobs, None, SERIAL)
+        outputs.append(commands.summary_tables(sums, deals))
+    first, second = outputs
+    assert list(first) == list(second)
+    for title, table in first.items():
+        pd.testing.assert_frame_equal(second[title], table, obj=title)
+
+
 def test_strata_are_the_sets_of_jobs_that_play_a_deal():
     """From the job list (``schedule.deal_strata``, for streamed sums) and from the rows
     (``blocks.deal_strata``, for long frames): the same partition of the deals, for designs
