@@ -322,7 +322,7 @@ def _check_idle(args) -> None:
     agents = getattr(args, "agents", None)
     if agents is not None and not any(spec.strip() for spec in agents.split(",")):
         raise CliError("--agents names no agent: give comma-separated agent specs, or leave it out")
-    replaces = {"bench": "markdown", "record": "out"}.get(args.command)
+    replaces = {"bench": "markdown", "record": "out", "gauntlet": "out"}.get(args.command)
     if replaces and args.force and getattr(args, replaces) is None:
         option = "--" + replaces
         raise CliError(
@@ -679,6 +679,7 @@ def _add_gauntlet(sub) -> None:
         help="results folder (manifest, parquet chunks, gauntlet.md and one PNG per count)",
     )
     p.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
+    _add_force(p, "a gauntlet.md or plot in --out that an earlier gauntlet did not write")
     _add_execution_options(p)
     p.set_defaults(run=_gauntlet, summary_only=False)
 
@@ -797,6 +798,7 @@ def _add_report(sub) -> None:
     )
     p.add_argument("--workers", type=_workers, help="processes reading it (default: all cores)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_force(p, "a report file (summary.md, a plot) that an earlier report did not write")
     p.set_defaults(run=_report)
 
 
@@ -939,7 +941,7 @@ def _gauntlet(args) -> None:
     lists = (args.agents, args.fields, players, args.deals, args.seed)
     rules = _rule_options(args, players or [])
     command = "giftsim " + " ".join(args.argv)
-    run = (args.out, _run_options(args), command)
+    run = (args.out, _run_options(args) | {"force": args.force}, command)
     commands.gauntlet(args.game, *lists, rules, _run_secret(args), *run)
 
 
@@ -948,7 +950,7 @@ def _report(args) -> None:
 
     if args.workers is not None and args.workers < 1:
         raise CliError(f"--workers must be at least 1, got {args.workers}")
-    commands.report(args.folder, progress=not args.quiet, workers=args.workers)
+    commands.report(args.folder, not args.quiet, args.workers, args.force)
 
 
 def _agents(args) -> None:
@@ -1107,6 +1109,7 @@ def _add_demo(sub) -> None:
     )
     p.add_argument("--workers", type=_workers, help="worker processes (default: all cores)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
+    _add_force(p, "findings.md, a summary.md or a plot that the demo did not write")
     p.set_defaults(run=_demo)
 
 
@@ -1123,7 +1126,7 @@ def _demo(args) -> None:
     from experiments import commands
 
     out = args.out or Path(f"results/demo-{args.scale:g}-{args.seed}")
-    commands.demo(out, args.scale, args.seed, progress=not args.quiet, workers=args.workers)
+    commands.demo(out, args.scale, args.seed, not args.quiet, args.workers, args.force)
 
 
 if __name__ == "__main__":

@@ -289,14 +289,29 @@ def print_tables(named: dict[str, pd.DataFrame]) -> None:
                 print(note)
 
 
-def report(folder, progress: bool = True, workers=None) -> dict[str, pd.DataFrame]:
+# The files a report writes into a results folder (each replaced only if the report wrote it:
+# ``giftsim.files.write_own``).
+REPORT_FILES = (
+    "summary.md",
+    "seat_win_share.png",
+    "seat_score.png",
+    "win_rate_heatmap.png",
+    "ratings.png",
+    "score_distributions.png",
+)
+
+
+def report(folder, progress: bool = True, workers=None, force=False) -> dict[str, pd.DataFrame]:
     """Tables to the terminal, PNG plots and a Markdown summary into the results folder. The
     folder is read one chunk at a time (``experiments.digest``, by ``workers`` processes,
     default one per core); each table is computed once and drawn from; ``progress``: a bar
-    and a line per phase on stderr."""
+    and a line per phase on stderr. A file of the report's name that it did not write (or
+    that was edited since) is refused before anything is read, unless ``force``."""
     folder = Path(folder)
     if manifest_io.read(folder).get("gauntlet"):
-        return gauntlet_report(folder)
+        return gauntlet_report(folder, force)
+    for name in REPORT_FILES:
+        files.check_own(folder / name, force)
     manifest = manifest_io.read(folder)
     sums = digest.of_folder(folder, progress, workers)
     named = digest_tables(sums, progress)
@@ -306,11 +321,11 @@ def report(folder, progress: bool = True, workers=None) -> dict[str, pd.DataFram
         print(unfinished)
     print_tables(named)
     _say(progress, "report: drawing plots")
-    figures, missing = _draw(sums, named, folder, manifest)
+    figures, missing = _draw(sums, named, folder, manifest, force)
     for line in [*missing, unfinished]:
         if line:
             print(line)
-    _markdown(folder, manifest, named, figures, missing, unfinished)
+    _markdown(folder, manifest, named, figures, missing, unfinished, force)
     print(f"\nwrote {folder / 'summary.md'} and {count_of(len(figures), 'plot')} in {folder}/")
     return named
 
@@ -367,7 +382,7 @@ def _pyplot():
     return plots
 
 
-def _draw(sums: digest.Digest, named: dict, folder: Path, manifest: dict):
+def _draw(sums: digest.Digest, named: dict, folder: Path, manifest: dict, force=False):
     """Every plot the digest allows, saved into ``folder``; the names written and a line for
     the plots that need per-game rows."""
     plots = _pyplot()
@@ -391,7 +406,7 @@ def _draw(sums: digest.Digest, named: dict, folder: Path, manifest: dict):
             sums.scores, sums.game, sums.mixed, subject=line
         )
     for name, figure in figures.items():
-        save_png(figure, folder / name)
+        save_png(figure, folder / name, force)
         plots.plt.close(figure)
     missing = []
     if sums.deals is None:
@@ -402,12 +417,13 @@ def _draw(sums: digest.Digest, named: dict, folder: Path, manifest: dict):
     return list(figures), missing
 
 
-def _markdown(folder: Path, manifest: dict, named, figures, missing=(), unfinished="") -> None:
+def _markdown(folder: Path, manifest: dict, named, figures, missing=(), unfinished="", force=False):
     lines = [
         f"# {manifest['game']} — {manifest['design']} (experiment {manifest['experiment']})",
         "",
-        f"Seed {manifest['seed']}, {len(manifest['jobs'])} seatings, giftsim "
-        f"{manifest['versions']['giftsim']}, git {manifest.get('git_revision') or 'unknown'}.",
+        f"Seed {manifest['seed']}, {len(manifest['jobs'])} seatings, rules "
+        f"{rules_words(manifest['jobs'])}, giftsim {manifest['versions']['giftsim']}, git "
+        f"{manifest.get('git_revision') or 'unknown'}.",
         *(["", f"**{unfinished}**"] if unfinished else []),
     ]
     for name, table in named.items():
@@ -416,7 +432,17 @@ def _markdown(folder: Path, manifest: dict, named, figures, missing=(), unfinish
         if "warning" not in table:
             lines += [line for note in warning_notes(flagged) for line in ("", note)]
     lines += ["", *[f"![{f}]({f})" for f in figures], *missing]
-    write_text(folder / "summary.md", "\n".join(lines) + "\n", force=True)  # the report's own
+    text = "\n".join(lines) + "\n"
+    files.write_own(folder / "summary.md", lambda path: path.write_text(text), force)
+
+
+def rules_words(jobs: list[dict]) -> str:
+    """The rules a run played, in words: ``standard`` (the rules of record) or the options
+    that differ from them (``key=value``)."""
+    from giftsim.rule_options import as_pairs
+
+    changed = sorted({pair for job in jobs for pair in as_pairs(job.get("rules") or {})})
+    return " ".join(changed) if changed else "standard (the rules of record)"
 
 
 # The demo: each game's studies (its roster's ``demo``: a seat-advantage study and a
@@ -426,13 +452,16 @@ MAX_SCALE = 100.0  # the largest --scale: 100 times the full demo is hours of pl
 NUMBERS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven"}
 
 
-def demo(folder: Path, scale: float, seed: int, progress: bool = True, workers=None) -> None:
+def demo(
+    folder: Path, scale: float, seed: int, progress: bool = True, workers=None, force=False
+) -> None:
     """Run every game's demo studies (``agents.roster.Study``) at ``scale`` into
     ``folder/GAME-STUDY`` (``workers`` processes; default all cores), print their tables,
     write plots per study, and end with what the demo found, each finding with its interval
     and its file (also in ``folder/findings.md``). A study already in its folder is resumed
-    (nothing is played again); a folder of any other experiment is refused before anything
-    is played."""
+    (nothing is played again); a folder of any other experiment, or a file of the demo's
+    name that the demo did not write (unless ``force``), is refused before anything is
+    played."""
     if not (math.isfinite(scale) and 0 < scale <= MAX_SCALE):
         raise ValueError(
             f"--scale must be a positive fraction of the full size, at most {MAX_SCALE:g} "
@@ -441,16 +470,20 @@ def demo(folder: Path, scale: float, seed: int, progress: bool = True, workers=N
     plan = list(_demo_plan(Path(folder), scale, seed))
     for _, _, jobs, out in plan:
         manifest_io.check(out, jobs, DEMO_CHUNK, False, resume=True)
+        for name in REPORT_FILES:
+            files.check_own(out / name, force)
+    findings = files.check_own(Path(folder) / "findings.md", force)
     options = {"progress": progress, "resume": True, "chunk_size": DEMO_CHUNK, "workers": workers}
     found = []
     for (game, design), agents, jobs, out in plan:
         print(f"\n##### {game}: {out.name} of {', '.join(agents)} ({len(jobs)} seatings)")
         play(jobs, out, options)
-        named = report(out, progress, workers)
+        named = report(out, progress, workers, force)
         found += FINDINGS[design](game, named, out)
     text = "\n".join(f"- {line}" for line in found)
     print(f"\n##### What the demo found (95% intervals, the deal as unit)\n{text}")
-    write_text(Path(folder) / "findings.md", f"# What the demo found\n\n{text}\n", force=True)
+    page = f"# What the demo found\n\n{text}\n"
+    files.write_own(findings, lambda path: path.write_text(page), force)
     print(f"\nplots and summary.md per study, and findings.md, in {folder}/")
 
 
@@ -559,10 +592,14 @@ FINDINGS = {"mirror": seat_findings, "round-robin": robin_findings}  # by design
 
 def gauntlet(game, agents, fields, players, deals, seed, rules, secret, out, options, command):
     """``giftsim gauntlet``: plan, play and print a gauntlet (``experiments.gauntlet``); with
-    ``out``, its markdown and plots go into that folder."""
+    ``out``, its markdown and plots go into that folder (a file of their names that the
+    gauntlet did not write is refused first, unless ``options["force"]``)."""
     from experiments import gauntlet as gauntlets
 
     made = gauntlets.plan(game, agents, fields, players, deals, seed, rules, secret)
+    force = options.pop("force", False)
+    if out is not None and Path(out).is_dir():  # else the run's own checks name the problem
+        gauntlets.check_files(made, out, force)
     print(gauntlets.plan_line(made), flush=True)
     frame, seconds, played = gauntlets.play(made, out, command, **options)
     _played_line(played, seconds, out)
@@ -570,25 +607,28 @@ def gauntlet(game, agents, fields, players, deals, seed, rules, secret, out, opt
     gauntlets.print_tables(made, found)
     if out is not None:
         when = manifest_io.read(out)["created"][:10]
-        written = gauntlets.report(made, found, out, command, when)
+        written = gauntlets.report(made, found, out, command, when, force=force)
         print(f"\nwrote {', '.join(str(path) for path in written)}")
 
 
-def gauntlet_report(folder: Path) -> dict[str, pd.DataFrame]:
-    """``giftsim report`` of a gauntlet's folder: its tables, markdown and plots again."""
+def gauntlet_report(folder: Path, force: bool = False) -> dict[str, pd.DataFrame]:
+    """``giftsim report`` of a gauntlet's folder: its tables, markdown and plots again (the
+    markdown with the warning of an incomplete folder)."""
     from experiments import gauntlet as gauntlets
 
     manifest = manifest_io.read(folder)
     made = gauntlets.Plan.from_record(
         manifest["game"], manifest_jobs(manifest), manifest["gauntlet"]
     )
+    gauntlets.check_files(made, folder, force)
     found = gauntlets.table(made, folder)
     unfinished = incomplete_note(folder, manifest, int(found["games"].sum()))
     if unfinished:
         print(unfinished)
     gauntlets.print_tables(made, found)
     command = manifest.get("command", "")
-    written = gauntlets.report(made, found, folder, command, manifest["created"][:10])
+    when = manifest["created"][:10]
+    written = gauntlets.report(made, found, folder, command, when, unfinished, force)
     print(f"\nwrote {', '.join(str(path) for path in written)}")
     return {"gauntlet": found}
 
@@ -777,8 +817,9 @@ def write_text(path: Path, text: str, force: bool = False) -> None:
     files.write_text(path, text, force)
 
 
-def save_png(figure, path: Path) -> None:
-    """A figure as a PNG file, through a temporary file (a report's own file: replaced)."""
-    files.write_with(
-        path, lambda p: figure.savefig(p, dpi=110, bbox_inches="tight", format="png"), True
+def save_png(figure, path: Path, force: bool = False) -> None:
+    """A figure as a PNG file, through a temporary file (``giftsim.files.write_own``: an
+    earlier one replaced only if giftsim wrote it, or with ``force``)."""
+    files.write_own(
+        path, lambda p: figure.savefig(p, dpi=110, bbox_inches="tight", format="png"), force
     )

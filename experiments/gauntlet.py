@@ -30,6 +30,7 @@ canonical order before jobs are numbered, so any order of the lists gives the sa
 same experiment (``--resume``) and the same numbers; tables and plots show them as listed.
 """
 
+import functools
 import math
 from dataclasses import dataclass, replace
 from datetime import date
@@ -45,6 +46,7 @@ from experiments import stats
 from experiments.results import long_table, read_chunk
 from experiments.runner import run
 from experiments.schedule import Job, arrangements, join, rotations, seating_groups
+from giftsim import files
 from giftsim.game import load_game
 
 SELF = "self"  # the field of an agent's own copies, in every game
@@ -565,19 +567,39 @@ def chart_data(made: Plan, found: pd.DataFrame, n: int) -> pd.DataFrame:
     return part.sort_values(["field", "agent"]).reset_index(drop=True)
 
 
-def report(made: Plan, found: pd.DataFrame, folder, command: str, when=None) -> list[Path]:
-    """Write ``gauntlet.md`` and one PNG per player count (``gauntlet-<game>-<n>p.png``) into
-    ``folder`` (a results folder: nothing outside it); returns the files written."""
+def image_name(made: Plan, n: int) -> str:
+    """The file name of a player count's plot."""
+    return f"gauntlet-{made.game}-{n}p.png"
+
+
+def check_files(made: Plan, folder, force: bool = False) -> None:
+    """The gauntlet's markdown and plots may be written into ``folder``: each is new or the
+    file giftsim last wrote there (``giftsim.files.check_own``), or ``force``."""
+    for name in ["gauntlet.md", *(image_name(made, n) for n in made.players)]:
+        files.check_own(Path(folder) / name, force)
+
+
+def report(
+    made: Plan, found: pd.DataFrame, folder, command: str, when=None, unfinished="", force=False
+) -> list[Path]:
+    """Write ``gauntlet.md`` (opening with ``unfinished``, the warning of an incomplete folder,
+    if any) and one PNG per player count (:func:`image_name`) into ``folder`` (a results
+    folder: nothing outside it), each through ``giftsim.files.write_own``; returns the
+    files written."""
     from experiments import plots  # matplotlib only when drawing
 
     folder = Path(folder)
-    images = {n: f"gauntlet-{made.game}-{n}p.png" for n in _counts(made, found)}
+    images = {n: image_name(made, n) for n in _counts(made, found)}
     for n, name in images.items():
         figure = plots.gauntlet_chart(chart_data(made, found, n), title(made, found, n))
-        figure.savefig(folder / name, dpi=110, bbox_inches="tight")
+        draw = functools.partial(figure.savefig, dpi=110, bbox_inches="tight", format="png")
+        files.write_own(folder / name, draw, force)
         plots.plt.close(figure)
     text = markdown(made, found, command, when or date.today().isoformat(), images)
-    (folder / "gauntlet.md").write_text(text + "\n")
+    if unfinished:
+        head, _, rest = text.partition("\n\n")
+        text = f"{head}\n\n**{unfinished}**\n\n{rest}"
+    files.write_own(folder / "gauntlet.md", lambda path: path.write_text(text + "\n"), force)
     return [folder / "gauntlet.md", *(folder / name for name in images.values())]
 
 

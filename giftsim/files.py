@@ -10,6 +10,7 @@ Every refusal is a one-line ``ValueError`` naming the file.
 """
 
 import hashlib
+import json
 import os
 import tempfile
 from collections.abc import Callable
@@ -93,6 +94,46 @@ def write_text(path, text: str, force: bool = False, what: str = "--out") -> Pat
 def write_bytes(path, data: bytes, force: bool = False, what: str = "--out") -> Path:
     """Write ``data`` to ``path`` as :func:`write_with` does."""
     return write_with(path, lambda p: p.write_bytes(data), force, what)
+
+
+# A folder's record of the files giftsim wrote there (a report's, a gauntlet's, the demo's),
+# so that a rewrite replaces only a file giftsim wrote and nobody changed since.
+RECORD = ".giftsim-written.json"
+
+
+def check_own(path, force: bool = False) -> Path:
+    """``path`` may be (re)written by a command that keeps its files in its folder's record:
+    new, or the file giftsim last wrote under that name (unchanged since), or with ``force``
+    any file; else a one-line ValueError naming it. Creates nothing."""
+    path = Path(path)
+    if path.exists() and not force and not _written_here(path):
+        raise ValueError(
+            f"{path} is not the file giftsim last wrote there (edited since, or someone "
+            "else's); move it away, or add --force to replace it"
+        )
+    return check_new(path, True, "the file")
+
+
+def write_own(path, write: Callable[[Path], None], force: bool = False) -> Path:
+    """Write ``path`` as :func:`write_with` does if :func:`check_own` allows it, and note its
+    digest in the folder's record."""
+    path = check_own(path, force)
+    write_with(path, write, True, "the file")
+    record = _record(path.parent) | {path.name: digest(path)}
+    write_text(path.parent / RECORD, json.dumps(record, indent=1, sort_keys=True), True)
+    return path
+
+
+def _written_here(path: Path) -> bool:
+    return path.is_file() and _record(path.parent).get(path.name) == digest(path)
+
+
+def _record(folder: Path) -> dict:
+    try:
+        record = json.loads((folder / RECORD).read_text())
+    except (OSError, ValueError):
+        return {}
+    return record if isinstance(record, dict) else {}
 
 
 def digest(path) -> str:

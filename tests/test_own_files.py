@@ -1,0 +1,92 @@
+"""A command that rewrites its own files (a report's summary.md and plots, a gauntlet's
+gauntlet.md and plots, the demo's findings.md) replaces only a file it wrote and nobody
+changed since (``giftsim.files.write_own``): any other file of those names is refused in one
+line before anything is read or played, unless --force."""
+
+import os
+
+os.environ.setdefault("MPLBACKEND", "Agg")  # before pyplot is imported: no window
+
+import pytest
+
+from experiments.cli import main
+from giftsim import files
+
+SERIAL = ["--backend", "serial", "--quiet"]
+REFUSED = "is not the file giftsim last wrote there (edited since, or someone else's)"
+
+
+def refused(capsys, args) -> str:
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    return err
+
+
+def test_write_own_replaces_its_own_file_only(tmp_path):
+    path = tmp_path / "page.md"
+    files.write_own(path, lambda p: p.write_text("one"))
+    files.write_own(path, lambda p: p.write_text("two"))  # its own, unchanged: replaced
+    assert path.read_text() == "two"
+    path.write_text("two, and my notes")
+    with pytest.raises(ValueError, match=REFUSED.split(" (")[0]):
+        files.write_own(path, lambda p: p.write_text("three"))
+    assert path.read_text() == "two, and my notes"
+    files.write_own(path, lambda p: p.write_text("three"), force=True)
+    assert path.read_text() == "three"
+    mine = tmp_path / "mine.md"
+    mine.write_text("a user's file")
+    with pytest.raises(ValueError, match=r"mine\.md is not the file giftsim last wrote"):
+        files.check_own(mine)
+
+
+def test_a_report_keeps_an_edited_summary_and_a_foreign_plot(tmp_path, capsys):
+    out = tmp_path / "rr"
+    run = ["tournament", "geschenkt", "--agents", "random,greedy", "--players", "3"]
+    assert (
+        main([*run, "--games", "20", *SERIAL, "--rule", "variant=tactical", "--out", str(out)]) == 0
+    )
+    assert main(["report", str(out), "--quiet"]) == 0
+    summary = (out / "summary.md").read_text()
+    assert "rules variant=tactical" in summary  # the rules played are named
+    assert main(["report", str(out), "--quiet"]) == 0  # its own files: rewritten
+    capsys.readouterr()
+    (out / "summary.md").write_text(summary + "my notes\n")
+    assert REFUSED in refused(capsys, ["report", str(out), "--quiet"])
+    assert (out / "summary.md").read_text().endswith("my notes\n")
+    assert main(["report", str(out), "--quiet", "--force"]) == 0
+    assert "my notes" not in (out / "summary.md").read_text()
+    capsys.readouterr()
+    (out / "ratings.png").write_bytes(b"someone's picture")
+    assert "ratings.png is not the file" in refused(capsys, ["report", str(out), "--quiet"])
+    assert (out / "ratings.png").read_bytes() == b"someone's picture"
+
+
+def test_the_demo_refuses_a_findings_file_it_did_not_write(tmp_path, capsys):
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "findings.md").write_text("my findings\n")
+    args = ["demo", "--scale", "0.0001", "--workers", "1", "--quiet", "--out", str(folder)]
+    assert "findings.md is not the file giftsim last wrote" in refused(capsys, args)
+    assert sorted(p.name for p in folder.iterdir()) == ["findings.md"]  # nothing played
+    assert (folder / "findings.md").read_text() == "my findings\n"
+
+
+def test_a_gauntlet_report_warns_in_its_page_and_keeps_an_edited_one(tmp_path, capsys):
+    out = tmp_path / "g"
+    args = ["gauntlet", "toy", "--players", "2", "--deals", "4", "--chunk-size", "2", *SERIAL]
+    assert main([*args, "--out", str(out)]) == 0
+    page = (out / "gauntlet.md").read_text()
+    assert "incomplete" not in page
+    chunks = sorted(out.glob("chunk-*.parquet"))
+    chunks[-1].unlink()  # a lost chunk: the folder is short of its plan
+    assert main(["report", str(out)]) == 0
+    page = (out / "gauntlet.md").read_text()
+    assert "**warning: incomplete:" in page
+    capsys.readouterr()
+    (out / "gauntlet.md").write_text(page + "my notes\n")
+    assert REFUSED in refused(capsys, ["report", str(out)])
+    assert REFUSED in refused(capsys, [*args, "--out", str(out), "--resume"])
+    assert (out / "gauntlet.md").read_text().endswith("my notes\n")
+    assert main([*args, "--out", str(out), "--resume", "--force"]) == 0
+    assert "my notes" not in (out / "gauntlet.md").read_text()
