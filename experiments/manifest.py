@@ -59,6 +59,7 @@ def check(folder: Path, jobs: list[Job], chunk_size: int, summary_only: bool, re
     path = folder / MANIFEST
     if path.exists():
         _check_same(folder, path, ident, resume)
+        _check_inputs(folder, path, jobs)
     elif folder.exists():
         _check_empty(folder)
     else:
@@ -104,6 +105,31 @@ def _check_same(folder: Path, path: Path, ident: str, resume: bool) -> None:
         raise ValueError(f"{folder} already holds this experiment; add --resume to continue it")
 
 
+def inputs(jobs: list[Job]) -> dict[str, str]:
+    """The SHA-256 of every file the jobs read besides the code: the agents' ``net=`` and
+    ``table=`` files and a luck value network given as a file."""
+    from agents.registry import parse_list
+    from giftsim.files import digest
+
+    paths = {a.net for job in jobs for a in parse_list(list(job.agents), job.game) if a.net}
+    paths |= {job.luck for job in jobs if job.luck and Path(job.luck).is_absolute()}
+    return {path: digest(path) for path in sorted(paths) if Path(path).is_file()}
+
+
+def _check_inputs(folder: Path, path: Path, jobs: list[Job]) -> None:
+    """A run resumes only with the files its agents read unchanged (a folder written before
+    they were recorded is not checked)."""
+    old = json.loads(path.read_text()).get("inputs")
+    if not isinstance(old, dict):
+        return
+    changed = sorted(name for name, sha in inputs(jobs).items() if old.get(name) != sha)
+    if changed:
+        raise ValueError(
+            f"{changed[0]} has changed since the run in {folder} began (its SHA-256 differs), "
+            "so its games would mix two agents; restore the file, or choose another --out"
+        )
+
+
 def _write(path: Path, ident, jobs, chunk_size, summary_only, meta) -> None:
     manifest = {
         "experiment": ident,
@@ -115,6 +141,7 @@ def _write(path: Path, ident, jobs, chunk_size, summary_only, meta) -> None:
         "rules": [j.make_rules().as_dict() for j in _one_per_player_count(jobs)],
         "agents": sorted({spec for j in jobs for spec in j.agents}),
         "jobs": [asdict(j) for j in jobs],
+        "inputs": inputs(jobs),
         "versions": _versions(),
         "git_revision": git_revision(),
         "created": datetime.now(UTC).isoformat(timespec="seconds"),

@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import psutil
 import pytest
@@ -513,6 +514,28 @@ def test_a_run_with_a_drawn_secret_resumes_with_the_same_command(capsys, tmp_pat
     assert "already holds this experiment; add --resume" in capsys.readouterr().err
     assert main([*argv, "--out", str(folder), "--resume"]) == 0
     assert load(folder)[1].equals(whole)
+
+
+def test_a_run_whose_network_file_changed_does_not_resume(capsys, tmp_path):
+    """The folder keeps the SHA-256 of the files its agents read: a network replaced between
+    an interruption and --resume would mix two agents' games under one name."""
+    shipped = Path(__file__).parents[1] / "agents" / "geschenkt" / "nets"
+    network = tmp_path / "me.npz"
+    network.write_bytes((shipped / "3p.npz").read_bytes())
+    argv = ["tournament", "geschenkt", "--agents", f"greedy,learned:net={network}"]
+    argv += ["--players", "3", "--backend", "serial", "--quiet", "--chunk-size", "5"]
+    argv += ["--games", "10", "--out", str(tmp_path / "runs")]
+    assert main(argv) == 0
+    recorded = json.loads((tmp_path / "runs" / MANIFEST).read_text())["inputs"]
+    assert list(recorded) == [str(network.resolve())]
+    next((tmp_path / "runs").glob("chunk-*.parquet")).unlink()  # as if interrupted
+    network.write_bytes((shipped / "3p.npz").read_bytes() + b"\0")  # not the same file
+    capsys.readouterr()
+    assert main([*argv, "--resume"]) == 2
+    err = capsys.readouterr().err
+    assert f"{network.resolve()} has changed since the run in" in err
+    network.write_bytes((shipped / "3p.npz").read_bytes())  # restored: it resumes
+    assert main([*argv, "--resume"]) == 0
 
 
 def test_secret_random_does_not_take_over_a_run_without_a_drawn_secret(capsys, tmp_path):
