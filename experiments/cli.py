@@ -8,6 +8,7 @@ import argparse
 import os
 import re
 import secrets
+import signal
 import sys
 from pathlib import Path
 
@@ -74,6 +75,15 @@ def main(argv=None) -> int:
             file=sys.stderr,
         )
         return 1
+
+
+def entry() -> int:
+    """The ``giftsim`` console command: :func:`main`, then Ctrl-C ignored while the interpreter
+    shuts down (a process pool's threads may still be joining for a few seconds after the
+    last line; an interrupt there printed a traceback after the work was done)."""
+    code = main()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    return code
 
 
 def _refuse_unknown(command: argparse.ArgumentParser, unknown: list, game_given) -> None:
@@ -863,6 +873,10 @@ def _after_interrupt(args) -> str:
         return f"the rows found are in {out}; the same command again continues from there"
     if args.command == "demo":
         return "the studies written so far are kept; the same command again continues them"
+    if args.command == "solve" and out is not None:
+        return (
+            f"what was finished is in {out}; a solve does not resume: run it again into a new --out"
+        )
     return "nothing was kept (this command has no --resume)"
 
 
@@ -1130,4 +1144,4 @@ def _demo(args) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(entry())

@@ -573,6 +573,7 @@ def test_the_local_worker_cap_leaves_a_dask_cluster_alone():
         (["demo"], "the studies written so far are kept; the same command again continues"),
         ([*TUNE], "nothing was kept (this command has no"),
         (["ladder"], "nothing was kept (this command has no --resume)"),
+        ([*SOLVE, "--out", "s"], "what was finished is in s; a solve does not resume: run it"),
     ],
 )
 def test_an_interrupt_says_what_was_kept_and_how_to_go_on(capsys, monkeypatch, argv, said):
@@ -587,3 +588,19 @@ def test_an_interrupt_says_what_was_kept_and_how_to_go_on(capsys, monkeypatch, a
     err = capsys.readouterr().err.strip()
     assert said in err and err.startswith(f"giftsim {argv[0]}: interrupted;")
     assert len(err.splitlines()) == 1
+
+
+def test_the_console_command_ignores_ctrl_c_once_its_work_is_done():
+    """After the last line a process pool may take seconds to shut down; an interrupt then
+    printed loky's traceback under a finished run. The console entry ignores it."""
+    import tomllib
+
+    project = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    assert project["project"]["scripts"]["giftsim"] == "experiments.cli:entry"
+    code = (
+        "import signal, sys; from experiments.cli import entry; sys.argv = ['giftsim', 'agents',"
+        " 'geschenkt']; code = entry(); "
+        "print(code, signal.getsignal(signal.SIGINT) is signal.SIG_IGN, file=sys.stderr)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stderr.strip().splitlines()[-1] == "0 True"
