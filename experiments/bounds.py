@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from giftsim import files
 from giftsim.game import load_game, rounds_of
 
 SHIPPED = Path(__file__).resolve().parent.parent / "docs" / "bounds.csv"  # giftsim bound's rows
@@ -352,6 +353,8 @@ def command(args) -> None:
         raise ValueError("--players and --target name each count and agent once")
     for n in counts:
         check(rules[n], args.deals, args.rollouts, args.margin)
+    if args.out is not None:  # a CSV that cannot be written: said before the first row is run
+        files.check_new(args.out, True, "--out")
     done, rows = _done(args.out), []
     for n in counts:
         for target in targets:

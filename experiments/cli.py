@@ -209,6 +209,7 @@ def _check_workers(args) -> None:
         )
 
 
+BOUND_ROLLOUTS, BOUND_MARGIN = 8, 1.0  # giftsim bound's rollout responder's defaults
 MAX_HELD = 10_000_000  # deals of a study whose games are held in memory (tune, ladder)
 
 
@@ -516,13 +517,16 @@ def _add_bound(sub) -> None:
         "e.g. a learned best response: learned:net=FILE from giftsim train --baseline TARGET "
         "--selfplay 0",
     )
-    p.add_argument("--rollouts", type=int, default=8, help="rollouts per legal action")
+    p.add_argument(
+        "--rollouts",
+        type=int,
+        help=f"rollouts per legal action (the rollout responder's; default {BOUND_ROLLOUTS})",
+    )
     p.add_argument(
         "--margin",
         type=float,
-        default=1.0,
         help="standard errors by which an action's rollouts must beat the target's own action "
-        "(0: the best mean)",
+        f"(0: the best mean; the rollout responder's; default {BOUND_MARGIN:g})",
     )
     p.add_argument("--seed", type=_seed, default=0, help="root seed of the deals")
     _add_rule_option(p)
@@ -535,6 +539,14 @@ def _add_bound(sub) -> None:
 def _bound(args) -> None:
     from experiments import bounds
 
+    given = [f"--{name}" for name in ("rollouts", "margin") if getattr(args, name) is not None]
+    if given and args.responder.strip() != bounds.ROLLOUTS:
+        raise CliError(
+            f"{' and '.join(given)} set the rollout responder; --responder {args.responder} "
+            "plays by itself: leave them out"
+        )
+    args.rollouts = BOUND_ROLLOUTS if args.rollouts is None else args.rollouts
+    args.margin = BOUND_MARGIN if args.margin is None else args.margin
     bounds.command(args)
 
 

@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from geschenkt_sim import solve
+from giftsim.files import check_new
 
 GB = 1e9
 OVERHEAD = 0.6 * GB  # the interpreter, Numba and the block buffers
@@ -383,8 +384,14 @@ def _check_options(args, specs) -> None:
 
 
 def _check_out(out) -> None:
-    if out is not None and out.exists() and any(out.iterdir()):
+    """A new or empty folder that can be written, checked before the solve starts."""
+    if out is None:
+        return
+    if out.is_file():
+        raise ValueError(f"--out {out} is a file; give a new folder")
+    if out.exists() and any(out.iterdir()):
         raise ValueError(f"--out {out} is not empty; give a new folder")
+    check_new(out / SUMMARY, False, "--out")
 
 
 def _exploit(rules, targets, args, command_line: str) -> None:

@@ -518,6 +518,8 @@ CLI = [  # (id, argv, words the one line must hold)
     ("unknown-command", ["plya"], "invalid choice: 'plya'"),
     ("unknown-option", ["record", "geschenkt", "--colour", "red"], "unrecognized arguments"),
     ("solve-tulips", ["solve", "tulips", "--out", "s"], "models No Thanks! (geschenkt) only"),
+    ("solve-out-file", [*SOLVE, "--out", "paper.txt"], "--out paper.txt is a file; give a new"),
+    ("solve-out-in-a-file", [*SOLVE, "--out", "a_file/s"], "a_file is not a folder"),
     (
         "solve-hidden-chips",
         ["solve", "geschenkt", "--rule", "chips_visible=false", "--rule", "n_removed=2"],
@@ -534,6 +536,12 @@ CLI = [  # (id, argv, words the one line must hold)
     ("bound-out-user-csv", [*BOUND, "--out", "user.csv"], "user.csv is not a table of giftsim"),
     ("bound-out-text", [*BOUND, "--out", "paper.txt"], "paper.txt is not a table of giftsim"),
     ("bound-out-folder", [*BOUND, "--out", "userfolder"], "userfolder is a folder"),
+    ("bound-out-in-a-file", [*BOUND, "--out", "a_file/b.csv"], "a_file is not a folder"),
+    (
+        "bound-rollouts-with-responder",
+        [*BOUND, "--responder", "sniper", "--rollouts", "64", "--margin", "3"],
+        "--rollouts and --margin set the rollout responder; --responder sniper plays by itself",
+    ),
     ("solve-queries-0", [*SOLVE, "--exploit", "random", "--queries", "0", "--out", "sq"], "2..254"),
     ("solve-queries-alone", [*SOLVE, "--queries", "8"], "--queries goes with --exploit"),
     ("solve-no-tables-alone", [*SOLVE, "--no-tables"], "--no-tables goes with --out"),
