@@ -198,6 +198,11 @@ def round_robin_size(n_agents: int, n_players: int) -> tuple[int, int]:
 def field_design(game, candidate, baseline, n_players, n_games, seed=0, rules=None, duplicate=True):
     """``candidate`` against copies of ``baseline``, in every seat."""
     cand, base = _check(game, [candidate, baseline], [n_players])
+    if cand == base:
+        raise ValueError(
+            f"the candidate and the baseline are the same agent ({cand}); a field compares two "
+            "agents (one agent in every seat is a seat study: giftsim seats)"
+        )
     seating = (cand,) + (base,) * (n_players - 1)
     return _group_jobs(game, [_rotations(seating)], n_games, seed, rules, "field", duplicate)
 

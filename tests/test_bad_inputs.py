@@ -34,6 +34,7 @@ QUICK = ["--games", "10", "--backend", "serial", "--quiet"]
 TUNE = ["tune", "geschenkt", "--family", "sniper", "--players", "4", "--field", "greedy"]
 TRAIN = ["train", "geschenkt", "--players", "3", "--rounds", "1", "--games", "20"]
 BOUND = ["bound", "geschenkt", "--players", "3", "--target", "greedy", "--deals", "4", "--quiet"]
+FIELD = ["tournament", "geschenkt", "--design", "field", "--players", "3"]
 SOLVE = ["solve", "geschenkt", "--rule", "highest_card=8", "--rule", "n_removed=1", "--quiet"]
 GAUNTLET = ["gauntlet", "geschenkt", "--deals", "5", "--backend", "serial", "--quiet"]
 LEARNED = ["record", "geschenkt", "--players", "3", "--agents"]  # + "learned:net=X,greedy,greedy"
@@ -319,6 +320,11 @@ CLI = [  # (id, argv, words the one line must hold)
         "tournament-too-many-chunks",
         ["tournament", "geschenkt", "--games", "10000000000000", "--summary-only", "--quiet"],
         "make 2,800,000,000 chunks; at most 1,000,000 in a run (fewer games",
+    ),
+    (
+        "tournament-field-same",
+        [*FIELD, "--candidate", "greedy", "--baseline", "greedy:T=0", *QUICK],
+        "the candidate and the baseline are the same agent (greedy)",
     ),
     ("tournament-agent", ["tournament", "geschenkt", "--agents", "bogus,greedy", *QUICK], "bogus"),
     (
