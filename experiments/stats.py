@@ -454,8 +454,15 @@ class _Positions:
             pd.DataFrame(rows.values(), index=pd.MultiIndex.from_tuples(rows, names=names))
         )
         table.insert(0, "games", self.table["games"].groupby(level=names).max())
-        table["seat_effect"] = table["p_value"] < alpha
+        table["seat_effect"] = seat_effect(table["p_value"], alpha)
         return table
+
+
+def seat_effect(p_value: pd.Series, alpha: float) -> pd.Series:
+    """Whether a test shows a seat effect (p < alpha): True or False, or missing (<NA>) where
+    no test could be made (p is NaN), never a False that no test said."""
+    shown = (p_value < alpha).astype("boolean")
+    return shown.mask(p_value.isna())
 
 
 def _single(table: pd.DataFrame) -> pd.DataFrame:
@@ -731,7 +738,7 @@ def _chisquare_table(table: pd.DataFrame, alpha: float, design: float = 1.0) -> 
     result = pd.DataFrame(rows.values(), index=pd.MultiIndex.from_tuples(rows, names=levels))
     if len(levels) == 1:
         result.index = result.index.get_level_values(0)
-    result["seat_effect"] = result["p_value"] < alpha
+    result["seat_effect"] = seat_effect(result["p_value"], alpha)
     return result
 
 

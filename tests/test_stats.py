@@ -607,6 +607,13 @@ def test_a_place_that_never_won_proves_a_seat_effect_only_on_enough_deals():
     assert many["p_value"] == 0.0 and np.isinf(many["chi2"])
 
 
+def test_no_test_claims_no_seat_effect_either_way():
+    """Where no test could be made (p NaN) the verdict is missing, not False."""
+    verdict = stats.seat_effect(pd.Series([np.nan, 0.001, 0.5]), 0.05)
+    assert verdict.isna().tolist() == [True, False, False]
+    assert verdict.iloc[1] and not verdict.iloc[2]
+
+
 def test_summary_deals_count_each_jobs_deals_at_its_own_rows_per_deal():
     """Streamed sums of one agent over a job of 5 deals at 2 rows a deal and one of 3 deals at
     3 rows a deal hold 8 deals (not 19 rows over the larger 3 rows a deal: 6)."""
