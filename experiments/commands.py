@@ -92,6 +92,7 @@ def execute(jobs, out, options):
     frame = play(jobs, out, options)
     summary_only = options.get("summary_only", False)
     if out is not None:
+        _say(options.get("progress", True), f"reading {out} back for the tables")
         sums = load_summary(out)
         deals = None if summary_only else load_deal_sums(out)
     else:

@@ -97,8 +97,8 @@ def _check_same(folder: Path, path: Path, ident: str, resume: bool) -> None:
     if old.get("experiment") != ident:
         raise ValueError(
             f"{folder} holds another experiment ({old.get('design', '?')}, id "
-            f"{old.get('experiment', '?')}); resume only with the same design, agents, games, "
-            "seed, rules, chunk size, --secret, --summary-only and --luck-adjust, or choose "
+            f"{old.get('experiment', '?')}); resume only with the command that began it (the "
+            "same design, agents, games, seed, rules, chunk size and options), or choose "
             "another --out"
         )
     if not resume:
