@@ -492,7 +492,9 @@ def _add_solve(sub) -> None:
         type=int,
         help="with --exploit: queries per decision of an agent that randomises, 2..254 (32)",
     )
-    p.add_argument("--seed", type=_query_seed, default=0, help="key of the queries' random streams")
+    p.add_argument(
+        "--seed", type=_query_seed, help="key of --exploit's queries' random streams (default 0)"
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_agent_options(p, secret=False)
     p.set_defaults(run=_solve)
@@ -761,7 +763,9 @@ def _add_train(sub) -> None:
         "--margin", type=float, default=0.0, help="weight of the score lead in the target"
     )
     p.add_argument(
-        "--margin-scale", type=float, default=10.0, help="points of lead worth one logit"
+        "--margin-scale",
+        type=float,
+        help="points of lead worth one logit (default 10; with --margin)",
     )
     p.add_argument(
         "--members",
@@ -993,7 +997,12 @@ def _tune(args) -> None:
 
 def _train(args) -> None:
     from experiments import commands
+    from experiments.train import TrainSettings
 
+    if args.margin_scale is not None and args.margin == 0:
+        raise CliError("--margin-scale weighs the score lead of --margin: give --margin above 0")
+    if args.margin_scale is None:
+        args.margin_scale = TrainSettings.margin_scale
     commands.train(args, "giftsim " + " ".join(args.argv))
 
 

@@ -377,6 +377,8 @@ def _check_options(args, specs) -> None:
 
     if args.queries is not None and not specs:
         raise ValueError("--queries goes with --exploit (queries to an agent it evaluates)")
+    if args.seed is not None and not specs:
+        raise ValueError("--seed goes with --exploit (the key of its queries' random streams)")
     if args.queries is not None and not 2 <= args.queries <= MAX_QUERIES:
         raise ValueError(f"--queries must be in 2..{MAX_QUERIES}, got {args.queries}")
     if args.no_tables and args.out is None:
@@ -400,7 +402,13 @@ def _exploit(rules, targets, args, command_line: str) -> None:
     rows = []
     for target in targets:
         result = exploit.exploitability(
-            rules, target, args.queries, args.seed, not args.quiet, args.memory, keep=bool(args.out)
+            rules,
+            target,
+            args.queries,
+            args.seed or 0,
+            not args.quiet,
+            args.memory,
+            keep=bool(args.out),
         )
         print(f"\n{result.describe()} ({result.seconds:.1f} s)")
         print(result.brief().round(6).to_string(index=False))

@@ -551,6 +551,12 @@ CLI = [  # (id, argv, words the one line must hold)
     ("solve-queries-0", [*SOLVE, "--exploit", "random", "--queries", "0", "--out", "sq"], "2..254"),
     ("solve-queries-alone", [*SOLVE, "--queries", "8"], "--queries goes with --exploit"),
     ("solve-no-tables-alone", [*SOLVE, "--no-tables"], "--no-tables goes with --out"),
+    ("solve-seed-alone", [*SOLVE, "--seed", "5"], "--seed goes with --exploit"),
+    (
+        "train-margin-scale-alone",
+        [*TRAIN, "--out", "n.npz", "--margin-scale", "50"],
+        "--margin-scale weighs the score lead of --margin: give --margin above 0",
+    ),
 ]
 
 
