@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from geschenkt_sim import solve
-from giftsim.files import check_new
+from giftsim.files import check_new, write_with
 
 GB = 1e9
 OVERHEAD = 0.6 * GB  # the interpreter, Numba and the block buffers
@@ -413,12 +413,16 @@ def _exploit(rules, targets, args, command_line: str) -> None:
         print(f"\n{result.describe()} ({result.seconds:.1f} s)")
         print(result.brief().round(6).to_string(index=False))
         rows.append(result.table.assign(agent=result.agent, queries=result.queries))
-        if args.out is not None:
+        if args.out is not None:  # after every agent: an interrupt keeps the agents done
             exploit.write_best_responses(result, args.out)
-    table = pd_concat(rows)
-    if args.out is not None:
-        table.to_csv(args.out / "exploit.csv", index=False)
-        (args.out / "exploit.md").write_text(exploit_markdown(table, rules, command_line) + "\n")
+            _write_exploit(pd_concat(rows), rules, args.out, command_line)
+
+
+def _write_exploit(table, rules, out, command_line: str) -> None:
+    """``exploit.csv`` and ``exploit.md`` of the agents evaluated so far."""
+    text = exploit_markdown(table, rules, command_line) + "\n"
+    write_with(out / "exploit.csv", lambda path: table.to_csv(path, index=False), True)
+    write_with(out / "exploit.md", lambda path: path.write_text(text), True)
 
 
 def pd_concat(rows):

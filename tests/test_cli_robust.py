@@ -604,3 +604,25 @@ def test_the_console_command_ignores_ctrl_c_once_its_work_is_done():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.stderr.strip().splitlines()[-1] == "0 True"
+
+
+def test_an_interrupted_exploit_run_keeps_the_agents_it_finished(capsys, tmp_path, monkeypatch):
+    """exploit.csv and exploit.md are written after every agent, so Ctrl-C during the second
+    agent keeps the first one's rows (they were written only after the last agent)."""
+    import pandas as pd
+
+    from experiments import exploit
+
+    real = exploit.exploitability
+
+    def second_interrupted(rules, target, *args, **kwargs):
+        if target.spec != "greedy":
+            raise KeyboardInterrupt
+        return real(rules, target, *args, **kwargs)
+
+    monkeypatch.setattr(exploit, "exploitability", second_interrupted)
+    out = tmp_path / "s"
+    assert main([*SOLVE, "--no-tables", "--exploit", "greedy,random", "--out", str(out)]) == 130
+    assert "what was finished is in" in capsys.readouterr().err
+    assert set(pd.read_csv(out / "exploit.csv")["agent"]) == {"greedy"}
+    assert "greedy" in (out / "exploit.md").read_text()
