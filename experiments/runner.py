@@ -237,7 +237,11 @@ def _write(frame: pd.DataFrame, path: Path) -> None:
     third of pandas' default write time for these all-numeric rows."""
     table = pa.Table.from_pandas(frame, preserve_index=False)
     names = [c for c in frame.columns if c.startswith("agent")]
-    pq.write_table(table, path, write_statistics=False, use_dictionary=names or False)
+    try:
+        pq.write_table(table, path, write_statistics=False, use_dictionary=names or False)
+    except OSError as error:  # pyarrow's message (a full disk) does not name the file
+        reason = error.strerror or str(error).strip().splitlines()[0]
+        raise OSError(f"cannot write {path}: {reason}") from None
 
 
 def warm_up(chunks: list[Chunk], owner: int | None = None) -> None:

@@ -626,3 +626,17 @@ def test_an_interrupted_exploit_run_keeps_the_agents_it_finished(capsys, tmp_pat
     assert "what was finished is in" in capsys.readouterr().err
     assert set(pd.read_csv(out / "exploit.csv")["agent"]) == {"greedy"}
     assert "greedy" in (out / "exploit.md").read_text()
+
+
+def test_a_chunk_that_cannot_be_written_is_named(capsys, tmp_path, monkeypatch):
+    """pyarrow's error on a full disk names no file; the one line does."""
+    from experiments import runner
+
+    def full(*args, **kwargs):
+        raise OSError("[Errno 28] Error writing bytes to file. Detail: [errno 28] No space left")
+
+    monkeypatch.setattr(runner.pq, "write_table", full)
+    out = tmp_path / "runs"
+    argv = ["tournament", "geschenkt", "--agents", "random,greedy", "--players", "3"]
+    err = one_line_error(capsys, [*argv, *QUICK, "--out", str(out)])
+    assert f"cannot write {out.resolve()}/" in err and "No space left" in err
