@@ -152,6 +152,13 @@ def load_module(target: str) -> list[Family]:
     return added
 
 
+def source_file(game: str, name: str) -> str:
+    """The Python file that defined an agent family by ``load_module`` (resolved), or ""
+    (a built-in, a module named by its dotted name, or a ``define`` elsewhere)."""
+    origin = _ORIGIN.get((game, name), "")
+    return origin if origin.endswith(".py") else ""
+
+
 def _origin(target: str) -> str:
     """What names an agents module: its resolved path, or its dotted name."""
     return str(Path(target).resolve()) if target.endswith(".py") else target

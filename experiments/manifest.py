@@ -106,12 +106,15 @@ def _check_same(folder: Path, path: Path, ident: str, resume: bool) -> None:
 
 
 def inputs(jobs: list[Job]) -> dict[str, str]:
-    """The SHA-256 of every file the jobs read besides the code: the agents' ``net=`` and
-    ``table=`` files and a luck value network given as a file."""
-    from agents.registry import parse_list
+    """The SHA-256 of every file the jobs read besides giftsim: the agents' ``net=`` and
+    ``table=`` files, the ``--agents-module`` files that defined them, and a luck value
+    network given as a file."""
+    from agents.registry import parse_list, source_file
     from giftsim.files import digest
 
-    paths = {a.net for job in jobs for a in parse_list(list(job.agents), job.game) if a.net}
+    agents = [(job.game, a) for job in jobs for a in parse_list(list(job.agents), job.game)]
+    paths = {a.net for _, a in agents if a.net}
+    paths |= {source_file(game, a.family.name) for game, a in agents} - {""}
     paths |= {job.luck for job in jobs if job.luck and Path(job.luck).is_absolute()}
     return {path: digest(path) for path in sorted(paths) if Path(path).is_file()}
 

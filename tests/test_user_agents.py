@@ -176,3 +176,21 @@ def test_a_redefined_notebook_agent_plays_its_new_code_in_reused_workers():
     second = _rows("redefined_taker", "processes", workers=2)
     assert not first.equals(second)
     assert second.equals(_rows("redefined_taker", "serial"))
+
+
+def test_a_run_resumes_only_with_the_agents_module_it_began_with(tmp_path):
+    """An agents file edited between an interruption and --resume would mix two versions'
+    games under one name: the folder keeps the file's SHA-256 and refuses it."""
+    agents_file = tmp_path / "edited_agents.py"
+    agents_file.write_text(AGENTS_FILE.replace("file_", "edited_"))
+    out = tmp_path / "runs"
+    argv = [sys.executable, "-m", "experiments.cli", "tournament", "geschenkt", "--agents"]
+    argv += ["edited_taker,greedy", "--players", "3", "--games", "10", "--chunk-size", "5"]
+    argv += ["--backend", "serial", "--quiet", "--agents-module", str(agents_file)]
+    argv += ["--out", str(out)]
+    assert subprocess.run(argv, capture_output=True, text=True).returncode == 0
+    next(out.glob("chunk-*.parquet")).unlink()  # as if interrupted
+    agents_file.write_text(agents_file.read_text().replace('{"pot": 4}', '{"pot": 5}', 1))
+    resumed = subprocess.run([*argv, "--resume"], capture_output=True, text=True)
+    assert resumed.returncode == 2
+    assert f"{agents_file.resolve()} has changed since the run in" in resumed.stderr
