@@ -47,12 +47,15 @@ def family(game: str, name: str) -> Family:
     return table[name]
 
 
-def register(new: Family) -> Family:
-    """Add a user family under its name (a built-in name cannot be taken)."""
+def register(new: Family, origin: str = "") -> Family:
+    """Add a user family under its name (a built-in name cannot be taken); ``origin``: the
+    resolved path of the file that defined it, if any (:func:`source_file`)."""
     table = _table(new.game)
     if (taken := table.get(new.name)) and taken.builtin:
         raise ValueError(f"{new.name!r} is a built-in {new.game} agent; choose another name")
     table[new.name] = new
+    if origin:
+        _ORIGIN[(new.game, new.name)] = origin
     return new
 
 
@@ -153,8 +156,8 @@ def load_module(target: str) -> list[Family]:
 
 
 def source_file(game: str, name: str) -> str:
-    """The Python file that defined an agent family by ``load_module`` (resolved), or ""
-    (a built-in, a module named by its dotted name, or a ``define`` elsewhere)."""
+    """The Python file that defined an agent family (``load_module``, an untrusted module),
+    resolved, or "" (a built-in, a module named by its dotted name, a ``define`` elsewhere)."""
     origin = _ORIGIN.get((game, name), "")
     return origin if origin.endswith(".py") else ""
 

@@ -82,8 +82,14 @@ def entry() -> int:
     shuts down (a process pool's threads may still be joining for a few seconds after the
     last line; an interrupt there printed a traceback after the work was done)."""
     code = main()
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, _quiet_exit)
     return code
+
+
+def _quiet_exit(signum, frame) -> None:
+    """Ctrl-C after the command returned: end at once, without a traceback (a shutdown that
+    hangs can still be stopped)."""
+    os._exit(130)
 
 
 def _refuse_unknown(command: argparse.ArgumentParser, unknown: list, game_given) -> None:
@@ -891,7 +897,7 @@ def _after_interrupt(args) -> str:
         return "the studies written so far are kept; the same command again continues them"
     if args.command == "solve" and out is not None:
         return (
-            f"what was finished is in {out}; a solve does not resume: run it again into a new --out"
+            f"anything finished is in {out}; a solve does not resume: run it again into a new --out"
         )
     return "nothing was kept (this command has no --resume)"
 

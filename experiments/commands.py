@@ -309,6 +309,7 @@ def report(folder, progress: bool = True, workers=None, force=False) -> dict[str
     and a line per phase on stderr. A file of the report's name that it did not write (or
     that was edited since) is refused before anything is read, unless ``force``."""
     folder = Path(folder)
+    force = force or not files.keeps_record(folder)  # its files predate the record
     if manifest_io.read(folder).get("gauntlet"):
         return gauntlet_report(folder, force)
     for name in REPORT_FILES:
@@ -429,12 +430,21 @@ def _markdown(folder: Path, manifest: dict, named, figures, missing=(), unfinish
     ]
     for name, table in named.items():
         flagged = flag_few(table)
-        lines += ["", f"## {name}", "", flagged.round(4).reset_index().to_markdown(index=False)]
+        lines += ["", f"## {name}", "", _as_markdown(flagged)]
         if "warning" not in table:
             lines += [line for note in warning_notes(flagged) for line in ("", note)]
     lines += ["", *[f"![{f}]({f})" for f in figures], *missing]
     text = "\n".join(lines) + "\n"
     files.write_own(folder / "summary.md", lambda path: path.write_text(text), force)
+
+
+def _as_markdown(table: pd.DataFrame) -> str:
+    """A table as Markdown, rounded; a verdict that was not tested (<NA>) as "n/a" (a
+    Markdown reader takes "<NA>" for an HTML tag and shows nothing)."""
+    shown = table.round(4).reset_index()
+    for column in shown.columns[shown.dtypes == "boolean"]:
+        shown[column] = shown[column].astype(object).where(shown[column].notna(), "n/a")
+    return shown.to_markdown(index=False)
 
 
 def rules_words(jobs: list[dict]) -> str:
@@ -472,7 +482,7 @@ def demo(
     for _, _, jobs, out in plan:
         manifest_io.check(out, jobs, DEMO_CHUNK, False, resume=True)
         for name in REPORT_FILES:
-            files.check_own(out / name, force)
+            files.check_own(out / name, force or not files.keeps_record(out))
     findings = files.check_own(Path(folder) / "findings.md", force)
     options = {"progress": progress, "resume": True, "chunk_size": DEMO_CHUNK, "workers": workers}
     found = []
@@ -600,6 +610,7 @@ def gauntlet(game, agents, fields, players, deals, seed, rules, secret, out, opt
     made = gauntlets.plan(game, agents, fields, players, deals, seed, rules, secret)
     force = options.pop("force", False)
     if out is not None and Path(out).is_dir():  # else the run's own checks name the problem
+        force = force or not files.keeps_record(out)  # its files predate the record
         gauntlets.check_files(made, out, force)
     print(gauntlets.plan_line(made), flush=True)
     frame, seconds, played = gauntlets.play(made, out, command, **options)

@@ -106,17 +106,33 @@ def _check_same(folder: Path, path: Path, ident: str, resume: bool) -> None:
 
 
 def inputs(jobs: list[Job]) -> dict[str, str]:
-    """The SHA-256 of every file the jobs read besides giftsim: the agents' ``net=`` and
-    ``table=`` files, the ``--agents-module`` files that defined them, and a luck value
-    network given as a file."""
+    """The SHA-256 of every file the jobs read besides giftsim's code: the agents' networks
+    (``net=``, or the shipped one they read without it) and ``table=`` files, the agents
+    modules (``--agents-module``, ``--untrusted-module``) that defined them, and the luck
+    estimator's value network."""
     from agents.registry import parse_list, source_file
     from giftsim.files import digest
 
-    agents = [(job.game, a) for job in jobs for a in parse_list(list(job.agents), job.game)]
-    paths = {a.net for _, a in agents if a.net}
-    paths |= {source_file(game, a.family.name) for game, a in agents} - {""}
+    agents = [(job, a) for job in jobs for a in parse_list(list(job.agents), job.game)]
+    paths = {a.net or _shipped(job, a) for job, a in agents} - {""}
+    paths |= {source_file(job.game, a.family.name) for job, a in agents} - {""}
     paths |= {job.luck for job in jobs if job.luck and Path(job.luck).is_absolute()}
+    paths |= {_shipped(job) for job in jobs if job.luck == "shipped"} - {""}
     return {path: digest(path) for path in sorted(paths) if Path(path).is_file()}
+
+
+def _shipped(job: Job, agent=None) -> str:
+    """The shipped network of the job's game and player count, as read by ``agent`` when it
+    names no ``net=`` (none for a family without a network), or by a luck estimator; ""
+    when there is none."""
+    from agents.roster import roster
+
+    if agent is not None and not agent.family.n_features:
+        return ""
+    try:
+        return str(Path(roster(job.game).shipped(job.n_players)).resolve())
+    except ValueError:  # no shipped network for this game or count
+        return ""
 
 
 def _check_inputs(folder: Path, path: Path, jobs: list[Job]) -> None:
@@ -128,8 +144,8 @@ def _check_inputs(folder: Path, path: Path, jobs: list[Job]) -> None:
     changed = sorted(name for name, sha in inputs(jobs).items() if old.get(name) != sha)
     if changed:
         raise ValueError(
-            f"{changed[0]} has changed since the run in {folder} began (its SHA-256 differs), "
-            "so its games would mix two agents; restore the file, or choose another --out"
+            f"{changed[0]} is not the file the run in {folder} began with (changed, or not "
+            "read then), so its games would mix two agents; restore it, or choose another --out"
         )
 
 

@@ -198,7 +198,12 @@ def play_chunk(chunk: Chunk, folder: str | None, summary_only: bool, owner: int 
         return chunk.size, frame
     path = Path(folder) / chunk.name
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    _write(frame, temporary)
+    try:
+        _write(frame, temporary)
+    except OSError as error:  # pyarrow's message (a full disk) does not name the file
+        temporary.unlink(missing_ok=True)
+        reason = error.strerror or str(error).strip().splitlines()[0]
+        raise OSError(f"cannot write {path}: {reason}") from None
     if _orphaned(owner):
         temporary.unlink(missing_ok=True)
         os._exit(1)
@@ -237,11 +242,7 @@ def _write(frame: pd.DataFrame, path: Path) -> None:
     third of pandas' default write time for these all-numeric rows."""
     table = pa.Table.from_pandas(frame, preserve_index=False)
     names = [c for c in frame.columns if c.startswith("agent")]
-    try:
-        pq.write_table(table, path, write_statistics=False, use_dictionary=names or False)
-    except OSError as error:  # pyarrow's message (a full disk) does not name the file
-        reason = error.strerror or str(error).strip().splitlines()[0]
-        raise OSError(f"cannot write {path}: {reason}") from None
+    pq.write_table(table, path, write_statistics=False, use_dictionary=names or False)
 
 
 def warm_up(chunks: list[Chunk], owner: int | None = None) -> None:

@@ -124,6 +124,12 @@ def write_own(path, write: Callable[[Path], None], force: bool = False) -> Path:
     return path
 
 
+def keeps_record(folder) -> bool:
+    """Whether ``folder`` has a record of the files giftsim wrote there (a results folder
+    made before giftsim kept records has none: its report's files are its own)."""
+    return (Path(folder) / RECORD).is_file()
+
+
 def _written_here(path: Path) -> bool:
     return path.is_file() and _record(path.parent).get(path.name) == digest(path)
 

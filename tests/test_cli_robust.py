@@ -533,7 +533,7 @@ def test_a_run_whose_network_file_changed_does_not_resume(capsys, tmp_path):
     capsys.readouterr()
     assert main([*argv, "--resume"]) == 2
     err = capsys.readouterr().err
-    assert f"{network.resolve()} has changed since the run in" in err
+    assert f"{network.resolve()} is not the file the run in" in err
     network.write_bytes((shipped / "3p.npz").read_bytes())  # restored: it resumes
     assert main([*argv, "--resume"]) == 0
 
@@ -573,7 +573,7 @@ def test_the_local_worker_cap_leaves_a_dask_cluster_alone():
         (["demo"], "the studies written so far are kept; the same command again continues"),
         ([*TUNE], "nothing was kept (this command has no"),
         (["ladder"], "nothing was kept (this command has no --resume)"),
-        ([*SOLVE, "--out", "s"], "what was finished is in s; a solve does not resume: run it"),
+        ([*SOLVE, "--out", "s"], "anything finished is in s; a solve does not resume: run it"),
     ],
 )
 def test_an_interrupt_says_what_was_kept_and_how_to_go_on(capsys, monkeypatch, argv, said):
@@ -600,7 +600,8 @@ def test_the_console_command_ignores_ctrl_c_once_its_work_is_done():
     code = (
         "import signal, sys; from experiments.cli import entry; sys.argv = ['giftsim', 'agents',"
         " 'geschenkt']; code = entry(); "
-        "print(code, signal.getsignal(signal.SIGINT) is signal.SIG_IGN, file=sys.stderr)"
+        "from experiments.cli import _quiet_exit; "
+        "print(code, signal.getsignal(signal.SIGINT) is _quiet_exit, file=sys.stderr)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.stderr.strip().splitlines()[-1] == "0 True"
@@ -623,7 +624,7 @@ def test_an_interrupted_exploit_run_keeps_the_agents_it_finished(capsys, tmp_pat
     monkeypatch.setattr(exploit, "exploitability", second_interrupted)
     out = tmp_path / "s"
     assert main([*SOLVE, "--no-tables", "--exploit", "greedy,random", "--out", str(out)]) == 130
-    assert "what was finished is in" in capsys.readouterr().err
+    assert "anything finished is in" in capsys.readouterr().err
     assert set(pd.read_csv(out / "exploit.csv")["agent"]) == {"greedy"}
     assert "greedy" in (out / "exploit.md").read_text()
 
@@ -632,11 +633,13 @@ def test_a_chunk_that_cannot_be_written_is_named(capsys, tmp_path, monkeypatch):
     """pyarrow's error on a full disk names no file; the one line does."""
     from experiments import runner
 
-    def full(*args, **kwargs):
+    def full(table, path, **kwargs):
+        Path(path).write_bytes(b"PAR1 half a chunk")
         raise OSError("[Errno 28] Error writing bytes to file. Detail: [errno 28] No space left")
 
     monkeypatch.setattr(runner.pq, "write_table", full)
     out = tmp_path / "runs"
     argv = ["tournament", "geschenkt", "--agents", "random,greedy", "--players", "3"]
     err = one_line_error(capsys, [*argv, *QUICK, "--out", str(out)])
-    assert f"cannot write {out.resolve()}/" in err and "No space left" in err
+    assert f"cannot write {out.resolve()}/chunk-00000-000000000000.parquet: " in err
+    assert "No space left" in err and not list(out.glob(".*.tmp"))  # no partial file left

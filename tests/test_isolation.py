@@ -321,3 +321,17 @@ def test_a_plain_python_parameter_writer_plays_the_same_games_whatever_the_chunk
     pd.testing.assert_frame_equal(whole, cut)
     assert (whole.n_decisions > 0).all()
     assert os.environ.get("NUMBA_CACHE_DIR")  # the children load compiled code from it
+
+
+def test_a_run_keeps_the_digest_of_its_untrusted_module_and_shipped_network(faulty):
+    """The files a run reads besides giftsim's code are in its manifest's ``inputs``, so a
+    changed one stops a --resume: here the untrusted module that defined an agent and the
+    shipped network a ``learned`` without net= reads."""
+    from agents.roster import roster
+    from experiments.manifest import inputs
+    from giftsim.files import digest
+
+    jobs = field_design("geschenkt", "raiser", "learned", 3, 2, seed=1)
+    found = inputs(jobs)
+    module, shipped = (BOTS / "faulty.py").resolve(), roster("geschenkt").shipped(3).resolve()
+    assert found == {str(module): digest(module), str(shipped): digest(shipped)}

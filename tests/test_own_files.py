@@ -60,6 +60,10 @@ def test_a_report_keeps_an_edited_summary_and_a_foreign_plot(tmp_path, capsys):
     (out / "ratings.png").write_bytes(b"someone's picture")
     assert "ratings.png is not the file" in refused(capsys, ["report", str(out), "--quiet"])
     assert (out / "ratings.png").read_bytes() == b"someone's picture"
+    (out / files.RECORD).unlink()  # a folder reported before giftsim kept records
+    assert main(["report", str(out), "--quiet"]) == 0
+    assert (out / "ratings.png").read_bytes() != b"someone's picture"
+    assert files.keeps_record(out)
 
 
 def test_the_demo_refuses_a_findings_file_it_did_not_write(tmp_path, capsys):
@@ -90,3 +94,14 @@ def test_a_gauntlet_report_warns_in_its_page_and_keeps_an_edited_one(tmp_path, c
     assert (out / "gauntlet.md").read_text().endswith("my notes\n")
     assert main([*args, "--out", str(out), "--resume", "--force"]) == 0
     assert "my notes" not in (out / "gauntlet.md").read_text()
+
+
+def test_an_untested_verdict_reads_n_a_in_the_summary(tmp_path):
+    """Two deals give no turn-order test: its verdict is missing, shown as n/a (a raw <NA> is
+    an HTML tag to a Markdown reader, which shows nothing)."""
+    out = tmp_path / "seats"
+    args = ["seats", "geschenkt", "--agents", "greedy", "--players", "3", "--games", "1"]
+    assert main([*args, *SERIAL, "--out", str(out)]) == 0
+    assert main(["report", str(out), "--quiet"]) == 0
+    summary = (out / "summary.md").read_text()
+    assert "<NA>" not in summary and "| n/a" in summary

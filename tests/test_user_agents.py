@@ -193,4 +193,4 @@ def test_a_run_resumes_only_with_the_agents_module_it_began_with(tmp_path):
     agents_file.write_text(agents_file.read_text().replace('{"pot": 4}', '{"pot": 5}', 1))
     resumed = subprocess.run([*argv, "--resume"], capture_output=True, text=True)
     assert resumed.returncode == 2
-    assert f"{agents_file.resolve()} has changed since the run in" in resumed.stderr
+    assert f"{agents_file.resolve()} is not the file the run in" in resumed.stderr

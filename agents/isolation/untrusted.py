@@ -93,7 +93,8 @@ def load_untrusted(path, memory_mb: int = MEMORY_MB) -> list[Family]:
     found = [family_of(data, module) for data in ask(path.name, text, memory_mb)]
     if not found:
         raise ValueError(f"untrusted module {str(path)!r} defines no agent")
-    return [register(family) for family in found if family.game in GAMES]
+    origin = str(path.resolve())
+    return [register(family, origin) for family in found if family.game in GAMES]
 
 
 def _rebuild(data: dict, module: tuple[str, str], package: str | None) -> Family:
