@@ -125,6 +125,34 @@ def test_an_illegal_action_ends_the_episode_as_a_loss():
     assert info["game_index"] == 1 and "illegal_action" not in info
 
 
+@pytest.mark.parametrize("name", ["geschenkt", "tulips"])
+@pytest.mark.parametrize("players", [2, 4, 6])
+@pytest.mark.parametrize("margin", [0.0, 0.01, -0.5, 2.0])
+def test_the_default_illegal_reward_is_below_every_legal_outcome(name, players, margin):
+    """A share is at least 0 and a score lead at least -(high - low) (``Game.score_range``):
+    an illegal move must pay less than the worst legal game, or a learner learns to make it."""
+    env = GiftsimEnv(name, players=players, opponents="greedy", margin=margin)
+    low, high = load_game(name).score_range(env.table.rules)
+    assert env.illegal_reward < -abs(margin) * (high - low)
+
+
+def test_the_default_illegal_reward_is_below_the_margin_rewards_played():
+    """The review's case: at 4 players, margin 0.01, greedy opponents, -1 paid better than
+    most lost games."""
+    env = GiftsimEnv("geschenkt", players=4, opponents="greedy", margin=0.01)
+    finals = [play(env, 3 if index == 0 else None)[0][-1] for index in range(20)]
+    assert min(finals) < -1 and env.illegal_reward < min(finals)
+    env.reset(seed=1)
+    assert env.step(env.action_space.n)[1] == env.illegal_reward  # no action id: illegal
+
+
+def test_a_margin_without_a_score_range_needs_an_illegal_reward():
+    with pytest.raises(EnvError, match="give illegal_reward"):
+        GiftsimEnv("toy", players=3, margin=0.1)
+    assert GiftsimEnv("toy", players=3, margin=0.1, illegal_reward=-9).illegal_reward == -9
+    assert GiftsimEnv("toy", players=3).illegal_reward == -1
+
+
 def test_reset_with_a_seed_replays_and_without_one_moves_on():
     env = GiftsimEnv("tulips", players=4, opponents="greedy")
     first, _ = env.reset(seed=9)

@@ -22,10 +22,13 @@ takes one seat, giftsim agents (any spec) the others::
   logits of the zeros to -inf. The learner is asked at every one of its decisions, a forced
   one too (one legal action); once the episode is over the mask is all zeros.
 * An illegal action (an integer that is not a legal action id) ends the episode as a loss:
-  reward ``illegal_reward`` (default -1, below any legal outcome, as PettingZoo's
-  ``TerminateIllegalWrapper``), ``terminated`` True and ``info["illegal_action"]`` True; the
-  game is abandoned. An action that is not an integer (an int, a NumPy integer or a 0-d
-  integer array), a step before ``reset`` or after the end, and every bad argument raise
+  reward ``illegal_reward``, ``terminated`` True and ``info["illegal_action"]`` True; the
+  game is abandoned. The default is below every legal outcome, so that an illegal move never
+  pays: -1 (PettingZoo's ``TerminateIllegalWrapper``) with no ``margin``, else ``-1 -
+  |margin| * (high - low)`` with ``(low, high)`` a seat's score range (``Game.score_range``),
+  the widest a score lead can be (a game without one needs ``illegal_reward`` with
+  ``margin``). An action that is not an integer (an int, a NumPy integer or a 0-d integer
+  array), a step before ``reset`` or after the end, and every bad argument raise
   :class:`~experiments.envs.table.EnvError` (a ValueError) with one line naming the problem.
 * Reward: 0 until the end, then the learner's share of the win (``Game.rewards``: 1 alone,
   1/k in a k-way tie, 0 for a loss) plus ``margin`` times its score lead over the best other
@@ -91,7 +94,7 @@ class GiftsimEnv(gym.Env):
         margin: float = 0.0,
         rule=(),
         first_player="random",
-        illegal_reward: float = -1.0,
+        illegal_reward: float | None = None,
         secret: int = 0,
         render_mode: str | None = None,
         record: bool = False,
@@ -108,7 +111,11 @@ class GiftsimEnv(gym.Env):
         bots = _bots(opponents, others)
         self.table = Table(game, rules, bots, first_player, secret, record)
         self.seat, self.margin = learner_seat, check_margin(margin)
-        self.illegal_reward = illegal_reward
+        self.illegal_reward = (
+            default_illegal_reward(entry, rules, self.margin)
+            if illegal_reward is None
+            else illegal_reward
+        )
         self.render_mode = render_mode
         self.factor = (1.0 / tensor_scale(entry, rules)).astype(np.float32) if scale else None
         low, high = self.table.low, self.table.high
@@ -182,6 +189,21 @@ class GiftsimEnv(gym.Env):
         if self.table.secret:
             meta["secret"] = self.table.secret
         return self.table.record(meta)
+
+
+def default_illegal_reward(game, rules, margin: float) -> float:
+    """The default reward of an illegal action: below every legal final reward (a share is at
+    least 0, a score lead at least ``-(high - low)`` with ``Game.score_range``), so that a
+    learner never gains by an illegal move; -1 without a margin."""
+    if not margin:
+        return -1.0
+    if game.score_range is None:
+        raise EnvError(
+            f"{game.name} has no score range to put the default illegal_reward below every "
+            f"margin reward: give illegal_reward with margin={margin!r}"
+        )
+    low, high = game.score_range(rules)
+    return -1.0 - abs(margin) * (high - low)
 
 
 def _bots(opponents, others: list[int]) -> dict:
