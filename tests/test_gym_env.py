@@ -119,6 +119,7 @@ def test_an_illegal_action_ends_the_episode_as_a_loss():
     assert info["action_mask"].tolist() == [1, 1]
     _, reward, over, truncated, info = env.step(7)
     assert (reward, over, truncated, info["illegal_action"]) == (-1.0, True, False, True)
+    assert not info["action_mask"].any() and not env.action_masks().any()  # the episode is over
     with pytest.raises(EnvError, match="reset"):
         env.step(0)
     _, info = env.reset()

@@ -182,7 +182,10 @@ class GiftsimEnv(gym.Env):
         return tensor if self.factor is None else tensor * self.factor
 
     def _info(self) -> dict:
-        return {"action_mask": self.table.mask(), "game_index": self.index}
+        """The mask (all zeros once the episode is over, an illegal action's end too: the
+        abandoned game's state still has legal actions) and the game index."""
+        mask = np.zeros(self.action_space.n, np.int8) if self.done else self.table.mask()
+        return {"action_mask": mask, "game_index": self.index}
 
     def _record(self) -> dict:
         meta = {"agents": self.table.agents(), "seed": self.root_seed, "game_index": self.index}
