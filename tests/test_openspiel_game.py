@@ -15,6 +15,7 @@ from open_spiel.python import policy, rl_environment
 from open_spiel.python.algorithms import cfr, evaluate_bots, exploitability, mcts, tabular_qlearner
 from open_spiel.python.algorithms import random_agent as os_random
 from open_spiel.python.egt import alpharank
+from open_spiel.python.observation import make_observation
 
 from agents.registry import parse_list
 from experiments import batch
@@ -286,6 +287,23 @@ def test_observer_views(name):
         mine = [a.action for a in state.full_history() if a.player == seat]
         assert own == mine
         assert state.observation_string(seat).startswith(f"p{seat} ")
+
+
+@pytest.mark.parametrize("recall", [False, True])
+def test_each_observer_has_a_tensor_of_its_own(recall):
+    """Two observations of one game, filled from different seats, keep their own tensors (a
+    shared observer made the first one's the second seat's)."""
+    game = og.load("tulips", players=3)
+    kind = pyspiel.IIGObservationType(perfect_recall=recall)
+    first, second = make_observation(game, kind), make_observation(game, kind)
+    state, rng = game.new_initial_state(), np.random.default_rng(0)
+    for _ in range(30):
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    first.set_from(state, 0)
+    second.set_from(state, 1)
+    tensor = state.information_state_tensor if recall else state.observation_tensor
+    assert first.tensor.tolist() == tensor(0) and second.tensor.tolist() == tensor(1)
+    assert first.tensor.tolist() != second.tensor.tolist()
 
 
 @pytest.mark.parametrize("name", ["geschenkt", "tulips"])

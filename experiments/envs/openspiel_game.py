@@ -298,17 +298,16 @@ class GiftsimGame(pyspiel.Game):
         return GiftsimState(self, key, first_player)
 
     def make_py_observer(self, iig_obs_type=None, params=None) -> "GiftsimObserver":
-        """The observer of OpenSpiel's default observation, or of the information state when
-        ``iig_obs_type.perfect_recall`` (one of each per game, kept: OpenSpiel asks for one at
-        every tensor it writes, and copies the tensor out at once)."""
+        """A new observer of OpenSpiel's default observation, or of the information state when
+        ``iig_obs_type.perfect_recall``: each caller's own tensor, since an observer is filled
+        in place (OpenSpiel's C++ asks once per game and keeps it)."""
         kind = iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False)
-        if params or not _seat_view(kind):
-            return GiftsimObserver(self.setup, kind, params)  # refuses with the reason
-        return observer_of(self.setup, kind.perfect_recall)
+        return GiftsimObserver(self.setup, kind, params)  # refuses what it does not support
 
 
 def observer_of(setup: Setup, recall: bool) -> "GiftsimObserver":
-    """The observer of a seat's view (``recall``: of its information state), one per setup."""
+    """The observer of a seat's view (``recall``: of its information state), one per setup,
+    for the states' own ``*_tensor()`` (they copy the tensor out at once); never handed out."""
     if recall not in setup.observers:
         kind = pyspiel.IIGObservationType(perfect_recall=recall)
         setup.observers[recall] = GiftsimObserver(setup, kind, None)
