@@ -14,6 +14,7 @@ import pytest
 from open_spiel.python import policy, rl_environment
 from open_spiel.python.algorithms import cfr, evaluate_bots, exploitability, mcts, tabular_qlearner
 from open_spiel.python.algorithms import random_agent as os_random
+from open_spiel.python.algorithms.generate_playthrough import playthrough
 from open_spiel.python.egt import alpharank
 from open_spiel.python.observation import make_observation
 
@@ -304,6 +305,26 @@ def test_each_observer_has_a_tensor_of_its_own(recall):
     tensor = state.information_state_tensor if recall else state.observation_tensor
     assert first.tensor.tolist() == tensor(0) and second.tensor.tolist() == tensor(1)
     assert first.tensor.tolist() != second.tensor.tolist()
+
+
+@pytest.mark.parametrize("name", ["geschenkt", "tulips"])
+def test_public_only_and_private_only_observations_are_refused_naming_what_is(name):
+    """Documented limitation (docs/environments.md): no verb splits a seat's view into public
+    and private parts, so those types are refused in one line, generate_playthrough's too."""
+    game = og.load(name, players=3)
+    public = pyspiel.IIGObservationType(
+        public_info=True, perfect_recall=False, private_info=pyspiel.PrivateInfoType.NONE
+    )
+    private = pyspiel.IIGObservationType(
+        public_info=False, perfect_recall=False, private_info=pyspiel.PrivateInfoType.SINGLE_PLAYER
+    )
+    supported = "only a seat's own view (public_info=True, private_info=SINGLE_PLAYER"
+    for kind, named in ((public, "private_info=NONE"), (private, "public_info=False")):
+        with pytest.raises(ValueError, match=re.escape(supported)) as raised:
+            make_observation(game, kind)
+        assert named in str(raised.value) and "\n" not in str(raised.value)
+    with pytest.raises(ValueError, match="generate_playthrough asks for them"):
+        playthrough(str(game), action_sequence=[], seed=0)
 
 
 @pytest.mark.parametrize("name", ["geschenkt", "tulips"])

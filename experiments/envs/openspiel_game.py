@@ -32,6 +32,10 @@ decision what ``Game.public_action`` gives (No Thanks!: the action; Tulips: the 
 card it lays face up, and only that a setup choice was made). Its view now is ``Game.observe``.
 
 * Observation (``perfect_recall=False``): the seat's view now.
+* Not provided: public-only and private-only observations (``private_info=NONE``, or
+  ``public_info=False``), so OpenSpiel's ``generate_playthrough``, which asks for both, stops
+  with a one-line ValueError. No game verb splits a seat's view into what every seat sees and
+  what only it sees, and writing that split here per game would write rules again.
 * Information state (``perfect_recall=True``): the view now and every event of the game in
   order as the seat saw it: who acted (a chance event's kind, or a seat) and what the seat saw
   (the outcome or nothing; its own action; the other seat's public code). Perfect recall: a
@@ -500,7 +504,12 @@ class GiftsimObserver:
         if params:
             raise ValueError(f"observation parameters are not supported, got {params}")
         if not _seat_view(iig_obs_type):
-            raise ValueError("only a seat's own view is supported (public and private info)")
+            raise ValueError(
+                f"observation type public_info={iig_obs_type.public_info}, private_info="
+                f"{iig_obs_type.private_info.name} is not supported: only a seat's own view "
+                "(public_info=True, private_info=SINGLE_PLAYER; perfect_recall either), so no "
+                "public-only or private-only observation (generate_playthrough asks for them)"
+            )
         self.setup = setup
         self.obs = np.zeros(setup.game.obs_size, np.int64)
         self.recall = iig_obs_type.perfect_recall
