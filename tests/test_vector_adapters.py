@@ -47,6 +47,25 @@ def test_the_gymnasium_vector_env_is_the_vector_env_in_gymnasiums_layout(name, s
     assert finished >= 6
 
 
+def test_the_gymnasium_vector_env_draws_a_seed_when_none_is_given():
+    """Gymnasium's convention: reset() with no seed ever given plays a random seed (it played
+    seed 0 every time); reset(seed=S), a seed given to the constructor and later resets as
+    before."""
+    drawn = [GiftsimVectorEnv("geschenkt", n_envs=2, players=3) for _ in range(2)]
+    for envs in drawn:
+        envs.reset()
+    assert drawn[0].env.seed != drawn[1].env.seed
+    seed = drawn[0].env.seed
+    obs, _ = drawn[0].reset()  # the next episodes under the same seed
+    assert drawn[0].env.seed == seed
+    again = GiftsimVectorEnv("geschenkt", n_envs=2, players=3, seed=seed)
+    again.reset()
+    assert np.array_equal(again.reset()[0], obs)
+    given = GiftsimVectorEnv("geschenkt", n_envs=2, players=3, seed=9)
+    given.reset()
+    assert given.env.seed == 9
+
+
 def test_the_gymnasium_env_scaled_passes_the_checker_inside_unit_bounds():
     env = GiftsimEnv("tulips", players=5, opponents="greedy", scale=True)
     check_env(env, skip_render_check=True)

@@ -22,6 +22,9 @@
 * Everything else (seats, opponents, seeds, rewards, records, bad input) is the vector
   environment's: the keyword arguments go to :class:`~experiments.envs.vector.VectorEnv`, and
   ``envs.env`` is that environment. ``reset(seed=S)`` starts every lane over at seed ``S``.
+  The first ``reset()`` without a seed (none given to the constructor either) draws a random
+  one (Gymnasium's convention, as ``GiftsimEnv``'s; ``envs.env.seed`` holds it); each later
+  ``reset()`` begins every lane's next episode under the same seed.
 """
 
 from typing import ClassVar
@@ -32,8 +35,10 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector import VectorEnv as GymnasiumVectorEnv
 from gymnasium.vector.utils import batch_space
 
+from experiments.envs.table import check_seeds
 from experiments.envs.vector import VectorEnv
 from experiments.policy import tensor_scale
+from giftsim.rng import MAX_SEED
 
 
 class GiftsimVectorEnv(GymnasiumVectorEnv):
@@ -59,8 +64,16 @@ class GiftsimVectorEnv(GymnasiumVectorEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._mask = np.zeros((self.num_envs, self.env.num_actions), np.bool_)
+        self._seeded = "seed" in kwargs  # a seed given: reset() plays it, draws none
 
     def reset(self, *, seed: int | None = None, options=None):
+        """Every lane's first decision; without a seed ever given, under a random seed."""
+        if seed is not None:
+            check_seeds(seed)
+        super().reset(seed=seed)
+        if seed is None and not self._seeded:
+            seed = int(self.np_random.integers(MAX_SEED, dtype=np.uint64))
+        self._seeded = True
         obs, self._mask = self.env.reset(seed)
         return self._scaled(obs), {"action_mask": self._mask}
 
