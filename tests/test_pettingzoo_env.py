@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, seed_test
+from pettingzoo.test import api_test, render_test, seed_test
 
 from agents.drivers.slow import play_slow
 from agents.registry import parse
@@ -115,7 +115,7 @@ def test_rules_and_players_are_configurable():
         ({"players": 4, "rules": load_game("geschenkt").rules(n_players=3)}, "not both"),
         ({"rule": ["rounds=3"]}, "rounds must be 1"),
         ({"first_player": "last"}, "'rotate', 'random'"),
-        ({"render_mode": "human"}, "'ansi'"),
+        ({"render_mode": "rgb_array"}, "None, 'ansi' or 'human'"),
         ({"players": 2, "opponents": {"player_0": "greedy", "player_1": "greedy"}}, "learner"),
     ],
 )
@@ -149,6 +149,20 @@ def test_render_is_the_public_text_of_the_seat_to_act():
     assert text.startswith(f"No Thanks!: seat {aec.agent_selection[-1]} to act")
     assert "face-up card" in text
     assert raw_env(game="geschenkt").render() is None
+
+
+@pytest.mark.parametrize("name", ["geschenkt", "tulips"])
+def test_pettingzoo_render_test_passes(name, capsys):
+    """Every render mode, ``"human"`` too (it was refused): it prints the ``"ansi"`` text."""
+    render_test(functools.partial(env, game=name, players=3))
+    aec = env(game=name, players=3, render_mode="human")
+    aec.reset(seed=4)
+    capsys.readouterr()
+    assert aec.render() is None
+    printed = capsys.readouterr().out
+    ansi = env(game=name, players=3, render_mode="ansi")
+    ansi.reset(seed=4)
+    assert printed == ansi.render() + "\n"
 
 
 def test_readme_pettingzoo_snippet_runs():

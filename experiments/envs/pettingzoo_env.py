@@ -48,7 +48,8 @@ PettingZoo's classic card games (``pettingzoo/classic/``)::
   environment's format: ``agents`` with ``"learner"`` at the learner seats, ``seed``,
   ``game_index``) that ``giftsim replay`` checks; a game ended by an illegal action is not.
 * ``render_mode="ansi"``: ``render()`` returns the public state as text from the view of the
-  seat to act (the terminal game's screens, ``experiments/play/<game>.py``).
+  seat to act (the terminal game's screens, ``experiments/play/<game>.py``);
+  ``render_mode="human"`` prints that text and returns None (PettingZoo's ``render_test``).
 """
 
 import secrets
@@ -98,7 +99,7 @@ class raw_env(AECEnv):  # PettingZoo's name for the unwrapped class
     """A game of ``GAMES`` as an AEC environment (see the module docstring)."""
 
     metadata: ClassVar[dict] = {
-        "render_modes": ["ansi"],
+        "render_modes": ["ansi", "human"],
         "name": "giftsim_v0",
         "is_parallelizable": False,
     }
@@ -117,8 +118,8 @@ class raw_env(AECEnv):  # PettingZoo's name for the unwrapped class
         record: bool = False,
     ):
         super().__init__()
-        if render_mode not in (None, "ansi"):
-            raise EnvError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        if render_mode not in (None, "ansi", "human"):
+            raise EnvError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
         entry = load(game)
         rules = make_rules(entry, players, rules, rule)
         bots = _bot_seats(opponents or {}, rules.n_players)
@@ -200,9 +201,14 @@ class raw_env(AECEnv):  # PettingZoo's name for the unwrapped class
         return self.table.record(meta)
 
     def render(self):
+        """The public state as text (``"ansi"``), printed (``"human"``: returns None)."""
         if self.render_mode is None:
             return None
-        return render_text(self.table)
+        text = render_text(self.table)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
 
     def close(self):
         pass
