@@ -309,7 +309,7 @@ def report(folder, progress: bool = True, workers=None, force=False) -> dict[str
     and a line per phase on stderr. A file of the report's name that it did not write (or
     that was edited since) is refused before anything is read, unless ``force``."""
     folder = Path(folder)
-    force = force or not files.keeps_record(folder)  # its files predate the record
+    force = _may_replace(folder, force)
     if manifest_io.read(folder).get("gauntlet"):
         return gauntlet_report(folder, force)
     for name in REPORT_FILES:
@@ -447,6 +447,13 @@ def _as_markdown(table: pd.DataFrame) -> str:
     return shown.to_markdown(index=False)
 
 
+def _may_replace(folder: Path, force: bool) -> bool:
+    """Whether a results folder's report files may be replaced whoever wrote them: with
+    ``--force``, or in a folder made before giftsim kept a record of its files (they are
+    its own)."""
+    return force or not files.keeps_record(folder)
+
+
 def rules_words(jobs: list[dict]) -> str:
     """The rules a run played, in words: ``standard`` (the rules of record) or the options
     that differ from them (``key=value``)."""
@@ -482,7 +489,7 @@ def demo(
     for _, _, jobs, out in plan:
         manifest_io.check(out, jobs, DEMO_CHUNK, False, resume=True)
         for name in REPORT_FILES:
-            files.check_own(out / name, force or not files.keeps_record(out))
+            files.check_own(out / name, _may_replace(out, force))
     findings = files.check_own(Path(folder) / "findings.md", force)
     options = {"progress": progress, "resume": True, "chunk_size": DEMO_CHUNK, "workers": workers}
     found = []
@@ -610,7 +617,7 @@ def gauntlet(game, agents, fields, players, deals, seed, rules, secret, out, opt
     made = gauntlets.plan(game, agents, fields, players, deals, seed, rules, secret)
     force = options.pop("force", False)
     if out is not None and Path(out).is_dir():  # else the run's own checks name the problem
-        force = force or not files.keeps_record(out)  # its files predate the record
+        force = _may_replace(out, force)
         gauntlets.check_files(made, out, force)
     print(gauntlets.plan_line(made), flush=True)
     frame, seconds, played = gauntlets.play(made, out, command, **options)

@@ -497,11 +497,14 @@ def _counts(made: Plan, found: pd.DataFrame) -> list[int]:
     return [n for n in made.players if n in present]
 
 
-def markdown(made: Plan, found: pd.DataFrame, command: str, when: str, images=None) -> str:
-    """The gauntlet as markdown: the command and date, how to read it, then per player count
-    the fields in words, the table and its plot (``images``: file name per player count)."""
+def markdown(
+    made: Plan, found: pd.DataFrame, command: str, when: str, images=None, unfinished=""
+) -> str:
+    """The gauntlet as markdown: the warning of an incomplete folder (``unfinished``), the
+    command and date, how to read it, then per player count the fields in words, the table
+    and its plot (``images``: file name per player count)."""
     name = load_game(made.game).title
-    lines = [f"# Gauntlet: {name}", ""]
+    lines = [f"# Gauntlet: {name}", "", *([f"**{unfinished}**", ""] if unfinished else [])]
     lines += [f"Written by `{command}` on {when}." if command else f"Written on {when}.", ""]
     lines += _reading(made)
     for n in _counts(made, found):
@@ -595,10 +598,7 @@ def report(
         draw = functools.partial(figure.savefig, dpi=110, bbox_inches="tight", format="png")
         files.write_own(folder / name, draw, force)
         plots.plt.close(figure)
-    text = markdown(made, found, command, when or date.today().isoformat(), images)
-    if unfinished:
-        head, _, rest = text.partition("\n\n")
-        text = f"{head}\n\n**{unfinished}**\n\n{rest}"
+    text = markdown(made, found, command, when or date.today().isoformat(), images, unfinished)
     files.write_own(folder / "gauntlet.md", lambda path: path.write_text(text + "\n"), force)
     return [folder / "gauntlet.md", *(folder / name for name in images.values())]
 
