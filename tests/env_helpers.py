@@ -2,6 +2,8 @@
 snippets."""
 
 import re
+import signal
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -21,3 +23,23 @@ def readme_snippet(module: str) -> str:
     found = [b for b in blocks if module in b]
     assert len(found) == 1, f"expected one README block importing {module}"
     return found[0]
+
+
+NO_CHOICE = ["chips_per_player=0", "first_player=0"]  # No Thanks! where nobody ever chooses
+
+
+@contextmanager
+def deadline(seconds: int):
+    """A TimeoutError instead of a hang when the block runs over ``seconds`` (Python code: a
+    compiled loop is not interrupted, so test one in a subprocess with a timeout)."""
+
+    def expire(signum, frame):
+        raise TimeoutError(f"still running after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)

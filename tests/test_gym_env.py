@@ -17,7 +17,7 @@ from experiments.cli import main
 from experiments.envs.gym_env import GiftsimEnv, register
 from experiments.envs.table import EnvError
 from giftsim.game import GAMES, load_game
-from tests.env_helpers import BOT, choose, readme_snippet
+from tests.env_helpers import BOT, NO_CHOICE, choose, deadline, readme_snippet
 
 NAMES = list(GAMES)
 
@@ -247,3 +247,11 @@ def test_records_are_the_episodes_and_replay(name, tmp_path):
     assert env.records() == []
     with pytest.raises(EnvError, match="record=True"):
         GiftsimEnv(name).records()
+
+
+def test_rules_that_leave_the_learner_no_turn_raise_instead_of_dealing_forever():
+    """Seat 0 takes every card of a game without chips before seat 1 (the learner) acts: each
+    game is skipped, and after 1,000 in a row reset raises."""
+    env = GiftsimEnv("geschenkt", players=2, learner_seat=1, opponents="greedy", rule=NO_CHOICE)
+    with deadline(60), pytest.raises(EnvError, match="no decision in 1,000 games in a row"):
+        env.reset(seed=1)

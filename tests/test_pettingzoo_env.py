@@ -11,8 +11,9 @@ from pettingzoo.test import api_test, render_test, seed_test
 from agents.drivers.slow import play_slow
 from agents.registry import parse
 from experiments.envs.pettingzoo_env import env, raw_env
+from experiments.envs.table import EnvError
 from giftsim.game import GAMES, load_game
-from tests.env_helpers import BOT, choose, readme_snippet
+from tests.env_helpers import BOT, NO_CHOICE, choose, deadline, readme_snippet
 
 NAMES = list(GAMES)
 CYCLES = 60  # cycles of every agent: more than one whole game of each game
@@ -204,3 +205,10 @@ def test_records_are_the_games_played_and_replay(name):
         assert {k: v for k, v in record.items() if k in expected} == expected
     aec.reset(seed=8)
     assert aec.records() == []
+
+
+def test_rules_that_leave_the_learners_no_turn_raise_instead_of_dealing_forever():
+    """The bot at seat 0 takes every card of a game without chips: player_1 never acts."""
+    aec = env("geschenkt", players=2, opponents={"player_0": "greedy"}, rule=NO_CHOICE)
+    with deadline(60), pytest.raises(EnvError, match="no decision in 1,000 games in a row"):
+        aec.reset(seed=1)

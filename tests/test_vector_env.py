@@ -2,13 +2,18 @@
 arrays, masks and rewards are the game's verbs', every episode is the slow path's game with the
 same learner actions, lanes do not depend on how many run, and its records replay."""
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
 from agents.drivers.slow import play_slow
 from agents.registry import define, parse_list
+from experiments.envs.table import EnvError
 from experiments.envs.vector import VectorEnv, lane_game_index
 from giftsim.game import GAMES, load_game
+from tests.env_helpers import NO_CHOICE, deadline
 
 OPPONENTS = {"geschenkt": "greedy", "tulips": "greedy", "toy": "steady"}
 
@@ -333,3 +338,25 @@ def test_a_live_network_is_read_at_every_decision_and_updated_in_place(tmp_path)
     _same(second, _trace(after, 60))
     assert [_games(r) for r in first[1]] != [_games(r) for r in second[1]]  # weights matter
     assert all(r["agents"].count("learned:net=live") == 3 for r in second[1])
+
+
+def test_rules_that_leave_the_learner_no_choice_raise_instead_of_dealing_forever():
+    """No Thanks! without chips: every move is forced, every episode skipped. The compiled
+    kernel (in a subprocess: a hang there cannot be interrupted) and the Python lanes, with an
+    agent and with a Python callable, each raise one line after 1,000 games in a row."""
+    code = (
+        "from experiments.envs.vector import VectorEnv\n"
+        "env = VectorEnv('geschenkt', 4, 2, rule=['chips_per_player=0'])\n"
+        "try:\n    env.reset()\nexcept ValueError as error:\n    print(error)\n"
+        "print(env.skipped().tolist())"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True
+    )
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("the learner had no decision in 1,000 games in a row")
+    assert "chips_per_player=0" in lines[0] and lines[1] == "[1000, 0, 0, 0]"
+    for opponents, slow in (("greedy", True), (lambda tensors, masks: masks.argmax(1), False)):
+        env = VectorEnv("geschenkt", 3, 2, opponents=opponents, rule=NO_CHOICE, slow=slow)
+        with deadline(60), pytest.raises(EnvError, match="no decision in 1,000 games in a row"):
+            env.reset()

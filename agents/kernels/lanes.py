@@ -45,8 +45,10 @@ KEY_SEED, KEY_SECRET = 0, 1
 LEARNER_ROTATE = -2
 LANE_STRIDE = 1 << 32  # episodes per lane before its game indices would meet the next lane's
 CURRENT, FINISHED = 0, 1  # the two rows of a lane's log
-# step results: (-1, OK) or (lane, who broke the contract)
-OK, LEARNER_ILLEGAL, OPPONENT_ILLEGAL, LOG_FULL = 0, 1, 2, 3
+# step results: (-1, OK) or (lane, who broke the contract; NO_DECISION: the rules, whose games
+# end before the learner has a choice MAX_SKIPPED times in a row, so a lane would deal forever)
+OK, LEARNER_ILLEGAL, OPPONENT_ILLEGAL, LOG_FULL, NO_DECISION = 0, 1, 2, 3, 4
+MAX_SKIPPED = 1_000
 
 
 @njit(cache=True)

@@ -28,6 +28,8 @@ from agents.kernels.lanes import (
     LANE_STRIDE,
     LEARNER_ILLEGAL,
     LOG_FULL,
+    MAX_SKIPPED,
+    NO_DECISION,
     OK,
     OPPONENT_ILLEGAL,
     RUN_FIRST,
@@ -127,9 +129,11 @@ def _work(params):
 @njit(cache=True, inline="always")
 def _next_episode(rules_vec, keys, run, entries, params, i, lanes, states, rngs, logs, work):
     """Deal lane ``i``'s next episode and play to the learner's first decision (an episode
-    that ends before it is counted in ``L_SKIPPED`` and the next one dealt)."""
+    that ends before it is counted in ``L_SKIPPED`` and the next one dealt; ``NO_DECISION``
+    after ``MAX_SKIPPED`` in a row, rules under which the learner may never choose)."""
     lane, state, streams, log = lanes[i], states[i], rngs[i], logs[i]
     n, record = rules_vec[N_PLAYERS], run[RUN_RECORD]
+    skipped = 0
     while True:
         k = lane[L_NEXT]
         lane[L_NEXT] = k + 1
@@ -147,6 +151,9 @@ def _next_episode(rules_vec, keys, run, entries, params, i, lanes, states, rngs,
         if asked != 0:
             return OK if asked > 0 else -asked
         lane[L_SKIPPED] += 1
+        skipped += 1
+        if skipped == MAX_SKIPPED:
+            return NO_DECISION
 
 
 @njit(cache=True, inline="always")

@@ -41,7 +41,8 @@ takes one seat, giftsim agents (any spec) the others::
   the next game; game ``i`` is ``play_slow(game, rules, seats, S, i, first_player)`` (deal,
   first seat, agent streams). ``first_player``: ``"random"`` (the deal draws it, default),
   ``"rotate"`` or a seat. A game that ends before the learner acts is skipped for the next
-  index.
+  index; after 1,000 in a row ``reset`` raises ``EnvError`` (rules and seats under which the
+  learner may never act, such as No Thanks! without chips and the learner second).
 * Records: with ``record=True`` every finished episode is kept, and :meth:`GiftsimEnv.records`
   returns them as JSON game records (``Game.make_record``, the vector environment's format:
   ``agents`` with ``"learner"`` at the learner's seat, ``seed``, ``game_index``) that

@@ -35,7 +35,8 @@ PettingZoo's classic card games (``pettingzoo/classic/``)::
   than a wrapper, because the seats leave ``agents``/``rewards``/``agent_iter`` altogether and
   a wrapper would have to rewrite each of them; the plain environment (no ``opponents``) is
   the one PettingZoo's ``api_test`` and ``seed_test`` check, and the test suite runs them with
-  opponents too. A game that ends before any learner seat acts is skipped for the next index.
+  opponents too. A game that ends before any learner seat acts is skipped for the next index;
+  after 1,000 in a row ``reset`` raises ``EnvError`` (the learners may never act).
 * Illegal actions (an integer that is not a legal action id): :class:`raw_env` raises
   :class:`~experiments.envs.table.EnvError` (or, given ``illegal_reward``, ends the game with
   that reward for the offender and 0 for the others, ``info["illegal_action"]`` set).

@@ -35,6 +35,8 @@ from agents.kernels.lanes import (
     LANE_STRIDE,
     LEARNER_ILLEGAL,
     LOG_FULL,
+    MAX_SKIPPED,
+    NO_DECISION,
     OK,
     OPPONENT_ILLEGAL,
     RUN_FIRST,
@@ -96,6 +98,7 @@ class PythonLanes:
         self.lanes, self.states, self.rngs, self.logs, self.out = lanes, states, rngs, logs, out
         if not hasattr(self, "fresh") or self.fresh.shape[0] != lanes.shape[0]:
             self.fresh = np.ones(lanes.shape[0], np.bool_)
+            self.in_row = np.zeros(lanes.shape[0], np.int64)  # skipped since the learner chose
 
     def _settle(self, todo, out):
         """Play the lanes ``todo`` on until each waits for the learner; then show it."""
@@ -105,7 +108,7 @@ class PythonLanes:
             for i in waiting:
                 who = self._play_agents(i)
                 if who < LEARNER:
-                    return i, -who
+                    return i, -who - 2
                 if who >= 0:
                     asked.setdefault(who, []).append(i)
             for j, where in asked.items():
@@ -120,11 +123,14 @@ class PythonLanes:
     def _play_agents(self, i: int) -> int:
         """Play lane ``i``'s forced moves and agents' decisions (episodes ending on the way
         finish and the next begins) until the learner must choose (``LEARNER``) or a Python
-        callable must (its opponent number); ``-problem - 2`` when something breaks."""
+        callable must (its opponent number); ``-problem - 2`` when something breaks
+        (``NO_DECISION``: ``MAX_SKIPPED`` episodes in a row without a learner's choice)."""
         game, state = self.game, self.states[i]
         while True:
             if game.is_over(state):
                 self._end_episode(i)
+                if self.in_row[i] == MAX_SKIPPED:
+                    return -NO_DECISION - 2
                 continue
             mask = int(game.legal_mask(state))
             if mask & (mask - 1) == 0:  # one legal action: nobody is asked
@@ -132,6 +138,7 @@ class PythonLanes:
             else:
                 seat = int(state[game.turn_slot])
                 if seat == self.lanes[i, L_SEAT]:
+                    self.in_row[i] = 0
                     return LEARNER
                 j = int(opponent(seat, self.lanes[i, L_SEAT], self.n))
                 if not isinstance(self.opponents[j], Agent):
@@ -183,6 +190,7 @@ class PythonLanes:
         lane = self.lanes[i]
         if self.fresh[i]:
             lane[L_SKIPPED] += 1
+            self.in_row[i] += 1
         else:
             self._finish(i)
             keep_finished(self.run[RUN_RECORD], lane, self.logs[i], self.game.state_size)

@@ -16,11 +16,13 @@ problem and the valid choices.
 
 import math
 from contextlib import contextmanager
+from dataclasses import fields
 
 import numpy as np
 
 from agents.base import Agent
 from agents.drivers.slow import ask, deal, seat_streams
+from agents.kernels.lanes import MAX_SKIPPED
 from agents.registry import parse
 from experiments.play.screen import Seats
 from experiments.play.session import screens
@@ -82,6 +84,26 @@ def action_id(action, num_actions: int):
     if not isinstance(action, int | np.integer) or isinstance(action, bool | np.bool_):
         raise EnvError(f"an action is an integer action id in 0..{num_actions - 1}, got {action!r}")
     return int(action) if 0 <= action < num_actions else None
+
+
+def no_decision(rules) -> EnvError:
+    """The error of an environment whose learner had no choice in ``MAX_SKIPPED`` games in a
+    row: under such rules it may never have one, and dealing on would never return."""
+    return EnvError(
+        f"the learner had no decision in {MAX_SKIPPED:,} games in a row under these rules "
+        f"({rules_text(rules)}): give rules, seats or a first player that leave it a choice"
+    )
+
+
+def rules_text(rules) -> str:
+    """The player count and the rule fields that differ from the defaults for that count."""
+    default = type(rules)(n_players=rules.n_players)
+    changed = [
+        f"{f.name}={getattr(rules, f.name)}"
+        for f in fields(rules)
+        if f.init and getattr(rules, f.name) != getattr(default, f.name)
+    ]
+    return ", ".join([f"{rules.n_players} players", *changed])
 
 
 def seat_name(seat: int) -> str:
@@ -150,8 +172,9 @@ class Table:
     def start(self, root_seed: int, index: int) -> int:
         """Deal game ``index`` of ``root_seed`` and let the bots play up to a learner's turn.
         A game that ends before any learner acts is skipped for the next index (only possible
-        with bots); return the index dealt."""
-        while True:
+        with bots); return the index dealt. After ``MAX_SKIPPED`` skipped in a row, an
+        :class:`EnvError`: the rules leave the learner no turn."""
+        for _ in range(MAX_SKIPPED):
             self.state, key = deal(self.game, self.rules, root_seed, index, self.first_player)
             if self.keeps:
                 self.start_state, self.actions = self.state.copy(), []
@@ -160,6 +183,7 @@ class Table:
             if not self.over():
                 return index
             index += 1
+        raise no_decision(self.rules)
 
     def over(self) -> bool:
         return bool(self.game.is_over(self.state))

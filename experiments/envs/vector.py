@@ -28,7 +28,10 @@ Conventions:
   valid where ``done``).
 * **Not asked.** A seat with a single legal action (the learner's too) is not asked, as in
   the game loops; an episode that ends before the learner has any choice is skipped
-  (``skipped()`` counts them per lane).
+  (``skipped()`` counts them per lane). After 1,000 skipped in a row in a lane
+  (``MAX_SKIPPED``) the call raises :class:`~experiments.envs.table.EnvError`: under such
+  rules (No Thanks! without chips) the learner may never choose, and the lane would deal on
+  forever.
 * **Arrays.** With ``copy=True`` (the default, as in Gymnasium) every call returns new arrays;
   with ``copy=False`` the environment's own buffers, overwritten by the next call (faster:
   fresh arrays of a few MB cost page faults).
@@ -69,6 +72,7 @@ from agents.kernels.lanes import (
     LEARNER_ILLEGAL,
     LEARNER_ROTATE,
     LOG_FULL,
+    NO_DECISION,
     OK,
     RUN_FIRST,
     RUN_LEARNER,
@@ -80,7 +84,14 @@ from agents.kernels.lanes import (
 from agents.registry import parse
 from experiments.envs.opponents import LiveNetwork
 from experiments.envs.python_lanes import PythonLanes
-from experiments.envs.table import EnvError, bad_input, check_margin, check_seeds, make_rules
+from experiments.envs.table import (
+    EnvError,
+    bad_input,
+    check_margin,
+    check_seeds,
+    make_rules,
+    no_decision,
+)
 from giftsim.contract import MAX_PARAMS, first_policy
 from giftsim.game import Game, load_game
 
@@ -244,6 +255,8 @@ class VectorEnv:
             )
         if problem == LOG_FULL:
             raise EnvError(f"lane {lane}: an episode outgrew the action log; use record=False")
+        if problem == NO_DECISION:
+            raise no_decision(self.rules)
         names = ", ".join(dict.fromkeys(_name(a) for a in self.opponents))
         raise IllegalActionError(f"lane {lane}: an opponent ({names}) chose an illegal action")
 
