@@ -360,3 +360,19 @@ def test_rules_that_leave_the_learner_no_choice_raise_instead_of_dealing_forever
         env = VectorEnv("geschenkt", 3, 2, opponents=opponents, rule=NO_CHOICE, slow=slow)
         with deadline(60), pytest.raises(EnvError, match="no decision in 1,000 games in a row"):
             env.reset()
+
+
+@pytest.mark.parametrize("name", ["geschenkt", "tulips"])
+def test_the_rules_first_player_is_the_default_and_a_contradiction_is_refused(name):
+    """``rule=["first_player=2"]`` plays seat 2 first in every episode (the default rotated
+    the first seat while the records' rules said 2); another explicit first player is refused
+    in one line, and without the rule the first seat still rotates."""
+    fixed = VectorEnv(name, 3, 3, opponents="greedy", rule=["first_player=2"], record=True)
+    _run(fixed, 60)
+    records = fixed.records()
+    assert records and {r["first_player"] for r in records} == {2}
+    with pytest.raises(EnvError, match="first_player=0 contradicts the rules' first_player=2"):
+        VectorEnv(name, 3, 3, rule=["first_player=2"], first_player=0)
+    rotating = VectorEnv(name, 3, 3, opponents="greedy", record=True)
+    _run(rotating, 60)
+    assert {r["first_player"] for r in rotating.records()} == {0, 1, 2}

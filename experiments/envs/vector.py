@@ -13,7 +13,9 @@ Conventions:
 * **Seats.** ``learner_seat`` is a seat, or ``"rotate"``: in lane ``i``'s ``k``-th episode
   the learner is the ``(i + k) mod n``-th to play. ``opponents`` are ``n - 1`` specs (one spec
   is repeated); opponent ``j`` sits ``j + 1`` seats after the learner. The first player
-  follows ``first_player`` as in tournaments (``"rotate"``: game index mod ``n``).
+  follows ``first_player`` as in tournaments (``"rotate"``: game index mod ``n``; ``"random"``:
+  the deal draws it; or a seat); by default the seat the rules fix (``rule=["first_player=2"]``),
+  else ``"rotate"``. A ``first_player`` other than the rules' fixed seat is refused.
 * **Episodes and seeds.** Lane ``i``'s ``k``-th episode is game ``i * 2**32 + k`` of the seed
   (``giftsim.rng.game_key``), so a lane plays the same games whatever the number of lanes.
   ``reset(seed=S)`` starts every lane at its episode 0 of ``S``; ``reset()`` begins each
@@ -112,7 +114,7 @@ class VectorEnv:
         secret: int = 0,
         margin: float = 0.0,
         record: bool = False,
-        first_player="rotate",
+        first_player=None,
         copy: bool = True,
         rule=(),
         slow: bool = False,
@@ -127,7 +129,8 @@ class VectorEnv:
         self.seed, self.secret = int(seed), int(secret)
         self.learner_seat = learner_seat
         with bad_input():
-            self._run = _run_settings(first_player, learner_seat, self.n_players, self.record)
+            first = _first_player(first_player, self.rules)
+            self._run = _run_settings(first, learner_seat, self.n_players, self.record)
         self.slow = bool(slow) or not all(_compiled(a) for a in self.opponents)
         self._build()
 
@@ -356,6 +359,21 @@ def _name(opponent) -> str:
     if isinstance(opponent, Agent):
         return opponent.spec
     return "python:" + getattr(opponent, "__name__", type(opponent).__name__)
+
+
+def _first_player(first_player, rules):
+    """The first-player policy: the given one, else the seat the rules fix, else ``"rotate"``
+    (as ``experiments.batch``); a given one that the rules' fixed seat contradicts is an error
+    (the deal would play it while the records' rules say the fixed seat)."""
+    fixed = getattr(rules, "first_player", "random")
+    if first_player is None:
+        return fixed if not isinstance(fixed, str) else "rotate"
+    if not isinstance(fixed, str) and first_player != fixed:
+        raise ValueError(
+            f"first_player={first_player!r} contradicts the rules' first_player={fixed}: "
+            "give one of them"
+        )
+    return first_player
 
 
 def _run_settings(first_player, learner_seat, n_players: int, record: bool) -> np.ndarray:
