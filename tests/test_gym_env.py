@@ -5,6 +5,7 @@ import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -255,3 +256,18 @@ def test_rules_that_leave_the_learner_no_turn_raise_instead_of_dealing_forever()
     env = GiftsimEnv("geschenkt", players=2, learner_seat=1, opponents="greedy", rule=NO_CHOICE)
     with deadline(60), pytest.raises(EnvError, match="no decision in 1,000 games in a row"):
         env.reset(seed=1)
+
+
+def test_skipped_games_move_the_indices_as_the_reference_says():
+    """docs/environments.md says which game an episode is, skips included: here seat 0 (random,
+    one chip, two cards) often takes both before the learner acts, so indices jump (and the
+    vector environment's lanes number their games apart)."""
+    rule = ["chips_per_player=1", "first_player=0", "lowest_card=3", "highest_card=5"]
+    env = GiftsimEnv(
+        "geschenkt", 2, learner_seat=1, opponents="random", rule=[*rule, "n_removed=1"]
+    )
+    indices = [env.reset(seed=4 if k == 0 else None)[1]["game_index"] for k in range(12)]
+    assert indices != list(range(12)) and indices == sorted(set(indices))
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "environments.md").read_text()
+    assert "episode `k` is game `k` only while none was skipped" in doc
+    assert "lane `l`'s `k`-th episode is game `l * 2**32 + k`" in doc

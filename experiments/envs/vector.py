@@ -17,7 +17,8 @@ Conventions:
   the deal draws it; or a seat); by default the seat the rules fix (``rule=["first_player=2"]``),
   else ``"rotate"``. A ``first_player`` other than the rules' fixed seat is refused.
 * **Episodes and seeds.** Lane ``i``'s ``k``-th episode is game ``i * 2**32 + k`` of the seed
-  (``giftsim.rng.game_key``), so a lane plays the same games whatever the number of lanes.
+  (``giftsim.rng.game_key``; skipped episodes, below, counted), so a lane plays the same games
+  whatever the number of lanes: not game ``k``, as in ``GiftsimEnv`` and PettingZoo.
   ``reset(seed=S)`` starts every lane at its episode 0 of ``S``; ``reset()`` begins each
   lane's next episode (an unfinished one is dropped).
 * **Rewards.** At the end of an episode the learner's share of the win (``Game.rewards``: 1,
