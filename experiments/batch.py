@@ -19,6 +19,7 @@ from agents.isolation.host import end_idle
 from agents.registry import parse_list
 from experiments.games import TAIL, play_block, play_block_isolated
 from experiments.isolation import with_forfeits
+from giftsim.contract import first_player_for
 from giftsim.game import load_game
 from giftsim.rng import check_seed
 
@@ -55,7 +56,7 @@ def play(
     definition = load_game(game)
     agent_list = parse_list(_specs(agents), game)
     rules = _rules(definition, rules, len(agent_list))
-    first_player = _first(first_player, rules)
+    first_player = first_player_for(first_player, rules)
     for name, value in (("n_games", n_games), ("first_index", first_index)):
         if not _whole(value) or value < 0:
             raise ValueError(f"{name} must be a whole number >= 0, got {value!r}")
@@ -112,20 +113,6 @@ def _rules(definition, rules, n_players: int):
             f"{n_players})), got {kind.__module__}.{kind.__name__}"
         )
     return rules
-
-
-def _first(first_player, rules):
-    """The first-player policy: the given one, else the seat the rules fix, else rotate; a
-    given one that the rules' fixed seat contradicts is an error (it would be ignored)."""
-    fixed = getattr(rules, "first_player", "random")
-    if first_player is None:
-        return fixed if not isinstance(fixed, str) else "rotate"
-    if not isinstance(fixed, str) and first_player != fixed:
-        raise ValueError(
-            f"first_player={first_player!r} contradicts the rules' first_player={fixed}: "
-            "give one of them"
-        )
-    return first_player
 
 
 def win_shares(winners: np.ndarray, n_players: int) -> np.ndarray:

@@ -146,3 +146,18 @@ def first_policy(first_player, n_players: int) -> int:
         f"first_player must be 'rotate', 'random' or a seat in 0..{n_players - 1}, "
         f"got {first_player!r}"
     )
+
+
+def first_player_for(first_player, rules, default="rotate"):
+    """The first-player policy a run plays: the given one, else the seat the rules fix, else
+    ``default``. A given one that the rules' fixed seat contradicts is an error: the deal would
+    play it while the records' rules say the fixed seat."""
+    fixed = getattr(rules, "first_player", "random")
+    if first_player is None:
+        return fixed if not isinstance(fixed, str) else default
+    if not isinstance(fixed, str) and first_player != fixed:
+        raise ValueError(
+            f"first_player={first_player!r} contradicts the rules' first_player={fixed}: "
+            "give one of them"
+        )
+    return first_player

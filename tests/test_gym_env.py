@@ -271,3 +271,16 @@ def test_skipped_games_move_the_indices_as_the_reference_says():
     doc = (Path(__file__).resolve().parents[1] / "docs" / "environments.md").read_text()
     assert "episode `k` is game `k` only while none was skipped" in doc
     assert "lane `l`'s `k`-th episode is game `l * 2**32 + k`" in doc
+
+
+@pytest.mark.parametrize("name", ["geschenkt", "tulips"])
+def test_the_rules_first_player_is_the_default_and_a_contradiction_is_refused(name):
+    """``rule=["first_player=2"]`` plays seat 2 first in every episode; ``"rotate"`` or
+    another seat given beside it is refused rather than played against the records' rules."""
+    env = GiftsimEnv(name, players=3, opponents=BOT[name], rule=["first_player=2"], record=True)
+    for index in range(4):
+        play(env, seed=9 if index == 0 else None)
+    assert {r["first_player"] for r in env.records()} == {2}
+    for given in ["rotate", 0]:
+        with pytest.raises(EnvError, match=f"first_player={given!r} contradicts the rules'"):
+            GiftsimEnv(name, players=3, rule=["first_player=2"], first_player=given)

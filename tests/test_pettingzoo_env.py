@@ -116,6 +116,7 @@ def test_rules_and_players_are_configurable():
         ({"players": 4, "rules": load_game("geschenkt").rules(n_players=3)}, "not both"),
         ({"rule": ["rounds=3"]}, "rounds must be 1"),
         ({"first_player": "last"}, "'rotate', 'random'"),
+        ({"rule": ["first_player=2"], "first_player": "rotate"}, "contradicts the rules'"),
         ({"render_mode": "rgb_array"}, "None, 'ansi' or 'human'"),
         ({"players": 2, "opponents": {"player_0": "greedy", "player_1": "greedy"}}, "learner"),
     ],

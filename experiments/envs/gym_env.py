@@ -39,10 +39,12 @@ takes one seat, giftsim agents (any spec) the others::
   ``play_slow``; a seat with one legal action is not asked.
 * Seeds: after ``reset(seed=S)`` the episode is game 0 of seed ``S``, each later ``reset()``
   the next game; game ``i`` is ``play_slow(game, rules, seats, S, i, first_player)`` (deal,
-  first seat, agent streams). ``first_player``: ``"random"`` (the deal draws it, default),
-  ``"rotate"`` or a seat. A game that ends before the learner acts is skipped for the next
-  index; after 1,000 in a row ``reset`` raises ``EnvError`` (rules and seats under which the
-  learner may never act, such as No Thanks! without chips and the learner second).
+  first seat, agent streams). ``first_player``: ``"random"`` (the deal draws it), ``"rotate"``
+  or a seat; by default the seat the rules fix (``rule=["first_player=2"]``), else
+  ``"random"``. One that contradicts the rules' fixed seat is refused. A game that ends
+  before the learner acts is skipped for the next index; after 1,000 in a row ``reset``
+  raises ``EnvError`` (rules and seats under which the learner may never act, such as No
+  Thanks! without chips and the learner second).
 * Records: with ``record=True`` every finished episode is kept, and :meth:`GiftsimEnv.records`
   returns them as JSON game records (``Game.make_record``, the vector environment's format:
   ``agents`` with ``"learner"`` at the learner's seat, ``seed``, ``game_index``) that
@@ -94,7 +96,7 @@ class GiftsimEnv(gym.Env):
         rules=None,
         margin: float = 0.0,
         rule=(),
-        first_player="random",
+        first_player=None,
         illegal_reward: float | None = None,
         secret: int = 0,
         render_mode: str | None = None,

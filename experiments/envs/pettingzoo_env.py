@@ -25,9 +25,10 @@ PettingZoo's classic card games (``pettingzoo/classic/``)::
 * Seeds: after ``reset(seed=S)`` the episode is game 0 of seed ``S``; each later ``reset()``
   deals the next game (1, 2, ...). Game ``i`` is dealt by ``Game.deal_keyed(rules,
   game_key(S, i), first, state)``, the same deal and agent streams as
-  ``play_slow(game, rules, seats, S, i, first_player)``. ``first_player="random"`` (default)
-  lets the deal draw the first seat (or takes the rules' fixed seat); ``"rotate"`` gives game
-  ``i`` to seat ``i % n``, as tournaments do. ``reset()`` before any seed draws a random seed.
+  ``play_slow(game, rules, seats, S, i, first_player)``. ``first_player="random"`` lets the deal
+  draw the first seat; ``"rotate"`` gives game ``i`` to seat ``i % n``, as tournaments do; by
+  default the seat the rules fix, else ``"random"``; one that contradicts the rules' fixed seat
+  is refused. ``reset()`` before any seed draws a random seed.
 * Opponents: ``opponents={"player_1": "greedy", "player_2": "random:..."}`` (spec strings or
   agents) puts giftsim agents in those seats. They are not PettingZoo agents: the environment
   steps them itself, through the slow path, each on a fresh copy of its own observation with
@@ -112,7 +113,7 @@ class raw_env(AECEnv):  # PettingZoo's name for the unwrapped class
         rules=None,
         rule=(),
         opponents=None,
-        first_player="random",
+        first_player=None,
         secret: int = 0,
         render_mode: str | None = None,
         illegal_reward: float | None = None,

@@ -26,7 +26,7 @@ from agents.kernels.lanes import MAX_SKIPPED
 from agents.registry import parse
 from experiments.play.screen import Seats
 from experiments.play.session import screens
-from giftsim.contract import first_policy
+from giftsim.contract import first_player_for, first_policy
 from giftsim.game import load_game, rounds_of
 from giftsim.rng import check_secret, check_seed
 
@@ -147,10 +147,11 @@ class Table:
     (``{seat: spec or Agent}``); the other seats are the learner's. With ``record=True`` it
     keeps the start state and the actions of the game being played (:meth:`record`)."""
 
-    def __init__(self, game: str, rules, bots=None, first_player="random", secret=0, record=False):
+    def __init__(self, game: str, rules, bots=None, first_player=None, secret=0, record=False):
         self.game = load(game)
         self.rules, self.n = rules, rules.n_players
         with bad_input():
+            first_player = first_player_for(first_player, rules, "random")
             first_policy(first_player, self.n)  # a bad value fails here, with the valid choices
             check_secret(secret)
             self.bots = {s: _agent(a, game) for s, a in (bots or {}).items()}

@@ -95,7 +95,7 @@ from experiments.envs.table import (
     make_rules,
     no_decision,
 )
-from giftsim.contract import MAX_PARAMS, first_policy
+from giftsim.contract import MAX_PARAMS, first_player_for, first_policy
 from giftsim.game import Game, load_game
 
 
@@ -130,7 +130,7 @@ class VectorEnv:
         self.seed, self.secret = int(seed), int(secret)
         self.learner_seat = learner_seat
         with bad_input():
-            first = _first_player(first_player, self.rules)
+            first = first_player_for(first_player, self.rules)
             self._run = _run_settings(first, learner_seat, self.n_players, self.record)
         self.slow = bool(slow) or not all(_compiled(a) for a in self.opponents)
         self._build()
@@ -360,21 +360,6 @@ def _name(opponent) -> str:
     if isinstance(opponent, Agent):
         return opponent.spec
     return "python:" + getattr(opponent, "__name__", type(opponent).__name__)
-
-
-def _first_player(first_player, rules):
-    """The first-player policy: the given one, else the seat the rules fix, else ``"rotate"``
-    (as ``experiments.batch``); a given one that the rules' fixed seat contradicts is an error
-    (the deal would play it while the records' rules say the fixed seat)."""
-    fixed = getattr(rules, "first_player", "random")
-    if first_player is None:
-        return fixed if not isinstance(fixed, str) else "rotate"
-    if not isinstance(fixed, str) and first_player != fixed:
-        raise ValueError(
-            f"first_player={first_player!r} contradicts the rules' first_player={fixed}: "
-            "give one of them"
-        )
-    return first_player
 
 
 def _run_settings(first_player, learner_seat, n_players: int, record: bool) -> np.ndarray:
