@@ -310,6 +310,20 @@ def _add_agent_options(p, secret: bool = True) -> None:
         )
 
 
+def _check_resumable(out) -> None:
+    """``--resume`` continues a run that is in ``--out``: a mistyped folder must not start
+    another run in its place."""
+    from experiments.manifest import MANIFEST, TEMPORARY  # a run killed before its rename
+
+    if out is None:
+        raise CliError("--resume continues the run in an --out folder: give --out")
+    if not any((out / name).is_file() for name in (MANIFEST, TEMPORARY)):
+        raise CliError(
+            f"--resume: {out} holds no run to continue (no {MANIFEST}); "
+            "leave out --resume to start one"
+        )
+
+
 def _check_together(args) -> None:
     """Options that need another, or contradict one, are a one-line error before anything
     runs (an option silently ignored would run another experiment than the one asked for)."""
@@ -317,8 +331,8 @@ def _check_together(args) -> None:
         raise CliError(f"--scheduler needs --backend dask (the backend is {args.backend})")
     if getattr(args, "workers", None) is not None and getattr(args, "backend", "") == "serial":
         raise CliError("--workers needs --backend processes or dask (serial runs in this process)")
-    if getattr(args, "resume", False) and hasattr(args, "summary_only") and args.out is None:
-        raise CliError("--resume continues the run in an --out folder: give --out")
+    if getattr(args, "resume", False) and hasattr(args, "summary_only"):
+        _check_resumable(args.out)
     if args.command == "tournament":
         _check_design(args)
     _check_workers(args)

@@ -370,13 +370,18 @@ def _round(settings, folder, round_, state, workers, bar) -> dict:
 def _start(settings, folder: Path, resume: bool) -> dict:
     """A fresh run's state, or the checkpointed one (``resume``), checked to be the same run."""
     progress = folder / "progress.json"
-    if not resume or not progress.is_file():
-        if folder.is_dir() and any(folder.iterdir()) and not resume:
-            raise ValueError(f"{folder} holds an earlier run; pass --resume or remove it")
+    if not progress.is_file():
+        if resume:
+            raise ValueError(
+                f"--resume: {folder} holds no checkpoint to continue; leave out --resume to "
+                "start the run"
+            )
         if folder.is_dir() and any(p.name != WRITTEN for p in folder.iterdir()):
             raise ValueError(f"{folder} holds files but no checkpoint of a run; remove it")
         folder.mkdir(parents=True, exist_ok=True)
         return {"history": [], "network": None, "last": None}
+    if not resume:
+        raise ValueError(f"{folder} holds an earlier run; pass --resume or remove it")
     try:
         saved = json.loads(progress.read_text())
         known = _but_rounds(saved["settings"])

@@ -286,6 +286,11 @@ CLI = [  # (id, argv, words the one line must hold)
     ),
     ("tournament-resume-no-out", ["tournament", "geschenkt", "--resume", *QUICK], "give --out"),
     (
+        "tournament-resume-no-run",
+        ["tournament", "geschenkt", "--resume", "--out", "typo", *QUICK],
+        "--resume: typo holds no run to continue (no manifest.json); leave out --resume",
+    ),
+    (
         "tournament-one-agent",
         ["tournament", "geschenkt", "--agents", "greedy", *QUICK],
         "a round-robin needs at least two different agents",
@@ -450,6 +455,7 @@ CLI = [  # (id, argv, words the one line must hold)
     ("train-out-in-a-file", [*TRAIN, "--out", "a_file/n.npz"], "a_file is not a folder"),
     ("train-checkpoint-file", [*TRAIN, "--out", "clash.npz"], "clash.ckpt"),
     ("train-junk-checkpoint", [*TRAIN, "--out", "junk.npz", "--resume"], "not a readable check"),
+    ("train-resume-no-run", [*TRAIN, "--out", "n.npz", "--resume"], "n.ckpt holds no checkpoint"),
     (
         "train-workers-0",
         [*TRAIN, "--out", "n.npz", "--workers", "0"],
@@ -507,6 +513,7 @@ CLI = [  # (id, argv, words the one line must hold)
     ("gauntlet-players-text", [*GAUNTLET, "--players", "3,x"], "got '3,x'"),
     ("gauntlet-out-file", [*GAUNTLET, "--out", "paper.txt"], "is a file, not a results folder"),
     ("gauntlet-resume-no-out", [*GAUNTLET, "--resume"], "give --out"),
+    ("gauntlet-resume-no-run", [*GAUNTLET, "--resume", "--out", "new"], "new holds no run"),
     ("gauntlet-scheduler", [*GAUNTLET, "--scheduler", "tcp://127.0.0.1:1"], "needs --backend"),
     ("gauntlet-workers-serial", [*GAUNTLET, "--workers", "2"], "--workers needs --backend"),
     ("gauntlet-rule", [*GAUNTLET, "--rule", "speed=3"], "unknown rule 'speed'"),
