@@ -58,8 +58,9 @@ def check(folder: Path, jobs: list[Job], chunk_size: int, summary_only: bool, re
     ident = f"{experiment_id(jobs)}-{rules_id}-{chunk_size}-{kind}"
     path = folder / MANIFEST
     if path.exists():
-        _check_same(folder, path, ident, resume)
-        _check_inputs(folder, path, jobs)
+        old = _check_same(folder, path, ident, resume)
+        _check_version(folder, old)
+        _check_inputs(folder, old, jobs)
     elif folder.exists():
         _check_empty(folder)
     else:
@@ -87,7 +88,8 @@ def _check_empty(folder: Path) -> None:
     temporary.unlink(missing_ok=True)
 
 
-def _check_same(folder: Path, path: Path, ident: str, resume: bool) -> None:
+def _check_same(folder: Path, path: Path, ident: str, resume: bool) -> dict:
+    """The manifest at ``path``, if it is this experiment's and ``resume`` is set."""
     try:
         old = json.loads(path.read_text())
     except (OSError, ValueError, RecursionError) as error:
@@ -103,6 +105,19 @@ def _check_same(folder: Path, path: Path, ident: str, resume: bool) -> None:
         )
     if not resume:
         raise ValueError(f"{folder} already holds this experiment; add --resume to continue it")
+    return old
+
+
+def _check_version(folder: Path, old: dict) -> None:
+    """A run resumes only with the giftsim that began it: another version may play other
+    games from the same seeds, and the folder would mix them."""
+    versions = old.get("versions")
+    began = versions.get("giftsim") if isinstance(versions, dict) else None
+    if began is not None and began != giftsim.__version__:
+        raise ValueError(
+            f"{folder} was begun by giftsim {began}, this is {giftsim.__version__}, whose games "
+            f"may differ; finish it with giftsim {began}, or choose another --out"
+        )
 
 
 def inputs(jobs: list[Job]) -> dict[str, str]:
@@ -135,10 +150,10 @@ def _shipped(job: Job, agent=None) -> str:
         return ""
 
 
-def _check_inputs(folder: Path, path: Path, jobs: list[Job]) -> None:
+def _check_inputs(folder: Path, manifest: dict, jobs: list[Job]) -> None:
     """A run resumes only with the files its agents read unchanged (a folder written before
     they were recorded is not checked)."""
-    old = json.loads(path.read_text()).get("inputs")
+    old = manifest.get("inputs")
     if not isinstance(old, dict):
         return
     changed = sorted(name for name, sha in inputs(jobs).items() if old.get(name) != sha)
