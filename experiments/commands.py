@@ -132,8 +132,9 @@ def interval_note(deals) -> str:
         )
     return (
         "95% intervals from summaries only (no deals kept): each deal counted as one game of "
-        "its summed variance, so they are wide but never too narrow; without --summary-only "
-        "they are computed by deal"
+        "its summed variance, so their standard errors are never too small (a share of 0 or "
+        "1 has none: its interval is Wilson's on the deals, as by deal); without "
+        "--summary-only they are computed by deal"
     )
 
 

@@ -167,6 +167,14 @@ def gap_interval(gap, se, deals, z: float = Z95):
     return 2 * low - 1, 2 * high - 1
 
 
+def gap_p_value(gap, se, deals, df=np.inf) -> float:
+    """The two-sided p of "the gap is 0" that agrees with :func:`gap_interval`: below 0.05
+    exactly when its 95% interval (Student's t with ``df``) leaves 0 out. NaN where ``se``
+    is NaN."""
+    one = share_p_value((1 + gap) / 2, se / 2, deals, 0.5, df)
+    return float(min(1.0, 2 * min(one, 1 - one)))
+
+
 # ---- shares and means ---------------------------------------------------------------------
 
 
@@ -277,8 +285,9 @@ def _summary_spread(sums, value: str, square: str, keys: list, rows="deal_rows")
     ``mean`` and ``se``, the games of each job a stratum (jobs of one game pooled), widened
     by the column ``rows`` (the group's rows that share one deal, e.g. ``deal_rows`` 4 for a
     field candidate in 4 rotations; 1 without the column): a deal counts as that many games
-    of the summed variance, which is never too narrow; ``df``, Satterthwaite's degrees of
-    freedom over the jobs (as ``blocks.stratified_cov``); ``deals``, each job's games over its
+    of the summed variance, which is never too small; ``df``, Satterthwaite's degrees of
+    freedom over the jobs (as ``blocks.stratified_cov``), at most :func:`_deal_freedom`;
+    ``deals``, each job's games over its
     rows a deal, summed (jobs of 2 and 3 players in one group count their own deals)."""
     rows = sums[rows] if rows in sums else pd.Series(1, index=sums.index)
     cells = sums.assign(_rows=rows).groupby([*keys, "job"], observed=True, sort=True)
@@ -307,7 +316,8 @@ def _summary_spread(sums, value: str, square: str, keys: list, rows="deal_rows")
     )
     table["deals"] = table["deals"].round().astype(int)
     with np.errstate(invalid="ignore", divide="ignore"):
-        free = (table["n"] - table["cells"]).astype(float)
+        games_free = table["n"] - table["cells"]
+        free = np.minimum(games_free, _deal_freedom(table["deals"], table["cells"])).astype(float)
         df = np.where(table["var_sq"] > 0, table["var"] ** 2 / table["var_sq"], free)
     table["df"] = np.minimum(df, free)
     table["mean"] = table["s"] / table["n"]
@@ -317,12 +327,21 @@ def _summary_spread(sums, value: str, square: str, keys: list, rows="deal_rows")
     return table
 
 
+def _deal_freedom(deals, strata):
+    """Degrees of freedom of a variance over ``deals`` in ``strata`` (the streamed sums'
+    jobs): the deals less the strata, or less one where that leaves none (strata of one deal
+    pooled, as ``blocks.stratified_cov`` does). The games of one deal are not independent, so
+    counting games here made a few deals' intervals too narrow."""
+    deals, strata = np.asarray(deals, float), np.asarray(strata, float)
+    return np.where(deals > strata, deals - strata, deals - 1)
+
+
 def summary_win_share(sums: pd.DataFrame, by="agent") -> pd.DataFrame:
     """``win_share`` from streamed per-(job, seat) sums (``experiments.results.summary_of``:
     columns ``job``, ``games``, ``win_sum``, ``win_sq``, ``n_players`` and ``by``). Sums keep
     no deals, so the interval is bounded from the worst case: with ``deal_rows`` in ``sums``
     a deal is counted as ``deal_rows`` games of the summed variance, each job's games a
-    stratum, which is never too narrow; without it every game is its own deal. Same columns
+    stratum, whose standard error is never too small; without it every game is its own deal. Same columns
     (``deals`` the number of deals so counted)."""
     _require(sums, ["job", "games", "win_sum", "win_sq", "n_players", *_as_list(by)])
     table = _summary_spread(sums, "win_sum", "win_sq", _as_list(by))
@@ -427,14 +446,20 @@ class _Positions:
         table["fair"] = 1 / table.index.get_level_values("n_players")
         return table[["games", "wins", "win_share", "ci_low", "ci_high", "fair", "deals"]]
 
+    def _gap(self, n: int, a: int, b: int):
+        """Place ``b``'s share less place ``a``'s in each group of ``n`` players: the gaps,
+        their standard errors (their covariance counted) and degrees of freedom."""
+        _, codes, layer, z, share, _, _, free = self.parts[n]
+        cov, _, _, df = stratified_cov(codes, layer, z[:, b] - z[:, a])
+        se = np.where(free > 0, np.sqrt(cov[:, 0, 0]), np.nan)
+        return share[:, b] - share[:, a], se, df[:, 0]
+
     def gap(self, first: int, second: int) -> pd.DataFrame:
         frames = []
-        for n, (labels, codes, layer, z, share, _, deals, free) in self.parts.items():
+        for n, (labels, _, _, _, _, _, deals, _) in self.parts.items():
             a, b = _place(first, n), _place(second, n)
-            cov, _, _, df = stratified_cov(codes, layer, z[:, b] - z[:, a])
-            se = np.where(free > 0, np.sqrt(cov[:, 0, 0]), np.nan)
-            gap = share[:, b] - share[:, a]
-            low, high = gap_interval(gap, se, deals, quantile(df[:, 0]))
+            gap, se, df = self._gap(n, a, b)
+            low, high = gap_interval(gap, se, deals, quantile(df))
             index = pd.MultiIndex.from_tuples(
                 [(*label, n) for label in labels], names=[*self.keys, "n_players"]
             )
@@ -443,12 +468,17 @@ class _Positions:
         return _single(pd.concat(frames).sort_index())
 
     def test(self, alpha: float) -> pd.DataFrame:
+        """The Wald test of equal places per group; at 2 players, where it and the gap ask
+        the same question, its p is the gap interval's (:func:`gap_p_value`), so the
+        verdict and the printed gap agree."""
         rows = {}
         for n, (labels, _, _, _, share, cov, deals, free) in self.parts.items():
+            gaps = self._gap(n, 0, 1) if n == 2 else None
             for g, label in enumerate(labels):
-                rows[(*label, n)] = wald_equal_shares(share[g], cov[g], free[g]) | {
-                    "deals": deals[g]
-                }
+                row = wald_equal_shares(share[g], cov[g], free[g])
+                if gaps is not None:
+                    row["p_value"] = _two_place_p(row, gaps[0][g], gaps[1][g], deals[g], gaps[2][g])
+                rows[(*label, n)] = row | {"deals": deals[g]}
         names = [*self.keys, "n_players"]
         table = _single(
             pd.DataFrame(rows.values(), index=pd.MultiIndex.from_tuples(rows, names=names))
@@ -456,6 +486,12 @@ class _Positions:
         table.insert(0, "games", self.table["games"].groupby(level=names).max())
         table["seat_effect"] = seat_effect(table["p_value"], alpha)
         return table
+
+
+def _two_place_p(row: dict, gap, se, deals, df) -> float:
+    """Two places' p: the gap interval's, where the Wald test could be made at all (it
+    keeps the few-deals rule and the no-covariance case)."""
+    return row["p_value"] if np.isnan(row["p_value"]) else gap_p_value(gap, se, deals, df)
 
 
 def seat_effect(p_value: pd.Series, alpha: float) -> pd.Series:
@@ -650,6 +686,16 @@ def summary_seat_gap(sums: pd.DataFrame, first=0, second=-1, column="position", 
 
 def _summary_gap_row(part, first, second, column, n) -> dict:
     a, b = _place(first, n), _place(second, n)
+    gap, se, deals, df = _summary_gap(part, a, b, column)
+    low, high = gap_interval(gap, se, deals, quantile(df))
+    return {"first": a, "second": b, "gap": gap, "ci_low": float(low), "ci_high": float(high)} | {
+        "deals": deals
+    }
+
+
+def _summary_gap(part, a: int, b: int, column: str):
+    """Place ``b``'s share less place ``a``'s from one group's streamed sums: ``(gap, se,
+    deals, df)``, the degrees of freedom at most the deals less one."""
     per_job = part.groupby(["job", column], sort=True)[["games", "win_sum", "win_sq"]].sum()
     per_job = per_job.unstack(column).fillna(0.0)
     games = per_job[("games", a)].to_numpy()
@@ -666,12 +712,9 @@ def _summary_gap_row(part, first, second, column, n) -> dict:
     gap = (s_b.sum() - s_a.sum()) / total
     with np.errstate(invalid="ignore", divide="ignore"):
         spread = np.where(games > 1, within**2 / (games - 1), 0.0).sum()
-    free = total - len(games)
+    free = min(total - len(games), _deal_freedom(deals, len(games)))
     df = min(within.sum() ** 2 / spread, free) if spread > 0 else free
-    low, high = gap_interval(gap, se, deals, quantile(df))
-    return {"first": a, "second": b, "gap": gap, "ci_low": float(low), "ci_high": float(high)} | {
-        "deals": deals
-    }
+    return gap, se, deals, df
 
 
 def summary_seat_table(sums: pd.DataFrame, column: str = "position", by="agent", ranges=None):
@@ -697,10 +740,20 @@ def summary_seat_test(sums: pd.DataFrame, column: str = "seat", alpha: float = 0
     assumes (at alpha 0.05 its size falls from 0.045 with no ties to 0.026 with 10% tied
     games); a p-value below alpha is still valid, one above it may hide a small effect.
     Columns ``games``, ``chi2``, ``dof``, ``p_value``, ``deals`` (the fewest of a place, as
-    ``summary_seat_advantage`` counts them), ``seat_effect``."""
+    ``summary_seat_advantage`` counts them), ``seat_effect``. As in the by-deal test, a place
+    that never (or always) won is no proof on fewer than ``FEW_DEALS`` deals (no test, NaN),
+    and at 2 players the p is the gap interval's (:func:`gap_p_value`)."""
     table = summary_seat_advantage(sums, column, by)
     rows = sums["deal_jobs"] if "deal_jobs" in sums else pd.Series(1, index=sums.index)
-    return _chisquare_table(table, alpha, float(rows.max()))
+    test = _chisquare_table(table, alpha, float(rows.max()))
+    keys = [*_as_list(by), "n_players"]
+    for key, part in sums.groupby(keys, observed=True, sort=True):
+        at = key[0] if isinstance(key, tuple) and len(key) == 1 else key
+        if part["n_players"].iat[0] == 2 and not np.isnan(test.loc[at, "p_value"]):
+            gap, se, deals, df = _summary_gap(part, 0, 1, column)  # 2 places: the gap's p
+            test.loc[at, "p_value"] = gap_p_value(gap, se, deals, df)
+    test["seat_effect"] = seat_effect(test["p_value"], alpha)
+    return test
 
 
 def summary_seat_verdict(sums: pd.DataFrame, column: str = "position", by="agent", alpha=0.05):
@@ -749,11 +802,13 @@ def _chisquare_row(part: pd.DataFrame, design: float) -> dict:
     games = part["games"].to_numpy(float)
     test = stats.chisquare(wins, wins.sum() * games / games.sum())
     chi2 = float(test.statistic) / design
+    certain = ((wins == 0) | (wins == games)).any()  # as wald_equal_shares: not on few deals
+    few = "deals" in part and part["deals"].min() < FEW_DEALS
     row = {
         "games": int(part["games"].max()),
-        "chi2": chi2,
+        "chi2": np.nan if certain and few else chi2,
         "dof": len(wins) - 1,
-        "p_value": float(stats.chi2.sf(chi2, len(wins) - 1)),
+        "p_value": np.nan if certain and few else float(stats.chi2.sf(chi2, len(wins) - 1)),
     }
     return row | ({"deals": int(part["deals"].min())} if "deals" in part else {})
 

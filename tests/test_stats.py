@@ -685,3 +685,50 @@ def test_summary_seat_tables_count_the_same_deals_and_flag_them():
     for title in (commands.TURNS, commands.GAP, "turn-order test"):
         assert set(named[title]["deals"]) == {12}, title
         assert (commands.flag_few(named[title])["warning"] == "< 30 deals").all(), title
+
+
+def _as_sums(long: pd.DataFrame) -> pd.DataFrame:
+    sums = long.assign(games=1, win_sum=long["win"], win_sq=long["win"] ** 2)
+    keys = ["job", "n_players", "seat", "agent"]
+    return sums.groupby(keys, as_index=False)[["games", "win_sum", "win_sq"]].sum()
+
+
+def test_at_two_places_the_seat_verdict_is_the_gap_interval_s():
+    """With two places "no seat effect" and "the gap is 0" are one hypothesis: the verdict
+    is "effect" exactly when the printed gap interval leaves 0 out, by game and from sums
+    (a Wald p of 0.039 had sat beside a gap interval of [-0.650, +0.006])."""
+    verdicts = set()
+    for seed in range(60):
+        long = make_long(seed, 30, 2, seat_weight=[1.6, 1], tie=0.1)
+        for test, gap in [
+            (stats.seat_test(long), stats.seat_gap(long, column="seat")),
+            (
+                stats.summary_seat_test(_as_sums(long)),
+                stats.summary_seat_gap(_as_sums(long), column="seat"),
+            ),
+        ]:
+            outside = bool(gap.loc[2, "ci_low"] > 0 or gap.loc[2, "ci_high"] < 0)
+            assert bool(test.loc[2, "seat_effect"]) == outside, seed
+            verdicts.add(outside)
+    assert verdicts == {True, False}  # both verdicts met
+
+
+def test_streamed_sums_claim_no_certain_seat_effect_on_few_deals():
+    """A place that never won in 5 games (deals) is no proof from sums either: no test, as
+    by deal (the chi-square had said p 0.025)."""
+    long = make_long(3, 5, 2)
+    long["win"] = (long["seat"] == 1).astype(float)
+    for test in (stats.summary_seat_test(_as_sums(long)), stats.seat_test(long)):
+        assert np.isnan(test.loc[2, "p_value"]) and pd.isna(test.loc[2, "seat_effect"])
+
+
+def test_streamed_intervals_count_no_more_freedom_than_deals():
+    """Sums of 3 deals of 4 games each (``deal_rows`` 4) in one job: the t quantile rests on
+    2 degrees of freedom, the deals less one, not on the 11 of the games (games of one deal
+    are not independent; the field run of 3 deals at 7 players had printed [0.153, 0.957]
+    against [0.066, 0.983] by deal)."""
+    long = make_long(5, 12, 2, seat_weight=[1.5, 1], tie=0.2)
+    sums = _as_sums(long).assign(deal_rows=4)
+    spread = stats._summary_spread(sums, "win_sum", "win_sq", ["seat"])
+    assert spread["deals"].tolist() == [3, 3]
+    assert (spread["df"] <= 2).all()
