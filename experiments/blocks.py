@@ -186,3 +186,11 @@ def _satterthwaite(centred, cell, owner, size, free) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         df = total**2 / spread
     return np.where(spread > 0, np.minimum(df, free[:, None]), free[:, None].astype(float))
+
+
+def z_score(difference: float, se: float) -> float:
+    """``difference / se``; where ``se`` is 0, 0 for no difference and an infinite z of its
+    sign for one: a difference that no noise explains is not a tie."""
+    if se > 0:
+        return float(difference / se)
+    return 0.0 if difference == 0 else float(np.copysign(np.inf, difference))

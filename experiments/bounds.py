@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from experiments.blocks import z_score
 from giftsim import files
 from giftsim.game import load_game, rounds_of
 
@@ -321,7 +322,7 @@ def _compared(rules, target: str, exact: float, bound: dict) -> dict:
         "bound_gain": bound["gain"],
         "se": bound["se"],
         "found": bound["gain"] / exact if exact > 0 else float("nan"),
-        "z_above_exact": (bound["gain"] - exact) / bound["se"],
+        "z_above_exact": z_score(bound["gain"] - exact, bound["se"]),
         "deals": bound["deals"],
         "cpu_seconds": bound["cpu_seconds"],
     }

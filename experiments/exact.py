@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from experiments import exploit
+from experiments.blocks import z_score
 from experiments.solving import solve_variant
 from geschenkt_sim import engine, solve
 from geschenkt_sim import state as nt_state
@@ -76,7 +77,8 @@ def optimal_check(rules: Rules, games: int, seed: int, folder=None) -> pd.DataFr
         spec = f"solved:table={where}/policy.parquet"
         sim = exploit.simulated_shares(rules, [spec] * rules.n_players, games, seed)
     sim.insert(1, "exact", solution.shares)
-    sim["z"] = (sim.simulated - sim.exact) / sim.simulated_se
+    differences = sim.simulated - sim.exact
+    sim["z"] = [z_score(d, se) for d, se in zip(differences, sim.simulated_se, strict=True)]
     return sim.assign(variant=describe(rules))
 
 

@@ -341,8 +341,8 @@ def summary_win_share(sums: pd.DataFrame, by="agent") -> pd.DataFrame:
     columns ``job``, ``games``, ``win_sum``, ``win_sq``, ``n_players`` and ``by``). Sums keep
     no deals, so the interval is bounded from the worst case: with ``deal_rows`` in ``sums``
     a deal is counted as ``deal_rows`` games of the summed variance, each job's games a
-    stratum, whose standard error is never too small; without it every game is its own deal. Same columns
-    (``deals`` the number of deals so counted)."""
+    stratum, whose standard error is never too small; without it every game is its own deal.
+    Same columns (``deals`` the number of deals so counted)."""
     _require(sums, ["job", "games", "win_sum", "win_sq", "n_players", *_as_list(by)])
     table = _summary_spread(sums, "win_sum", "win_sq", _as_list(by))
     fair = sums.assign(_fair=sums["games"] / sums["n_players"])

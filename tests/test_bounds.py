@@ -216,3 +216,12 @@ def test_a_learned_responders_rules_reach_its_training_as_they_are():
     assert settings.game_rules() == rules
     assert bounds.rules_text(rules) == " ".join(pairs)
     assert bounds.rules_text(TulipsRules(n_players=4)) == "standard"
+
+
+def test_a_bound_whose_deals_all_gain_alike_is_compared_without_dividing_by_zero():
+    """Two deals that gain the same (standard error 0) gave ZeroDivisionError; the bound's
+    distance from the exact gain is then an infinite z of its sign, not a crash or a tie."""
+    rules = Rules(n_players=2, lowest_card=3, highest_card=5, n_removed=0, chips_per_player=1)
+    row = bounds.against_exact(rules, "greedy", 2, rollouts=2)
+    assert row["se"] == 0 and row["bound_gain"] != row["exact_gain"]
+    assert row["z_above_exact"] == np.copysign(np.inf, row["bound_gain"] - row["exact_gain"])
