@@ -39,7 +39,7 @@ from experiments.words import count_of
 from giftsim import files
 from giftsim.game import GAMES, load_game
 
-HEAD_TO_HEAD = "head to head (row agent beats opponent, ties 1/2)"
+HEAD_TO_HEAD = "head to head (row agent finishes ahead of opponent, level 1/2)"
 RATINGS = "ratings (Plackett-Luce log-strength, whole finishing order; bootstrap over deals)"
 FORFEITS = "forfeits by agent (a forfeit is a loss)"
 N_BOOT = 100  # bootstrap draws of a report's ratings
@@ -572,15 +572,15 @@ def robin_findings(game: str, named: dict, out: Path) -> list[str]:
     field = f"in this round-robin of {', '.join(sorted(shares.index))}"
     share = percent(pair.share, pair.ci_low, pair.ci_high)
     if pair.ci_low > 0.5:
-        versus = f"{best} beats {second} {field} in {share} of the games they share"
+        versus = f"{best} finishes ahead of {second} {field} in {share} of the games they share"
     elif pair.ci_high < 0.5:  # the better share overall loses this pairing
         back = percent(1 - pair.share, 1 - pair.ci_high, 1 - pair.ci_low)
-        versus = f"{second} beats {best} {field} in {back} of the games they share"
+        versus = f"{second} finishes ahead of {best} {field} in {back} of the games they share"
     else:
         edge = max(pair.ci_high - 0.5, 0.5 - pair.ci_low)
         versus = (
-            f"{best} and {second} are not told apart {field}: {best} wins {share} of the games "
-            f"they share, an edge either way below {edge:.1%} with 95% confidence"
+            f"{best} and {second} are not told apart {field}: {best} finishes ahead in {share} "
+            f"of the games they share, an edge either way below {edge:.1%} with 95% confidence"
         )
     return [
         f"In the {_title(game)} round-robin ({_players(named)} players) the win shares are "

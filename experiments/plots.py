@@ -265,8 +265,8 @@ def _panels(data: pd.DataFrame, value: str, column: str, by: str, axes, mirror: 
 # ---- head to head -------------------------------------------------------------------------
 
 HEAD_TITLE = (
-    "Head to head: share of games in which the row agent beats the column agent "
-    "(ties count 1/2),\n± half width of its 95% interval by deal; {per}"
+    "Head to head: share of games in which the row agent finishes ahead of the column agent "
+    "(level 1/2),\n± half width of its 95% interval by deal; {per}"
 )
 
 
@@ -308,7 +308,7 @@ def win_rate_heatmap_of(table: pd.DataFrame, ax=None, subject=None):
             text = f"{value:.{digits}f}\n{plus_minus(half.iat[i, j], digits)}"
             ax.text(j, i, text, ha="center", va="center", fontsize=7)
     _label_square(ax, share)
-    fig.colorbar(image, ax=ax, label="share of games the row agent beats the column agent")
+    fig.colorbar(image, ax=ax, label="share of games the row agent finishes ahead")
     _title(ax, HEAD_TITLE.format(per=_per_pair(table["games"])), subject)
     return fig
 

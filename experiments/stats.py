@@ -839,10 +839,12 @@ def games_needed(effect: float, n_players: int, alpha: float = 0.05, power: floa
 
 def _head_to_head(long: pd.DataFrame):
     """Sorted agent names and the rows of every ordered seat pair of agents A != B at one
-    table: ``key`` (A * K + B), ``deal``, ``outcome`` (A's win above B's: 1, equal: 1/2) and
-    ``weight`` 1 / (copies of A x copies of B) at its table, so each game in which both took
-    part counts once."""
-    names, parts = blocks(long)
+    table: ``key`` (A * K + B), ``deal``, ``outcome`` (A finishes ahead of B: 1, level: 1/2)
+    and ``weight`` 1 / (copies of A x copies of B) at its table, so each game in which both
+    took part counts once. The finishing order is the column ``finish`` (the game's
+    ``finish_key``, ``results.long_table``), else the win share: without it, a game that a
+    third seat won leaves A and B level."""
+    names, parts = blocks(long, "finish" if "finish" in long.columns else "win")
     rows = [_pair_rows(block, len(names)) for block in parts]
     key, deal, outcome, weight = (np.concatenate(r) for r in zip(*rows, strict=True))
     return names, key, deal, outcome, weight
@@ -853,7 +855,7 @@ def _pair_rows(block: Block, k: int):
     a, b = block.agent[:, first], block.agent[:, second]
     copies = (block.agent[:, :, None] == block.agent[:, None, :]).sum(2)
     weight = 1 / (copies[:, first] * copies[:, second])
-    diff = block.win[:, first] - block.win[:, second]
+    diff = block.key[:, first] - block.key[:, second]
     outcome = (diff > EPS) + 0.5 * (np.abs(diff) <= EPS)
     deal = np.broadcast_to(block.deal[:, None], a.shape)
     keep = a != b
@@ -870,9 +872,10 @@ def _head_to_head_sums(long: pd.DataFrame):
 
 def pairwise(long: pd.DataFrame) -> pd.DataFrame:
     """Square frame, agent (rows) x opponent (columns): over games where both took part at
-    different seats, the share in which the row agent's win exceeds the opponent's, equal wins
-    counting 1/2. Where an agent holds several seats, every (A seat, B seat) pair of the game
-    is compared and the game's pairs are averaged. NaN on the diagonal and for agents that never
+    different seats, the share in which the row agent finishes ahead of the opponent (by the
+    column ``finish`` if the frame has it, else by the win), level finishes counting 1/2.
+    Where an agent holds several seats, every (A seat, B seat) pair of the game is compared
+    and the game's pairs are averaged. NaN on the diagonal and for agents that never
     met; ``pairwise(long) + pairwise(long).T == 1`` where defined."""
     names, beats, games = _head_to_head_sums(long)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -896,12 +899,12 @@ def pairwise_table(long: pd.DataFrame) -> pd.DataFrame:
 
 def pair_sums(long: pd.DataFrame) -> pd.DataFrame:
     """The head-to-head games of a long frame summed per (deal, stratum, agent, opponent):
-    ``beats`` (the agent's wins over the opponent, equal wins 1/2) and ``games`` (each game in
-    which both took part counted once, as in ``pairwise``). ``deal`` is the frame's ``deal``
-    column, or a game code without one; ``stratum`` that of ``blocks.stratum_values``;
-    agents are categories. Sums of several frames add up (``add_pair_sums``), so a results
-    folder can be read chunk by chunk (with a ``stratum`` column from the design);
-    ``deal_pairwise_table`` makes the table."""
+    ``beats`` (the games the agent finishes ahead of the opponent, level 1/2) and ``games``
+    (each game in which both took part counted once, as in ``pairwise``). ``deal`` is the
+    frame's ``deal`` column, or a game code without one; ``stratum`` that of
+    ``blocks.stratum_values``; agents are categories. Sums of several frames add up
+    (``add_pair_sums``), so a results folder can be read chunk by chunk (with a ``stratum``
+    column from the design); ``deal_pairwise_table`` makes the table."""
     names, key, deal, outcome, weight = _head_to_head(long)
     k = len(names)
     deals = np.unique(long["deal"].to_numpy()) if "deal" in long.columns else None

@@ -125,15 +125,16 @@ class Truth:
         return self.win[np.arange(len(self.win)), (self.first + place) % self.n].mean()
 
     def head_to_head(self, a: str, b: str) -> float:
-        """Over games where both sit: a's win above b's (1/2 if equal), each pair of their
-        seats weighted 1 / (copies of a x copies of b)."""
+        """Over games where both sit: a finishes ahead of b (1/2 if level), each pair of their
+        seats weighted 1 / (copies of a x copies of b). No Thanks!'s order (the only game
+        checked here): the fewer points finish ahead."""
         copies_a, copies_b = (self.agent == a).sum(1), (self.agent == b).sum(1)
         beats = games = 0.0
         for i in range(self.n):
             for j in range(self.n):
                 both = (self.agent[:, i] == a) & (self.agent[:, j] == b)
                 weight = both / np.maximum(copies_a * copies_b, 1)
-                diff = self.win[:, i] - self.win[:, j]
+                diff = self.score[:, j] - self.score[:, i]
                 outcome = np.where(diff > 1e-9, 1.0, np.where(diff < -1e-9, 0.0, 0.5))
                 beats += (weight * outcome).sum()
                 games += weight.sum()

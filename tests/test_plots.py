@@ -73,7 +73,7 @@ def test_win_rate_heatmap(long, tmp_path):
     first = next(t.get_text() for t in ax.texts if t.get_position() == (1, 0))
     assert first.startswith(f"{share.loc['a', 'b']:.2f}")
     title = ax.get_title()
-    assert "row agent beats the column agent (ties count 1/2)" in title
+    assert "row agent finishes ahead of the column agent (level 1/2)" in title
     assert "95% interval by deal" in title and "games per pair" in title
     assert saved(fig, tmp_path / "heatmap.png").startswith(PNG)
 

@@ -80,10 +80,10 @@ def assert_within_se(estimate, truth, low, high, k=3.0):
 # ---- slow twins ---------------------------------------------------------------------------
 
 
-def naive_pairwise(long):
+def naive_pairwise(long, order="win"):
     beats, games = defaultdict(float), defaultdict(float)
     for _, game in long.groupby(["job", "game_index"]):
-        agents, wins = list(game["agent"]), list(game["win"])
+        agents, wins = list(game["agent"]), list(game[order])
         for i, j in permutations(range(len(agents)), 2):
             a, b = agents[i], agents[j]
             if a == b:
@@ -732,3 +732,19 @@ def test_streamed_intervals_count_no_more_freedom_than_deals():
     spread = stats._summary_spread(sums, "win_sum", "win_sq", ["seat"])
     assert spread["deals"].tolist() == [3, 3]
     assert (spread["df"] <= 2).all()
+
+
+def test_head_to_head_follows_the_finishing_order():
+    """With a ``finish`` column (the game's finishing key) the row agent "finishes ahead of"
+    the opponent by it, as a slow twin counts: a game that a third seat won still ranks the
+    other two (by wins alone they were level, 1/2, at most tables of 4)."""
+    long = make_long(21, 300, 4, strength=[1, 2, 3, 4, 5], tie=0.1)
+    long["finish"] = long["win"] * 1000 - long["score"].round()  # lower score finishes ahead
+    expected, _ = naive_pairwise(long, "finish")
+    got = stats.pairwise(long)
+    assert [got.loc[a, b] for a, b in expected] == pytest.approx(list(expected.values()))
+    by_wins, _ = naive_pairwise(long)
+    assert [stats.pairwise(long.drop(columns="finish")).loc[a, b] for a, b in by_wins] == (
+        pytest.approx(list(by_wins.values()))
+    )
+    assert not np.allclose(list(expected.values()), list(by_wins.values()), atol=0.02)

@@ -221,12 +221,19 @@ def _robin(pair: tuple[float, float, float], deals: int = 500) -> dict:
 @pytest.mark.parametrize(
     ("pair", "says"),
     [
-        ((0.56, 0.53, 0.59), "a beats b in this round-robin of a, b, c in 56.0% [53.0, 59.0]"),
-        ((0.44, 0.41, 0.47), "b beats a in this round-robin of a, b, c in 56.0% [53.0, 59.0]"),
+        (
+            (0.56, 0.53, 0.59),
+            "a finishes ahead of b in this round-robin of a, b, c in 56.0% [53.0, 59.0]",
+        ),
+        (
+            (0.44, 0.41, 0.47),
+            "b finishes ahead of a in this round-robin of a, b, c in 56.0% [53.0, 59.0]",
+        ),
         (
             (0.51, 0.48, 0.54),
-            "a and b are not told apart in this round-robin of a, b, c: a wins 51.0% [48.0, "
-            "54.0] of the games they share, an edge either way below 4.0% with 95% confidence",
+            "a and b are not told apart in this round-robin of a, b, c: a finishes ahead in "
+            "51.0% [48.0, 54.0] of the games they share, an edge either way below 4.0% with "
+            "95% confidence",
         ),
     ],
 )
