@@ -8,6 +8,7 @@ only wires them to folders and the terminal. A user error is a one-line ValueErr
 import json
 import math
 import sys
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -587,10 +588,26 @@ def robin_findings(game: str, named: dict, out: Path) -> list[str]:
         f"{listed} (fair {shares['fair'].iloc[0]:.1%}; {_few(shares['deals'].min())}"
         f"{out / 'summary.md'})",
         f"{versus} ({out / 'win_rate_heatmap.png'})",
-        f"Ratings from the whole finishing order {field} rank {', '.join(order.index)}; "
+        f"Ratings from the whole finishing order {field} rank {_tiers(order)}; "
         f"{order.index[0]} {top.rating:+.2f} [{top.ci_low:+.2f}, {top.ci_high:+.2f}] "
         f"({out / 'ratings.png'})",
     ]
+
+
+def _tiers(order: pd.DataFrame) -> str:
+    """Agents by rating, best first, in words that claim no order the intervals do not show:
+    an agent whose interval overlaps that of the agent above it shares its tier ("greedy and
+    planner, overlapping")."""
+    tiers = [[order.index[0]]]
+    for above, below in pairwise(order.index):
+        if order.loc[below, "ci_high"] >= order.loc[above, "ci_low"]:
+            tiers[-1].append(below)
+        else:
+            tiers.append([below])
+    words = [
+        t[0] if len(t) == 1 else f"{', '.join(t[:-1])} and {t[-1]} (overlapping)" for t in tiers
+    ]
+    return ", then ".join(words)
 
 
 def _players(named: dict) -> str:

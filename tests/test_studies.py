@@ -211,7 +211,7 @@ def _robin(pair: tuple[float, float, float], deals: int = 500) -> dict:
         columns=["share", "ci_low", "ci_high"],
     )
     ratings = pd.DataFrame(
-        {"rating": [0.3, 0.1, -0.4], "ci_low": [0.2, 0.0, -0.5], "ci_high": [0.4, 0.2, -0.3]},
+        {"rating": [0.3, 0.1, -0.4], "ci_low": [0.2, 0.0, -0.5], "ci_high": [0.4, 0.19, -0.3]},
         index=["a", "b", "c"],
     )
     turns = pd.DataFrame({"win_share": [0.3]}, index=pd.Index([3], name="n_players"))
@@ -244,7 +244,24 @@ def test_a_round_robin_finding_names_its_field_and_bounds_an_edge_it_cannot_show
 
     lines = robin_findings("geschenkt", _robin(pair), Path("out"))
     assert says in lines[1]
-    assert "in this round-robin of a, b, c rank a, b, c" in lines[2]
+    assert "in this round-robin of a, b, c rank a, then b, then c;" in lines[2]
     assert "†" not in lines[0]
     few = robin_findings("geschenkt", _robin(pair, deals=12), Path("out"))
     assert "† 12 deals, fewer than 30: coverage not assured; out/summary.md)" in few[0]
+
+
+def test_a_ranking_claims_no_order_its_intervals_do_not_show():
+    """Agents whose rating intervals overlap the one above share a tier (the demo had ranked
+    Tulips greedy 0.0689 [0.0229, 0.1148] above planner 0.0673 [0.0259, 0.1086])."""
+    from pathlib import Path
+
+    from experiments.commands import RATINGS, robin_findings
+
+    named = _robin((0.56, 0.53, 0.59))
+    named[RATINGS] = pd.DataFrame(
+        {"rating": [0.3, 0.07, 0.06, -0.4], "ci_low": [0.2, 0.02, 0.03, -0.5]}
+        | {"ci_high": [0.4, 0.11, 0.1, -0.3]},
+        index=["hoarder", "greedy", "planner", "random"],
+    )
+    line = robin_findings("tulips", named, Path("out"))[2]
+    assert "rank hoarder, then greedy and planner (overlapping), then random;" in line
