@@ -145,7 +145,8 @@ class Family:
             path = self._table_file(values.pop("table", ""))
         unknown = sorted(set(values) - set(self.defaults))
         if unknown:
-            valid = ", ".join(self.defaults) or "none"
+            files = ["net=FILE"] * bool(self.n_features) + ["table=FILE"] * bool(self.table)
+            valid = ", ".join([*self.defaults, *files]) or "none"
             raise ValueError(
                 f"agent {self.name!r} has no parameter {unknown[0]!r} (valid: {valid})"
             )

@@ -694,6 +694,10 @@ def list_agents(games) -> None:
                 print(f"      worst case (largest gain a responder found): {worst[family.name]}")
             for key, default in family.defaults.items():
                 print(f"      {key} = {default:g}  ({family.ranges[key]})")
+            if family.n_features:
+                print("      net = FILE  (a network of this game; default: the shipped one)")
+            if family.table:
+                print("      table = FILE  (a policy table of giftsim solve --out; needed)")
 
 
 def tune(args, argv) -> None:

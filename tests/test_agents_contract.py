@@ -86,6 +86,8 @@ def test_agents_are_documented_and_named_by_specs():
 BAD_SPECS = [
     ("gready", "unknown agent 'gready' for geschenkt (valid: random, greedy, sniper"),
     ("greedy:X=1", "agent 'greedy' has no parameter 'X' (valid: T)"),
+    ("learned:X=1", "agent 'learned' has no parameter 'X' (valid: net=FILE)"),
+    ("flatmc_net:X=1", "(valid: iters, policy, margin, depth, mix, leaf, top, net=FILE)"),
     ("greedy:T", "must look like key=value"),
     ("random:p=lots", "parameter 'p' in 'random:p=lots' must be a number"),
 ]
@@ -143,3 +145,18 @@ def test_sniper_beats_greedy_in_seat_rotated_four_player_games():
 def test_illegal_seat_counts_are_refused():
     with pytest.raises(ValueError, match=r"n_players must be in 2\.\.7"):
         play("geschenkt", ["greedy"] * (MAX_PLAYERS + 1), 1)
+
+
+def test_the_agents_command_lists_the_file_parameters(capsys):
+    """``giftsim agents`` names ``net=`` and ``table=`` where a family takes them (they were
+    missing from its list, and ``learned:foo=1`` said "valid: none")."""
+    from experiments.cli import main
+
+    assert main(["agents", "geschenkt"]) == 0
+    listing = capsys.readouterr().out
+    learned = listing.split("  learned [built-in]")[1].split("\n  ")[0:3]
+    assert any(line.strip().startswith("net = FILE") for line in learned)
+    solved = listing.split("  solved [built-in]")[1].split("\n  ")[0:2]
+    assert any(line.strip().startswith("table = FILE") for line in solved)
+    greedy = listing.split("  greedy [built-in]")[1].split("\n  sniper")[0]
+    assert "net = FILE" not in greedy and "table = FILE" not in greedy
