@@ -758,7 +758,10 @@ def train(args, command: str) -> None:
     )
     options = (args.workers, args.resume, not args.quiet, command, args.force)
     curve = training.train(settings, args.out, *options)
-    print(curve.to_string(index=False))
+    shown = flag_few(curve.assign(deals=args.eval_games))  # every round on eval_games deals
+    print(shown.to_string(index=False))
+    for note in warning_notes(shown):
+        print(note)
     best, confirmed = curve.loc[curve["win_share"].idxmax()], curve.attrs["confirmed"]
     print(
         f"\nwrote {args.out}: round {int(best['round'])}, the best of the curve "
@@ -766,7 +769,8 @@ def train(args, command: str) -> None:
         f"{count_of(confirmed['deals'], 'fresh deal')} ({confirmed['games']:,} games) it wins "
         f"{confirmed['win_share']:.4f} [{confirmed['ci_low']:.4f}, {confirmed['ci_high']:.4f}] "
         f"vs fair {1 / args.players:.4f} against {args.players - 1} x "
-        f"{settings.resolved().baseline}; learning curve in {args.out.with_suffix('.csv')}"
+        f"{settings.resolved().baseline}{_few_after(confirmed['deals'])}; learning curve in "
+        f"{args.out.with_suffix('.csv')}"
     )
 
 

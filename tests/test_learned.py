@@ -204,14 +204,22 @@ def test_a_shipped_network_carries_its_score_on_deals_that_did_not_choose_it(gam
     assert confirmed["deals"] == settings["eval_games"] and confirmed["games"] == fresh["games"]
 
 
-def test_train_prints_the_fresh_deals_score_as_its_result(tmp_path, capsys):
+@pytest.mark.parametrize("deals", [40, 5])
+def test_train_prints_the_fresh_deals_score_as_its_result(tmp_path, capsys, deals):
+    """The result line and the curve; on fewer than 30 deals both carry the few-deals mark
+    (the curve's ``warning`` column and note), as every other command's figures do."""
     argv = ["train", "geschenkt", "--players", "3", "--seed", "1", "--rounds", "1"]
-    argv += ["--games", "300", "--eval-games", "40", "--out", str(tmp_path / "n.npz"), "--quiet"]
-    assert main(argv) == 0
+    argv += ["--games", "300", "--eval-games", str(deals), "--out", str(tmp_path / "n.npz")]
+    assert main([*argv, "--quiet"]) == 0
     confirmed = json.loads((tmp_path / "n.json").read_text())["confirmed"]
-    last = capsys.readouterr().out.strip().splitlines()[-1]
-    assert "round 0, the best of the curve" in last and "on 40 fresh deals (120 games)" in last
+    out = capsys.readouterr().out.strip()
+    last = out.splitlines()[-1]
+    games = f"on {deals} fresh deals ({3 * deals} games)"
+    assert "round 0, the best of the curve" in last and games in last
     assert f"wins {confirmed['win_share']:.4f} [{confirmed['ci_low']:.4f}," in last
+    few = deals < 30
+    assert (f"† {deals} deals, fewer than 30" in last) == few
+    assert ("< 30 deals: too few deals" in out) == few and (" warning" in out) == few
 
 
 @pytest.mark.parametrize(("lam", "members"), [(1.0, 1), (0.5, 2)])
