@@ -43,7 +43,6 @@ from giftsim.game import GAMES, load_game
 HEAD_TO_HEAD = "head to head (row agent finishes ahead of opponent, level 1/2)"
 RATINGS = "ratings (Plackett-Luce log-strength, whole finishing order; bootstrap over deals)"
 FORFEITS = "forfeits by agent (a forfeit is a loss)"
-N_BOOT = 100  # bootstrap draws of a report's ratings
 
 
 def design_jobs(
@@ -193,7 +192,7 @@ def tables(frame: pd.DataFrame, summary_only: bool, game: str, jobs=None):
 def digest_tables(sums: digest.Digest, progress: bool = False) -> dict[str, pd.DataFrame]:
     """The report's tables from a results digest: ``summary_tables``, per-round tables of
     matches, and where agents share tables the head-to-head table and the ratings fitted on the
-    whole finishing order (``N_BOOT`` bootstrap draws over deals)."""
+    whole finishing order (``ratings.N_BOOT`` bootstrap draws over deals, as the API's)."""
     out = summary_tables(sums.sums, sums.deals, sums.score_range)
     out.update(_round_tables(sums.rounds, sums.round_range))
     if sums.mixed and sums.pairs is not None:
@@ -201,8 +200,8 @@ def digest_tables(sums: digest.Digest, progress: bool = False) -> dict[str, pd.D
         out[HEAD_TO_HEAD] = stats.deal_pairwise_table(sums.pairs)
         digest.release_memory()
         deals = sums.events["deal"].nunique()
-        _say(progress, f"report: ratings ({N_BOOT} bootstrap draws over {deals:,} deals)")
-        rating = ratings.deal_ratings(sums.events, n_boot=N_BOOT)
+        _say(progress, f"report: ratings ({ratings.N_BOOT:,} bootstrap draws over {deals:,} deals)")
+        rating = ratings.deal_ratings(sums.events)
         rating["deals"] = out["win share by agent"]["deals"].reindex(rating.index)
         out[RATINGS] = rating
     return out

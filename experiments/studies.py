@@ -154,11 +154,11 @@ def lineup(game: str, n_players: int) -> list[str]:
     return keep
 
 
-def strategy_study(game, n_players, games, seed=0, n_boot=200, agents=None, **options):
+def strategy_study(game, n_players, games, seed=0, n_boot=None, agents=None, **options):
     """A round-robin (``schedule.round_robin``, duplicate deals) of ``agents`` (default
     ``lineup``) at ``n_players``, about ``games`` games in all (the same number per seating,
     at least one), read chunk by chunk (``experiments.digest``) into a :class:`Strategy`;
-    ``n_boot`` bootstrap draws of the ratings."""
+    ``n_boot`` bootstrap draws of the ratings (default ``ratings.N_BOOT``)."""
     from experiments import digest, plots, ratings, stats
     from experiments.schedule import round_robin
 
@@ -171,7 +171,7 @@ def strategy_study(game, n_players, games, seed=0, n_boot=200, agents=None, **op
     tables = {
         "win share": stats.deal_win_share(summed.deals),
         "head to head": stats.deal_pairwise_table(summed.pairs),
-        "ratings": ratings.deal_ratings(summed.events, n_boot=n_boot, seed=seed),
+        "ratings": ratings.deal_ratings(summed.events, n_boot or ratings.N_BOOT, seed),
         "seats": stats.deal_seat_advantage(summed.deals, "position", by="agent"),
     }
     played = per * len(jobs)

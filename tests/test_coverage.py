@@ -5,7 +5,8 @@ per seating of one experiment, and cut by game index into ``K`` disjoint experim
 a run of the same design on other deals: the same seatings, groups and first players). Every
 experiment's tables come from the project's own paths: the per-deal sums of `giftsim
 tournament` (win shares, mean scores, turn positions, the last-minus-first gap) and the long
-frame of `giftsim report` (head-to-head, ratings with 100 bootstrap draws). The truth is each
+frame of `giftsim report` (head-to-head, ratings with 100 bootstrap draws, a tenth of the
+report's: a noisier interval, so coverage here is the harder test). The truth is each
 statistic on all ``K`` experiments together, computed here by separate code from the per-game
 rows (its standard error is a 1/sqrt(K) part of an experiment's, which moves coverage by less
 than 0.001). Each interval must cover its truth in 0.93 to 0.97 of the experiments: with
@@ -78,7 +79,7 @@ def head_to_head(long) -> pd.DataFrame:
 
 
 def ratings(long) -> pd.DataFrame:
-    """`giftsim report`'s ratings (100 bootstrap draws) of every experiment."""
+    """`giftsim report`'s ratings of every experiment, on 100 bootstrap draws (for time)."""
     parts = [
         stats.ratings(part, n_boot=100, seed=int(sim)).assign(sim=sim)
         for sim, part in long.groupby("sim", sort=True)
