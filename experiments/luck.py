@@ -29,7 +29,10 @@ import pandas as pd
 
 DESIGNS = ("field", "round-robin")
 SHIPPED = "shipped"
-TABLE = "luck-adjusted win share by agent (AIVAT-style; variance_ratio: raw over adjusted)"
+TABLE = (
+    "luck-adjusted win share by agent (AIVAT-style; variance_ratio: raw over adjusted, NaN "
+    "where the raw share has no spread by deal)"
+)
 
 
 def adjust(jobs: list, value: str = SHIPPED, summary_only: bool = False) -> list:
@@ -76,10 +79,12 @@ def win_share(deals: pd.DataFrame, by="agent") -> pd.DataFrame:
     (``ci_low``, ``ci_high``: ``stats.share_interval`` of the adjusted standard error, by
     deal, stratified, as every interval by deal, with Student t on Satterthwaite's degrees of
     freedom), ``raw_share``, the ``variance_ratio`` (the raw share's variance over the adjusted
-    one's) and ``deals``. A share lies in [0, 1], so the adjusted share is clipped to it (on a
-    few deals the corrections can take the plain mean past an end: it is then reported at
-    that end), and its interval is the share interval there, which has a width on any deals
-    (not the plain one clipped, which could shrink to the end itself)."""
+    one's; NaN where the raw share has no spread by deal, whose interval is then Wilson's on
+    the deals and no variance to compare) and ``deals``. A share lies in [0, 1], so the
+    adjusted share is clipped to it (on a few deals the corrections can take the plain mean
+    past an end: it is then reported at that end), and its interval is the share interval
+    there, which has a width on any deals (not the plain one clipped, which could shrink to
+    the end itself)."""
     from experiments import stats  # scipy: only when scored
 
     keys = [by] if isinstance(by, str) else list(by)
@@ -90,9 +95,10 @@ def win_share(deals: pd.DataFrame, by="agent") -> pd.DataFrame:
     z = stats.quantile(adj["df"])
     out["ci_low"], out["ci_high"] = stats.share_interval(adj["mean"], adj["se"], adj["clusters"], z)
     out["raw_share"] = raw["mean"]
-    with np.errstate(invalid="ignore", divide="ignore"):  # no spread in either: no ratio
+    with np.errstate(invalid="ignore", divide="ignore"):
         ratio = raw["se"] ** 2 / adj["se"] ** 2
-    out["variance_ratio"] = ratio.where((raw["se"] > 0) | (adj["se"] > 0))
+    # no spread in the raw share by deal (its interval is then Wilson's on the deals): no ratio
+    out["variance_ratio"] = ratio.where(raw["se"] > stats.NO_SPREAD)
     out["deals"] = adj["clusters"]
     return out
 

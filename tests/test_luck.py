@@ -393,3 +393,23 @@ def test_an_adjusted_share_past_an_end_is_reported_at_that_end_inside_its_interv
     past = win_share(deals.assign(adjusted_sum=[1.2, 1.15, 1.18, -0.2, -0.15, -0.18]))
     assert (past["ci_high"] - past["ci_low"] > 0.2).all(), past
     assert past.loc["a", "ci_high"] == 1 and past.loc["b", "ci_low"] == 0
+
+
+def test_no_variance_ratio_where_the_raw_share_has_no_spread():
+    """Raw shares alike in every deal have no variance to compare: the ratio is NaN, not 0
+    (0 read as "the adjustment made it infinitely worse" beside a narrower interval)."""
+    from experiments.luck import win_share
+
+    deals = pd.DataFrame(
+        {
+            "deal": [0, 1, 2, 3] * 2,
+            "stratum": 0,
+            "agent": ["a"] * 4 + ["b"] * 4,
+            "seats": 2,
+            "win_sum": [1.0] * 4 + [1.0, 0.0, 2.0, 1.0],
+            "adjusted_sum": [1.1, 0.9, 1.05, 0.95, 1.0, 0.5, 1.5, 1.0],
+        }
+    )
+    table = win_share(deals)
+    assert np.isnan(table.loc["a", "variance_ratio"])
+    assert table.loc["b", "variance_ratio"] == pytest.approx(4.0)
