@@ -11,13 +11,13 @@ import sys
 from itertools import pairwise
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from agents.roster import roster
 from experiments import digest, luck, ratings, stats
 from experiments import manifest as manifest_io
 from experiments.isolation import forfeit_sums_table, forfeit_table
+from experiments.marks import flag_few, warning_notes
 from experiments.results import (
     deal_sums,
     load,
@@ -224,61 +224,6 @@ def _round_tables(rounds, ranges=None) -> dict[str, pd.DataFrame]:
         "mean score per round by agent": stats.mean_score(rounds, ranges=ranges),
         "mean score by round number and agent": stats.mean_score(rounds, by_round, ranges),
     }
-
-
-FEW = f"< {stats.FEW_DEALS} deals"
-FLAT = "width 0"
-NONE = "no interval"
-UNTESTED = "no test"
-WARNINGS = {  # a table's warnings, and the note under it that says what each means
-    FEW: "too few deals for the interval's 95% coverage to be trusted; play more games",
-    FLAT: "every deal gave the same result, so the deals show no spread and the interval has "
-    "width 0; the uncertainty is not 0: play more games",
-    NONE: "no spread could be estimated (a single deal, or a single game per seating group): "
-    "play more games",
-    UNTESTED: "too few deals for the test (fewer deals than positions, or fewer than "
-    f"{stats.FEW_DEALS} where a position never won): play more games",
-}
-FEW_NOTE = "(< {} deals: " + WARNINGS[FEW] + ")"
-
-
-def flag_few(table: pd.DataFrame) -> pd.DataFrame:
-    """``table`` with a ``warning`` column on rows whose interval cannot be taken as it is: it
-    rests on fewer than ``stats.FEW_DEALS`` deals (``FEW``, with a ``deals`` column), has
-    width 0 (``FLAT``) or is missing (``NONE``: NaN ends), for each pair of columns named
-    ``..low`` and ``..high``, or its test has no p (``UNTESTED``); tables with no such row are
-    returned as they are."""
-    marks = pd.DataFrame(index=table.index)
-    if "deals" in table:
-        marks[FEW] = table["deals"].to_numpy() < stats.FEW_DEALS
-    if "p_value" in table:
-        marks[UNTESTED] = table["p_value"].isna().to_numpy()
-    for low in [c for c in table.columns if isinstance(c, str) and c.endswith("low")]:
-        high = low[: -len("low")] + "high"
-        if high not in table or not pd.api.types.is_numeric_dtype(table[low]):
-            continue
-        ends = table[[low, high]].astype(float)
-        missing = ends.isna().any(axis=1)
-        marks[NONE] = marks.get(NONE, False) | missing
-        width = (ends[high] - ends[low]).abs()
-        flat = ~missing & (width <= 1e-9 * np.maximum(1.0, ends.abs().max(axis=1)))
-        marks[FLAT] = marks.get(FLAT, False) | flat
-    if marks.empty or not marks.to_numpy().any():
-        return table
-    text = [", ".join(w for w in marks.columns if row[w]) for _, row in marks.iterrows()]
-    return table.assign(warning=text)
-
-
-def warning_notes(flagged: pd.DataFrame) -> list[str]:
-    """The notes under a table flagged by ``flag_few``: one per kind of warning it shows."""
-    if "warning" not in flagged:
-        return []
-    shown = set(", ".join(flagged["warning"]).split(", "))
-    return [
-        FEW_NOTE.format(stats.FEW_DEALS) if w == FEW else f"({w}: {WARNINGS[w]})"
-        for w in WARNINGS
-        if w in shown
-    ]
 
 
 def print_tables(named: dict[str, pd.DataFrame]) -> None:

@@ -86,14 +86,17 @@ def field_table(game, candidates: dict[str, int], baselines, n_players, seed=0, 
     seat on ``candidates[spec]`` duplicate deals (``batch.field``); never against itself.
     ``rules``: options besides ``n_players``, as in ``schedule``. One row per (baseline,
     candidate): ``games``, ``win_share`` with a 95% interval over deals (``ci_low``,
-    ``ci_high``, clipped to [0, 1]) and ``fair``."""
+    ``ci_high``, clipped to [0, 1]), ``fair`` and ``deals``, with the ``warning`` column of
+    ``marks.flag_few`` where a row needs one."""
+    from experiments.marks import flag_few
+
     rows = [
         _field_row(game, spec, base, n_players, n, seed, rules)
         for base in baselines
         for spec, n in candidates.items()
         if spec != base
     ]
-    return pd.DataFrame(rows).set_index(["baseline", "candidate"])
+    return flag_few(pd.DataFrame(rows).set_index(["baseline", "candidate"]))
 
 
 def _field_row(game, candidate, baseline, n_players, n_games, seed, rules) -> dict:
@@ -108,6 +111,7 @@ def _field_row(game, candidate, baseline, n_players, n_games, seed, rules) -> di
         "ci_low": max(low, 0.0),
         "ci_high": min(high, 1.0),
         "fair": result["fair"],
+        "deals": result["deals"],
     }
 
 
@@ -160,6 +164,7 @@ def strategy_study(game, n_players, games, seed=0, n_boot=None, agents=None, **o
     at least one), read chunk by chunk (``experiments.digest``) into a :class:`Strategy`;
     ``n_boot`` bootstrap draws of the ratings (default ``ratings.N_BOOT``)."""
     from experiments import digest, plots, ratings, stats
+    from experiments.marks import flag_few
     from experiments.schedule import round_robin
 
     agents = list(agents or lineup(game, n_players))
@@ -168,12 +173,15 @@ def strategy_study(game, n_players, games, seed=0, n_boot=None, agents=None, **o
     jobs = round_robin(game, agents, n_players, per, seed)
     frame, _, _ = run(jobs, **{**SERIAL, **options})
     summed = digest.of_frame(frame, False, game, jobs)
+    shares = stats.deal_win_share(summed.deals)
+    rated = ratings.deal_ratings(summed.events, n_boot or ratings.N_BOOT, seed)
     tables = {
-        "win share": stats.deal_win_share(summed.deals),
+        "win share": shares,
         "head to head": stats.deal_pairwise_table(summed.pairs),
-        "ratings": ratings.deal_ratings(summed.events, n_boot or ratings.N_BOOT, seed),
+        "ratings": rated.assign(deals=shares["deals"].reindex(rated.index)),
         "seats": stats.deal_seat_advantage(summed.deals, "position", by="agent"),
     }
+    tables = {name: flag_few(table) for name, table in tables.items()}  # as the terminal's
     played = per * len(jobs)
     line = plots.subject(game, "round-robin", agents, [n_players], played, f"{per:,} per seating")
     return Strategy(game, n_players, tuple(agents), played, per, line, tables, summed.sums)
@@ -204,7 +212,10 @@ def strategy_studies(game, games, seed=0, players=None, **options) -> list[Strat
 def strategy_table(studies) -> pd.DataFrame:
     """Every study's win shares and ratings in one table, one row per (n_players, agent):
     ``win_share`` (``ci_low``, ``ci_high``), ``fair``, ``rating`` (``rating_low``,
-    ``rating_high``) and ``games`` of the round-robin, best first within a player count."""
+    ``rating_high``), ``games`` of the round-robin and ``deals``, best first within a player
+    count, with the ``warning`` column of ``marks.flag_few`` where a row needs one."""
+    from experiments.marks import flag_few
+
     rows = []
     for study in studies:
         share = study.tables["win share"]
@@ -217,7 +228,7 @@ def strategy_table(studies) -> pd.DataFrame:
         rows.append(both.sort_values("win_share", ascending=False))
     table = pd.concat(rows).rename_axis("agent").reset_index()
     columns = ["win_share", "ci_low", "ci_high", "fair", "rating", "rating_ci_low"]
-    columns += ["rating_ci_high", "games"]
+    columns += ["rating_ci_high", "games", "deals"]
     table = table.rename(columns={"rating_ci_low": "rating_low", "rating_ci_high": "rating_high"})
     columns = [c.replace("rating_ci_", "rating_") for c in columns]
-    return table.set_index(["n_players", "agent"])[columns]
+    return flag_few(table.set_index(["n_players", "agent"])[columns])

@@ -572,7 +572,7 @@ def test_printed_tables_flag_intervals_on_few_deals(capsys):
 def test_printed_tables_flag_intervals_of_width_0_and_missing_ones(capsys):
     """Every deal alike gives a mean's interval of width 0, one deal none at all: each row says
     so, and one note per kind says what it means; a sound row on enough deals has no mark."""
-    from experiments import commands
+    from experiments import commands, marks
 
     table = pd.DataFrame(
         {
@@ -583,16 +583,16 @@ def test_printed_tables_flag_intervals_of_width_0_and_missing_ones(capsys):
         },
         index=pd.Index(["flat", "lone", "sound"], name="agent"),
     )
-    flagged = commands.flag_few(table)
+    flagged = marks.flag_few(table)
     assert flagged["warning"].tolist() == ["width 0", "< 30 deals, no interval", ""]
     commands.print_tables({"means": table})
     printed = capsys.readouterr().out
     assert "(width 0: every deal gave the same result" in printed
     assert "(no interval: no spread could be estimated" in printed
     assert "(< 30 deals: too few deals" in printed
-    assert "warning" not in commands.flag_few(table.loc[["sound"]])
+    assert "warning" not in marks.flag_few(table.loc[["sound"]])
     test = pd.DataFrame({"chi2": [np.nan, 1.2], "p_value": [np.nan, 0.55], "deals": [5, 40]})
-    assert commands.flag_few(test)["warning"].tolist() == ["< 30 deals, no test", ""]
+    assert marks.flag_few(test)["warning"].tolist() == ["< 30 deals, no test", ""]
 
 
 def test_a_place_that_never_won_proves_a_seat_effect_only_on_enough_deals():
@@ -675,7 +675,7 @@ def test_summary_seat_tables_count_the_same_deals_and_flag_them():
     """A summary-only round-robin of 2 agents at 4 players (3 seating groups of 4 or 6
     seatings, 4 deals each): the turn-order table, the gap and the test all count 12 deals (the
     gap counted the games over the largest group's 6 seatings, 9), and each is flagged."""
-    from experiments import commands, schedule
+    from experiments import commands, marks, schedule
 
     jobs = schedule.round_robin("geschenkt", ["random", "greedy"], 4, 4, seed=1)
     assert len({job.group for job in jobs}) == 3
@@ -684,7 +684,7 @@ def test_summary_seat_tables_count_the_same_deals_and_flag_them():
     named = commands.summary_tables(sums)
     for title in (commands.TURNS, commands.GAP, "turn-order test"):
         assert set(named[title]["deals"]) == {12}, title
-        assert (commands.flag_few(named[title])["warning"] == "< 30 deals").all(), title
+        assert (marks.flag_few(named[title])["warning"] == "< 30 deals").all(), title
 
 
 def _as_sums(long: pd.DataFrame) -> pd.DataFrame:

@@ -107,6 +107,20 @@ def test_field_table_rows_are_batch_fields():
     direct = field("geschenkt", "sniper", "greedy", 3, 60, seed=3)
     assert row.win_share == direct["win_share"] and row.games == 180 and row.fair == 1 / 3
     assert 0 <= row.ci_low <= row.win_share <= row.ci_high <= 1
+    assert row.deals == 60 and "warning" not in table
+
+
+def test_the_api_tables_carry_the_terminal_s_few_deals_mark():
+    """The Python API's tables (what a notebook shows) flag rows on fewer than 30 deals as
+    the terminal does (notebook 00 at 1% scale showed 19-deal rows unmarked)."""
+    few = studies.field_table("geschenkt", {"sniper": 12}, ["greedy"], 3, seed=3)
+    assert few["warning"].tolist() == ["< 30 deals"]
+    study = studies.strategy_study(
+        "geschenkt", 3, 60, seed=4, n_boot=10, agents=["greedy", "sniper"]
+    )
+    for name in ("win share", "ratings", "head to head", "seats"):
+        assert (study.tables[name]["warning"].str.contains("< 30 deals")).all(), name
+    assert (studies.strategy_table([study])["warning"].str.contains("< 30 deals")).all()
 
 
 def test_seat_panels_draw_one_panel_per_agent(sums):
@@ -161,6 +175,8 @@ def test_a_strategy_study_is_a_round_robin_read_by_deal():
     table = studies.strategy_table([study])
     assert list(table.index) == [(3, "sniper"), (3, "greedy")]  # best first
     assert {"rating", "rating_low", "rating_high", "ci_low", "fair"} <= set(table.columns)
+    assert (table["deals"] == 100).all() and "warning" not in table
+    assert not any("warning" in t for t in study.tables.values())
     fig = plots.strategy_figure(study)
     assert len(fig.axes) == 4 and fig.get_suptitle().endswith(study.subject)  # 3 + colour bar
     plt.close(fig)

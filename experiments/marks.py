@@ -1,0 +1,63 @@
+"""Marks on a table's rows whose interval cannot be taken as it is (too few deals, width 0,
+missing, no test), and the notes that say what each means: the same words under a table in
+the terminal, in a report's markdown and in the Python API's tables (``experiments.studies``).
+"""
+
+import numpy as np
+import pandas as pd
+
+from experiments.stats import FEW_DEALS
+
+FEW = f"< {FEW_DEALS} deals"
+FLAT = "width 0"
+NONE = "no interval"
+UNTESTED = "no test"
+WARNINGS = {  # a table's warnings, and the note under it that says what each means
+    FEW: "too few deals for the interval's 95% coverage to be trusted; play more games",
+    FLAT: "every deal gave the same result, so the deals show no spread and the interval has "
+    "width 0; the uncertainty is not 0: play more games",
+    NONE: "no spread could be estimated (a single deal, or a single game per seating group): "
+    "play more games",
+    UNTESTED: "too few deals for the test (fewer deals than positions, or fewer than "
+    f"{FEW_DEALS} where a position never won): play more games",
+}
+FEW_NOTE = "(< {} deals: " + WARNINGS[FEW] + ")"
+
+
+def flag_few(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with a ``warning`` column on rows whose interval cannot be taken as it is: it
+    rests on fewer than ``FEW_DEALS`` deals (``FEW``, with a ``deals`` column), has
+    width 0 (``FLAT``) or is missing (``NONE``: NaN ends), for each pair of columns named
+    ``..low`` and ``..high``, or its test has no p (``UNTESTED``); tables with no such row are
+    returned as they are."""
+    marks = pd.DataFrame(index=table.index)
+    if "deals" in table:
+        marks[FEW] = table["deals"].to_numpy() < FEW_DEALS
+    if "p_value" in table:
+        marks[UNTESTED] = table["p_value"].isna().to_numpy()
+    for low in [c for c in table.columns if isinstance(c, str) and c.endswith("low")]:
+        high = low[: -len("low")] + "high"
+        if high not in table or not pd.api.types.is_numeric_dtype(table[low]):
+            continue
+        ends = table[[low, high]].astype(float)
+        missing = ends.isna().any(axis=1)
+        marks[NONE] = marks.get(NONE, False) | missing
+        width = (ends[high] - ends[low]).abs()
+        flat = ~missing & (width <= 1e-9 * np.maximum(1.0, ends.abs().max(axis=1)))
+        marks[FLAT] = marks.get(FLAT, False) | flat
+    if marks.empty or not marks.to_numpy().any():
+        return table
+    text = [", ".join(w for w in marks.columns if row[w]) for _, row in marks.iterrows()]
+    return table.assign(warning=text)
+
+
+def warning_notes(flagged: pd.DataFrame) -> list[str]:
+    """The notes under a table flagged by ``flag_few``: one per kind of warning it shows."""
+    if "warning" not in flagged:
+        return []
+    shown = set(", ".join(flagged["warning"]).split(", "))
+    return [
+        FEW_NOTE.format(FEW_DEALS) if w == FEW else f"({w}: {WARNINGS[w]})"
+        for w in WARNINGS
+        if w in shown
+    ]
