@@ -179,13 +179,11 @@ def ladder(
 ):
     """Every step of the ladders of ``games`` (default: every game) as one table (rows in
     ladder order), judged by ``judge``; ``progress``: a bar of steps done on stderr."""
-    for flag, value, least in (
-        ("--games", n_games, 0),
-        ("--search-games", search_games, 0),
-        ("--workers", workers, 1),
-    ):
-        if value < least:
-            raise ValueError(f"{flag} must be at least {least}, got {value}")
+    for flag, value in (("--games", n_games), ("--search-games", search_games)):
+        if value < 0 or value == 1:  # an interval needs two deals
+            raise ValueError(f"{flag} must be 0 (no such steps) or at least 2, got {value}")
+    if workers < 1:
+        raise ValueError(f"--workers must be at least 1, got {workers}")
     todo = [s for g in games or GAMES for s in steps(g, n_games, search_games)]
     if not todo:
         raise ValueError("--games and --search-games are both 0: the ladder has no step to play")

@@ -135,9 +135,10 @@ def _into(valid, value: float) -> float:
 
 
 def _check_sizes(**sizes: int) -> None:
-    """Every count at least its minimum (CMA-ES needs two candidates to rank)."""
+    """Every count at least its minimum: CMA-ES needs two candidates to rank, an interval two
+    deals; one generation will do."""
     for name, value in sizes.items():
-        least = 2 if name == "popsize" else 1
+        least = 1 if name == "generations" else 2
         if value < least:
             flag = name.replace("_", "-")
             raise ValueError(f"--{flag} must be at least {least}, got {value}")

@@ -422,9 +422,9 @@ CLI = [  # (id, argv, words the one line must hold)
     ("tune-json-shipped", [*TUNE, "--json", "docs/ladder.md"], "already exists"),
     ("tune-json-in-a-file", [*TUNE, "--json", "a_file/t.json"], "a_file is not a folder"),
     ("tune-json-folder", [*TUNE, "--json", "userfolder"], "is a folder"),
-    ("tune-games-0", [*TUNE, "--games", "0"], "--games must be at least 1, got 0"),
+    ("tune-games-0", [*TUNE, "--games", "0"], "--games must be at least 2, got 0"),
     ("tune-popsize-0", [*TUNE, "--popsize", "0"], "--popsize must be at least 2, got 0"),
-    ("tune-final-0", [*TUNE, "--final-games", "0"], "--final-games must be at least 1, got 0"),
+    ("tune-final-0", [*TUNE, "--final-games", "0"], "--final-games must be at least 2, got 0"),
     (
         "tune-games-huge",
         [*TUNE, "--games", "10000000000000"],
@@ -448,6 +448,8 @@ CLI = [  # (id, argv, words the one line must hold)
         "unknown agent 'nobody'",
     ),
     ("tune-module-nothing", [*TUNE, "--agents-module", "nothing.py"], "defines no agents"),
+    ("tune-games-1", [*TUNE, "--games", "1"], "--games must be at least 2, got 1"),
+    ("tune-final-games-1", [*TUNE, "--final-games", "1"], "--final-games must be at least 2"),
     # train
     ("train-out-text", [*TRAIN, "--out", "paper.txt"], "ends in .npz, got paper.txt"),
     ("train-out-user-npz", [*TRAIN, "--out", "user.npz"], "user.npz exists and this run did not"),
@@ -485,6 +487,8 @@ CLI = [  # (id, argv, words the one line must hold)
     ),
     ("ladder-games-huge", ["ladder", "--search-games", "10**13"], "got '10**13'"),
     ("ladder-nothing", ["ladder", "--games", "0", "--search-games", "0"], "has no step to play"),
+    ("ladder-games-1", ["ladder", "--games", "1"], "--games must be 0 (no such steps) or at least"),
+    ("ladder-search-games-1", ["ladder", "--search-games", "1"], "--search-games must be 0 (no"),
     (
         "ladder-workers-0",
         ["ladder", "--workers", "0"],
