@@ -219,6 +219,24 @@ BOUND_ROLLOUTS, BOUND_MARGIN = 8, 1.0  # giftsim bound's rollout responder's def
 MAX_HELD = 10_000_000  # deals of a study whose games are held in memory (tune, ladder)
 
 
+MAX_RUN = 2 * 10**12  # games of a run: runner.MAX_CHUNKS chunks of runner.MAX_CHUNK_SIZE
+
+
+def _run_games(text: str) -> int:
+    """An argparse type: games per seating of a run, a whole number up to ``MAX_RUN`` (the
+    lower limit, and the run's whole size, are checked with the design)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"games are a whole number, got {text!r}") from None
+    if value > MAX_RUN:
+        raise argparse.ArgumentTypeError(
+            f"at most {MAX_RUN:,} games a seating (a run holds at most a million chunks of "
+            f"2,000,000 games), got {text!r}"
+        )
+    return value
+
+
 def _held_deals(text: str) -> int:
     """An argparse type: deals of a study played in memory, a whole number in 0..MAX_HELD
     (the lower limits are the command's)."""
@@ -632,7 +650,7 @@ SEATS_GAMES = (
 
 def _add_run_options(p, games_help: str = TOURNAMENT_GAMES) -> None:
     _add_rule_option(p)
-    p.add_argument("--games", type=int, default=10_000, help=games_help)
+    p.add_argument("--games", type=_run_games, default=10_000, help=games_help)
     p.add_argument("--seed", type=_seed, default=0, help="root seed of every deal")
     p.add_argument("--out", type=Path, help="results folder (manifest + parquet chunks)")
     p.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")

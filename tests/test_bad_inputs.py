@@ -323,8 +323,13 @@ CLI = [  # (id, argv, words the one line must hold)
     ),
     (
         "tournament-too-many-chunks",
-        ["tournament", "geschenkt", "--games", "10000000000000", "--summary-only", "--quiet"],
-        "make 2,800,000,000 chunks; at most 1,000,000 in a run (fewer games",
+        ["tournament", "geschenkt", "--games", "1000000000000", "--summary-only", "--quiet"],
+        "make 280,000,000 chunks; at most 1,000,000 in a run (fewer games",
+    ),
+    (
+        "tournament-games-past-any-run",
+        ["tournament", "geschenkt", "--games", "9000000000000000000"],
+        "argument --games: at most 2,000,000,000,000 games a seating",
     ),
     (
         "tournament-field-same",
