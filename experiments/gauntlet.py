@@ -46,6 +46,7 @@ from experiments import stats
 from experiments.results import long_table, read_chunk
 from experiments.runner import run
 from experiments.schedule import Job, arrangements, join, rotations, seating_groups
+from experiments.words import count_of
 from giftsim import files
 from giftsim.game import load_game
 
@@ -338,8 +339,9 @@ def plan_line(made: Plan) -> str:
     played = sum(1 for cell in made.cells if cell.jobs)
     counts = ", ".join(map(str, sorted({cell.n_players for cell in made.cells})))
     line = (
-        f"gauntlet: {played} cells (agent x field) at {counts} players, about "
-        f"{made.deals:,} deals each: {len(made.jobs):,} seatings, {games:,} games"
+        f"gauntlet: {count_of(played, 'cell')} (agent x field) at {counts} players, about "
+        f"{count_of(made.deals, 'deal')} each: {count_of(len(made.jobs), 'seating')}, "
+        f"{count_of(games, 'game')}"
     )
     return "\n".join([line, *made.notes])
 

@@ -279,3 +279,9 @@ def test_deals_per_cell_take_the_singular_for_one_deal():
     assert gauntlets.deals_text(found, 3) == "1 deal"
     assert gauntlets.deals_text(found, 4) == "398-400 deals"
     assert gauntlets.deal_range(found, 4) == "398-400"
+
+
+def test_the_plan_line_counts_in_words():
+    """One deal is "1 deal", not "1 deals" (each count with its own number)."""
+    line = gauntlets.plan_line(toy_plan(deals=1)).splitlines()[0]
+    assert "about 1 deal each" in line and "1 deals" not in line
