@@ -20,12 +20,19 @@ environment, then the trained policy as a giftsim agent, evaluated on fresh deal
 """
 
 import argparse
+import sys
 import time
 
-import torch
-from sb3_contrib import MaskablePPO
-from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.vec_env import VecMonitor
+try:
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.vec_env import VecMonitor
+except ImportError as missing:  # the optional extra is not installed: say so in one line
+    sys.exit(
+        f"maskable_ppo.py needs {missing.name} (pip install 'giftsim[sb3]', with CPU torch as the "
+        "README shows)"
+    )
 
 from experiments.batch import field
 from experiments.envs.sb3_vec import GiftsimVecEnv

@@ -30,3 +30,21 @@ def test_pettingzoo_selfplay_trains_and_its_policy_plays_a_tournament(capsys):
     out = capsys.readouterr().out
     assert "trained a linear policy on 5 games" in out and result["games"] == 12
     assert 0.0 <= result["win_share"] <= 1.0 and "selfplay_test vs 2 x greedy" in out
+
+
+def test_maskable_ppo_without_its_extra_says_what_to_install_in_one_line():
+    """Without torch (blocked here whether or not it is installed) the example ends with one
+    line naming the missing package and the extra, not a traceback."""
+    import subprocess
+    import sys
+
+    code = (
+        "import runpy, sys; sys.modules['torch'] = None; "
+        f"runpy.run_path({str(EXAMPLES / 'maskable_ppo.py')!r}, run_name='__main__')"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.strip().splitlines() == [
+        "maskable_ppo.py needs torch (pip install 'giftsim[sb3]', with CPU torch as the README "
+        "shows)"
+    ]
