@@ -567,15 +567,15 @@ def wald_equal_shares(share, cov, free=np.inf) -> dict:
     given the shares, their covariance and its degrees of freedom ``free`` (clusters minus
     strata): the Wald statistic ``chi2`` on ``dof`` (the contrasts' rank) and ``p_value``
     from its F form, ``(free - dof + 1) / (free dof) chi2 ~ F(dof, free - dof + 1)``, which
-    is the chi-square test for many deals and does not overstate a few (NaN when ``free`` <
-    ``dof``). A difference where the covariance has no spread (every deal alike, say a place
+    is the chi-square test for many deals and does not overstate a few. A difference where the covariance has no spread (every deal alike, say a place
     that never won) is taken as certain, ``chi2`` infinite and ``p_value`` 0, only on
     ``FEW_DEALS`` deals or more; on fewer it is not tested (``p_value`` NaN): a place that did
-    not win in 5 deals is no proof of a seat effect. No covariance (NaN, from one deal): no
-    test, ``chi2`` and ``p_value`` NaN."""
+    not win in 5 deals is no proof of a seat effect. No covariance (NaN, from one deal), or
+    fewer degrees of freedom than contrasts (fewer deals than places): no test, ``chi2`` and
+    ``p_value`` NaN."""
     share, cov = np.asarray(share, float), np.asarray(cov, float)
     n = len(share)
-    if not np.isfinite(cov).all():
+    if not np.isfinite(cov).all() or free < n - 1:  # fewer deals than places: no test
         return {"chi2": np.nan, "dof": n - 1, "p_value": np.nan}
     contrast = np.eye(n)[1:] - np.eye(n)[0]
     diff = contrast @ share
@@ -588,8 +588,6 @@ def wald_equal_shares(share, cov, free=np.inf) -> dict:
             return {"chi2": np.nan, "dof": n - 1, "p_value": np.nan}
         return {"chi2": np.inf, "dof": n - 1, "p_value": 0.0}
     chi2 = float(diff @ inverse @ diff)
-    if free < dof:
-        return {"chi2": chi2, "dof": dof, "p_value": np.nan}
     if np.isinf(free):
         return {"chi2": chi2, "dof": dof, "p_value": float(stats.chi2.sf(chi2, dof))}
     f = (free - dof + 1) / (free * dof) * chi2

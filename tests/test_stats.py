@@ -765,3 +765,15 @@ def test_rating_intervals_do_not_hang_on_the_bootstrap_seed():
 
     assert rating_module.N_BOOT >= 1000 and spread(rating_module.N_BOOT) < 1.08
     assert spread(100) > 1.10
+
+
+def test_no_seat_test_on_fewer_deals_than_places():
+    """Two deals at 7 places: the covariance has rank 1 and one degree of freedom against six
+    contrasts, so there is no test (a test of dof 1 had been made, p 1.0 and "no effect")."""
+    step = np.array([1.0, -1.0, 0.0, 0.0, 0.0, 0.0, 0.0]) * 0.05
+    share = 1 / 7 + 0.5 * step  # its differences lie in the covariance's span
+    result = stats.wald_equal_shares(share, np.outer(step, step), free=1)
+    assert np.isnan(result["chi2"]) and np.isnan(result["p_value"]) and result["dof"] == 6
+    for games in (2, 1):  # through the tables: the same
+        test = stats.seat_test(make_long(8, games, 7))
+        assert np.isnan(test.loc[7, "chi2"]) and pd.isna(test.loc[7, "seat_effect"]), games
