@@ -195,9 +195,10 @@ def check(rules, deals: int, rollouts: int, margin: float = 1.0) -> None:
 
 def worst_case(table: pd.DataFrame) -> pd.DataFrame:
     """Per game and target, the largest gain found over player counts and responders (the
-    ``worst case`` column): its value, error and 95% interval, player count and responder."""
+    ``worst case`` column): its value, error and 95% interval, player count, responder and
+    deals."""
     top = table.loc[table.groupby(["game", "target"])["gain"].idxmax()]
-    columns = ["game", "target", "players", "responder", "gain", "se", "low", "high"]
+    columns = ["game", "target", "players", "responder", "gain", "se", "low", "high", "deals"]
     return top[columns].reset_index(drop=True)
 
 
@@ -361,8 +362,13 @@ def command(args) -> None:
         for target in targets:
             rows.append(_row(args, rules[n], target, done))
             print(_line(rows[-1]), flush=True)
+    from experiments.marks import flag_few, warning_notes  # scipy: only once rows are in
+
+    worst = flag_few(worst_case(pd.DataFrame(rows)))
     print("\nworst case (largest gain found):")
-    print(worst_case(pd.DataFrame(rows)).to_string(index=False))
+    print(worst.to_string(index=False))
+    for note in warning_notes(worst):
+        print(note)
 
 
 def _row(args, rules, target: str, done: dict) -> dict:

@@ -111,7 +111,10 @@ def test_command_writes_rows_and_resumes(tmp_path, capsys):
     argv += ["--rollouts", "2", "--quiet", "--out", str(out)]
     assert main(argv) == 0
     first = pd.read_csv(out)
-    assert list(first["players"]) == [3, 4] and "worst case" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert list(first["players"]) == [3, 4] and "worst case" in printed
+    closing = printed.split("worst case (largest gain found):")[1]
+    assert "warning" in closing and "< 30 deals: too few deals" in closing  # 20 deals: marked
     assert main(argv) == 0  # the rows are there: nothing is run or added
     pd.testing.assert_frame_equal(pd.read_csv(out), first)
     worst = bounds.worst_case(first)
