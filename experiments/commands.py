@@ -131,7 +131,8 @@ def interval_note(deals) -> str:
             "deal measured against its group's mean)"
         )
     return (
-        "95% intervals from summaries only (no deals kept): each deal counted as one game of "
+        "95% intervals from summaries only (no per-deal sums kept; the deals column counts the "
+        "design's deals): each deal counted as one game of "
         "its summed variance, so their standard errors are never too small (a share of 0 or "
         "1 has none: its interval is Wilson's on the deals, as by deal); without "
         "--summary-only they are computed by deal"
@@ -248,6 +249,14 @@ REPORT_FILES = (
 )
 
 
+def report_files(manifest: dict) -> tuple[str, ...]:
+    """The files a report of this run may write: a run of summaries draws no head-to-head,
+    ratings or score plots, so files of those names are none of its business."""
+    if manifest.get("summary_only"):
+        return ("summary.md", "seat_win_share.png", "seat_score.png")
+    return REPORT_FILES
+
+
 def report(folder, progress: bool = True, workers=None, force=False) -> dict[str, pd.DataFrame]:
     """Tables to the terminal, PNG plots and a Markdown summary into the results folder. The
     folder is read one chunk at a time (``experiments.digest``, by ``workers`` processes,
@@ -258,9 +267,9 @@ def report(folder, progress: bool = True, workers=None, force=False) -> dict[str
     force = _may_replace(folder, force)
     if manifest_io.read(folder).get("gauntlet"):
         return gauntlet_report(folder, force)
-    for name in REPORT_FILES:
-        files.check_own(folder / name, force)
     manifest = manifest_io.read(folder)
+    for name in report_files(manifest):
+        files.check_own(folder / name, force)
     sums = digest.of_folder(folder, progress, workers)
     named = digest_tables(sums, progress)
     named.update(_forfeit_reasons(folder, manifest))

@@ -66,6 +66,21 @@ def test_a_report_keeps_an_edited_summary_and_a_foreign_plot(tmp_path, capsys):
     assert files.keeps_record(out)
 
 
+def test_a_report_of_summaries_minds_only_the_files_it_writes(tmp_path, capsys):
+    """A run of summaries draws no ratings plot: a user's ratings.png beside it is none of the
+    report's business (it had been refused), while its own seat plot is still guarded."""
+    out = tmp_path / "sums"
+    run = ["tournament", "geschenkt", "--agents", "random,greedy", "--players", "3"]
+    assert main([*run, "--games", "20", *SERIAL, "--summary-only", "--out", str(out)]) == 0
+    assert main(["report", str(out), "--quiet"]) == 0  # the folder now keeps its record
+    (out / "ratings.png").write_bytes(b"someone's picture")
+    assert main(["report", str(out), "--quiet"]) == 0
+    assert (out / "ratings.png").read_bytes() == b"someone's picture"
+    capsys.readouterr()
+    (out / "seat_win_share.png").write_bytes(b"mine too")
+    assert "seat_win_share.png is not the file" in refused(capsys, ["report", str(out), "--quiet"])
+
+
 def test_the_demo_refuses_a_findings_file_it_did_not_write(tmp_path, capsys):
     folder = tmp_path / "mine"
     folder.mkdir()
