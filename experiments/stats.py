@@ -569,10 +569,10 @@ def wald_equal_shares(share, cov, free=np.inf) -> dict:
     from its F form, ``(free - dof + 1) / (free dof) chi2 ~ F(dof, free - dof + 1)``, which
     is the chi-square test for many deals and does not overstate a few. A difference where
     the covariance has no spread (every deal alike, say a place that never won) is taken as
-    certain, ``chi2`` infinite and ``p_value`` 0, only on ``FEW_DEALS`` deals or more; on fewer it is not tested (``p_value`` NaN): a place that did
-    not win in 5 deals is no proof of a seat effect. No covariance (NaN, from one deal), or
-    fewer degrees of freedom than contrasts (fewer deals than places): no test, ``chi2`` and
-    ``p_value`` NaN."""
+    certain, ``chi2`` infinite and ``p_value`` 0, only on ``FEW_DEALS`` deals or more; on
+    fewer it is not tested (``p_value`` NaN): a place that did not win in 5 deals is no proof
+    of a seat effect. No covariance (NaN, from one deal), or fewer degrees of freedom than
+    contrasts (fewer deals than places): no test, ``chi2`` and ``p_value`` NaN."""
     share, cov = np.asarray(share, float), np.asarray(cov, float)
     n = len(share)
     if not np.isfinite(cov).all() or free < n - 1:  # fewer deals than places: no test
