@@ -306,7 +306,8 @@ def win_rate_heatmap_of(table: pd.DataFrame, ax=None, subject=None):
         if not np.isnan(value):
             digits = _digits(half.iat[i, j], 2)
             text = f"{value:.{digits}f}\n{plus_minus(half.iat[i, j], digits)}"
-            ax.text(j, i, text, ha="center", va="center", fontsize=7)
+            ink = "white" if abs(value - 0.5) > 0.3 else "black"  # readable on the dark ends
+            ax.text(j, i, text, ha="center", va="center", fontsize=7, color=ink)
     _label_square(ax, share)
     fig.colorbar(image, ax=ax, label="share of games the row agent finishes ahead")
     _title(ax, HEAD_TITLE.format(per=_per_pair(table["games"])), subject)
@@ -352,7 +353,7 @@ def rating_chart_of(table: pd.DataFrame, ax=None, scale="log", order="finish", s
     kind = "Elo-like: 400 = odds of 10 to 1" if scale == "elo" else "log-strength"
     ax.set(xlabel=f"rating ({kind}; higher is stronger)")
     ax.legend(fontsize=8, loc="lower right")
-    what = f"Plackett-Luce ratings from {ORDERS[order]}, 95% intervals (bootstrap over deals)"
+    what = f"Plackett-Luce ratings from {ORDERS[order]},\n95% intervals (bootstrap over deals)"
     _title(ax, what, subject)
     return fig
 
