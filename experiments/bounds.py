@@ -196,9 +196,10 @@ def check(rules, deals: int, rollouts: int, margin: float = 1.0) -> None:
 def worst_case(table: pd.DataFrame) -> pd.DataFrame:
     """Per game and target, the largest gain found over player counts and responders (the
     ``worst case`` column): its value, error and 95% interval, player count, responder and
-    deals."""
+    (where the rows have them) deals."""
     top = table.loc[table.groupby(["game", "target"])["gain"].idxmax()]
-    columns = ["game", "target", "players", "responder", "gain", "se", "low", "high", "deals"]
+    columns = ["game", "target", "players", "responder", "gain", "se", "low", "high"]
+    columns += ["deals"] if "deals" in top else []
     return top[columns].reset_index(drop=True)
 
 
