@@ -249,6 +249,20 @@ REPORT_FILES = (
 )
 
 
+def _check_results_folder(folder: Path) -> None:
+    """A folder that holds results folders (the demo's) but is none: name them, not only
+    the missing manifest."""
+    if (folder / manifest_io.MANIFEST).exists() or not folder.is_dir():
+        return
+    inside = sorted(p.parent.name for p in folder.glob(f"*/{manifest_io.MANIFEST}"))
+    if inside:
+        shown = ", ".join(inside[:4]) + (", ..." if len(inside) > 4 else "")
+        raise ValueError(
+            f"{folder} is not a results folder but holds {len(inside)}: report one of them, "
+            f"e.g. giftsim report {folder / inside[0]} ({shown})"
+        )
+
+
 def report_files(manifest: dict) -> tuple[str, ...]:
     """The files a report of this run may write: a run of summaries draws no head-to-head,
     ratings or score plots, so files of those names are none of its business."""
@@ -264,6 +278,7 @@ def report(folder, progress: bool = True, workers=None, force=False) -> dict[str
     and a line per phase on stderr. A file of the report's name that it did not write (or
     that was edited since) is refused before anything is read, unless ``force``."""
     folder = Path(folder)
+    _check_results_folder(folder)
     force = _may_replace(folder, force)
     if manifest_io.read(folder).get("gauntlet"):
         return gauntlet_report(folder, force)

@@ -659,3 +659,14 @@ def test_a_chunk_that_cannot_be_written_is_named(capsys, tmp_path, monkeypatch):
     err = one_line_error(capsys, [*argv, *QUICK, "--out", str(out)])
     assert f"cannot write {out.resolve()}/chunk-00000-000000000000.parquet: " in err
     assert "No space left" in err and not list(out.glob(".*.tmp"))  # no partial file left
+
+
+def test_report_of_a_folder_of_results_folders_names_them(capsys, tmp_path):
+    """The demo's output folder holds one results folder per study: report names them rather
+    than only saying it has no manifest."""
+    for name in ("geschenkt-seats", "tulips-round-robin"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / MANIFEST).write_text("{}")
+    err = one_line_error(capsys, ["report", str(tmp_path)])
+    assert f"{tmp_path} is not a results folder but holds 2: report one of them" in err
+    assert f"giftsim report {tmp_path / 'geschenkt-seats'}" in err
