@@ -258,8 +258,9 @@ def _check_results_folder(folder: Path) -> None:
     if inside:
         shown = ", ".join(inside[:4]) + (", ..." if len(inside) > 4 else "")
         raise ValueError(
-            f"{folder} is not a results folder but holds {len(inside)}: report one of them, "
-            f"e.g. giftsim report {folder / inside[0]} ({shown})"
+            f"{folder} has no {manifest_io.MANIFEST}: not a giftsim results folder, but it holds "
+            f"{len(inside)}: report one of them, e.g. giftsim report {folder / inside[0]} "
+            f"({shown})"
         )
 
 

@@ -668,5 +668,5 @@ def test_report_of_a_folder_of_results_folders_names_them(capsys, tmp_path):
         (tmp_path / name).mkdir()
         (tmp_path / name / MANIFEST).write_text("{}")
     err = one_line_error(capsys, ["report", str(tmp_path)])
-    assert f"{tmp_path} is not a results folder but holds 2: report one of them" in err
+    assert "not a giftsim results folder, but it holds 2: report one of them" in err
     assert f"giftsim report {tmp_path / 'geschenkt-seats'}" in err
