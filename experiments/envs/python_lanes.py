@@ -129,7 +129,8 @@ class PythonLanes:
         while True:
             if game.is_over(state):
                 self._end_episode(i)
-                if self.in_row[i] == MAX_SKIPPED:
+                if self.in_row[i] >= MAX_SKIPPED:
+                    self.in_row[i] = 0  # counted afresh by the next call, as compiled lanes do
                     return -NO_DECISION - 2
                 continue
             mask = int(game.legal_mask(state))
