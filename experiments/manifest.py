@@ -60,6 +60,7 @@ def check(folder: Path, jobs: list[Job], chunk_size: int, summary_only: bool, re
     if path.exists():
         old = _check_same(folder, path, ident, resume)
         _check_version(folder, old)
+        _check_code(folder, old)
         _check_inputs(folder, old, jobs)
     elif folder.exists():
         _check_empty(folder)
@@ -150,6 +151,24 @@ def _shipped(job: Job, agent=None) -> str:
         return ""
 
 
+def _check_code(folder: Path, old: dict) -> None:
+    """A run resumes only with the code that began it (the version stays 0.1.0 between
+    releases while the engine and agents change; a folder written before the digest was
+    kept is not checked)."""
+    if "code" in old and old["code"] != code_digest():
+        raise ValueError(
+            f"{folder} was begun by other giftsim code (its engines, rules or agents have "
+            "changed since), whose games may differ from the same seeds; finish it with that "
+            "code, or choose another --out"
+        )
+
+
+def code_digest() -> str:
+    """The hash of the code that decides a run's games: every ``.py``, ``.npz`` and ``.json``
+    file of ``giftsim``, ``agents`` and the games' packages (``giftsim.source_hash``)."""
+    return giftsim.source_hash((".py", ".npz", ".json"))
+
+
 def _check_inputs(folder: Path, manifest: dict, jobs: list[Job]) -> None:
     """A run resumes only with the files its agents read unchanged (a folder written before
     they were recorded is not checked)."""
@@ -177,6 +196,7 @@ def _write(path: Path, ident, jobs, chunk_size, summary_only, meta) -> None:
         "jobs": [asdict(j) for j in jobs],
         "inputs": inputs(jobs),
         "versions": _versions(),
+        "code": code_digest(),
         "git_revision": git_revision(),
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         **meta,

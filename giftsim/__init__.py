@@ -18,15 +18,17 @@ from pathlib import Path
 __version__ = "0.1.0"
 
 
-def source_hash() -> str:
-    """Short hash of every Python source file of the packages that hold compiled code: this
-    package, the agents and every game of the list of games (``giftsim.game.GAMES``)."""
+def source_hash(suffixes=(".py",)) -> str:
+    """Short hash of every source file (by default Python; ``suffixes`` as ``*.py``) of the
+    packages that hold compiled code: this package, the agents and every game of the list of
+    games (``giftsim.game.GAMES``)."""
     from giftsim.game import packages
 
     root = Path(__file__).resolve().parent.parent
     digest = hashlib.sha1()
     for package in ("giftsim", "agents", *packages()):
-        for path in sorted((root / package).rglob("*.py")):
+        found = (p for p in (root / package).rglob("*") if p.suffix in suffixes and p.is_file())
+        for path in sorted(found):
             digest.update(path.relative_to(root).as_posix().encode())
             digest.update(path.read_bytes())
     return digest.hexdigest()[:12]

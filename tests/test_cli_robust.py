@@ -538,20 +538,27 @@ def test_a_run_whose_network_file_changed_does_not_resume(capsys, tmp_path):
     assert main([*argv, "--resume"]) == 0
 
 
-def test_a_run_begun_by_another_giftsim_version_does_not_resume(capsys, tmp_path):
-    """Another version may play other games from the same seeds: a folder must not mix them."""
+@pytest.mark.parametrize("key", ["version", "code"])
+def test_a_run_begun_by_another_giftsim_does_not_resume(capsys, tmp_path, key):
+    """Another version, or other code under the same version (0.1.0 until a release), may
+    play other games from the same seeds: a folder must not mix them."""
     argv = ["tournament", "geschenkt", "--agents", "random,greedy", "--players", "3"]
     argv += ["--backend", "serial", "--quiet", "--chunk-size", "5", "--games", "10"]
     argv += ["--out", str(tmp_path / "runs")]
     assert main(argv) == 0
     path = tmp_path / "runs" / MANIFEST
     manifest = json.loads(path.read_text())
-    manifest["versions"]["giftsim"] = "0.0.1"
+    assert main([*argv, "--resume"]) == 0  # the same code: it resumes
+    if key == "version":
+        manifest["versions"]["giftsim"] = "0.0.1"
+    else:
+        manifest["code"] = "0" * len(manifest["code"])  # as if the engine had changed
     path.write_text(json.dumps(manifest))
     next((tmp_path / "runs").glob("chunk-*.parquet")).unlink()  # as if interrupted
     capsys.readouterr()
     assert main([*argv, "--resume"]) == 2
-    assert "was begun by giftsim 0.0.1, this is" in capsys.readouterr().err
+    said = {"version": "was begun by giftsim 0.0.1, this is", "code": "by other giftsim code"}
+    assert said[key] in capsys.readouterr().err
 
 
 def test_secret_random_does_not_take_over_a_run_without_a_drawn_secret(capsys, tmp_path):
