@@ -8,7 +8,6 @@ only wires them to folders and the terminal. A user error is a one-line ValueErr
 import json
 import math
 import sys
-from itertools import pairwise
 from pathlib import Path
 
 import pandas as pd
@@ -265,11 +264,15 @@ def _check_results_folder(folder: Path) -> None:
 
 
 def report_files(manifest: dict) -> tuple[str, ...]:
-    """The files a report of this run may write: a run of summaries draws no head-to-head,
-    ratings or score plots, so files of those names are none of its business."""
+    """The files a report of this run writes (as ``_draw`` decides): a run of summaries draws
+    no head-to-head, ratings or score plots, one of per-game rows draws the head-to-head and
+    ratings only where a table seats two different agents and the seat panels of scores only
+    where none does; files of other names are none of its business."""
     if manifest.get("summary_only"):
         return ("summary.md", "seat_win_share.png", "seat_score.png")
-    return REPORT_FILES
+    mixed = any(len(set(job["agents"])) > 1 for job in manifest["jobs"])
+    drawn = ["win_rate_heatmap.png", "ratings.png"] if mixed else ["seat_score.png"]
+    return ("summary.md", "seat_win_share.png", *drawn, "score_distributions.png")
 
 
 def report(folder, progress: bool = True, workers=None, force=False) -> dict[str, pd.DataFrame]:
@@ -565,14 +568,15 @@ def robin_findings(game: str, named: dict, out: Path) -> list[str]:
 
 def _tiers(order: pd.DataFrame) -> str:
     """Agents by rating, best first, in words that claim no order the intervals do not show:
-    an agent whose interval overlaps that of the agent above it shares its tier ("greedy and
-    planner, overlapping")."""
+    an agent whose interval overlaps that of any agent of the tier above it shares that tier
+    ("greedy and planner (overlapping)")."""
     tiers = [[order.index[0]]]
-    for above, below in pairwise(order.index):
-        if order.loc[below, "ci_high"] >= order.loc[above, "ci_low"]:
-            tiers[-1].append(below)
+    for agent in order.index[1:]:
+        lowest = order.loc[tiers[-1], "ci_low"].min()  # overlapping any agent of the tier
+        if order.loc[agent, "ci_high"] >= lowest:
+            tiers[-1].append(agent)
         else:
-            tiers.append([below])
+            tiers.append([agent])
     words = [
         t[0] if len(t) == 1 else f"{', '.join(t[:-1])} and {t[-1]} (overlapping)" for t in tiers
     ]

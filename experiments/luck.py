@@ -31,7 +31,7 @@ DESIGNS = ("field", "round-robin")
 SHIPPED = "shipped"
 TABLE = (
     "luck-adjusted win share by agent (AIVAT-style; variance_ratio: raw over adjusted, NaN "
-    "where the raw share has no spread by deal)"
+    "where either has no spread by deal)"
 )
 
 
@@ -79,7 +79,7 @@ def win_share(deals: pd.DataFrame, by="agent") -> pd.DataFrame:
     (``ci_low``, ``ci_high``: ``stats.share_interval`` of the adjusted standard error, by
     deal, stratified, as every interval by deal, with Student t on Satterthwaite's degrees of
     freedom), ``raw_share``, the ``variance_ratio`` (the raw share's variance over the adjusted
-    one's; NaN where the raw share has no spread by deal, whose interval is then Wilson's on
+    one's; NaN where either share has no spread by deal, whose interval is then Wilson's on
     the deals and no variance to compare) and ``deals``. A share lies in [0, 1], so the
     adjusted share is clipped to it (on a few deals the corrections can take the plain mean
     past an end: it is then reported at that end), and its interval is the share interval
@@ -97,8 +97,10 @@ def win_share(deals: pd.DataFrame, by="agent") -> pd.DataFrame:
     out["raw_share"] = raw["mean"]
     with np.errstate(invalid="ignore", divide="ignore"):
         ratio = raw["se"] ** 2 / adj["se"] ** 2
-    # no spread in the raw share by deal (its interval is then Wilson's on the deals): no ratio
-    out["variance_ratio"] = ratio.where(raw["se"] > stats.NO_SPREAD)
+    # no spread in either share by deal (its interval is then Wilson's on the deals): no ratio
+    out["variance_ratio"] = ratio.where(
+        (raw["se"] > stats.NO_SPREAD) & (adj["se"] > stats.NO_SPREAD)
+    )
     out["deals"] = adj["clusters"]
     return out
 

@@ -24,12 +24,13 @@ WARNINGS = {  # a table's warnings, and the note under it that says what each me
 FEW_NOTE = "(< {} deals: " + WARNINGS[FEW] + ")"
 
 
-def flag_few(table: pd.DataFrame) -> pd.DataFrame:
+def flag_few(table: pd.DataFrame, always: bool = False) -> pd.DataFrame:
     """``table`` with a ``warning`` column on rows whose interval cannot be taken as it is: it
     rests on fewer than ``FEW_DEALS`` deals (``FEW``, with a ``deals`` column), has
     width 0 (``FLAT``) or is missing (``NONE``: NaN ends), for each pair of columns named
     ``..low`` and ``..high``, or its test has no p (``UNTESTED``); tables with no such row are
-    returned as they are."""
+    returned as they are, or with ``always`` (the Python API's tables, whose columns must
+    not depend on the data) with an empty ``warning`` column."""
     marks = pd.DataFrame(index=table.index)
     if "deals" in table:
         marks[FEW] = table["deals"].to_numpy() < FEW_DEALS
@@ -46,7 +47,7 @@ def flag_few(table: pd.DataFrame) -> pd.DataFrame:
         flat = ~missing & (width <= 1e-9 * np.maximum(1.0, ends.abs().max(axis=1)))
         marks[FLAT] = marks.get(FLAT, False) | flat
     if marks.empty or not marks.to_numpy().any():
-        return table
+        return table.assign(warning="") if always else table
     text = [", ".join(w for w in marks.columns if row[w]) for _, row in marks.iterrows()]
     return table.assign(warning=text)
 

@@ -291,8 +291,9 @@ def heatmap_data(table: pd.DataFrame) -> dict:
 
 
 def win_rate_heatmap(long: pd.DataFrame, ax=None, subject=None):
-    """Head-to-head win shares (row agent against column opponent) as a heatmap centred at
-    1/2, each cell annotated with its share and the half width of its 95% interval."""
+    """Head to head (how often the row agent finishes ahead of the column agent,
+    ``stats.pairwise_table``) as a heatmap centred at 1/2, each cell annotated with its share
+    and the half width of its 95% interval."""
     return win_rate_heatmap_of(stats.pairwise_table(long), ax, subject)
 
 
@@ -309,7 +310,8 @@ def win_rate_heatmap_of(table: pd.DataFrame, ax=None, subject=None):
             ink = "white" if abs(value - 0.5) > 0.3 else "black"  # readable on the dark ends
             ax.text(j, i, text, ha="center", va="center", fontsize=7, color=ink)
     _label_square(ax, share)
-    fig.colorbar(image, ax=ax, label="share of games the row agent finishes ahead")
+    label = "share of games the row agent finishes ahead of the column agent"
+    fig.colorbar(image, ax=ax, label=label)
     _title(ax, HEAD_TITLE.format(per=_per_pair(table["games"])), subject)
     return fig
 

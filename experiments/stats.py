@@ -148,6 +148,13 @@ def share_p_value(share, se, deals, fair, df=np.inf) -> float:
         return float("nan")
     if share == fair:
         return 0.5
+    tail = _t_tail(_reaching(share, se, deals, fair), df)
+    return float(tail if share > fair else 1 - tail)
+
+
+def _reaching(share, se, deals, fair) -> float:
+    """The quantile ``z`` at which :func:`share_interval`'s end nearer ``fair`` reaches it
+    (``share`` is not ``fair``)."""
     end = 0 if share > fair else 1  # the interval's end that moves towards fair as z grows
 
     def past(z):  # > 0 while that end has not reached fair
@@ -156,9 +163,11 @@ def share_p_value(share, se, deals, fair, df=np.inf) -> float:
     top = 1.0
     while past(top) > 0 and top < 1e3:
         top *= 2
-    z = optimize.brentq(past, 0.0, top, xtol=1e-10) if past(top) <= 0 else top
-    tail = stats.t.sf(z, df) if np.isfinite(df) else stats.norm.sf(z)
-    return float(tail if end == 0 else 1 - tail)
+    return optimize.brentq(past, 0.0, top, xtol=1e-10) if past(top) <= 0 else top
+
+
+def _t_tail(z, df) -> float:
+    return float(stats.t.sf(z, df) if np.isfinite(df) else stats.norm.sf(z))
 
 
 def gap_interval(gap, se, deals, z: float = Z95):
@@ -167,12 +176,15 @@ def gap_interval(gap, se, deals, z: float = Z95):
     return 2 * low - 1, 2 * high - 1
 
 
-def gap_p_value(gap, se, deals, df=np.inf) -> float:
-    """The two-sided p of "the gap is 0" that agrees with :func:`gap_interval`: below 0.05
-    exactly when its 95% interval (Student's t with ``df``) leaves 0 out. NaN where ``se``
-    is NaN."""
-    one = share_p_value((1 + gap) / 2, se / 2, deals, 0.5, df)
-    return float(min(1.0, 2 * min(one, 1 - one)))
+def gap_test(gap, se, deals, df=np.inf) -> dict:
+    """The two-sided test of "the gap is 0" that agrees with :func:`gap_interval`:
+    ``p_value`` below 0.05 exactly when its 95% interval (Student's t with ``df``) leaves 0
+    out, and ``chi2``, the square of the quantile at which an end of that interval reaches 0
+    (``F(1, df)`` with that p); both NaN where the interval is (``se`` NaN, ``df`` below 1)."""
+    if np.isnan(se) or not df >= 1:
+        return {"chi2": np.nan, "p_value": np.nan}
+    z = 0.0 if gap == 0 else _reaching((1 + gap) / 2, se / 2, deals, 0.5)
+    return {"chi2": z**2, "p_value": min(1.0, 2 * _t_tail(z, df))}
 
 
 # ---- shares and means ---------------------------------------------------------------------
@@ -469,15 +481,15 @@ class _Positions:
 
     def test(self, alpha: float) -> pd.DataFrame:
         """The Wald test of equal places per group; at 2 players, where it and the gap ask
-        the same question, its p is the gap interval's (:func:`gap_p_value`), so the
-        verdict and the printed gap agree."""
+        the same question, the gap interval's test (:func:`gap_test`), so the verdict and the
+        printed gap agree."""
         rows = {}
         for n, (labels, _, _, _, share, cov, deals, free) in self.parts.items():
             gaps = self._gap(n, 0, 1) if n == 2 else None
             for g, label in enumerate(labels):
                 row = wald_equal_shares(share[g], cov[g], free[g])
                 if gaps is not None:
-                    row["p_value"] = _two_place_p(row, gaps[0][g], gaps[1][g], deals[g], gaps[2][g])
+                    row |= _two_places(row, gaps[0][g], gaps[1][g], deals[g], gaps[2][g])
                 rows[(*label, n)] = row | {"deals": deals[g]}
         names = [*self.keys, "n_players"]
         table = _single(
@@ -488,10 +500,10 @@ class _Positions:
         return table
 
 
-def _two_place_p(row: dict, gap, se, deals, df) -> float:
-    """Two places' p: the gap interval's, where the Wald test could be made at all (it
-    keeps the few-deals rule and the no-covariance case)."""
-    return row["p_value"] if np.isnan(row["p_value"]) else gap_p_value(gap, se, deals, df)
+def _two_places(row: dict, gap, se, deals, df) -> dict:
+    """Two places' test: the gap interval's (:func:`gap_test`), where the Wald test could be
+    made at all (it keeps the few-deals rule and the no-covariance case)."""
+    return row if np.isnan(row["p_value"]) else gap_test(gap, se, deals, df)
 
 
 def seat_effect(p_value: pd.Series, alpha: float) -> pd.Series:
@@ -740,7 +752,7 @@ def summary_seat_test(sums: pd.DataFrame, column: str = "seat", alpha: float = 0
     Columns ``games``, ``chi2``, ``dof``, ``p_value``, ``deals`` (the fewest of a place, as
     ``summary_seat_advantage`` counts them), ``seat_effect``. As in the by-deal test, a place
     that never (or always) won is no proof on fewer than ``FEW_DEALS`` deals (no test, NaN),
-    and at 2 players the p is the gap interval's (:func:`gap_p_value`)."""
+    and at 2 players the test is the gap interval's (:func:`gap_test`)."""
     table = summary_seat_advantage(sums, column, by)
     rows = sums["deal_jobs"] if "deal_jobs" in sums else pd.Series(1, index=sums.index)
     test = _chisquare_table(table, alpha, float(rows.max()))
@@ -748,8 +760,9 @@ def summary_seat_test(sums: pd.DataFrame, column: str = "seat", alpha: float = 0
     for key, part in sums.groupby(keys, observed=True, sort=True):
         at = key[0] if isinstance(key, tuple) and len(key) == 1 else key
         if part["n_players"].iat[0] == 2 and not np.isnan(test.loc[at, "p_value"]):
-            gap, se, deals, df = _summary_gap(part, 0, 1, column)  # 2 places: the gap's p
-            test.loc[at, "p_value"] = gap_p_value(gap, se, deals, df)
+            gap, se, deals, df = _summary_gap(part, 0, 1, column)  # 2 places: the gap's test
+            found = gap_test(gap, se, deals, df)
+            test.loc[at, ["chi2", "p_value"]] = [found["chi2"], found["p_value"]]
     test["seat_effect"] = seat_effect(test["p_value"], alpha)
     return test
 

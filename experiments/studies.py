@@ -14,7 +14,7 @@ import pandas as pd
 
 from agents.registry import builtins
 from experiments.batch import field
-from experiments.results import long_table, summary_of
+from experiments.results import summary_of
 from experiments.runner import run
 from experiments.schedule import join, mirror
 from giftsim.game import load_game
@@ -75,19 +75,13 @@ def seat_subject(sums: pd.DataFrame, game: str) -> str:
     return f"{line}\ngames per player count: {counts}"
 
 
-def tournament(jobs, **options) -> pd.DataFrame:
-    """Play the jobs of a design; the long table (``results.long_table``) of every game."""
-    frame, _, _ = run(jobs, **{**SERIAL, **options})
-    return long_table(frame)
-
-
 def field_table(game, candidates: dict[str, int], baselines, n_players, seed=0, rules=None):
     """Each spec of ``candidates`` against ``n_players - 1`` copies of each baseline, in every
     seat on ``candidates[spec]`` duplicate deals (``batch.field``); never against itself.
     ``rules``: options besides ``n_players``, as in ``schedule``. One row per (baseline,
     candidate): ``games``, ``win_share`` with a 95% interval over deals (``ci_low``,
-    ``ci_high``, clipped to [0, 1]), ``fair`` and ``deals``, with the ``warning`` column of
-    ``marks.flag_few`` where a row needs one."""
+    ``ci_high``, clipped to [0, 1]), ``fair``, ``deals`` and the ``warning`` column of
+    ``marks.flag_few`` (empty where a row needs none)."""
     from experiments.marks import flag_few
 
     rows = [
@@ -96,7 +90,7 @@ def field_table(game, candidates: dict[str, int], baselines, n_players, seed=0, 
         for spec, n in candidates.items()
         if spec != base
     ]
-    return flag_few(pd.DataFrame(rows).set_index(["baseline", "candidate"]))
+    return flag_few(pd.DataFrame(rows).set_index(["baseline", "candidate"]), always=True)
 
 
 def _field_row(game, candidate, baseline, n_players, n_games, seed, rules) -> dict:
@@ -174,14 +168,14 @@ def strategy_study(game, n_players, games, seed=0, n_boot=None, agents=None, **o
     frame, _, _ = run(jobs, **{**SERIAL, **options})
     summed = digest.of_frame(frame, False, game, jobs)
     shares = stats.deal_win_share(summed.deals)
-    rated = ratings.deal_ratings(summed.events, n_boot or ratings.N_BOOT, seed)
+    rated = ratings.deal_ratings(summed.events, ratings.N_BOOT if n_boot is None else n_boot, seed)
     tables = {
         "win share": shares,
         "head to head": stats.deal_pairwise_table(summed.pairs),
         "ratings": rated.assign(deals=shares["deals"].reindex(rated.index)),
         "seats": stats.deal_seat_advantage(summed.deals, "position", by="agent"),
     }
-    tables = {name: flag_few(table) for name, table in tables.items()}  # as the terminal's
+    tables = {name: flag_few(table, always=True) for name, table in tables.items()}
     played = per * len(jobs)
     line = plots.subject(game, "round-robin", agents, [n_players], played, f"{per:,} per seating")
     return Strategy(game, n_players, tuple(agents), played, per, line, tables, summed.sums)
@@ -213,7 +207,7 @@ def strategy_table(studies) -> pd.DataFrame:
     """Every study's win shares and ratings in one table, one row per (n_players, agent):
     ``win_share`` (``ci_low``, ``ci_high``), ``fair``, ``rating`` (``rating_low``,
     ``rating_high``), ``games`` of the round-robin and ``deals``, best first within a player
-    count, with the ``warning`` column of ``marks.flag_few`` where a row needs one."""
+    count, and the ``warning`` column of ``marks.flag_few`` (empty where a row needs none)."""
     from experiments.marks import flag_few
 
     rows = []
@@ -231,4 +225,4 @@ def strategy_table(studies) -> pd.DataFrame:
     columns += ["rating_ci_high", "games", "deals"]
     table = table.rename(columns={"rating_ci_low": "rating_low", "rating_ci_high": "rating_high"})
     columns = [c.replace("rating_ci_", "rating_") for c in columns]
-    return flag_few(table.set_index(["n_players", "agent"])[columns])
+    return flag_few(table.set_index(["n_players", "agent"])[columns], always=True)

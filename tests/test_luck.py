@@ -396,20 +396,22 @@ def test_an_adjusted_share_past_an_end_is_reported_at_that_end_inside_its_interv
 
 
 def test_no_variance_ratio_where_the_raw_share_has_no_spread():
-    """Raw shares alike in every deal have no variance to compare: the ratio is NaN, not 0
-    (0 read as "the adjustment made it infinitely worse" beside a narrower interval)."""
+    """Shares alike in every deal have no variance to compare: the ratio is NaN, not 0 (raw
+    alike: 0 read as "the adjustment made it infinitely worse" beside a narrower interval)
+    nor infinite (adjusted alike)."""
     from experiments.luck import win_share
 
     deals = pd.DataFrame(
         {
-            "deal": [0, 1, 2, 3] * 2,
+            "deal": [0, 1, 2, 3] * 3,
             "stratum": 0,
-            "agent": ["a"] * 4 + ["b"] * 4,
+            "agent": ["a"] * 4 + ["b"] * 4 + ["c"] * 4,
             "seats": 2,
-            "win_sum": [1.0] * 4 + [1.0, 0.0, 2.0, 1.0],
-            "adjusted_sum": [1.1, 0.9, 1.05, 0.95, 1.0, 0.5, 1.5, 1.0],
+            "win_sum": [1.0] * 4 + [1.0, 0.0, 2.0, 1.0] * 2,
+            "adjusted_sum": [1.1, 0.9, 1.05, 0.95, 1.0, 0.5, 1.5, 1.0] + [1.0] * 4,
         }
     )
     table = win_share(deals)
     assert np.isnan(table.loc["a", "variance_ratio"])
     assert table.loc["b", "variance_ratio"] == pytest.approx(4.0)
+    assert np.isnan(table.loc["c", "variance_ratio"])  # no adjusted spread: not infinite

@@ -79,6 +79,17 @@ def test_a_report_of_summaries_minds_only_the_files_it_writes(tmp_path, capsys):
     capsys.readouterr()
     (out / "seat_win_share.png").write_bytes(b"mine too")
     assert "seat_win_share.png is not the file" in refused(capsys, ["report", str(out), "--quiet"])
+    seats = tmp_path / "seats"  # per-game rows of one-agent tables: no heatmap, no ratings
+    assert (
+        main(
+            ["seats", "geschenkt", "--players", "3", "--games", "10", *SERIAL, "--out", str(seats)]
+        )
+        == 0
+    )
+    assert main(["report", str(seats), "--quiet"]) == 0
+    (seats / "win_rate_heatmap.png").write_bytes(b"someone's picture")
+    assert main(["report", str(seats), "--quiet"]) == 0
+    assert (seats / "win_rate_heatmap.png").read_bytes() == b"someone's picture"
 
 
 def test_the_demo_refuses_a_findings_file_it_did_not_write(tmp_path, capsys):

@@ -107,7 +107,7 @@ def test_field_table_rows_are_batch_fields():
     direct = field("geschenkt", "sniper", "greedy", 3, 60, seed=3)
     assert row.win_share == direct["win_share"] and row.games == 180 and row.fair == 1 / 3
     assert 0 <= row.ci_low <= row.win_share <= row.ci_high <= 1
-    assert row.deals == 60 and "warning" not in table
+    assert row.deals == 60 and row.warning == ""
 
 
 def test_the_api_tables_carry_the_terminal_s_few_deals_mark():
@@ -175,8 +175,8 @@ def test_a_strategy_study_is_a_round_robin_read_by_deal():
     table = studies.strategy_table([study])
     assert list(table.index) == [(3, "sniper"), (3, "greedy")]  # best first
     assert {"rating", "rating_low", "rating_high", "ci_low", "fair"} <= set(table.columns)
-    assert (table["deals"] == 100).all() and "warning" not in table
-    assert not any("warning" in t for t in study.tables.values())
+    assert (table["deals"] == 100).all() and (table["warning"] == "").all()
+    assert all((t["warning"] == "").all() for t in study.tables.values())  # always there
     fig = plots.strategy_figure(study)
     assert len(fig.axes) == 4 and fig.get_suptitle().endswith(study.subject)  # 3 + colour bar
     plt.close(fig)
@@ -281,3 +281,19 @@ def test_a_ranking_claims_no_order_its_intervals_do_not_show():
     )
     line = robin_findings("tulips", named, Path("out"))[2]
     assert "rank hoarder, then greedy and planner (overlapping), then random;" in line
+
+
+def test_a_tier_takes_an_agent_that_overlaps_any_of_its_members():
+    """C overlaps A (wide) though not B: a new tier for C would claim A above C, which the
+    intervals do not show, so C joins A and B."""
+    from pathlib import Path
+
+    from experiments.commands import RATINGS, robin_findings
+
+    named = _robin((0.56, 0.53, 0.59))
+    named[RATINGS] = pd.DataFrame(
+        {"rating": [0.3, 0.32, 0.12], "ci_low": [0.1, 0.3, 0.05], "ci_high": [0.4, 0.35, 0.2]},
+        index=["a", "b", "c"],
+    )
+    line = robin_findings("geschenkt", named, Path("out"))[2]
+    assert "rank a, b and c (overlapping);" in line
