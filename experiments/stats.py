@@ -340,10 +340,12 @@ def _summary_spread(sums, value: str, square: str, keys: list, rows="deal_rows")
 
 
 def _deal_freedom(deals, strata):
-    """Degrees of freedom of a variance over ``deals`` in ``strata`` (the streamed sums'
-    jobs): the deals less the strata, or less one where that leaves none (strata of one deal
-    pooled, as ``blocks.stratified_cov`` does). The games of one deal are not independent, so
-    counting games here made a few deals' intervals too narrow."""
+    """Degrees of freedom of a variance over ``deals`` in ``strata``: the deals less the
+    strata, or the deals less one where that leaves none. The games of one deal are not
+    independent, so counting games made a few deals' intervals too narrow. Sums keep no
+    seating groups, so their jobs stand for the strata: on duplicate deals the jobs of a group
+    share its deals, so deals less jobs errs wide, and the fallback (deals fewer than jobs)
+    can be a few degrees above what the deals by group give."""
     deals, strata = np.asarray(deals, float), np.asarray(strata, float)
     return np.where(deals > strata, deals - strata, deals - 1)
 

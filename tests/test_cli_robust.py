@@ -677,3 +677,11 @@ def test_report_of_a_folder_of_results_folders_names_them(capsys, tmp_path):
     err = one_line_error(capsys, ["report", str(tmp_path)])
     assert "not a giftsim results folder, but it holds 2: report one of them" in err
     assert f"giftsim report {tmp_path / 'geschenkt-seats'}" in err
+
+
+def test_the_parser_s_cap_on_games_is_the_runner_s():
+    """``--games`` is capped in the parser (which must not import the runner, for a quick
+    ``--help``) at what the runner can hold: a million chunks of its largest size."""
+    from experiments import cli, runner
+
+    assert cli.MAX_RUN == runner.MAX_CHUNKS * runner.MAX_CHUNK_SIZE
