@@ -284,9 +284,9 @@ def report(folder, progress: bool = True, workers=None, force=False) -> dict[str
     folder = Path(folder)
     _check_results_folder(folder)
     force = _may_replace(folder, force)
-    if manifest_io.read(folder).get("gauntlet"):
-        return gauntlet_report(folder, force)
     manifest = manifest_io.read(folder)
+    if manifest.get("gauntlet"):
+        return gauntlet_report(folder, manifest, force)
     for name in report_files(manifest):
         files.check_own(folder / name, force)
     sums = digest.of_folder(folder, progress, workers)
@@ -621,12 +621,11 @@ def gauntlet(game, agents, fields, players, deals, seed, rules, secret, out, opt
         print(f"\nwrote {', '.join(str(path) for path in written)}")
 
 
-def gauntlet_report(folder: Path, force: bool = False) -> dict[str, pd.DataFrame]:
-    """``giftsim report`` of a gauntlet's folder: its tables, markdown and plots again (the
-    markdown with the warning of an incomplete folder)."""
+def gauntlet_report(folder: Path, manifest: dict, force: bool = False) -> dict[str, pd.DataFrame]:
+    """``giftsim report`` of a gauntlet's folder (``manifest``, as read): its tables,
+    markdown and plots again (the markdown with the warning of an incomplete folder)."""
     from experiments import gauntlet as gauntlets
 
-    manifest = manifest_io.read(folder)
     made = gauntlets.Plan.from_record(
         manifest["game"], manifest_jobs(manifest), manifest["gauntlet"]
     )
