@@ -32,6 +32,7 @@ import pandas as pd
 from experiments.blocks import z_score
 from giftsim import files
 from giftsim.game import load_game, rounds_of
+from giftsim.rule_options import changed_pairs
 
 SHIPPED = Path(__file__).resolve().parent.parent / "docs" / "bounds.csv"  # giftsim bound's rows
 SHARE, FIELD_SHARE, ROLLED = 0, 1, 2  # the columns of a block's rows (``respond.py``)
@@ -405,15 +406,6 @@ def _rules(record, players: int, pairs):
     if pairs:
         return record.rules.from_pairs(list(pairs), players)
     return record.rules(n_players=players)
-
-
-def changed_pairs(rules) -> list[str]:
-    """The ``--rule`` pairs of the options whose resolved values differ from the rules of
-    record for the player count (``Rules.as_dict``)."""
-    from giftsim.rule_options import as_pairs
-
-    chosen, of_record = rules.as_dict(), type(rules)(n_players=rules.n_players).as_dict()
-    return as_pairs({key: value for key, value in chosen.items() if value != of_record[key]})
 
 
 def rules_text(rules) -> str:

@@ -707,7 +707,8 @@ def _summary_gap_row(part, first, second, column, n) -> dict:
 
 def _summary_gap(part, a: int, b: int, column: str):
     """Place ``b``'s share less place ``a``'s from one group's streamed sums: ``(gap, se,
-    deals, df)``, the degrees of freedom at most the deals less one."""
+    deals, df)``, Satterthwaite's degrees of freedom capped by :func:`_deal_freedom` (the
+    deals less the jobs, or less one) and by the games less the jobs."""
     per_job = part.groupby(["job", column], sort=True)[["games", "win_sum", "win_sq"]].sum()
     per_job = per_job.unstack(column).fillna(0.0)
     games = per_job[("games", a)].to_numpy()

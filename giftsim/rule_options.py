@@ -115,6 +115,13 @@ def as_pairs(values: dict) -> list[str]:
     return [f"{key}={_text(value)}" for key, value in values.items()]
 
 
+def changed_pairs(rules) -> list[str]:
+    """The ``key=value`` pairs of the options whose values in ``rules`` (a game's ``Rules``)
+    differ from the rules of record for its player count: what ``--rule`` would have to say."""
+    chosen, of_record = rules.as_dict(), type(rules)(n_players=rules.n_players).as_dict()
+    return as_pairs({key: value for key, value in chosen.items() if value != of_record[key]})
+
+
 def _text(value) -> str:
     if value is None:
         return "default"

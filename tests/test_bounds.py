@@ -13,6 +13,7 @@ from experiments import bounds, exact
 from experiments.cli import main
 from geschenkt_sim.rules import Rules
 from giftsim.game import load_game
+from giftsim.rule_options import changed_pairs
 
 GESCHENKT = load_game("geschenkt")
 
@@ -213,7 +214,7 @@ def test_a_learned_responders_rules_reach_its_training_as_they_are():
     from tulips_sim.rules import Rules as TulipsRules
 
     rules = TulipsRules(n_players=4, keeping_points=(0, 0, 1, 3), n_removed=8)
-    pairs = bounds.changed_pairs(rules)
+    pairs = changed_pairs(rules)
     assert sorted(pairs) == ["keeping_points=0,0,1,3", "n_removed=8"]
     settings = TrainSettings("tulips", 4, rules=",".join(pairs))
     assert settings.game_rules() == rules

@@ -16,7 +16,6 @@ problem and the valid choices.
 
 import math
 from contextlib import contextmanager
-from dataclasses import fields
 
 import numpy as np
 
@@ -29,6 +28,7 @@ from experiments.play.session import screens
 from giftsim.contract import first_player_for, first_policy
 from giftsim.game import load_game, rounds_of
 from giftsim.rng import check_secret, check_seed
+from giftsim.rule_options import changed_pairs
 
 
 class EnvError(ValueError):
@@ -96,14 +96,8 @@ def no_decision(rules) -> EnvError:
 
 
 def rules_text(rules) -> str:
-    """The player count and the rule fields that differ from the defaults for that count."""
-    default = type(rules)(n_players=rules.n_players)
-    changed = [
-        f"{f.name}={getattr(rules, f.name)}"
-        for f in fields(rules)
-        if f.init and getattr(rules, f.name) != getattr(default, f.name)
-    ]
-    return ", ".join([f"{rules.n_players} players", *changed])
+    """The player count and the rule options that differ from the rules of record for it."""
+    return ", ".join([f"{rules.n_players} players", *changed_pairs(rules)])
 
 
 def seat_name(seat: int) -> str:
