@@ -9,7 +9,9 @@ os.environ.setdefault("MPLBACKEND", "Agg")  # before pyplot is imported: no wind
 
 import pytest
 
+from experiments import manifest as manifest_io
 from experiments.cli import main
+from experiments.commands import report_files
 from giftsim import files
 
 SERIAL = ["--backend", "serial", "--quiet"]
@@ -90,6 +92,25 @@ def test_a_report_of_summaries_minds_only_the_files_it_writes(tmp_path, capsys):
     (seats / "win_rate_heatmap.png").write_bytes(b"someone's picture")
     assert main(["report", str(seats), "--quiet"]) == 0
     assert (seats / "win_rate_heatmap.png").read_bytes() == b"someone's picture"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["tournament", "geschenkt", "--agents", "random,greedy", "--players", "3"],
+        ["tournament", "tulips", "--agents", "random,greedy", "--players", "3", "--summary-only"],
+        ["seats", "geschenkt", "--players", "3"],
+    ],
+    ids=["mixed", "summaries", "one-agent"],
+)
+def test_the_files_a_report_guards_are_the_files_it_draws(tmp_path, args):
+    """``report_files`` (the files checked before a report) names exactly the Markdown and
+    PNG files the report then writes, for each kind of run."""
+    out = tmp_path / "run"
+    assert main([*args, "--games", "10", *SERIAL, "--out", str(out)]) == 0
+    assert main(["report", str(out), "--quiet"]) == 0
+    written = {p.name for p in out.iterdir() if p.suffix in (".md", ".png")}
+    assert written == set(report_files(manifest_io.read(out)))
 
 
 def test_the_demo_refuses_a_findings_file_it_did_not_write(tmp_path, capsys):
