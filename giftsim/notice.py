@@ -25,16 +25,20 @@ def cached(dispatcher) -> bool:
         return False
 
 
-def compiling(what: dict[str, object], seconds: float) -> None:
-    """Say once that the kernels ``what`` (label -> dispatcher) without a cached copy are being
-    compiled, and about how long it takes (``seconds``, measured on a 2-core machine)."""
-    missing = [label for label, dispatcher in what.items() if not cached(dispatcher)]
-    missing = [label for label in missing if label not in _SAID]
+def compiling(what: dict[str, tuple[object, float]]) -> None:
+    """Say once that the kernels ``what`` (label -> (dispatcher, seconds it takes to compile,
+    measured on a 2-core machine)) without a cached copy are being compiled, and about how
+    long that takes: the sum over those kernels."""
+    missing = {
+        label: seconds
+        for label, (dispatcher, seconds) in what.items()
+        if not cached(dispatcher) and label not in _SAID
+    }
     if QUIET or not missing or multiprocessing.parent_process() is not None:
         return
     _SAID.update(missing)
     print(
-        f"giftsim: compiling {', '.join(missing)} (first run only; about {seconds:.0f} s, "
-        "then cached)",
+        f"giftsim: compiling {', '.join(missing)} (first run only; about "
+        f"{max(1, round(sum(missing.values())))} s, then cached)",
         file=sys.stderr,
     )

@@ -8,6 +8,9 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
+
+from giftsim import notice
 
 
 def _run(args, cache: Path, quiet=False):
@@ -56,3 +59,17 @@ def test_the_first_compile_is_announced_once_and_quiet_silences_it(tmp_path):
     quiet = _run(other, tmp_path, quiet=True)
     assert quiet.returncode == 0 and "giftsim: compiling" not in quiet.stderr
     assert [name for name in _compiled(tmp_path) if "sniper" in name]  # it did compile
+
+
+def test_the_compile_estimate_counts_only_the_kernels_not_cached(capsys, monkeypatch):
+    """The notice's seconds add up the kernels it names: one agent left to compile beside a
+    cached loop is not priced as the loop and every agent (it had said 9 s for 1 s)."""
+    monkeypatch.setattr(notice, "_SAID", set())
+    monkeypatch.setattr(notice, "QUIET", False)
+    done, to_do = SimpleNamespace(signatures=["compiled"]), SimpleNamespace(signatures=[])
+    notice.compiling({"the loop": (done, 3.0), "agent a": (to_do, 3.0), "agent b": (done, 18.0)})
+    assert capsys.readouterr().err == (
+        "giftsim: compiling agent a (first run only; about 3 s, then cached)\n"
+    )
+    notice.compiling({"agent a": (to_do, 3.0), "agent c": (to_do, 18.0)})  # a: said once
+    assert "compiling agent c (first run only; about 18 s," in capsys.readouterr().err
