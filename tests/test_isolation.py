@@ -12,7 +12,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from agents.isolation import CRASHED, ILLEGAL, MEMORY, NOT_INTEGER, RAISED, TIMEOUT, Isolation, host
+from agents.isolation import (
+    CRASHED,
+    ILLEGAL,
+    MEMORY,
+    NO_START,
+    NOT_INTEGER,
+    RAISED,
+    TIMEOUT,
+    Isolation,
+    host,
+)
 from agents.isolation.untrusted import load_untrusted
 from agents.registry import compiling_later, define, parse_list
 from experiments.batch import play
@@ -26,6 +36,7 @@ from geschenkt_sim.rules import PASS, TAKE
 from geschenkt_sim.state import CHIPS, POT, SEAT
 from giftsim.game import load_game
 from giftsim.rng import next_below
+from tests.env_helpers import deadline
 from tulips_sim.state import LEGAL
 
 BOTS = Path(__file__).parent / "bots"
@@ -174,10 +185,8 @@ def faulty_tables():
 
 @pytest.fixture(scope="module")
 def faulty(tmp_path_factory):
-    host.WARM_UP = 0.5  # these bots compile nothing lazily
     load_untrusted(BOTS / "faulty.py", 600)
-    yield Isolation((), time_limit=0.4, memory_mb=600)
-    host.WARM_UP = 10.0
+    return Isolation((), time_limit=0.4, memory_mb=600)
 
 
 @pytest.mark.parametrize(("table", "codes"), faulty_tables())
@@ -335,3 +344,79 @@ def test_a_run_keeps_the_digest_of_its_untrusted_module_and_shipped_network(faul
     found = inputs(jobs)
     module, shipped = (BOTS / "faulty.py").resolve(), roster("geschenkt").shipped(3).resolve()
     assert found == {str(module): digest(module), str(shipped): digest(shipped)}
+
+
+def test_a_bot_that_fakes_progress_still_times_out():
+    """``toggler`` moves the shared count of answered decisions back and forth without
+    answering: only a count past every earlier one restarts the clock, so each of its
+    decisions times out (the run had waited forever)."""
+    load_untrusted(BOTS / "stallers.py", 600)
+    rules = load_game("geschenkt").rules(n_players=3)
+    agents = parse_list(["toggler", "greedy", "greedy"], "geschenkt")
+    isolation = Isolation((), time_limit=0.3, memory_mb=600)
+    with deadline(120):
+        _, forfeits = play_block_isolated(
+            "geschenkt", rules, agents, 1, 0, 3, "rotate", SECRET, isolation
+        )
+    assert forfeits[:, 0].tolist() == [TIMEOUT] * 3 and not forfeits[:, 1:].any()
+
+
+def test_a_slow_first_decision_forfeits_the_same_games_whatever_the_blocks():
+    """A fresh worker's first decision had 10 s more than the limit, so a bot slow at each
+    game's first decision forfeited fewer games in smaller blocks; now a plain-Python agent
+    warms up once in its template and every decision has the same limit."""
+    load_untrusted(BOTS / "stallers.py", 600)
+    rules = load_game("geschenkt").rules(n_players=2)
+    agents = parse_list(["slowfirst", "greedy"], "geschenkt")
+    isolation = Isolation((), time_limit=0.4, memory_mb=600)
+    _, whole = play_block_isolated("geschenkt", rules, agents, 3, 0, 4, "rotate", SECRET, isolation)
+    singles = [
+        play_block_isolated("geschenkt", rules, agents, 3, g, 1, "rotate", SECRET, isolation)[1]
+        for g in range(4)
+    ]
+    assert np.array_equal(whole, np.concatenate(singles))
+    assert whole[:, 0].tolist() == [TIMEOUT, 0, TIMEOUT, 0]  # the games it begins
+
+
+def test_a_process_that_no_longer_starts_forfeits_instead_of_ending_the_run(tmp_path):
+    """A bot that imports twice (the check, its first process) and then fails to import, and
+    that kills its process at a decision after a game's first: the block goes on with
+    ``NO_START`` forfeits, and so does the next block, whose start fails (it had ended the
+    run)."""
+    count = tmp_path / "imports"
+    bot = tmp_path / "flaky.py"
+    bot.write_text(FLAKY.format(count=str(count)))
+    load_untrusted(bot, 600)
+    rules = load_game("geschenkt").rules(n_players=2)
+    agents = parse_list(["flaky", "greedy"], "geschenkt")
+    isolation = Isolation((), time_limit=0.4, memory_mb=600)
+    first = play_block_isolated("geschenkt", rules, agents, 1, 0, 2, "rotate", SECRET, isolation)
+    later = play_block_isolated("geschenkt", rules, agents, 1, 2, 2, "rotate", SECRET, isolation)
+    # both games in flight: game 1's first decision (its second of the table) kills the
+    # process and raises; game 0's next decision finds no process that starts
+    assert first[1][:, 0].tolist() == [NO_START, RAISED]
+    assert later[1][:, 0].tolist() == [NO_START, NO_START] and not later[1][:, 1].any()
+    assert int(count.read_text()) >= 3
+
+
+FLAKY = """
+import os, signal
+from agents.registry import define
+from geschenkt_sim.rules import PASS
+from geschenkt_sim.state import N_DECISIONS
+
+n = int(open({count!r}).read()) if os.path.exists({count!r}) else 0
+open({count!r}, "w").write(str(n + 1))
+if n >= 2:
+    raise RuntimeError("import number %d fails" % (n + 1))
+
+
+def flaky(obs, params, rng):
+    if obs[N_DECISIONS] > 0:  # not at the template's warm-up (a game's first decision)
+        os.kill(os.getppid(), signal.SIGKILL)
+        raise RuntimeError("a later decision")
+    return PASS
+
+
+define("geschenkt", "flaky", flaky, compiled=False)
+"""

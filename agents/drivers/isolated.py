@@ -72,11 +72,12 @@ def play_block(
 
 
 def _start(boxes) -> None:
-    """Start every seat's process side by side; wait until all are ready."""
+    """Start every seat's process side by side; wait until all are ready (a seat whose
+    process does not start forfeits its decisions: ``Sandbox.ready_or_forfeit``)."""
     for box in boxes:
         box.spawn()
     for box in boxes:
-        box.ready()
+        box.ready_or_forfeit()
 
 
 class _Loop:
@@ -189,7 +190,8 @@ class IsolatedSeat:
         self.fault, self.message = 0, ""
 
     def start(self) -> "IsolatedSeat":
-        self.box.start()
+        self.box.spawn()
+        self.box.ready_or_forfeit()
         return self
 
     def new_game(self) -> None:

@@ -25,6 +25,7 @@ import resource
 import signal
 import socket
 import sys
+import time
 import traceback
 import types
 
@@ -44,7 +45,7 @@ def main(argv) -> None:
         if start["mode"] == "describe":
             control.sendall(b"r" + json.dumps(added).encode())
             return
-        serve = _server(start, agent, block_fd)
+        serve = _server(start, agent, block_fd, control)
     except BaseException as error:  # the agent's own code ran: anything may come out of it
         control.sendall(FAILED + _reason(error).encode())
         return
@@ -153,7 +154,7 @@ def _module_of(decide) -> None:
         sys.modules[name] = module
 
 
-def _server(start: dict, agent, block_fd: int):
+def _server(start: dict, agent, block_fd: int, control: socket.socket):
     """The function that decides one batch of the shared block (compiled or plain Python)."""
     import numpy as np
 
@@ -167,6 +168,7 @@ def _server(start: dict, agent, block_fd: int):
     block = Block(block_fd, start["capacity"], game.obs_size)
     params = agent.param_row(start["players"])
     if not agent.family.compiled:
+        _warm_up(agent.family.decide, game, start["players"], params, control)
         return python_server(agent.family.decide, block, params)
     entry = agent.family.entry()
     address = entry_addresses([entry])[0]
@@ -182,6 +184,44 @@ def _server(start: dict, agent, block_fd: int):
 
     run.keep = entry  # the entry stays alive while its address is used
     return run
+
+
+WARM_UP = 10.0  # seconds the warm-up decision may take (it compiles what the agent compiles)
+
+
+def _warm_up(decide, game, players: int, params, control: socket.socket) -> None:
+    """Let a plain-Python ``decide`` compile what it compiles when first called (its
+    ``@njit`` helpers) here, once, rather than in each worker against the time limit (which
+    then forfeited a decision per fresh worker: more of them in smaller chunks). The decision
+    is the first of a game dealt at seed 0, tried first in a forked probe, and made here only
+    if the probe answered within ``WARM_UP`` seconds (so a bot that faults there, say by
+    crashing, does not take its template with it); its answer is dropped."""
+    import numpy as np
+
+    from agents.drivers.slow import deal
+
+    state, _ = deal(game, game.rules(n_players=players), 0, 0)
+    obs = np.zeros(game.obs_size, np.int64)
+    game.observe(state, int(state[game.turn_slot]), obs)
+
+    def decide_once() -> None:
+        with contextlib.suppress(Exception):
+            decide(obs.copy(), params.copy(), np.zeros(1, np.uint64))
+
+    pid = os.fork()
+    if pid == 0:  # the probe: as a worker, without the template's end of the control socket
+        control.close()
+        signal.alarm(int(WARM_UP))  # ends a probe stuck in a Python loop or in compiled code
+        decide_once()
+        os._exit(0)
+    deadline = time.monotonic() + WARM_UP + 1
+    while (ended := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    if ended[0] == 0:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    elif os.waitstatus_to_exitcode(ended[1]) == 0:
+        decide_once()
 
 
 def _reason(error: BaseException) -> str:

@@ -33,9 +33,6 @@ from agents.isolation.protocol import H_COUNT, H_DONE, H_FAULT, H_FIRST
 from giftsim.game import GAMES, load_game
 
 START_LIMIT = 120.0  # seconds for a template to import and compile its agent (a loaded machine)
-# Seconds a worker's first decision may take beyond the time limit: code the agent compiles
-# only when first called (a plain-Python agent's ``@njit`` helpers) compiles in each worker.
-WARM_UP = 10.0
 THREADS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS")
 
 
@@ -149,7 +146,6 @@ class Worker:
 
     def __init__(self, pid: int, go: int, done: int):
         self.pid, self.go, self.done = pid, go, done
-        self.fresh = True  # no decision made yet (see WARM_UP)
 
     def read(self, limit: float) -> bytes | None:
         """Its ``DONE`` byte, b"" if it ended, None if nothing came within ``limit``."""
@@ -287,6 +283,15 @@ class Sandbox:
             why = rest.decode(errors="replace") or "its process ended while starting"
             raise StartError(f"isolated agent {self.name!r} did not start: {why}")
 
+    def ready_or_forfeit(self) -> None:
+        """:meth:`ready`, except that a process that does not start forfeits every decision
+        of the block (``NO_START``, its reason in ``faults``) instead of ending the run."""
+        try:
+            self.ready()
+        except StartError as error:
+            self.broken = str(error)
+            self._note(NO_START, self.broken)
+
     def run(self, count: int) -> np.ndarray:
         """Decide rows ``0 .. count - 1``; the fault code of each (0: answered)."""
         faults = np.zeros(count, np.int8)
@@ -320,24 +325,22 @@ class Sandbox:
         except OSError:  # it died between batches
             return first, self._note(CRASHED, "its process ended")
         seen, since = first, time.monotonic()
-        limit = self.limit + (WARM_UP if self.worker.fresh else 0.0)
         while True:
             signal_byte = self.worker.read(self.limit / 4)
             done = int(min(max(header[H_DONE], first), count))
-            if done > first:
-                self.worker.fresh, limit = False, self.limit
+            if signal_byte == protocol.DONE and done == count:
+                return done, 0
+            done = min(done, count - 1)  # a fault's row: the agent may have counted it answered
             if signal_byte == protocol.DONE:
-                if done == count:
-                    return done, 0
                 code = int(header[H_FAULT])
                 code = code if 0 < code < len(FAULTS) else RAISED
                 return done, self._note(code, self.block.said())
             if signal_byte is not None:  # b"": the worker ended
                 return done, self._note(CRASHED, "its process ended (a crash or an exit)")
-            if done != seen:
-                seen, since = done, time.monotonic()
-            elif time.monotonic() - since > limit:
-                return done, self._note(TIMEOUT, f"no answer in {limit:g} s")
+            if done > seen:  # only a count past every earlier one is progress (the agent
+                seen, since = done, time.monotonic()  # writes it: it may move it back)
+            elif time.monotonic() - since > self.limit:
+                return done, self._note(TIMEOUT, f"no answer in {self.limit:g} s")
 
     def _note(self, code: int, message: str) -> int:
         self.faults.append((code, message))
