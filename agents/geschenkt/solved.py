@@ -9,17 +9,21 @@ whose address rides in the parameter slot ``NET_SLOT``, as a network's does:
 slot         meaning
 ===========  ==================================================================
 ``T_SIZE``   length of the whole array
-``T_WIDTH``  bits per chain (pots ``0 .. C``)
+``T_WIDTH``  pots per chain (``0 .. C``): a chain has a take bit per pot and then a bit
+             that says the table holds it
 ``T_BSIDE``  side of the binomial table
 ``T_START``  length of the level starts
 (spare)      zeros, up to ``HEADER``
 then         the solver's layout vector (``LAY_SIZE``), the binomial table, the
-             level starts, and the take bits (bit ``chain * width + pot``)
+             level starts, and the bits (``chain * (width + 1) + pot``, and
+             ``chain * (width + 1) + width`` set for each chain of the file)
 ===========  ==================================================================
 
 A table solved for other rules is refused in one line when the rules are known
-(``Agent.check_rules``); in play, a state the table does not describe (other rules reaching
-the loop another way) is answered with an illegal action, which the loop reports.
+(``Agent.check_rules``); in play, a state the table does not hold (other rules reaching the
+loop another way, or a best response's table, which holds only the chains its responder
+reaches in its own seat, played in another seat) is answered with an illegal action, which
+the loop reports.
 """
 
 import json
@@ -125,17 +129,22 @@ def lookup(table, hands, chips, card, pot, turn):
     chain, j = solve.decision_of(hands, chips, card, pot, turn, lay, binom, start)
     if chain < 0:
         return NOT_IN_TABLE
-    bit = chain * table[T_WIDTH] + j
+    stride = table[T_WIDTH] + 1
+    held = chain * stride + table[T_WIDTH]
+    if not (bits[held >> 6] >> (held & 63)) & 1:
+        return NOT_IN_TABLE
+    bit = chain * stride + j
     return TAKE if (bits[bit >> 6] >> (bit & 63)) & 1 else PASS
 
 
 @njit(cache=True)
 def _set_bits(chains, takes, width, bits):
-    """Set bit ``chain * width + pot`` of ``bits`` for every pot of each chain's take mask."""
+    """Set bit ``chain * (width + 1) + pot`` of ``bits`` for every pot of each chain's take
+    mask, and bit ``chain * (width + 1) + width``: the table holds the chain."""
     for i in range(chains.shape[0]):
-        for pot in range(width):
-            if (takes[i] >> np.uint64(pot)) & np.uint64(1):
-                bit = chains[i] * width + pot
+        for pot in range(width + 1):
+            if pot == width or (takes[i] >> np.uint64(pot)) & np.uint64(1):
+                bit = chains[i] * (width + 1) + pot
                 bits[bit >> 6] |= np.int64(1) << (bit & 63)
 
 
@@ -143,7 +152,7 @@ def pack(layout: solve.Layout, chains: np.ndarray, takes: np.ndarray) -> np.ndar
     """The packed table (module docstring) of a layout's take masks per chain."""
     vec, binom, start, _ = layout.arrays()
     width = layout.pots
-    n_bits = layout.n_afterstates * layout.positions * width
+    n_bits = layout.n_afterstates * layout.positions * (width + 1)
     head = np.zeros(HEADER, np.int64)
     head[T_WIDTH], head[T_BSIDE], head[T_START] = width, binom.shape[0], start.size
     bits = np.zeros((n_bits + 63) // 64, np.int64)
