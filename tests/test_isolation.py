@@ -4,6 +4,8 @@ its process starts without the parent's state, secret, seeds or environment."""
 
 import json
 import os
+import socket
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -21,11 +23,11 @@ from agents.isolation import (
     RAISED,
     TIMEOUT,
     Isolation,
+    confine,
     host,
 )
 from agents.isolation.untrusted import load_untrusted
 from agents.registry import compiling_later, define, parse_list
-from experiments.batch import play
 from experiments.cli import main
 from experiments.games import play_block, play_block_isolated
 from experiments.manifest import read
@@ -250,55 +252,88 @@ def test_record_keeps_a_forfeit_and_replays(faulty, tmp_path, capsys):
     assert main(["replay", str(path)]) == 0
 
 
-SPY = '''
-import json, os, sys
+SPY = """
+import json, os, socket, stat, sys
 from agents.registry import define
 
-def link(fd):
+
+def kind(fd):
     try:
-        return os.readlink(f"/proc/self/fd/{fd}")
+        mode = os.fstat(fd).st_mode
     except OSError:
-        return "closed"  # the folder listdir read them from
+        return None
+    kinds = ((stat.S_ISFIFO, "pipe"), (stat.S_ISSOCK, "socket"), (stat.S_ISCHR, "device"))
+    return next((name for test, name in kinds if test(mode)), "file")
+
+
+def tried(action):
+    try:
+        action()
+        return "done"
+    except OSError as error:
+        return type(error).__name__
 
 
 def spy(obs, params, rng):
-    """Writes what its process can see, once, then passes or takes."""
-    if not os.path.exists(OUT):
-        seen = {
-            "environ": sorted(os.environ),
-            "argv": sys.argv,
-            "cwd": os.getcwd(),
-            "files": sorted(os.listdir(".")),
-            "fds": [link(fd) for fd in os.listdir("/proc/self/fd")],
-            "ppid_cmdline": open(f"/proc/{os.getppid()}/cmdline").read().split("\\0"),
-        }
-        with open(OUT, "w") as f:
-            json.dump(seen, f)
-    return int(obs[3] > 4 or obs[14 + obs[11]] == 0)  # pot, chips of its seat
+    \"\"\"Reports what its process has and may do, in the message of the error it raises.\"\"\"
+    seen = {
+        "env": sorted(k for k in os.environ if not k.startswith("NUMBA_")),
+        "argv": sys.argv[1:],
+        "cwd": os.getcwd(),
+        "files": sorted(os.listdir(".")),
+        "fds": sorted({kind(fd) for fd in range(256)} - {None}),
+        "secret": tried(lambda: open(SECRET_FILE).read()),
+        "cmdline": tried(lambda: open(f"/proc/{HOST}/cmdline").read()),
+        "tcp": tried(lambda: socket.create_connection(("127.0.0.1", PORT), timeout=5).close()),
+        "signal": tried(lambda: os.kill(HOST, 0)),
+    }
+    raise RuntimeError(json.dumps(seen, separators=(",", ":")))
+
 
 define("geschenkt", "spy", spy, compiled=False)
-'''
+"""
 
 
-def test_an_isolated_process_starts_without_the_parents_state(tmp_path, monkeypatch):
+def test_an_isolated_process_has_nothing_of_the_parents_and_reaches_nothing_else(
+    tmp_path, monkeypatch
+):
     """What an agent's process has: Numba's settings and a few fixed variables, no variable of
-    the parent's (a secret in the parent's environment stays there), only its own pipe ends
-    and shared block open, an empty folder of its own, and a command line of file numbers."""
-    out = tmp_path / "seen.json"
+    the parent's (a secret in the parent's environment stays there), only its own pipe ends,
+    devices and shared block open, an empty folder of its own, a command line of file numbers.
+    And what it may do, confined by the kernel (``agents.isolation.confine``, Linux Landlock):
+    no file outside its own places (a secret file the run's user can read), no other process's
+    ``/proc`` folder (the run's command line), no TCP connection, no signal to the run; each of
+    which this process itself can do."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the run's secret")
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
     module = tmp_path / "spy.py"
-    module.write_text(f"OUT = {str(out)!r}\n" + SPY)
+    header = f"SECRET_FILE = {str(secret)!r}\nHOST = {os.getpid()}\nPORT = {port}\n"
+    module.write_text(header + SPY)
     monkeypatch.setenv("GIFTSIM_TEST_SECRET", "do-not-cross")
     load_untrusted(module)
-    play("geschenkt", ["spy", "greedy", "greedy"], 3, seed=2, isolation=Isolation())
-    seen = json.loads(out.read_text())
-    allowed = {"PATH", "LANG", "HOME", "TMPDIR", *host.THREADS}
-    assert {k for k in seen["environ"] if not k.startswith("NUMBA_")} <= allowed
+    box = host.Sandbox("geschenkt", parse_list(["spy"], "geschenkt")[0], 3, 4, Isolation())
+    try:
+        box.start()
+        box.rows[0], box.words[0] = 0, 1
+        assert box.run(1).tolist() == [RAISED]
+        seen = json.loads(box.faults[-1][1].removeprefix("RuntimeError: "))
+    finally:
+        box.close()
+        host.end_idle()
+        listener.close()
+    assert set(seen["env"]) <= {"PATH", "LANG", "HOME", "TMPDIR", *host.THREADS}
     assert seen["files"] == ["spy.py"]  # its module's source, written there by itself
-    assert len(seen["argv"]) == 3 and all(a.lstrip("-").isdigit() for a in seen["argv"][1:])
-    kinds = {link.split(":")[0].split(" ")[0] for link in seen["fds"]}
-    assert kinds <= {"pipe", "/dev/null", "/memfd", "closed"}, seen["fds"]
-    assert "GIFTSIM_TEST_SECRET" not in seen["environ"]
+    assert len(seen["argv"]) == 2 and all(a.lstrip("-").isdigit() for a in seen["argv"])
+    assert set(seen["fds"]) <= {"pipe", "device", "file"}, seen["fds"]  # file: the block
     assert Path(seen["cwd"]).name.startswith("giftsim-agent-") and not Path(seen["cwd"]).exists()
+    assert secret.read_text() and Path(f"/proc/{os.getpid()}/cmdline").read_bytes()  # allowed here
+    version = confine.abi()
+    assert version >= 1 or sys.platform != "linux"  # Linux 5.13 and later have Landlock
+    denied = {"secret": 1, "cmdline": 1, "tcp": 4, "signal": 6}  # from which Landlock ABI
+    for attempt, since in denied.items():
+        assert seen[attempt] == ("PermissionError" if version >= since else "done"), attempt
 
 
 def test_an_agent_that_writes_its_parameters_does_not_compile():
@@ -378,45 +413,56 @@ def test_a_slow_first_decision_forfeits_the_same_games_whatever_the_blocks():
     assert whole[:, 0].tolist() == [TIMEOUT, 0, TIMEOUT, 0]  # the games it begins
 
 
-def test_a_process_that_no_longer_starts_forfeits_instead_of_ending_the_run(tmp_path):
-    """A bot that imports twice (the check, its first process) and then fails to import, and
-    that kills its process at a decision after a game's first: the block goes on with
-    ``NO_START`` forfeits, and so does the next block, whose start fails (it had ended the
-    run)."""
-    count = tmp_path / "imports"
-    bot = tmp_path / "flaky.py"
-    bot.write_text(FLAKY.format(count=str(count)))
+def test_a_process_that_does_not_start_forfeits_instead_of_ending_the_run(tmp_path):
+    """A bot that imports for the check before a run (no shared block yet) and then fails in
+    every process of its own: each block forfeits its decisions (``NO_START``) and the other
+    seats' results stand, where the first block's start had ended the run."""
+    bot = tmp_path / "nostart.py"
+    bot.write_text(NO_START_BOT)
     load_untrusted(bot, 600)
     rules = load_game("geschenkt").rules(n_players=2)
-    agents = parse_list(["flaky", "greedy"], "geschenkt")
+    agents = parse_list(["nostart", "greedy"], "geschenkt")
     isolation = Isolation((), time_limit=0.4, memory_mb=600)
-    first = play_block_isolated("geschenkt", rules, agents, 1, 0, 2, "rotate", SECRET, isolation)
-    later = play_block_isolated("geschenkt", rules, agents, 1, 2, 2, "rotate", SECRET, isolation)
-    # both games in flight: game 1's first decision (its second of the table) kills the
-    # process and raises; game 0's next decision finds no process that starts
-    assert first[1][:, 0].tolist() == [NO_START, RAISED]
-    assert later[1][:, 0].tolist() == [NO_START, NO_START] and not later[1][:, 1].any()
-    assert int(count.read_text()) >= 3
+    for first in (0, 2):
+        rows, forfeits = play_block_isolated(
+            "geschenkt", rules, agents, 1, first, 2, "rotate", SECRET, isolation
+        )
+        assert forfeits[:, 0].tolist() == [NO_START, NO_START] and not forfeits[:, 1].any()
+        assert (rows[:, -1] == 2).all()  # the other seat wins every game
 
 
-FLAKY = """
-import os, signal
+NO_START_BOT = """
+import sys
 from agents.registry import define
-from geschenkt_sim.rules import PASS
-from geschenkt_sim.state import N_DECISIONS
 
-n = int(open({count!r}).read()) if os.path.exists({count!r}) else 0
-open({count!r}, "w").write(str(n + 1))
-if n >= 2:
-    raise RuntimeError("import number %d fails" % (n + 1))
+if sys.argv[2] != "-1":  # a process that serves decisions has a shared block
+    raise RuntimeError("this bot never starts to play")
 
 
-def flaky(obs, params, rng):
-    if obs[N_DECISIONS] > 0:  # not at the template's warm-up (a game's first decision)
-        os.kill(os.getppid(), signal.SIGKILL)
-        raise RuntimeError("a later decision")
-    return PASS
+def nostart(obs, params, rng):
+    return 0
 
 
-define("geschenkt", "flaky", flaky, compiled=False)
+define("geschenkt", "nostart", nostart, compiled=False)
 """
+
+
+def test_the_next_block_gets_the_shared_memory_zeroed():
+    """A block's agent process shares memory with the run, and the next block of the same
+    agent reuses it: whatever was written there (spare header slots, old rows) is zeroed
+    before the next block's processes see it."""
+    agent = parse_list(["greedy"], "geschenkt")[0]
+    isolation = Isolation(("greedy",))
+    box = host.Sandbox("geschenkt", agent, 3, 4, isolation)
+    box.start()
+    box.block.header[5:] = 7  # where an agent could stash a note for its next block
+    box.rows[:] = 9
+    kept = box.kept
+    box.close()
+    again = host.Sandbox("geschenkt", agent, 3, 4, isolation)
+    try:
+        assert again.kept is kept  # the same template and memory, taken back from the pool
+        assert not again.block.header.any() and not again.rows.any()
+    finally:
+        again.close()
+        host.end_idle()

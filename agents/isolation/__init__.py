@@ -18,13 +18,16 @@ illegal or non-integer action *forfeits* that game: the rest of the game its sea
 lowest legal action, it cannot win the game, the other seats' results stand, and its process
 is restarted (fresh) before its next decision.
 
-What isolation does not do: the child runs as the same OS user as the parent, with the same
-access to files and the network (and to the results folder, whose manifest holds the secret).
-The parent makes itself non-dumpable while children run (Linux), so that an unprivileged child
-cannot read its memory through ``/proc`` or ``ptrace``; beyond that, keeping bots away from the
-machine is the operating system's job (a container, a virtual machine or another user account
-for the tournament), which the process boundary makes possible: nothing but observations and
-actions needs to cross it.
+Before any of the agent's code runs, the child confines itself and all it forks with the
+kernel's help (``agents.isolation.confine``, Linux Landlock): no file but the Python
+installation, the system's and giftsim's (read) and its own folder and Numba's cache (write);
+no other process's ``/proc`` folder (the run's command line holds ``--out`` and ``--secret``,
+the results folder's manifest the secret); no TCP; no signal to the run. The parent also makes
+itself non-dumpable while children run (Linux), so that an unprivileged child cannot
+``ptrace`` it. What is left: the child runs as the same OS user, may write Numba's cache
+folder (which the run loads compiled code from), and on a kernel without Landlock is not
+confined at all; for a hostile bot add a container, a virtual machine or an account of its
+own: nothing but observations and actions needs to cross the boundary.
 """
 
 import math

@@ -40,6 +40,10 @@ def main(argv) -> None:
     os.close(0)
     _limit(start["memory_mb"])
     _die_with_parent()
+    from agents.isolation.confine import confine, places
+
+    cache = os.environ.get("NUMBA_CACHE_DIR")
+    confine(places(start["packages"], start["path"], cache, os.getcwd()))
     try:
         agent, added = _load(start)
         if start["mode"] == "describe":

@@ -29,6 +29,7 @@ import numpy as np
 
 from agents.isolation import CRASHED, FAULTS, NO_START, RAISED, TIMEOUT, Isolation, protocol
 from agents.isolation.child import FAILED
+from agents.isolation.confine import package_folders
 from agents.isolation.protocol import H_COUNT, H_DONE, H_FAULT, H_FIRST
 from giftsim.game import GAMES, load_game
 
@@ -73,7 +74,21 @@ def start_message(game: str, agent, players: int, capacity: int, memory_mb: int,
         "path": [p for p in sys.path if p and os.path.isabs(p)],
         "capacity": capacity,
         "memory_mb": memory_mb,
+        "packages": package_folders(["giftsim", "agents", "experiments", *GAMES.values()])
+        + ([] if pickled is None else _home_of(family.decide)),
     }
+
+
+def _home_of(decide) -> list[str]:
+    """The folder a trusted ``decide`` pickled by value comes from (its top-level package's,
+    or its module file's): what it imports is read from there in the confined child."""
+    function = getattr(decide, "py_func", decide)
+    module = sys.modules.get(getattr(function, "__module__", "") or "")
+    name = getattr(module, "__name__", "")
+    if "." in name or getattr(module, "__path__", None):
+        return package_folders([name])
+    where = getattr(module, "__file__", None)
+    return [os.path.dirname(os.path.abspath(where))] if where else []
 
 
 class Template:
@@ -252,6 +267,7 @@ class Sandbox:
         self.key = pickle.dumps(self.message)
         self.kept = _POOL.take(self.key) or Kept(self.message, obs_size)
         self.block = self.kept.block
+        self.block.clear()  # the kept block held the last block's rows and what its agent wrote
         self.rows, self.words, self.actions = self.block.rows, self.block.words, self.block.actions
         self.worker, self.broken, self.faults = None, "", []
         self.name = getattr(agent, "spec", str(agent))

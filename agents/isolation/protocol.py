@@ -76,6 +76,12 @@ class Block:
         self.actions = part(np.int64, capacity)
         self.message = part(np.uint8, MESSAGE)
 
+    def clear(self) -> None:
+        """Zero the whole block: what an agent wrote into it (spare slots, old rows) does not
+        reach its next block's processes."""
+        for part in (self.header, self.flat, self.words, self.actions, self.message):
+            part[:] = 0
+
     def say(self, text: str) -> None:
         """Write a message (its first line, cut to fit)."""
         data = (text.strip().splitlines() or [""])[0].encode()[:MESSAGE]

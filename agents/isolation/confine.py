@@ -1,0 +1,129 @@
+"""What an isolated agent's process may touch, enforced by the kernel (Linux Landlock).
+
+An agent's process runs as the same user as the run, so without more it could read what the
+run's user can: the results folder (whose manifest holds the run's secret), the command lines
+of its ancestors in ``/proc`` (``--out``, ``--secret``), the user's other files; it could
+connect to a Dask scheduler or signal the run. Before it runs any of the agent's code, the
+child confines itself (:func:`confine`) and everything it forks, for good:
+
+* files: read (and execute) only the Python installation, the system's libraries and
+  configuration, the packages of giftsim and its games (and the folder of a trusted agent's
+  own module); list the directories of the import path; read the machine's figures in
+  ``/proc`` (memory, processors) and the template's own ``/proc`` folder; read and write only
+  its own temporary folder, Numba's cache folder and ``/dev``'s null, zero and random
+  devices. Nothing else: no other process's ``/proc`` folder (command line, environment);
+* network: no TCP connection or listening socket;
+* no signal to, and no abstract Unix socket of, a process outside its own confinement.
+
+Landlock is in Linux since 5.13 (networking since 6.7, signals since 6.12); :func:`confine`
+uses what the kernel has and says which (``abi``: 0 where there is none, e.g. not Linux,
+and then nothing is confined).
+"""
+
+import ctypes
+import os
+import platform
+import sys
+
+# Landlock's system calls (the same numbers on x86_64 and aarch64) and constants.
+_CREATE_RULESET, _ADD_RULE, _RESTRICT_SELF = 444, 445, 446
+_VERSION = 1  # landlock_create_ruleset flag: ask the ABI version
+_PATH_BENEATH = 1
+_NO_NEW_PRIVS = 38  # prctl
+EXECUTE, WRITE_FILE, READ_FILE, READ_DIR = 1, 2, 4, 8
+_FS_BITS = {1: (1 << 13) - 1, 2: (1 << 14) - 1, 3: (1 << 15) - 1, 5: (1 << 16) - 1}
+_FILE_ONLY = EXECUTE | WRITE_FILE | READ_FILE | (1 << 14) | (1 << 15)  # bits a file rule takes
+_NET_ALL = 3  # bind and connect TCP (ABI 4)
+_SCOPE_ALL = 3  # abstract Unix sockets and signals (ABI 6)
+READ = EXECUTE | READ_FILE | READ_DIR
+SYSTEM = ("/usr", "/lib", "/lib64", "/bin", "/sbin", "/etc", "/sys/devices/system/cpu")
+DEVICES = ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random")
+# what of /proc libraries read at import (psutil, numba, NumPy): the machine's, and the
+# process's own folder (``/proc/self`` when the rule is made: the template's, not a worker's);
+# never another process's (its command line, environment, memory)
+PROC = ("/proc/meminfo", "/proc/cpuinfo", "/proc/stat", "/proc/loadavg", "/proc/uptime")
+PROC += ("/proc/version", "/proc/filesystems", "/proc/sys", "/proc/self")
+
+
+class _Ruleset(ctypes.Structure):
+    _fields_ = [("fs", ctypes.c_uint64), ("net", ctypes.c_uint64), ("scoped", ctypes.c_uint64)]
+
+
+class _PathBeneath(ctypes.Structure):
+    _pack_ = 1
+    _fields_ = [("allowed", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+def abi() -> int:
+    """The kernel's Landlock ABI version (0: none here)."""
+    if sys.platform != "linux" or platform.machine() not in ("x86_64", "aarch64"):
+        return 0
+    libc = ctypes.CDLL(None, use_errno=True)
+    version = libc.syscall(_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(_VERSION))
+    return max(int(version), 0)
+
+
+def package_folders(names) -> list[str]:
+    """The folders of the top-level packages ``names`` (giftsim's and its games')."""
+    import importlib.util
+
+    found = []
+    for name in dict.fromkeys(n.split(".")[0] for n in names):
+        spec = importlib.util.find_spec(name)
+        found += list(spec.submodule_search_locations or []) if spec else []
+    return found
+
+
+def places(packages, paths, cache: str | None, folder: str) -> dict[str, list[str]]:
+    """The paths a confined child may reach: ``read`` (files and directories beneath: the
+    system, the Python installation, ``packages``), ``list`` (directory listings only: the
+    import path ``paths``), ``write`` (everything beneath: ``folder`` and Numba's ``cache``)."""
+    prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+    read = [*SYSTEM, *PROC, *sorted(prefixes), *packages]
+    listed = [p for p in [*sys.path, *paths] if os.path.isabs(p)]
+    write = [folder, *([cache] if cache else [])]
+    return {"read": read, "list": listed, "write": write, "devices": list(DEVICES)}
+
+
+def confine(allowed: dict[str, list[str]]) -> int:
+    """Confine this process and its children to ``allowed`` (:func:`places`), as much as the
+    kernel can; the ABI version used (0: not confined). Irreversible."""
+    version = abi()
+    if version == 0:
+        return 0
+    fs = _FS_BITS[max(v for v in _FS_BITS if v <= version)]
+    libc = ctypes.CDLL(None, use_errno=True)
+    attr = _Ruleset(fs, _NET_ALL if version >= 4 else 0, _SCOPE_ALL if version >= 6 else 0)
+    size = 24 if version >= 6 else 16 if version >= 4 else 8
+    ruleset = libc.syscall(_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), 0)
+    if ruleset < 0:
+        raise OSError(ctypes.get_errno(), "landlock_create_ruleset failed")
+    try:
+        for kind, access in (("read", READ), ("list", READ_DIR), ("write", fs)):
+            for path in allowed[kind]:
+                _allow(libc, ruleset, path, access & fs)
+        for path in allowed["devices"]:
+            _allow(libc, ruleset, path, (READ_FILE | WRITE_FILE) & fs)
+        if libc.prctl(_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
+        if libc.syscall(_RESTRICT_SELF, ruleset, 0) != 0:
+            raise OSError(ctypes.get_errno(), "landlock_restrict_self failed")
+    finally:
+        os.close(ruleset)
+    return version
+
+
+def _allow(libc, ruleset: int, path: str, access: int) -> None:
+    """Add a rule for ``path`` (skipped if it does not exist); a file takes file rights only."""
+    try:
+        fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+    except OSError:
+        return
+    try:
+        if not os.path.isdir(path):
+            access &= _FILE_ONLY
+        rule = _PathBeneath(access, fd)
+        if libc.syscall(_ADD_RULE, ruleset, _PATH_BENEATH, ctypes.byref(rule), 0) != 0:
+            raise OSError(ctypes.get_errno(), f"landlock_add_rule failed for {path}")
+    finally:
+        os.close(fd)
