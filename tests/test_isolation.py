@@ -466,3 +466,29 @@ def test_the_next_block_gets_the_shared_memory_zeroed():
     finally:
         again.close()
         host.end_idle()
+
+
+@pytest.mark.parametrize(
+    ("source", "said"),
+    [
+        (  # writes its own description of its agents, a wrong one, and leaves
+            'import os, sys\nos.write(int(sys.argv[1]), b\'r[{"game": "geschenkt"}]\')\n'
+            "os._exit(0)\n",
+            "its process described its agents wrongly (KeyError: 'defaults')",
+        ),
+        ("import os, sys\nos.write(int(sys.argv[1]), b'r{{{')\nos._exit(0)\n", "is not JSON"),
+        ("raise RuntimeError('\\x1b[2J\\x1b[31mclears your screen')\n", "?[2J?[31mclears your"),
+    ],
+    ids=["forged", "not-json", "escape-codes"],
+)
+def test_what_an_untrusted_module_says_comes_back_as_one_printable_line(tmp_path, source, said):
+    """An untrusted module's process answers the check before a run itself: a forged answer
+    is one line naming the module (it had been an internal error), and a terminal's escape
+    codes in its words are shown as '?'."""
+    bot = tmp_path / "liar.py"
+    bot.write_text(source)
+    with pytest.raises(ValueError) as raised:
+        load_untrusted(bot, 600)
+    message = str(raised.value)
+    assert said in message and "liar.py'" in message
+    assert len(message.splitlines()) == 1 and "\x1b" not in message

@@ -30,7 +30,7 @@ import numpy as np
 from agents.isolation import CRASHED, FAULTS, NO_START, RAISED, TIMEOUT, Isolation, protocol
 from agents.isolation.child import FAILED
 from agents.isolation.confine import package_folders
-from agents.isolation.protocol import H_COUNT, H_DONE, H_FAULT, H_FIRST
+from agents.isolation.protocol import H_COUNT, H_DONE, H_FAULT, H_FIRST, printable
 from giftsim.game import GAMES, load_game
 
 START_LIMIT = 120.0  # seconds for a template to import and compile its agent (a loaded machine)
@@ -296,7 +296,7 @@ class Sandbox:
         self.worker = self.kept.template.fork() if self.kept.ready else None
         if self.worker is None:
             self.kept.end()
-            why = rest.decode(errors="replace") or "its process ended while starting"
+            why = printable(rest.decode(errors="replace")) or "its process ended while starting"
             raise StartError(f"isolated agent {self.name!r} did not start: {why}")
 
     def ready_or_forfeit(self) -> None:
@@ -398,9 +398,16 @@ def describe(name: str, text: str, memory_mb: int) -> list[dict]:
     finally:
         template.kill()
     if first != protocol.READY:
-        why = rest.decode(errors="replace") or "its process ended while importing it"
+        why = printable(rest.decode(errors="replace")) or "its process ended while importing it"
         raise ValueError(f"untrusted module {name!r} cannot be imported in its own process: {why}")
-    return json.loads(rest)
+    try:
+        described = json.loads(rest)
+    except ValueError as error:
+        why = f"its process's answer is not JSON ({printable(str(error))})"
+        raise ValueError(f"untrusted module {name!r}: {why}") from None
+    if not (isinstance(described, list) and all(isinstance(d, dict) for d in described)):
+        raise ValueError(f"untrusted module {name!r}: its process's answer is not a list of agents")
+    return described
 
 
 class _Dumpable:

@@ -43,6 +43,12 @@ MESSAGE = 512  # bytes
 READY, GO, DONE = b"r", b"g", b"d"
 
 
+def printable(text: str) -> str:
+    """An agent process's words with every control character (a terminal's escape codes)
+    shown as ``?``: they reach a terminal only so."""
+    return "".join(c if c.isprintable() else "?" for c in text)
+
+
 def size(capacity: int, obs_size: int) -> int:
     """Bytes of the shared block for ``capacity`` decisions of ``obs_size`` slots."""
     return 8 * (HEADER + capacity * obs_size + 2 * capacity) + MESSAGE
@@ -89,8 +95,9 @@ class Block:
         self.header[H_MESSAGE] = len(data)
 
     def said(self) -> str:
+        """The message (what the agent's process wrote: control characters shown as ``?``)."""
         count = int(min(max(self.header[H_MESSAGE], 0), MESSAGE))
-        return bytes(self.message[:count]).decode(errors="replace")
+        return printable(bytes(self.message[:count]).decode(errors="replace"))
 
     def close(self) -> None:
         self.header = self.flat = self.rows = self.words = self.actions = self.message = None

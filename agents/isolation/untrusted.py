@@ -79,6 +79,7 @@ def load_untrusted(path, memory_mb: int = MEMORY_MB) -> list[Family]:
     """Register the agents of the untrusted file ``path`` (imported only in a child of its
     own) and return them; a one-line ValueError if the file cannot be read or imported."""
     from agents.isolation.host import describe as ask
+    from agents.isolation.protocol import printable
     from agents.registry import register
     from giftsim.game import GAMES
 
@@ -90,7 +91,15 @@ def load_untrusted(path, memory_mb: int = MEMORY_MB) -> list[Family]:
     except (OSError, UnicodeDecodeError) as error:
         raise ValueError(f"untrusted module {str(path)!r}: {error}") from None
     module = (path.name, text)
-    found = [family_of(data, module) for data in ask(path.name, text, memory_mb)]
+    described = ask(path.name, text, memory_mb)
+    try:  # the description is the module's process's word: anything may come back
+        found = [family_of(data, module) for data in described]
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as error:
+        why = printable(str(error).splitlines()[0] if str(error) else type(error).__name__)
+        raise ValueError(
+            f"untrusted module {str(path)!r}: its process described its agents wrongly "
+            f"({type(error).__name__}: {why})"
+        ) from None
     if not found:
         raise ValueError(f"untrusted module {str(path)!r} defines no agent")
     origin = str(path.resolve())
