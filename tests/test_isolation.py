@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from agents.drivers.generate import PRIVATE
 from agents.isolation import (
     CRASHED,
     ILLEGAL,
@@ -286,6 +287,7 @@ def spy(obs, params, rng):
         "cmdline": tried(lambda: open(f"/proc/{HOST}/cmdline").read()),
         "tcp": tried(lambda: socket.create_connection(("127.0.0.1", PORT), timeout=5).close()),
         "signal": tried(lambda: os.kill(HOST, 0)),
+        "cache": tried(lambda: open(os.environ["NUMBA_CACHE_DIR"] + "/planted.py", "w").close()),
     }
     raise RuntimeError(json.dumps(seen, separators=(",", ":")))
 
@@ -301,9 +303,10 @@ def test_an_isolated_process_has_nothing_of_the_parents_and_reaches_nothing_else
     the parent's (a secret in the parent's environment stays there), only its own pipe ends,
     devices and shared block open, an empty folder of its own, a command line of file numbers.
     And what it may do, confined by the kernel (``agents.isolation.confine``, Linux Landlock):
-    no file outside its own places (a secret file the run's user can read), no other process's
-    ``/proc`` folder (the run's command line), no TCP connection, no signal to the run; each of
-    which this process itself can do."""
+    no file outside its own places (a secret file the run's user can read), no write into
+    Numba's cache folder (the run loads code from it), no other process's ``/proc`` folder
+    (the run's command line), no TCP connection, no signal to the run; each of which this
+    process itself can do."""
     secret = tmp_path / "secret.txt"
     secret.write_text("the run's secret")
     listener = socket.create_server(("127.0.0.1", 0))
@@ -323,15 +326,15 @@ def test_an_isolated_process_has_nothing_of_the_parents_and_reaches_nothing_else
         box.close()
         host.end_idle()
         listener.close()
-    assert set(seen["env"]) <= {"PATH", "LANG", "HOME", "TMPDIR", *host.THREADS}
-    assert seen["files"] == ["spy.py"]  # its module's source, written there by itself
+    assert set(seen["env"]) <= {"PATH", "LANG", "HOME", "TMPDIR", PRIVATE, *host.THREADS}
+    assert seen["files"] == ["drivers", "spy.py"]  # written by itself: its module, its drivers
     assert len(seen["argv"]) == 2 and all(a.lstrip("-").isdigit() for a in seen["argv"])
     assert set(seen["fds"]) <= {"pipe", "device", "file"}, seen["fds"]  # file: the block
     assert Path(seen["cwd"]).name.startswith("giftsim-agent-") and not Path(seen["cwd"]).exists()
     assert secret.read_text() and Path(f"/proc/{os.getpid()}/cmdline").read_bytes()  # allowed here
     version = confine.abi()
     assert version >= 1 or sys.platform != "linux"  # Linux 5.13 and later have Landlock
-    denied = {"secret": 1, "cmdline": 1, "tcp": 4, "signal": 6}  # from which Landlock ABI
+    denied = {"secret": 1, "cmdline": 1, "cache": 1, "tcp": 4, "signal": 6}  # from which ABI
     for attempt, since in denied.items():
         assert seen[attempt] == ("PermissionError" if version >= since else "done"), attempt
 

@@ -109,10 +109,14 @@ def templates() -> list[Path]:
     return sorted(p for p in TEMPLATES.glob("*.py") if p.name not in skip)
 
 
+PRIVATE = "GIFTSIM_DRIVERS"  # an isolated agent's process: its own folder for generated files
+
+
 def folder_of(game: str) -> Path:
-    """Where ``game``'s drivers are generated: the Numba cache folder, by game and code."""
-    cache = Path(os.environ.get("NUMBA_CACHE_DIR") or tempfile.gettempdir())
-    return cache / "drivers" / f"{game}-{_code_hash(game)}"
+    """Where ``game``'s drivers are generated: the Numba cache folder, by game and code (in
+    an isolated agent's process, which may only read that folder, its own: ``PRIVATE``)."""
+    cache = os.environ.get(PRIVATE) or os.environ.get("NUMBA_CACHE_DIR") or tempfile.gettempdir()
+    return Path(cache) / "drivers" / f"{game}-{_code_hash(game)}"
 
 
 def binding_text(game: str) -> str:

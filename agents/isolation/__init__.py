@@ -20,14 +20,15 @@ is restarted (fresh) before its next decision.
 
 Before any of the agent's code runs, the child confines itself and all it forks with the
 kernel's help (``agents.isolation.confine``, Linux Landlock): no file but the Python
-installation, the system's and giftsim's (read) and its own folder and Numba's cache (write);
-no other process's ``/proc`` folder (the run's command line holds ``--out`` and ``--secret``,
-the results folder's manifest the secret); no TCP; no signal to the run. The parent also makes
-itself non-dumpable while children run (Linux), so that an unprivileged child cannot
-``ptrace`` it. What is left: the child runs as the same OS user, may write Numba's cache
-folder (which the run loads compiled code from), and on a kernel without Landlock is not
-confined at all; for a hostile bot add a container, a virtual machine or an account of its
-own: nothing but observations and actions needs to cross the boundary.
+installation, the system's, giftsim's and Numba's cache (read: the run loads code from the
+cache, so a child may not write it) and its own folder (write, where it also generates its
+own drivers); no other process's ``/proc`` folder (the run's command line holds ``--out`` and
+``--secret``, the results folder's manifest the secret); no TCP; no signal to the run. The
+parent also makes itself non-dumpable while children run (Linux), so that an unprivileged
+child cannot ``ptrace`` it. What is left: the child runs as the same OS user, may start
+processes of its own (one that leaves its session can outlive the run), and on a kernel
+without Landlock is not confined at all; for a hostile bot add a container, a virtual machine
+or an account of its own: nothing but observations and actions needs to cross the boundary.
 """
 
 import math

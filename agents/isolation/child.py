@@ -40,10 +40,11 @@ def main(argv) -> None:
     os.close(0)
     _limit(start["memory_mb"])
     _die_with_parent()
-    from agents.isolation.confine import confine, places
+    from agents.isolation.confine import confine, places, read_only_cache
 
     cache = os.environ.get("NUMBA_CACHE_DIR")
-    confine(places(start["packages"], start["path"], cache, os.getcwd()))
+    if confine(places(start["packages"], start["path"], cache, os.getcwd())):
+        read_only_cache()
     try:
         agent, added = _load(start)
         if start["mode"] == "describe":

@@ -8,10 +8,12 @@ child confines itself (:func:`confine`) and everything it forks, for good:
 
 * files: read (and execute) only the Python installation, the system's libraries and
   configuration, the packages of giftsim and its games (and the folder of a trusted agent's
-  own module); list the directories of the import path; read the machine's figures in
-  ``/proc`` (memory, processors) and the template's own ``/proc`` folder; read and write only
-  its own temporary folder, Numba's cache folder and ``/dev``'s null, zero and random
-  devices. Nothing else: no other process's ``/proc`` folder (command line, environment);
+  own module) and Numba's cache folder (compiled code, generated drivers: the run loads them,
+  so the child must not write them); list the directories of the import path; read the
+  machine's figures in ``/proc`` (memory, processors) and the template's own ``/proc`` folder;
+  read and write only its own temporary folder (where it generates its own drivers) and
+  ``/dev``'s null, zero and random devices. Nothing else: no other process's ``/proc``
+  folder (command line, environment);
 * network: no TCP connection or listening socket;
 * no signal to, and no abstract Unix socket of, a process outside its own confinement.
 
@@ -76,13 +78,27 @@ def package_folders(names) -> list[str]:
 
 def places(packages, paths, cache: str | None, folder: str) -> dict[str, list[str]]:
     """The paths a confined child may reach: ``read`` (files and directories beneath: the
-    system, the Python installation, ``packages``), ``list`` (directory listings only: the
-    import path ``paths``), ``write`` (everything beneath: ``folder`` and Numba's ``cache``)."""
+    system, the Python installation, ``packages`` and Numba's ``cache``: the run loads
+    compiled code and generated drivers from it, so a child must not write there), ``list``
+    (directory listings only: the import path ``paths``), ``write`` (everything beneath:
+    ``folder``)."""
     prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
-    read = [*SYSTEM, *PROC, *sorted(prefixes), *packages]
+    read = [*SYSTEM, *PROC, *sorted(prefixes), *packages, *([cache] if cache else [])]
     listed = [p for p in [*sys.path, *paths] if os.path.isabs(p)]
-    write = [folder, *([cache] if cache else [])]
-    return {"read": read, "list": listed, "write": write, "devices": list(DEVICES)}
+    return {"read": read, "list": listed, "write": [folder], "devices": list(DEVICES)}
+
+
+def read_only_cache() -> None:
+    """Let Numba load from its cache folder without writing it (a confined child): it picks
+    its cache folder only if it can write there, and saves what it compiles; here it takes the
+    folder as it is and saves nothing (what the child compiles, it compiles each time)."""
+    from numba.core import caching
+
+    locator, cache = getattr(caching, "UserProvidedCacheLocator", None), caching.Cache
+    if locator is None or not hasattr(cache, "save_overload"):  # another Numba: it then
+        return  # caches in the child's own folder (its home), compiling what it runs
+    locator.ensure_cache_path = lambda self: None
+    cache.save_overload = lambda self, sig, data: None
 
 
 def confine(allowed: dict[str, list[str]]) -> int:

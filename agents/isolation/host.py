@@ -27,6 +27,7 @@ import time
 
 import numpy as np
 
+from agents.drivers.generate import PRIVATE
 from agents.isolation import CRASHED, FAULTS, NO_START, RAISED, TIMEOUT, Isolation, protocol
 from agents.isolation.child import FAILED
 from agents.isolation.confine import package_folders
@@ -44,11 +45,11 @@ class StartError(ValueError):
 def environment(folder: str) -> dict:
     """A child's whole environment: no variable of the parent's but Numba's settings (its
     cache folder, so that built-ins load compiled), one thread per library, ``folder`` as
-    home and temporary folder."""
+    home and temporary folder and as the folder of the drivers it generates."""
     numba = {k: v for k, v in os.environ.items() if k.startswith("NUMBA_")}
     threads = dict.fromkeys(THREADS, "1")
     base = {"PATH": os.defpath, "LANG": "C.UTF-8", "HOME": folder, "TMPDIR": folder}
-    return {**base, **numba, **threads}
+    return {**base, **numba, **threads, PRIVATE: folder}
 
 
 def start_message(game: str, agent, players: int, capacity: int, memory_mb: int, mode="serve"):
