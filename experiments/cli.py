@@ -480,11 +480,13 @@ def _isolation(args, specs, game: str):
     """The run's ``Isolation`` (None when nothing is isolated), its names checked against
     the agents of the run (``specs``)."""
     from agents.registry import parse
-    from experiments.isolation import from_options
+    from experiments.isolation import check_start, from_options
 
     families = [parse(spec, game).family for spec in specs]
     limits = (args.time_limit, args.memory_limit)
-    return from_options(args.isolate, args.untrusted, limits, families)
+    isolation = from_options(args.isolate, args.untrusted, limits, families)
+    check_start(isolation, game, specs)
+    return isolation
 
 
 def _secret(args) -> int:

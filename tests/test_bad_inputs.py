@@ -245,6 +245,11 @@ CLI = [  # (id, argv, words the one line must hold)
         "apply to isolated agents",
     ),
     (
+        "tournament-isolated-agent-that-never-starts",
+        ["tournament", "geschenkt", "--isolate", "greedy", "--memory-limit", "200", *QUICK],
+        "did not start: its process ended while starting (the memory limit, 200 MiB, may be",
+    ),
+    (
         "tournament-candidate-without-field",
         ["tournament", "geschenkt", "--candidate", "sniper", "--baseline", "greedy", *QUICK],
         "--candidate and --baseline belong to --design field",

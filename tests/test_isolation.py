@@ -495,3 +495,16 @@ def test_what_an_untrusted_module_says_comes_back_as_one_printable_line(tmp_path
     message = str(raised.value)
     assert said in message and "liar.py'" in message
     assert len(message.splitlines()) == 1 and "\x1b" not in message
+
+
+def test_an_untrusted_agent_may_not_take_the_name_of_another_files_agent(tmp_path):
+    """An untrusted module that defines a name an agents module (or another untrusted file)
+    defined already is refused in one line: it had replaced it silently, and the run's record
+    named only the untrusted file."""
+    first, second = tmp_path / "a.py", tmp_path / "b.py"
+    for path in (first, second):
+        path.write_text(NO_START_BOT.replace("nostart", "twin_name"))
+    load_untrusted(first, 600)
+    load_untrusted(first, 600)  # the same file again: its own agent
+    with pytest.raises(ValueError, match=r"defines geschenkt agent 'twin_name', which .*a\.py"):
+        load_untrusted(second, 600)

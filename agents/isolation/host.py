@@ -35,6 +35,8 @@ from agents.isolation.protocol import H_COUNT, H_DONE, H_FAULT, H_FIRST, printab
 from giftsim.game import GAMES, load_game
 
 START_LIMIT = 120.0  # seconds for a template to import and compile its agent (a loaded machine)
+ENOUGH_MB = 400  # address space a child needs to load Python, NumPy and Numba (it idles at ~400)
+FORK_LIMIT = 10.0  # seconds for a template to fork a worker (milliseconds unless its agent stalls)
 THREADS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS")
 
 
@@ -135,7 +137,7 @@ class Template:
         done, done_write = os.pipe()
         try:
             socket.send_fds(self.control, [b"f"], [go_read, done_write])
-            pid = int.from_bytes(_read(self.control.fileno(), START_LIMIT, 8), "little")
+            pid = int.from_bytes(_read(self.control.fileno(), FORK_LIMIT, 8), "little")
         except (OSError, TimeoutError):
             pid = 0
         finally:
@@ -177,6 +179,16 @@ class Worker:
                 kill(self.pid, signal.SIGKILL)
         os.close(self.go)
         os.close(self.done)
+
+
+def memory_hint(memory_mb: int) -> str:
+    """What to add to a start's failure when the memory limit is below ``ENOUGH_MB``."""
+    if memory_mb >= ENOUGH_MB:
+        return ""
+    return (
+        f" (the memory limit, {memory_mb} MiB, may be too small for Python, NumPy and Numba to "
+        f"load: they need about {ENOUGH_MB} MiB; raise --memory-limit)"
+    )
 
 
 def _read(fd: int, limit: float, size: int = 1) -> bytes:
@@ -298,6 +310,7 @@ class Sandbox:
         if self.worker is None:
             self.kept.end()
             why = printable(rest.decode(errors="replace")) or "its process ended while starting"
+            why += memory_hint(self.message["memory_mb"])
             raise StartError(f"isolated agent {self.name!r} did not start: {why}")
 
     def ready_or_forfeit(self) -> None:
@@ -400,6 +413,7 @@ def describe(name: str, text: str, memory_mb: int) -> list[dict]:
         template.kill()
     if first != protocol.READY:
         why = printable(rest.decode(errors="replace")) or "its process ended while importing it"
+        why += memory_hint(memory_mb)
         raise ValueError(f"untrusted module {name!r} cannot be imported in its own process: {why}")
     try:
         described = json.loads(rest)

@@ -80,7 +80,7 @@ def load_untrusted(path, memory_mb: int = MEMORY_MB) -> list[Family]:
     own) and return them; a one-line ValueError if the file cannot be read or imported."""
     from agents.isolation.host import describe as ask
     from agents.isolation.protocol import printable
-    from agents.registry import register
+    from agents.registry import register, source_file
     from giftsim.game import GAMES
 
     path = Path(path)
@@ -103,6 +103,13 @@ def load_untrusted(path, memory_mb: int = MEMORY_MB) -> list[Family]:
     if not found:
         raise ValueError(f"untrusted module {str(path)!r} defines no agent")
     origin = str(path.resolve())
+    for family in found:
+        other = source_file(family.game, family.name)
+        if other and other != origin:  # an --agents-module's: which one plays is not a guess
+            raise ValueError(
+                f"untrusted module {str(path)!r} defines {family.game} agent {family.name!r}, "
+                f"which {other} defined already; rename one of them"
+            )
     return [register(family, origin) for family in found if family.game in GAMES]
 
 
