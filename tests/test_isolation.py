@@ -508,3 +508,43 @@ def test_an_untrusted_agent_may_not_take_the_name_of_another_files_agent(tmp_pat
     load_untrusted(first, 600)  # the same file again: its own agent
     with pytest.raises(ValueError, match=r"defines geschenkt agent 'twin_name', which .*a\.py"):
         load_untrusted(second, 600)
+
+
+def test_a_template_that_names_another_process_as_its_worker_kills_nothing(tmp_path):
+    """The worker's pid comes from the agent's process, whose code may replace ``os.fork``: a
+    bot that names the run's own process as its worker had the run kill itself at the first
+    fault or block end. Only a child of the template is ever killed; a lying template counts
+    as one that does not start."""
+    bot = tmp_path / "liar_fork.py"
+    bot.write_text(LIAR_FORK)
+    load_untrusted(bot, 600)
+    rules = load_game("geschenkt").rules(n_players=2)
+    agents = parse_list(["liar_fork", "greedy"], "geschenkt")
+    isolation = Isolation((), time_limit=0.4, memory_mb=600)
+    where = (1, 0, 2, "rotate", SECRET, isolation)
+    _, forfeits = play_block_isolated("geschenkt", rules, agents, *where)
+    assert forfeits[:, 0].tolist() == [NO_START, NO_START]  # and this process is alive
+
+
+LIAR_FORK = """
+import os, sys
+from agents.registry import define
+
+RUN = os.getppid()  # the process that started this one: the run
+_fork = os.fork
+
+
+def lying_fork():
+    pid = _fork()
+    return RUN if pid and sys._getframe(1).f_code.co_name == "_template" else pid
+
+
+os.fork = lying_fork
+
+
+def liar_fork(obs, params, rng):
+    return 1
+
+
+define("geschenkt", "liar_fork", liar_fork, compiled=False)
+"""

@@ -143,11 +143,11 @@ class Template:
         finally:
             os.close(go_read)
             os.close(done_write)
-        if pid <= 0:
+        if pid <= 0 or not _child_of(pid, self.process.pid):  # the agent's code may lie
             os.close(go)
             os.close(done)
             return None
-        return Worker(pid, go, done)
+        return Worker(pid, go, done, self.process.pid)
 
     def kill(self) -> None:
         """End the template (its workers are killed on their own); free its folder."""
@@ -162,8 +162,8 @@ class Template:
 class Worker:
     """A forked worker: its pid (and process group) and its two pipe ends."""
 
-    def __init__(self, pid: int, go: int, done: int):
-        self.pid, self.go, self.done = pid, go, done
+    def __init__(self, pid: int, go: int, done: int, template: int):
+        self.pid, self.go, self.done, self.template = pid, go, done, template
 
     def read(self, limit: float) -> bytes | None:
         """Its ``DONE`` byte, b"" if it ended, None if nothing came within ``limit``."""
@@ -173,12 +173,24 @@ class Worker:
             return None
 
     def kill(self) -> None:
-        """End the worker and all it started (the template reaps it)."""
-        for kill in (os.kill, os.killpg):  # os.kill: it may not have made its group yet
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                kill(self.pid, signal.SIGKILL)
+        """End the worker and all it started (the template reaps it): only while it is still
+        the template's child (its pid came from the agent's process, and may be reused)."""
+        if _child_of(self.pid, self.template):
+            for kill in (os.kill, os.killpg):  # os.kill: it may not have made its group yet
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    kill(self.pid, signal.SIGKILL)
         os.close(self.go)
         os.close(self.done)
+
+
+def _child_of(pid: int, parent: int) -> bool:
+    """Whether process ``pid`` is a child of ``parent`` (Linux: its ``/proc`` status)."""
+    try:
+        with open(f"/proc/{int(pid)}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError, ValueError, OverflowError):
+        return False
+    return len(fields) > 1 and fields[1] == str(parent).encode()
 
 
 def memory_hint(memory_mb: int) -> str:
