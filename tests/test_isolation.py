@@ -288,6 +288,11 @@ def spy(obs, params, rng):
         "tcp": tried(lambda: socket.create_connection(("127.0.0.1", PORT), timeout=5).close()),
         "signal": tried(lambda: os.kill(HOST, 0)),
         "cache": tried(lambda: open(os.environ["NUMBA_CACHE_DIR"] + "/planted.py", "w").close()),
+        "udp": tried(lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM).close()),
+        "mptcp": tried(lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM, 262).close()),
+        "unix": tried(lambda: socket.socket(socket.AF_UNIX).close()),
+        "shadow": tried(lambda: open("/etc/shadow").read()),
+        "mknod": tried(lambda: os.mknod("null", stat.S_IFCHR | 0o600, os.makedev(1, 3))),
     }
     raise RuntimeError(json.dumps(seen, separators=(",", ":")))
 
@@ -303,10 +308,10 @@ def test_an_isolated_process_has_nothing_of_the_parents_and_reaches_nothing_else
     the parent's (a secret in the parent's environment stays there), only its own pipe ends,
     devices and shared block open, an empty folder of its own, a command line of file numbers.
     And what it may do, confined by the kernel (``agents.isolation.confine``, Linux Landlock):
-    no file outside its own places (a secret file the run's user can read), no write into
-    Numba's cache folder (the run loads code from it), no other process's ``/proc`` folder
-    (the run's command line), no TCP connection, no signal to the run; each of which this
-    process itself can do."""
+    no file outside its own places (a secret file the run's user can read, /etc/shadow), no
+    write into Numba's cache folder (the run loads code from it), no device node, no other
+    process's ``/proc`` folder (the run's command line), no socket (TCP, UDP, MPTCP, Unix), no
+    signal to the run; each of which this process itself can do (as root here)."""
     secret = tmp_path / "secret.txt"
     secret.write_text("the run's secret")
     listener = socket.create_server(("127.0.0.1", 0))
@@ -335,6 +340,7 @@ def test_an_isolated_process_has_nothing_of_the_parents_and_reaches_nothing_else
     version = confine.abi()
     assert version >= 1 or sys.platform != "linux"  # Linux 5.13 and later have Landlock
     denied = {"secret": 1, "cmdline": 1, "cache": 1, "tcp": 4, "signal": 6}  # from which ABI
+    denied |= dict.fromkeys(["udp", "mptcp", "unix", "shadow", "mknod"], 1)
     for attempt, since in denied.items():
         assert seen[attempt] == ("PermissionError" if version >= since else "done"), attempt
 

@@ -14,7 +14,9 @@ child confines itself (:func:`confine`) and everything it forks, for good:
   read and write only its own temporary folder (where it generates its own drivers) and
   ``/dev``'s null, zero and random devices. Nothing else: no other process's ``/proc``
   folder (command line, environment);
-* network: no TCP connection or listening socket;
+* network: no socket of any kind (a seccomp filter on ``socket``: TCP, UDP, MPTCP, raw,
+  Unix sockets named by a path), besides Landlock's TCP rules;
+* no capability, even when the run is root's (no raw devices, no other owners' files);
 * no signal to, and no abstract Unix socket of, a process outside its own confinement.
 
 Landlock is in Linux since 5.13 (networking since 6.7, signals since 6.12); :func:`confine`
@@ -33,12 +35,18 @@ _VERSION = 1  # landlock_create_ruleset flag: ask the ABI version
 _PATH_BENEATH = 1
 _NO_NEW_PRIVS = 38  # prctl
 EXECUTE, WRITE_FILE, READ_FILE, READ_DIR = 1, 2, 4, 8
+_MAKE_CHAR, _MAKE_BLOCK = 1 << 6, 1 << 11
 _FS_BITS = {1: (1 << 13) - 1, 2: (1 << 14) - 1, 3: (1 << 15) - 1, 5: (1 << 16) - 1}
 _FILE_ONLY = EXECUTE | WRITE_FILE | READ_FILE | (1 << 14) | (1 << 15)  # bits a file rule takes
 _NET_ALL = 3  # bind and connect TCP (ABI 4)
 _SCOPE_ALL = 3  # abstract Unix sockets and signals (ABI 6)
 READ = EXECUTE | READ_FILE | READ_DIR
-SYSTEM = ("/usr", "/lib", "/lib64", "/bin", "/sbin", "/etc", "/sys/devices/system/cpu")
+SYSTEM = ("/usr", "/lib", "/lib64", "/bin", "/sbin", "/sys/devices/system/cpu")
+# of /etc, what the dynamic loader, the C library and Python read (not the whole folder: it
+# holds the machine's secrets, such as /etc/shadow, which a bot run by root could read)
+ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "nsswitch.conf", "passwd")
+ETC += ("group", "host.conf", "gai.conf", "locale.alias", "mime.types", "os-release")
+SYSTEM += tuple(f"/etc/{name}" for name in ETC)
 DEVICES = ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random")
 # what of /proc libraries read at import (psutil, numba, NumPy): the machine's, and the
 # process's own folder (``/proc/self`` when the rule is made: the template's, not a worker's);
@@ -115,7 +123,8 @@ def confine(allowed: dict[str, list[str]]) -> int:
     if ruleset < 0:
         raise OSError(ctypes.get_errno(), "landlock_create_ruleset failed")
     try:
-        for kind, access in (("read", READ), ("list", READ_DIR), ("write", fs)):
+        writes = fs & ~(_MAKE_CHAR | _MAKE_BLOCK)  # no device nodes, even for root
+        for kind, access in (("read", READ), ("list", READ_DIR), ("write", writes)):
             for path in allowed[kind]:
                 _allow(libc, ruleset, path, access & fs)
         for path in allowed["devices"]:
@@ -126,7 +135,56 @@ def confine(allowed: dict[str, list[str]]) -> int:
             raise OSError(ctypes.get_errno(), "landlock_restrict_self failed")
     finally:
         os.close(ruleset)
+    _drop_capabilities(libc)
+    _no_sockets(libc)
     return version
+
+
+_CAPSET = {"x86_64": 126, "aarch64": 91}
+_SOCKET = {"x86_64": (41, 425), "aarch64": (198, 425)}  # socket, io_uring_setup
+_AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
+
+
+def _drop_capabilities(libc) -> None:
+    """Give up every capability (a run as root would hand them to the agent: raw sockets,
+    device nodes, files of other owners): the bounding set, then the process's own sets."""
+    for cap in range(64):
+        if libc.prctl(24, cap, 0, 0, 0) != 0:  # PR_CAPBSET_DROP: stops at the last one
+            break
+    header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
+    data = (ctypes.c_uint32 * 6)()  # effective, permitted, inheritable: none (two words each)
+    if libc.syscall(_CAPSET[platform.machine()], header, data) != 0:
+        raise OSError(ctypes.get_errno(), "capset failed")
+
+
+def _no_sockets(libc) -> None:
+    """A seccomp filter: ``socket`` (every family: TCP, UDP, MPTCP, raw, Unix sockets named by
+    a path, which Landlock does not cover) and ``io_uring_setup`` (which could open sockets
+    around it) fail with EPERM; a system call of another architecture ends the process. The
+    sockets the child was given (its control socket) still work."""
+    machine = platform.machine()
+    denied = _SOCKET[machine]
+    load, jump, ret = 0x20, 0x15, 0x06  # BPF_LD|W|ABS, BPF_JMP|JEQ|K, BPF_RET|K
+    allow, kill, refuse = 0x7FFF0000, 0x80000000, 0x00050000 | 1  # ..., ERRNO(EPERM)
+    code = [(load, 0, 0, 4), (jump, 1, 0, _AUDIT_ARCH[machine]), (ret, 0, 0, kill)]
+    code += [(load, 0, 0, 0)]
+    if machine == "x86_64":  # x32 system calls (bit 30) name the same calls otherwise
+        code += [(0x35, len(denied) + 1, 0, 0x40000000)]  # BPF_JMP|JGE|K: to refuse
+    for k, nr in enumerate(denied):
+        code += [(jump, len(denied) - k, 0, nr)]  # to refuse
+    code += [(ret, 0, 0, allow), (ret, 0, 0, refuse)]
+
+    class Filter(ctypes.Structure):
+        _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8)]
+        _fields_ += [("k", ctypes.c_uint32)]
+
+    class Program(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_uint16), ("filter", ctypes.POINTER(Filter))]
+
+    filters = (Filter * len(code))(*[Filter(*op) for op in code])
+    program = Program(len(code), filters)
+    if libc.prctl(22, 2, ctypes.byref(program), 0, 0) != 0:  # PR_SET_SECCOMP, FILTER
+        raise OSError(ctypes.get_errno(), "seccomp filter failed")
 
 
 def _allow(libc, ruleset: int, path: str, access: int) -> None:
