@@ -422,6 +422,19 @@ def test_a_slow_first_decision_forfeits_the_same_games_whatever_the_blocks():
     assert whole[:, 0].tolist() == [TIMEOUT, 0, TIMEOUT, 0]  # the games it begins
 
 
+def test_an_honest_bot_whose_helper_compiles_late_in_a_game_does_not_forfeit():
+    """A plain-Python bot's ``@njit`` helper, first called at a game's fourth decision,
+    compiles once while its template warms up on a whole game, not in each worker against
+    the time limit (each worker timed out compiling it and was killed: every game lost)."""
+    load_untrusted(BOTS / "stallers.py", 600)
+    rules = load_game("geschenkt").rules(n_players=3)
+    agents = parse_list(["latejit", "greedy", "greedy"], "geschenkt")
+    isolation = Isolation((), time_limit=0.2, memory_mb=600)
+    where = (1, 0, 3, "rotate", SECRET, isolation)
+    _, forfeits = play_block_isolated("geschenkt", rules, agents, *where)
+    assert not forfeits.any()
+
+
 def test_a_process_that_does_not_start_forfeits_instead_of_ending_the_run(tmp_path):
     """A bot that imports for the check before a run (no shared block yet) and then fails in
     every process of its own: each block forfeits its decisions (``NO_START``) and the other

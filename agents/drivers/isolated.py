@@ -5,7 +5,7 @@ The trusted seats play in the compiled loop with isolated seats
 where an isolated seat must decide; the pending decisions of each isolated seat go to its
 process in one batch (``agents.isolation.host.Sandbox``), their answers come back, and the
 loop goes on. Each block decides from fresh processes (forked from a template the process
-keeps per agent), so an agent keeps nothing from one block (one job's chunk) to the next.
+keeps per agent); the template, and the agent's folder, live on from block to block.
 
 Beside the result rows, a block returns each seat's forfeit code per row (0: none;
 ``agents.isolation.FAULTS``). In a row with forfeits the winners are the best of the seats

@@ -197,27 +197,31 @@ WARM_UP = 10.0  # seconds the warm-up decision may take (it compiles what the ag
 def _warm_up(decide, game, players: int, params, control: socket.socket) -> None:
     """Let a plain-Python ``decide`` compile what it compiles when first called (its
     ``@njit`` helpers) here, once, rather than in each worker against the time limit (which
-    then forfeited a decision per fresh worker: more of them in smaller chunks). The decision
-    is the first of a game dealt at seed 0, tried first in a forked probe, and made here only
-    if the probe answered within ``WARM_UP`` seconds (so a bot that faults there, say by
-    crashing, does not take its template with it); its answer is dropped."""
+    then forfeited a decision per fresh worker: more of them in smaller chunks). It plays a
+    whole game in every seat (dealt at seed 0: the decisions of a game, early and late),
+    first in a forked probe and here only if the probe finished within ``WARM_UP`` seconds
+    (so a bot that faults there, say by crashing, does not take its template with it); its
+    answers are dropped, and an error or an illegal answer is the lowest legal action."""
     import numpy as np
 
-    from agents.drivers.slow import deal
+    from agents.drivers.slow import play_slow
 
-    state, _ = deal(game, game.rules(n_players=players), 0, 0)
-    obs = np.zeros(game.obs_size, np.int64)
-    game.observe(state, int(state[game.turn_slot]), obs)
-
-    def decide_once() -> None:
+    def player(obs, legal):
         with contextlib.suppress(Exception):
-            decide(obs.copy(), params.copy(), np.zeros(1, np.uint64))
+            action = int(decide(obs.copy(), params.copy(), np.zeros(1, np.uint64)))
+            if action in legal:
+                return action
+        return legal[0]
+
+    def play_once() -> None:
+        with contextlib.suppress(Exception):
+            play_slow(game, game.rules(n_players=players), [player] * players, 0, 0)
 
     pid = os.fork()
     if pid == 0:  # the probe: as a worker, without the template's end of the control socket
         control.close()
         signal.alarm(int(WARM_UP))  # ends a probe stuck in a Python loop or in compiled code
-        decide_once()
+        play_once()
         os._exit(0)
     deadline = time.monotonic() + WARM_UP + 1
     while (ended := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
@@ -226,7 +230,7 @@ def _warm_up(decide, game, players: int, params, control: socket.socket) -> None
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
     elif os.waitstatus_to_exitcode(ended[1]) == 0:
-        decide_once()
+        play_once()
 
 
 def _reason(error: BaseException) -> str:

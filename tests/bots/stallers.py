@@ -7,6 +7,8 @@ bot            does
 ``toggler``    never answers, but moves the shared block's count of answered decisions
                back and forth, as if it were making progress
 ``slowfirst``  sleeps 1 s at the first decision of a game (none made yet)
+``latejit``    honest, but calls an ``@njit`` helper (compiled when first called, longer
+               than a short time limit) only from a game's fourth decision on
 =============  ========================================================================
 """
 
@@ -15,6 +17,7 @@ import sys
 import time
 
 import numpy as np
+from numba import njit
 
 from agents.isolation.protocol import H_DONE, H_FIRST
 from agents.registry import define
@@ -43,5 +46,17 @@ def slowfirst(obs, params, rng):
     return rule(obs)
 
 
+@njit
+def late(obs):
+    return np.sort(obs.astype(np.float64)).cumsum()[-1] + np.median(obs.astype(np.float64))
+
+
+def latejit(obs, params, rng):
+    if obs[N_DECISIONS] >= 3 and late(obs) < -1.0:  # never: the helper only has to compile
+        return TAKE
+    return rule(obs)
+
+
 define("geschenkt", "toggler", toggler, compiled=False)
+define("geschenkt", "latejit", latejit, compiled=False)
 define("geschenkt", "slowfirst", slowfirst, compiled=False)
