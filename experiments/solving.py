@@ -110,8 +110,10 @@ def plan(rules, memory: float | None = None, tables: bool = True) -> Plan:
     if mapped and working + OVERHEAD > budget:
         raise ValueError(
             f"{layout.describe()} does not fit: {layout.n_afterstates:.3g} afterstates need "
-            f"{values / GB:.3g} GB of values ({working / GB:.3g} GB two levels at a time) and "
-            f"{budget / GB:.1f} GB is available (fewer cards, chips or players; --memory GB)"
+            f"{values / GB:.3g} GB of values, and two levels at a time "
+            f"{(working + OVERHEAD) / GB:.3g} GB ({working / GB:.3g} GB of values and "
+            f"{OVERHEAD / GB:.3g} GB for the interpreter and Numba) where {budget / GB:.3g} GB "
+            "is available (fewer cards, chips or players; --memory GB)"
         )
     return Plan(layout, values, working, table, budget, mapped)
 
@@ -340,9 +342,11 @@ def rules_of(game: str, players: int, pairs) -> object:
 
 
 def command(args) -> None:
-    """``giftsim solve``: plan (refusing what does not fit before anything is written), solve,
-    print and write the summary, then the exploitability of each ``--exploit`` agent."""
+    """``giftsim solve``: plan (refusing what does not fit before anything is written, the
+    ``--exploit`` agents and the exploit step's memory included), solve, print and write the
+    summary, then the exploitability of each ``--exploit`` agent."""
     from agents.registry import parse_list
+    from experiments import exploit
 
     rules = rules_of(args.game, args.players, args.rule)
     tables = args.out is not None and not args.no_tables
@@ -353,8 +357,10 @@ def command(args) -> None:
         raise ValueError(f"--exploit {SELF} (this solve's policy) needs --out and its tables")
     targets = parse_list([spec for spec in specs if spec != SELF], "geschenkt")
     for target in targets:
-        target.check_rules(rules)
+        exploit.check_agent(rules, target)
     _check_options(args, specs)
+    if specs:  # the exploit step's memory too, before the solve and its files
+        exploit.check_memory(rules, args.memory)
     _check_out(args.out)
     print(f"solving No Thanks!, {the_plan.layout.describe()}: {the_plan.describe()}", flush=True)
     solution = solve_variant(rules, args.out, args.memory, not args.quiet, tables)

@@ -211,6 +211,29 @@ def test_solve_refuses_a_folder_that_holds_files(capsys, tmp_path):
     assert "is not empty" in err and [p.name for p in tmp_path.iterdir()] == ["old.txt"]
 
 
+def test_solve_checks_its_exploit_step_before_it_solves_or_writes(capsys, tmp_path):
+    """The exploit step's memory and agents are checked before the solve: a variant whose
+    solve fits 1.5 GB but whose exploitability does not was solved (10 s) and written, then
+    refused; the message names the sum compared (arrays and the interpreter's share), and a
+    network of another player count is refused before anything is solved."""
+    out = tmp_path / "o"
+    deck = ["--rule", "highest_card=14", "--rule", "n_removed=3", "--rule", "chips_per_player=4"]
+    solve = ["solve", "geschenkt", "--players", "2", *deck, "--quiet", "--out", str(out)]
+    for memory in ("1.5", "3"):
+        err = one_line_error(capsys, [*solve, "--memory", memory, "--exploit", "greedy"])
+        assert (
+            "needs 3.11 GB (2.51 GB of arrays and 0.6 GB for the interpreter and Numba) and "
+            f"{memory} GB is available"
+        ) in err
+        assert not out.exists()
+    responder = Path(__file__).resolve().parent.parent / "docs/responders/geschenkt-3p-greedy.npz"
+    net = f"learned:net={responder}"
+    err = one_line_error(
+        capsys, ["solve", "geschenkt", *SMALL, "--exploit", net, "--out", str(out)]
+    )
+    assert "is for 3 players, not 2" in err and not out.exists()
+
+
 def test_an_agent_that_breaks_the_rules_is_one_line(capsys):
     def cheater(obs, params, rng):
         """Answers 7, which is no action at all."""
