@@ -182,14 +182,21 @@ def kind(responder: str) -> str:
     return responder
 
 
+MAX_DEALS = 10_000_000  # a bound's rows (a few floats a deal) are held in memory
+MAX_ROLLOUTS = 100_000  # per legal action and decision: more is days of CPU a thousand deals
+
+
 def check(rules, deals: int, rollouts: int, margin: float = 1.0) -> None:
     """A one-line ValueError for what the responder does not do."""
     if rounds_of(rules) != 1:
         raise ValueError("the rollout responder plays single games: use rounds=1")
-    if deals < 2:
-        raise ValueError(f"deals must be at least 2 (an error needs two), got {deals}")
-    if rollouts < 1:
-        raise ValueError(f"rollouts must be at least 1, got {rollouts}")
+    if not 2 <= deals <= MAX_DEALS:
+        raise ValueError(
+            f"deals must be in 2..{MAX_DEALS:,} (an error needs two; the rows are held in "
+            f"memory), got {deals}"
+        )
+    if not 1 <= rollouts <= MAX_ROLLOUTS:
+        raise ValueError(f"rollouts must be in 1..{MAX_ROLLOUTS:,}, got {rollouts}")
     if not 0 <= margin < float("inf"):
         raise ValueError(f"margin must be a finite number of standard errors >= 0, got {margin}")
 
@@ -343,20 +350,26 @@ def command(args) -> None:
     rollout responder, or the agent ``--responder``), each
     row printed and added to ``--out`` as it is found (rows already there are kept, not run
     again), then the worst case per target."""
-    from agents.registry import parse_list
+    from agents.registry import families, parse_list
 
     definition = load_game(args.game)
     counts = _counts(args.players, definition.players)
     specs = [spec.strip() for spec in args.target.split(",") if spec.strip()]
-    targets = [agent.spec for agent in parse_list(specs, args.game)]
+    if not specs:
+        names = ", ".join(family.name for family in families(args.game))
+        raise ValueError(f"--target names no agent; give agent specs, comma-separated ({names})")
+    agents = parse_list(specs, args.game)
+    targets = [agent.spec for agent in agents]
     args.responder = args.responder.strip()
-    if args.responder != ROLLOUTS:
-        parse_list([args.responder], args.game)  # a bad spec or file: one line, nothing run
+    if args.responder != ROLLOUTS:  # a bad spec or file: one line, nothing run
+        agents += parse_list([args.responder], args.game)
     rules = {n: _rules(definition, n, args.rule) for n in counts}
     if len(set(counts)) < len(counts) or len(set(targets)) < len(targets):
         raise ValueError("--players and --target name each count and agent once")
     for n in counts:
         check(rules[n], args.deals, args.rollouts, args.margin)
+        for agent in agents:  # a table or network of another count: before any row is run
+            _check_plays(agent, rules[n])
     if args.out is not None:  # a CSV that cannot be written: said before the first row is run
         files.check_new(args.out, True, "--out")
     done, rows = _done(args.out), []
@@ -371,6 +384,14 @@ def command(args) -> None:
     print(worst.to_string(index=False))
     for note in warning_notes(worst):
         print(note)
+
+
+def _check_plays(agent, rules) -> None:
+    """A one-line ValueError when ``agent`` cannot play under ``rules``: a table solved for
+    another variant, a network trained for another player count."""
+    agent.check_rules(rules)
+    if agent.family.n_features:
+        agent.network(rules.n_players)
 
 
 def _row(args, rules, target: str, done: dict) -> dict:

@@ -3,6 +3,8 @@ variants its gain never exceeds the exact exploitability and finds at least half
 greedy and random; its deals are the game loop's; a block does not depend on how the deals
 are cut; the command refuses bad input in one line and resumes from its CSV."""
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -16,6 +18,7 @@ from giftsim.game import load_game
 from giftsim.rule_options import changed_pairs
 
 GESCHENKT = load_game("geschenkt")
+RESPONDERS = Path(__file__).resolve().parent.parent / "docs" / "responders"  # shipped networks
 
 
 @pytest.mark.parametrize(
@@ -65,8 +68,12 @@ def test_tulips_bound_and_positions():
     ("argv", "message"),
     [
         (["--rule", "rounds=3"], "the rollout responder plays single games: use rounds=1"),
-        (["--deals", "1"], "deals must be at least 2"),
-        (["--rollouts", "0"], "rollouts must be at least 1"),
+        (["--deals", "1"], "deals must be in 2..10,000,000"),
+        (["--responder", "greedy", "--deals", str(10**11)], "deals must be in 2..10,000,000"),
+        (["--rollouts", "0"], "rollouts must be in 1..100,000"),
+        (["--rollouts", str(10**20)], "rollouts must be in 1..100,000"),  # was a TypingError
+        (["--target", ""], "--target names no agent; give agent specs, comma-separated (random"),
+        (["--target", " , "], "--target names no agent"),  # both were KeyError: 'game'
         (["--margin", "nan"], "margin must be a finite number of standard errors >= 0"),
         (["--players", "9"], "--players takes counts among"),
         (["--target", "nobody"], "nobody"),
@@ -81,6 +88,24 @@ def test_bad_input_is_one_line(argv, message, capsys, tmp_path):
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
     assert not out.exists()
+
+
+@pytest.mark.parametrize("where", ["--responder", "--target"])
+def test_a_network_of_another_player_count_is_refused_before_any_row_is_run(
+    where, capsys, tmp_path
+):
+    """Every player count is checked up front: a 3-player network with --players 3,5 was
+    refused only after the 3-player row had been run (and added to --out)."""
+    out = tmp_path / "b.csv"
+    net = f"learned:net={RESPONDERS / 'geschenkt-3p-greedy.npz'}"
+    target = "greedy" if where == "--responder" else net
+    argv = ["bound", "geschenkt", "--players", "3,5", "--target", target, "--deals", "20"]
+    argv += ["--quiet", "--out", str(out)]
+    argv += ["--responder", net] if where == "--responder" else ["--rollouts", "2"]
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert "is for 3 players, not 5" in captured.err and len(captured.err.splitlines()) == 1
+    assert captured.out == "" and not out.exists()
 
 
 def test_rows_are_kept_by_their_rules(tmp_path, capsys):
