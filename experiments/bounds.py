@@ -349,7 +349,8 @@ def command(args) -> None:
     """``giftsim bound``: the bound of every ``--target`` at every ``--players`` (by the
     rollout responder, or the agent ``--responder``), each
     row printed and added to ``--out`` as it is found (rows already there are kept, not run
-    again), then the worst case per target."""
+    again, and marked so: a row is kept by its key, the contents of the files its specs name
+    included, :func:`inputs_text`), then the worst case per target."""
     from agents.registry import families, parse_list
 
     definition = load_game(args.game)
@@ -372,11 +373,15 @@ def command(args) -> None:
             _check_plays(agent, rules[n])
     if args.out is not None:  # a CSV that cannot be written: said before the first row is run
         files.check_new(args.out, True, "--out")
+    responder = agents[-1] if args.responder != ROLLOUTS else None
+    inputs = {t.spec: inputs_text(t, responder) for t in agents[: len(targets)]}
     done, rows = _done(args.out), []
     for n in counts:
         for target in targets:
-            rows.append(_row(args, rules[n], target, done))
-            print(_line(rows[-1]), flush=True)
+            row, kept = _row(args, rules[n], target, done, inputs[target])
+            rows.append(row)
+            kept_note = f" [kept from an earlier run in {args.out}]" if kept else ""
+            print(_line(row) + kept_note, flush=True)
     from experiments.marks import flag_few, warning_notes  # scipy: only once rows are in
 
     worst = flag_few(worst_case(pd.DataFrame(rows)))
@@ -394,23 +399,37 @@ def _check_plays(agent, rules) -> None:
         agent.network(rules.n_players)
 
 
-def _row(args, rules, target: str, done: dict) -> dict:
-    """The CSV's row of a target at a player count, or a new one, run and added to it."""
+def inputs_text(target, responder=None) -> str:
+    """The ``--out`` row's ``inputs``: the contents of each file the target's and the agent
+    responder's specs name (``net=``, ``table=``) as ``target:`` or ``responder:`` and the first
+    16 hex digits of its SHA-256, space-separated ("" when they name none), so that a row is
+    not kept once such a file has been replaced (a network retrained to the same path)."""
+    named = [("target", target), ("responder", responder)]
+    return " ".join(
+        f"{role}:{files.digest(agent.net)[:16]}" for role, agent in named if agent and agent.net
+    )
+
+
+def _row(args, rules, target: str, done: dict, inputs: str) -> tuple[dict, bool]:
+    """The CSV's row of a target at a player count, and True, or a new one, run and added to
+    it, and False."""
     rollouts = args.responder == ROLLOUTS
     name = responder_name(args.rollouts, args.margin) if rollouts else args.responder
     varied = rules_text(rules)
-    row = done.get((args.game, rules.n_players, target, name, args.deals, args.seed, varied))
-    if row is None:
-        if rollouts:
-            search = (args.deals, args.rollouts, args.seed, not args.quiet, args.margin)
-            bound = rollout_bound(args.game, rules, target, *search)
-        else:
-            play = (args.deals, args.seed, not args.quiet)
-            bound = agent_bound(args.game, rules, target, args.responder, *play)
-        row = bound.summary() | {"seed": args.seed, "rules": varied}
-        assert tuple(row) == COLUMNS  # the order _done checks an earlier file against
-        _append(args.out, row)
-    return row
+    key = (args.game, rules.n_players, target, name, args.deals, args.seed, varied, inputs)
+    row = done.get(key)
+    if row is not None:
+        return row, True
+    if rollouts:
+        search = (args.deals, args.rollouts, args.seed, not args.quiet, args.margin)
+        bound = rollout_bound(args.game, rules, target, *search)
+    else:
+        play = (args.deals, args.seed, not args.quiet)
+        bound = agent_bound(args.game, rules, target, args.responder, *play)
+    row = bound.summary() | {"seed": args.seed, "rules": varied, "inputs": inputs}
+    assert tuple(row) == COLUMNS  # the order _done checks an earlier file against
+    _append(args.out, row)
+    return row, False
 
 
 def _counts(text: str, valid) -> list[int]:
@@ -435,18 +454,19 @@ def rules_text(rules) -> str:
 
 
 STANDARD = "standard"  # the ``rules`` of a row under the rules of record
-# the columns of ``--out``, in order: ``Bound.summary``, the seed and the rules
+# the columns of ``--out``, in order: ``Bound.summary``, the seed, the rules and the inputs
 COLUMNS = (
     *("game", "players", "target", "responder", "deals", "responder_share", "target_share"),
-    *("gain", "se", "low", "high", "cpu_seconds", "seed", "rules"),
+    *("gain", "se", "low", "high", "cpu_seconds", "seed", "rules", "inputs"),
 )
+KEY = ("game", "players", "target", "responder", "deals", "seed", "rules", "inputs")
 
 
 def _done(path) -> dict:
-    """The rows of an earlier run's CSV, by (game, players, target, responder, deals, seed,
-    rules);
-    a one-line ValueError for a path that is not such a CSV (a folder, another table, a
-    damaged file), before anything is run, so that no row is added to a file of the user's."""
+    """The rows of an earlier run's CSV, by ``KEY`` (game, players, target, responder, deals,
+    seed, rules, inputs); a one-line ValueError for a path that is not such a CSV (a folder,
+    another table, a damaged file, an older format), before anything is run, so that no row is
+    added to a file of the user's."""
     from pathlib import Path
 
     if path is None or not Path(path).exists():
@@ -458,19 +478,25 @@ def _done(path) -> dict:
         table = pd.read_csv(path, keep_default_na=False)
     except Exception:  # pandas raises several kinds for a file that is not a CSV table
         table = None
-    if table is not None and tuple(table.columns) == COLUMNS[:-1]:
+    if table is not None and tuple(table.columns) == COLUMNS[:-2]:
         raise ValueError(
             f"{where} was written by an older giftsim bound, without the rules of its rows; add "
-            f"a column rules holding {STANDARD} to it if they were the rules of record, or give "
-            "a new file"
+            f"a column rules holding {STANDARD} to it if they were the rules of record, then a "
+            "column inputs, empty (its rows whose agents read a file are then run again), or "
+            "give a new file"
+        )
+    if table is not None and tuple(table.columns) == COLUMNS[:-1]:
+        raise ValueError(
+            f"{where} was written by an older giftsim bound, without the digests of the files "
+            "its rows' agents read; add a column inputs, empty, to it (its rows whose agents "
+            "read a file are then run again), or give a new file"
         )
     if table is None or tuple(table.columns) != COLUMNS:
         raise ValueError(
             f"{where} is not a table of giftsim bound (columns {', '.join(COLUMNS)}); give a new "
             "file, or one an earlier giftsim bound wrote"
         )
-    keys = ["game", "players", "target", "responder", "deals", "seed", "rules"]
-    return {tuple(row[k] for k in keys): row.to_dict() for _, row in table.iterrows()}
+    return {tuple(row[k] for k in KEY): row.to_dict() for _, row in table.iterrows()}
 
 
 def _append(path, row: dict) -> None:

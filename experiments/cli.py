@@ -572,7 +572,12 @@ def _add_bound(sub) -> None:
     )
     p.add_argument("--seed", type=_seed, default=0, help="root seed of the deals")
     _add_rule_option(p)
-    p.add_argument("--out", type=Path, help="a CSV to add each row to (rows there are kept)")
+    p.add_argument(
+        "--out",
+        type=Path,
+        help="a CSV to add each row to (rows there are kept while the files their specs name "
+        "are unchanged)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_agent_options(p, secret=False)
     p.set_defaults(run=_bound)

@@ -124,10 +124,51 @@ def test_rows_are_kept_by_their_rules(tmp_path, capsys):
     assert main([*argv, "--rule", "chips_per_player=11"]) == 0  # the rules of record, spelt out
     assert len(pd.read_csv(out)) == 2
     capsys.readouterr()
-    rows.drop(columns="rules").to_csv(out, index=False)  # a file of the older format
+    rows.drop(columns=["rules", "inputs"]).to_csv(out, index=False)  # a file of the oldest format
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert "written by an older giftsim bound, without the rules" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_rows_are_kept_by_the_contents_of_the_files_their_specs_name(tmp_path, capsys, monkeypatch):
+    """A network replaced at the same path (retrained) is not the one an earlier row measured:
+    ``--out`` keys its rows by the SHA-256 of the files the specs name too (it had printed the
+    old row's figures), and a row kept from an earlier run says so. Each run is a new process
+    on the command line; here the networks loaded are forgotten between runs (``net.load``
+    keeps them per process, by path)."""
+    import shutil
+
+    from agents.kernels import net as nets
+
+    out, net = tmp_path / "b.csv", tmp_path / "br.npz"
+    argv = ["bound", "geschenkt", "--players", "3", "--target", "greedy", "--deals", "30"]
+    argv += ["--responder", f"learned:net={net}", "--quiet", "--out", str(out)]
+
+    def run(source: str) -> str:
+        shutil.copy(RESPONDERS / source, net)
+        monkeypatch.setattr(nets, "_LOADED", {})  # as in a new process
+        assert main(argv) == 0
+        return capsys.readouterr().out.splitlines()[0]
+
+    first = run("geschenkt-3p-greedy.npz")
+    assert "[kept from" not in first
+    again = run("geschenkt-3p-greedy.npz")
+    assert again == f"{first} [kept from an earlier run in {out}]"
+    other = run("geschenkt-3p-random.npz")  # retrained to the same path
+    assert "[kept from" not in other and other != first
+    rows = pd.read_csv(out, keep_default_na=False)
+    assert len(rows) == 2 and rows["gain"].nunique() == 2
+    assert list(rows["inputs"].str.split(":").str[0]) == ["responder", "responder"]
+    alone = tmp_path / "alone.csv"  # the same network on its own: the same figures
+    monkeypatch.setattr(nets, "_LOADED", {})
+    assert main([*argv[:-1], str(alone)]) == 0
+    assert pd.read_csv(alone).loc[0, "gain"] == rows.loc[1, "gain"]
+    capsys.readouterr()
+    rows.drop(columns="inputs").to_csv(out, index=False)  # a file of the older format
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "without the digests of the files its rows' agents read; add a column inputs" in err
     assert len(err.strip().splitlines()) == 1
 
 
