@@ -40,10 +40,12 @@ def main(argv) -> None:
     os.close(0)
     _limit(start["memory_mb"])
     _die_with_parent()
-    from agents.isolation.confine import confine, places, read_only_cache
+    from agents.isolation.confine import confine, package_folders, places, read_only_cache
 
     cache = os.environ.get("NUMBA_CACHE_DIR")
-    if confine(places(start["packages"], start["path"], cache, os.getcwd())):
+    ours = package_folders(["giftsim", "agents", start["package"]])  # where this process finds
+    packages = start["packages"] + ours  # them, as well as the parent (its PYTHONPATH may differ)
+    if confine(places(packages, start["path"], cache, os.getcwd())):
         read_only_cache()
     try:
         agent, added = _load(start)
