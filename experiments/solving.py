@@ -387,6 +387,9 @@ def _check_options(args, specs) -> None:
         raise ValueError("--seed goes with --exploit (the key of its queries' random streams)")
     if args.queries is not None and not 2 <= args.queries <= MAX_QUERIES:
         raise ValueError(f"--queries must be in 2..{MAX_QUERIES}, got {args.queries}")
+    twice = sorted({spec for spec in specs if specs.count(spec) > 1})
+    if twice:
+        raise ValueError(f"--exploit names {', '.join(twice)} more than once; name each once")
     if args.no_tables and args.out is None:
         raise ValueError("--no-tables goes with --out (it leaves the tables out of the folder)")
 
@@ -417,11 +420,29 @@ def _exploit(rules, targets, args, command_line: str) -> None:
             keep=bool(args.out),
         )
         print(f"\n{result.describe()} ({result.seconds:.1f} s)")
-        print(result.brief().round(6).to_string(index=False))
-        rows.append(result.table.assign(agent=result.agent, queries=result.queries))
+        print(with_intervals(result.brief()).round(6).to_string(index=False))
+        queries = result.queries if result.randomised else None  # asked once per decision
+        rows.append(with_intervals(result.table).assign(agent=result.agent, queries=queries))
         if args.out is not None:  # after every agent: an interrupt keeps the agents done
             exploit.write_best_responses(result, args.out)
             _write_exploit(pd_concat(rows), rules, args.out, command_line)
+    if args.queries is not None and not any(row["queries"].notna().any() for row in rows):
+        print("\n--queries had no use: none of these agents randomises (each asked once)")
+
+
+def with_intervals(table):
+    """``table`` with a 95% interval (``_ci_low``, ``_ci_high``: the estimate +- 1.96 standard
+    errors, normal) beside each estimate that has a standard error (``_se``); for a
+    deterministic agent the errors are 0 and each interval is its exact figure."""
+    from experiments.stats import Z95
+
+    table = table.copy()
+    for column in [c for c in table.columns if f"{c}_se" in table.columns]:
+        half = Z95 * table[f"{column}_se"]
+        at = table.columns.get_loc(column) + 1
+        table.insert(at, f"{column}_ci_high", table[column] + half)
+        table.insert(at, f"{column}_ci_low", table[column] - half)
+    return table
 
 
 def _write_exploit(table, rules, out, command_line: str) -> None:
@@ -450,9 +471,11 @@ def exploit_markdown(table, rules, command_line: str) -> str:
         "agent that randomises (its probabilities estimated from `queries` answers per "
         "decision) the best response answers the estimates, so `gain` can overstate; "
         "`held_out` is the share of the best response to half the queries under the other "
-        "half's estimates, and `gain_low` = `held_out` - `target_share` is an unbiased "
-        "estimate of a gain some strategy achieves, a lower bound. `_se`: standard errors "
-        "of the estimates (0 for a deterministic agent).",
+        "half's estimates, and `gain_low` = `held_out` - `target_share` an unbiased "
+        "estimate of the gain of that strategy, whose true value is a lower bound of the "
+        "exploitability. `_se`: standard errors of the estimates, `_ci_low` and `_ci_high` their "
+        "95% intervals (0 and the exact figure for a deterministic agent, asked once per "
+        "decision: no `queries`).",
         "",
         table.round(4).to_markdown(index=False),
     ]

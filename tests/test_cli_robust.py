@@ -708,3 +708,30 @@ def test_the_parser_s_cap_on_games_is_the_runner_s():
     from experiments import cli, runner
 
     assert cli.MAX_RUN == runner.MAX_CHUNKS * runner.MAX_CHUNK_SIZE
+
+
+def test_exact_exploitability_comes_with_95_percent_intervals(capsys, tmp_path):
+    """exploit.csv gives each estimate a 95% interval beside its standard error (it gave the
+    errors alone): +- 1.96 errors for an agent that randomises, the exact figure for one that
+    does not, whose ``queries`` is empty (it read 2); ``--queries`` with no agent that
+    randomises says it had no use; an agent named twice is refused (it was computed twice)."""
+    import numpy as np
+    import pandas as pd
+
+    out = tmp_path / "s"
+    args = [*SOLVE, "--no-tables", "--exploit", "greedy,random", "--queries", "8"]
+    assert main([*args, "--out", str(out)]) == 0
+    table = pd.read_csv(out / "exploit.csv")
+    for column in ("target_share", "best_response", "gain", "held_out", "gain_low"):
+        half = 1.959964 * table[f"{column}_se"]
+        assert np.allclose(table[f"{column}_ci_low"], table[column] - half, atol=1e-6)
+        assert np.allclose(table[f"{column}_ci_high"], table[column] + half, atol=1e-6)
+    greedy, rand = table[table.agent == "greedy"], table[table.agent == "random"]
+    assert (greedy["gain_ci_low"] == greedy["gain"]).all() and greedy["queries"].isna().all()
+    assert (rand["gain_ci_high"] > rand["gain_ci_low"]).all() and (rand["queries"] == 8).all()
+    assert "_ci_low` and `_ci_high` their 95% intervals" in (out / "exploit.md").read_text()
+    capsys.readouterr()
+    assert main([*SOLVE, "--exploit", "greedy", "--queries", "8"]) == 0
+    assert "--queries had no use: none of these agents randomises" in capsys.readouterr().out
+    assert main([*SOLVE, "--exploit", "greedy,greedy"]) == 2
+    assert "--exploit names greedy more than once" in capsys.readouterr().err
