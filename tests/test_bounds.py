@@ -131,15 +131,12 @@ def test_rows_are_kept_by_their_rules(tmp_path, capsys):
     assert len(err.strip().splitlines()) == 1
 
 
-def test_rows_are_kept_by_the_contents_of_the_files_their_specs_name(tmp_path, capsys, monkeypatch):
+def test_rows_are_kept_by_the_contents_of_the_files_their_specs_name(tmp_path, capsys):
     """A network replaced at the same path (retrained) is not the one an earlier row measured:
     ``--out`` keys its rows by the SHA-256 of the files the specs name too (it had printed the
-    old row's figures), and a row kept from an earlier run says so. Each run is a new process
-    on the command line; here the networks loaded are forgotten between runs (``net.load``
-    keeps them per process, by path)."""
+    old row's figures), and a row kept from an earlier run says so. In one process too: a
+    network is cached by its path and its state (``net.file_key``), not its path alone."""
     import shutil
-
-    from agents.kernels import net as nets
 
     out, net = tmp_path / "b.csv", tmp_path / "br.npz"
     argv = ["bound", "geschenkt", "--players", "3", "--target", "greedy", "--deals", "30"]
@@ -147,7 +144,6 @@ def test_rows_are_kept_by_the_contents_of_the_files_their_specs_name(tmp_path, c
 
     def run(source: str) -> str:
         shutil.copy(RESPONDERS / source, net)
-        monkeypatch.setattr(nets, "_LOADED", {})  # as in a new process
         assert main(argv) == 0
         return capsys.readouterr().out.splitlines()[0]
 
@@ -161,7 +157,6 @@ def test_rows_are_kept_by_the_contents_of_the_files_their_specs_name(tmp_path, c
     assert len(rows) == 2 and rows["gain"].nunique() == 2
     assert list(rows["inputs"].str.split(":").str[0]) == ["responder", "responder"]
     alone = tmp_path / "alone.csv"  # the same network on its own: the same figures
-    monkeypatch.setattr(nets, "_LOADED", {})
     assert main([*argv[:-1], str(alone)]) == 0
     assert pd.read_csv(alone).loc[0, "gain"] == rows.loc[1, "gain"]
     capsys.readouterr()

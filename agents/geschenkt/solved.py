@@ -33,6 +33,7 @@ import numpy as np
 from numba import carray, njit, types
 from numba.extending import intrinsic
 
+from agents.kernels.net import file_key
 from geschenkt_sim import solve
 from geschenkt_sim.rules import MAX_PLAYERS, PASS, TAKE
 from geschenkt_sim.state import (
@@ -57,7 +58,7 @@ NET_SLOT = MAX_PARAMS - 1  # the table's address (as agents.kernels.net.NET_SLOT
 T_SIZE, T_WIDTH, T_BSIDE, T_START = 0, 1, 2, 3
 HEADER = 8
 NOT_IN_TABLE = -1  # the answer to a state of other rules: an illegal action
-_LOADED: dict[str, tuple[dict, np.ndarray]] = {}  # tables by resolved path, kept alive
+_LOADED: dict[tuple, tuple[dict, np.ndarray]] = {}  # tables by net.file_key, kept alive
 
 
 @intrinsic
@@ -183,10 +184,10 @@ def read(path) -> tuple[dict, np.ndarray, np.ndarray]:
 
 
 def load_table(path, players: int, rules=None) -> np.ndarray:
-    """The packed table of a file (cached per process and kept alive: compiled code holds its
-    address), checked against the player count and, when given, the rules: a one-line
-    ValueError when it was solved for others."""
-    key = str(Path(path).resolve())
+    """The packed table of a file (cached per process by its path and state, and kept alive:
+    compiled code holds its address), checked against the player count and, when given, the
+    rules: a one-line ValueError when it was solved for others."""
+    key = file_key(path)  # a table replaced since is read again
     if key not in _LOADED:
         meta, chains, takes = read(path)
         layout = solve.Layout.from_variant(meta["variant"])

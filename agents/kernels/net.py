@@ -45,7 +45,7 @@ NET_SLOT = MAX_PARAMS - 1  # the parameter slot that carries a network's address
 SIZE, INPUTS, HIDDEN, PLAYERS = 0, 1, 2, 3
 HEADER = 8
 MAX_HIDDEN = 128  # hidden units a shipped agent's work space has room for
-_LOADED: dict[tuple, np.ndarray] = {}  # packed networks by (resolved path, game), kept alive
+_LOADED: dict[tuple, np.ndarray] = {}  # packed networks by (file_key, game), kept alive
 
 
 def pack(w1: np.ndarray, b1: np.ndarray, w2: np.ndarray, b2: float, players: int) -> np.ndarray:
@@ -121,10 +121,22 @@ def check_file(path, game: str) -> None:
         raise ValueError(f"network {str(path)!r} is for {meta.get('game')!r}, not {game!r}")
 
 
+def file_key(path) -> tuple:
+    """A file as a cache key: its resolved path, and its size and time of last change (so a
+    file replaced at the same path, a network retrained there, is not the one cached)."""
+    resolved = Path(path).resolve()
+    try:
+        state = resolved.stat()
+    except OSError:  # missing: reading it says so
+        return (str(resolved), -1, -1)
+    return (str(resolved), state.st_size, state.st_mtime_ns)
+
+
 def load(path, game: str, players: int, n_features: int) -> np.ndarray:
-    """The packed network of a file for ``game`` at ``players`` seats (cached per process, and
-    kept alive: compiled code holds its address). A one-line ValueError when it does not fit."""
-    key = (str(Path(path).resolve()), game, n_features)  # a file is checked for every game
+    """The packed network of a file for ``game`` at ``players`` seats (cached per process by
+    the file's path and its state: a file replaced since is read again; kept alive: compiled
+    code holds its address). A one-line ValueError when it does not fit."""
+    key = (*file_key(path), game, n_features)  # a file is checked for every game
     if key not in _LOADED:
         weights, meta = read(path)
         w1 = weights["w1"]
