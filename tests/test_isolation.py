@@ -435,16 +435,22 @@ def test_an_honest_bot_whose_helper_compiles_late_in_a_game_does_not_forfeit():
     assert not forfeits.any()
 
 
+def two_seats_against_greedy(tmp_path, name: str, source: str):
+    """``(rules, agents, isolation)`` of a 2-player No Thanks! table: the bot ``name`` of the
+    untrusted module ``source`` against ``greedy``, under a 0.4 s limit."""
+    bot = tmp_path / f"{name}.py"
+    bot.write_text(source)
+    load_untrusted(bot, 600)
+    agents = parse_list([name, "greedy"], "geschenkt")
+    isolation = Isolation((), time_limit=0.4, memory_mb=600)
+    return load_game("geschenkt").rules(n_players=2), agents, isolation
+
+
 def test_a_process_that_does_not_start_forfeits_instead_of_ending_the_run(tmp_path):
     """A bot that imports for the check before a run (no shared block yet) and then fails in
     every process of its own: each block forfeits its decisions (``NO_START``) and the other
     seats' results stand, where the first block's start had ended the run."""
-    bot = tmp_path / "nostart.py"
-    bot.write_text(NO_START_BOT)
-    load_untrusted(bot, 600)
-    rules = load_game("geschenkt").rules(n_players=2)
-    agents = parse_list(["nostart", "greedy"], "geschenkt")
-    isolation = Isolation((), time_limit=0.4, memory_mb=600)
+    rules, agents, isolation = two_seats_against_greedy(tmp_path, "nostart", NO_START_BOT)
     for first in (0, 2):
         rows, forfeits = play_block_isolated(
             "geschenkt", rules, agents, 1, first, 2, "rotate", SECRET, isolation
@@ -534,12 +540,7 @@ def test_a_template_that_names_another_process_as_its_worker_kills_nothing(tmp_p
     bot that names the run's own process as its worker had the run kill itself at the first
     fault or block end. Only a child of the template is ever killed; a lying template counts
     as one that does not start."""
-    bot = tmp_path / "liar_fork.py"
-    bot.write_text(LIAR_FORK)
-    load_untrusted(bot, 600)
-    rules = load_game("geschenkt").rules(n_players=2)
-    agents = parse_list(["liar_fork", "greedy"], "geschenkt")
-    isolation = Isolation((), time_limit=0.4, memory_mb=600)
+    rules, agents, isolation = two_seats_against_greedy(tmp_path, "liar_fork", LIAR_FORK)
     where = (1, 0, 2, "rotate", SECRET, isolation)
     _, forfeits = play_block_isolated("geschenkt", rules, agents, *where)
     assert forfeits[:, 0].tolist() == [NO_START, NO_START]  # and this process is alive
