@@ -200,24 +200,28 @@ def _warm_up(decide, game, players: int, params, control: socket.socket) -> None
     """Let a plain-Python ``decide`` compile what it compiles when first called (its
     ``@njit`` helpers) here, once, rather than in each worker against the time limit (which
     then forfeited a decision per fresh worker: more of them in smaller chunks). It plays a
-    whole game in every seat (dealt at seed 0: the decisions of a game, early and late),
+    whole game in every seat (one fixed deal: the decisions of a game, early and late),
     first in a forked probe and here only if the probe finished within ``WARM_UP`` seconds
     (so a bot that faults there, say by crashing, does not take its template with it); its
     answers are dropped, and an error or an illegal answer is the lowest legal action."""
     import numpy as np
 
-    from agents.drivers.slow import play_slow
-
-    def player(obs, legal):
+    def answer(obs, legal) -> int:
         with contextlib.suppress(Exception):
             action = int(decide(obs.copy(), params.copy(), np.zeros(1, np.uint64)))
             if action in legal:
                 return action
         return legal[0]
 
-    def play_once() -> None:
+    def play_once() -> None:  # the game's verbs alone (the drivers are a floor above)
+        state, obs = np.zeros(game.state_size, np.int64), np.zeros(game.obs_size, np.int64)
         with contextlib.suppress(Exception):
-            play_slow(game, game.rules(n_players=players), [player] * players, 0, 0)
+            game.deal_keyed(game.rules(n_players=players).to_array(), np.uint64(0), 0, state)
+            game.begin(state)
+            while not game.is_over(state):
+                legal = list(game.legal_actions(state))
+                game.observe(state, int(state[game.turn_slot]), obs)
+                game.apply_action(state, answer(obs, legal) if len(legal) > 1 else legal[0])
 
     pid = os.fork()
     if pid == 0:  # the probe: as a worker, without the template's end of the control socket
