@@ -476,16 +476,16 @@ def _check_limits(args) -> None:
         )
 
 
-def _isolation(args, specs, game: str):
+def _isolation(args, tables, game: str):
     """The run's ``Isolation`` (None when nothing is isolated), its names checked against
-    the agents of the run (``specs``)."""
+    the agents of the run: ``tables``, each table it plays as (player count, agent specs)."""
     from agents.registry import parse
     from experiments.isolation import check_start, from_options
 
-    families = [parse(spec, game).family for spec in specs]
+    families = [parse(spec, game).family for _, specs in tables for spec in specs]
     limits = (args.time_limit, args.memory_limit)
     isolation = from_options(args.isolate, args.untrusted, limits, families)
-    check_start(isolation, game, specs)
+    check_start(isolation, game, tables)
     return isolation
 
 
@@ -901,7 +901,8 @@ def _play(args) -> int:
     from experiments import play  # only this command needs the terminal game
 
     bots = args.vs or ",".join(["greedy"] * (args.players - 1))
-    isolation = _isolation(args, [s for s in bots.split(",") if s.strip()], args.game)
+    table = (args.players, [s for s in bots.split(",") if s.strip()])  # the seat left over is yours
+    isolation = _isolation(args, [table], args.game)
     try:
         where = (args.seed, args.record, args.rule)
         play.run(
@@ -1070,7 +1071,7 @@ def _secured(jobs, args) -> list:
     isolated and no --secret is given)."""
     from dataclasses import replace
 
-    isolation = _isolation(args, [spec for job in jobs for spec in job.agents], args.game)
+    isolation = _isolation(args, [(job.n_players, job.agents) for job in jobs], args.game)
     secret = _run_secret(args, drawn=isolation is not None and args.secret is None)
     if isolation is None:
         return [replace(job, secret=secret) for job in jobs]
@@ -1110,7 +1111,8 @@ def _record(args) -> None:
     rules = _rules(args, args.players)
     first = _first_player(args, rules)
     specs = args.agents or ",".join(["greedy"] * args.players)
-    isolation = _isolation(args, [s for s in specs.split(",") if s.strip()], args.game)
+    table = (args.players, [s for s in specs.split(",") if s.strip()])
+    isolation = _isolation(args, [table], args.game)
     random = isolation is not None and args.secret is None  # isolated: a random secret
     secret = secrets.randbits(64) if random else _secret(args)
     where = (args.seed, args.game_index, first, secret)

@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from agents.isolation import FAULTS, Isolation
-from giftsim.game import load_game
 
 if TYPE_CHECKING:  # pandas only where the tables are made: the CLI parses options without it
     import pandas as pd
@@ -71,20 +70,25 @@ def from_options(isolate: str | None, untrusted: dict, limits, families) -> Isol
     return Isolation(tuple(dict.fromkeys(names)), *limits)
 
 
-def check_start(isolation: Isolation | None, game: str, specs) -> None:
-    """Start each isolated agent of ``specs`` once, here, before a run: a run's process that
-    does not start forfeits its games (so that a run goes on), which for an agent that never
-    starts (say, a memory limit too small to load its libraries) would be a whole run of
-    forfeits; this says why in one line (``ValueError``) instead. The processes started are
-    kept for this process's blocks."""
+def check_start(isolation: Isolation | None, game: str, tables) -> None:
+    """Start each isolated agent of ``tables`` (each table a run plays: its player count and
+    the specs of the agents at it) once, here, before a run: a run's process that does not
+    start forfeits its games (so that a run goes on), which for an agent that never starts
+    (say, a memory limit too small to load its libraries) would be a whole run of forfeits;
+    this says why in one line (``ValueError``) instead. Each agent starts at the player count
+    of the first table it sits at, and its process is kept for this process's blocks at that
+    count."""
     if isolation is None:
         return
     from agents.drivers.isolated import WIDTH
     from agents.isolation.host import Sandbox
     from agents.registry import parse
 
-    players = load_game(game).rules().n_players
-    for spec in dict.fromkeys(specs):
+    first_count = {}
+    for players, specs in tables:
+        for spec in specs:
+            first_count.setdefault(spec, players)
+    for spec, players in first_count.items():
         agent = parse(spec, game)
         if isolation.covers(agent.family):
             box = Sandbox(game, agent, players, WIDTH, isolation)

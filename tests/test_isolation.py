@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 from agents.drivers.generate import PRIVATE
+from agents.drivers.isolated import WIDTH
 from agents.isolation import (
     CRASHED,
     ILLEGAL,
@@ -31,6 +32,7 @@ from agents.isolation.untrusted import load_untrusted
 from agents.registry import compiling_later, define, parse_list
 from experiments.cli import main
 from experiments.games import play_block, play_block_isolated
+from experiments.isolation import check_start
 from experiments.manifest import read
 from experiments.results import load
 from experiments.runner import run
@@ -493,6 +495,22 @@ def test_the_next_block_gets_the_shared_memory_zeroed():
         assert not again.block.header.any() and not again.rows.any()
     finally:
         again.close()
+        host.end_idle()
+
+
+def test_the_start_check_starts_each_agent_at_the_player_count_it_plays():
+    """A run's start check starts each isolated agent once, at the count of the first table
+    it sits at, and that process is the one the run's first block of that count takes back
+    (before, it started at the game's default count: a 3-player run started two)."""
+    isolation = Isolation(("greedy",))
+    check_start(isolation, "geschenkt", [(3, ("greedy", "random", "greedy")), (5, ("greedy",))])
+    try:
+        (key,) = host._POOL.idle  # one process: greedy, at 3 players
+        agent = parse_list(["greedy"], "geschenkt")[0]
+        box = host.Sandbox("geschenkt", agent, 3, WIDTH, isolation)
+        assert box.key == key and not host._POOL.idle
+        box.close()
+    finally:
         host.end_idle()
 
 
