@@ -16,7 +16,7 @@ import numpy as np
 from agents.drivers.generate import entry
 from agents.kernels import net
 from agents.kernels.search import MAX_ITERS, SEARCH_PARAMS
-from giftsim.contract import DECIDER_SIG, MAX_PARAMS
+from giftsim.contract import DECIDER_SIG, MAX_PARAMS, check_action_type
 
 
 @dataclass(frozen=True)
@@ -207,6 +207,7 @@ class Family:
         if not self.decider.signatures:
             self.decider.compile(DECIDER_SIG)
             self.decider.disable_compile()
+            check_action_type(self.decide)
         return self.decider
 
     @property

@@ -23,7 +23,7 @@ from numba.core.registry import CPUDispatcher
 
 from agents.base import ANY, Agent, Family
 from agents.roster import roster
-from giftsim.contract import pointer_entry
+from giftsim.contract import check_action_type, pointer_entry
 from giftsim.game import GAMES, load_game, register_game
 
 _FAMILIES: dict[str, dict[str, Family]] = {}
@@ -330,11 +330,13 @@ def _entry(decide, obs_size: int):
     if _LATER[0]:
         return pointer_entry(decide, obs_size, lazy=True)
     try:
-        return pointer_entry(decide, obs_size)
+        entry = pointer_entry(decide, obs_size)
     except Exception as error:  # Numba raises many kinds of typing errors
         raise ValueError(
             f"decide does not compile as decide(obs, params, rng): {numba_reason(error)}"
         ) from None
+    check_action_type(decide)
+    return entry
 
 
 def numba_reason(error: Exception) -> str:

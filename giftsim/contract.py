@@ -122,6 +122,18 @@ def pointer_entry(decide, obs_size: int, lazy: bool = False):
     return njit(entry) if lazy else njit(DECIDER_SIG)(entry)
 
 
+def check_action_type(decide) -> None:
+    """One line (``ValueError``) if a compiled ``decide`` returns anything but a whole number:
+    the entry's ``int64`` would silently truncate a float action (1.7 plays 1)."""
+    for signature in getattr(decide, "nopython_signatures", ()):
+        returned = signature.return_type
+        if not isinstance(returned, (types.Integer, types.Boolean)):
+            raise ValueError(
+                f"decide returns {returned}, not a whole number: an action is an int "
+                "(return int(...) of a computed action)"
+            )
+
+
 @njit(cache=True)
 def first_seat(policy, game_index, n_players):
     """First player of game ``game_index`` under a batch policy: a seat, random or rotating.

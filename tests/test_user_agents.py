@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.registry import define, load_module, parse
+from agents.registry import compiling_later, define, load_module, parse
 from experiments.runner import run
 from experiments.schedule import field_design
 
@@ -134,6 +134,25 @@ def test_define_reports_numbas_own_explanation():
 
     with pytest.raises(ValueError, match="Untyped global name 'table'"):
         define("geschenkt", "reads_a_dict", reads_a_dict)
+
+
+def test_a_decide_that_returns_a_fraction_is_refused_not_truncated():
+    """The loop's entry returns int64: a float action would play its whole part (1.7 -> 1)."""
+
+    def leans_to_take(obs, params, rng):
+        return 0.5 + params[0]
+
+    with pytest.raises(ValueError, match="returns float64, not a whole number"):
+        define("geschenkt", "leans_to_take", leans_to_take, {"lean": 1.2})
+    with compiling_later():  # an isolated agent's process compiles on first use
+        family = define("geschenkt", "leans_to_take", leans_to_take, {"lean": 1.2})
+    with pytest.raises(ValueError, match="returns float64, not a whole number"):
+        family.entry()
+
+    def takes(obs, params, rng):  # as the message says
+        return int(0.5 + params[0])
+
+    assert define("geschenkt", "leans_to_take", takes, {"lean": 1.2}).entry().signatures
 
 
 @pytest.mark.parametrize(
