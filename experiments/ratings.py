@@ -248,8 +248,9 @@ def _within_strata(stratum: np.ndarray):
     """A function ``(rng, draws) -> weights`` (draws x deals): Rao and Wu's rescaled
     bootstrap, ``n_h - 1`` deals drawn with replacement from the ``n_h`` of each stratum and
     each draw weighted ``n_h / (n_h - 1)`` (strata of one deal pooled; a lone deal keeps
-    weight 1)."""
-    codes = pd.factorize(stratum, sort=True)[0]
+    weight 1). Strata are numbered in the order of their first deal, not by their labels, so
+    that any numbering of the same strata draws the same resamples."""
+    codes = pd.factorize(stratum, sort=False)[0]
     size = np.bincount(codes)
     codes = np.where(size[codes] > 1, codes + 1, 0)  # 0: the pool of lone deals
     codes = pd.factorize(codes, sort=True)[0]
