@@ -9,6 +9,8 @@ long job starts, so that a name that cannot be written is reported before any wo
 Every refusal is a one-line ``ValueError`` naming the file.
 """
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -116,12 +118,27 @@ def check_own(path, force: bool = False) -> Path:
 
 def write_own(path, write: Callable[[Path], None], force: bool = False) -> Path:
     """Write ``path`` as :func:`write_with` does if :func:`check_own` allows it, and note its
-    digest in the folder's record."""
+    digest in the folder's record: check, write and record under a lock on the folder, so
+    that two commands writing into one folder at once do not lose each other's record."""
     path = check_own(path, force)
-    write_with(path, write, True, "the file")
-    record = _record(path.parent) | {path.name: digest(path)}
-    write_text(path.parent / RECORD, json.dumps(record, indent=1, sort_keys=True), True)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with _locked(path.parent):
+        path = check_own(path, force)  # again: another command may have written it meanwhile
+        write_with(path, write, True, "the file")
+        record = _record(path.parent) | {path.name: digest(path)}
+        write_text(path.parent / RECORD, json.dumps(record, indent=1, sort_keys=True), True)
     return path
+
+
+@contextlib.contextmanager
+def _locked(folder: Path):
+    """An exclusive lock on ``folder`` (``flock`` of the folder itself: no lock file)."""
+    handle = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(handle)  # releases the lock
 
 
 def keeps_record(folder) -> bool:

@@ -152,3 +152,21 @@ def test_an_untested_verdict_reads_n_a_in_the_summary(tmp_path):
     assert main(["report", str(out), "--quiet"]) == 0
     summary = (out / "summary.md").read_text()
     assert "<NA>" not in summary and "| n/a" in summary
+
+
+def _write_many(folder, worker: int) -> None:
+    for i in range(25):
+        files.write_own(folder / f"w{worker}-{i}.md", lambda p: p.write_text("x"))
+
+
+def test_commands_writing_into_one_folder_at_once_keep_every_file_in_its_record(tmp_path):
+    """Four processes write their own files into one folder at the same time: each file is
+    in the folder's record (so each may be rewritten later), none lost to another's write of
+    the record."""
+    import multiprocessing
+
+    with multiprocessing.get_context("fork").Pool(4) as pool:
+        pool.starmap(_write_many, [(tmp_path, w) for w in range(4)])
+    for w in range(4):
+        for i in range(25):
+            files.write_own(tmp_path / f"w{w}-{i}.md", lambda p: p.write_text("again"))
