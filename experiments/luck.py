@@ -80,11 +80,14 @@ def win_share(deals: pd.DataFrame, by="agent") -> pd.DataFrame:
     deal, stratified, as every interval by deal, with Student t on Satterthwaite's degrees of
     freedom), ``raw_share``, the ``variance_ratio`` (the raw share's variance over the adjusted
     one's; NaN where either share has no spread by deal, whose interval is then Wilson's on
-    the deals and no variance to compare) and ``deals``. A share lies in [0, 1], so the
-    adjusted share is clipped to it (on a few deals the corrections can take the plain mean
-    past an end: it is then reported at that end), and its interval is the share interval
-    there, which has a width on any deals (not the plain one clipped, which could shrink to
-    the end itself)."""
+    the deals and no variance to compare) and ``deals``. The adjusted share is a mean of
+    per-deal values that are not wins (they may lie past 0 or 1), so its interval is Student's
+    ``mean +- t se`` (not a Wilson interval, whose width follows the share, not ``se``) cut to
+    [0, 1], where a share lies: the cut keeps every true share the plain interval holds. The
+    adjusted share is clipped to [0, 1] likewise (on a few deals the corrections can take the
+    plain mean past an end). An interval wholly past an end (a few deals) is moved to touch
+    it, keeping its width, rather than cut to the end itself. Where the adjusted share has no
+    spread by deal the interval is Wilson's on the deals (``stats.share_interval``)."""
     from experiments import stats  # scipy: only when scored
 
     keys = [by] if isinstance(by, str) else list(by)
@@ -93,7 +96,11 @@ def win_share(deals: pd.DataFrame, by="agent") -> pd.DataFrame:
     out = pd.DataFrame({"seats": adj["n"].round().astype(int)})
     out["win_share"] = adj["mean"].clip(0, 1)
     z = stats.quantile(adj["df"])
-    out["ci_low"], out["ci_high"] = stats.share_interval(adj["mean"], adj["se"], adj["clusters"], z)
+    out["ci_low"], out["ci_high"] = _cut_interval(adj["mean"], z * adj["se"])
+    flat = ~(adj["se"] > stats.NO_SPREAD) & adj["se"].notna()
+    if flat.any():  # no spread by deal: Wilson's on the deals
+        ends = stats.share_interval(adj["mean"], adj["se"], adj["clusters"], z)
+        out.loc[flat, "ci_low"], out.loc[flat, "ci_high"] = ends[0][flat], ends[1][flat]
     out["raw_share"] = raw["mean"]
     with np.errstate(invalid="ignore", divide="ignore"):
         ratio = raw["se"] ** 2 / adj["se"] ** 2
@@ -103,6 +110,16 @@ def win_share(deals: pd.DataFrame, by="agent") -> pd.DataFrame:
     )
     out["deals"] = adj["clusters"]
     return out
+
+
+def _cut_interval(mean, half):
+    """``mean +- half`` cut to [0, 1]; one wholly past an end is moved to touch it instead
+    (its width kept, at most 1). NaN where ``half`` is NaN."""
+    low, high = np.asarray(mean - half, float), np.asarray(mean + half, float)
+    width = np.minimum(high - low, 1.0)
+    low = np.where(low > 1, 1 - width, low)
+    high = np.where(high < 0, width, high)
+    return np.clip(low, 0, 1), np.clip(high, 0, 1)
 
 
 def field(game, candidate, baseline, n_players, n_games, seed=0, value=SHIPPED, rules=None):

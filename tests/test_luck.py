@@ -13,6 +13,7 @@ them); the seeds are fixed.
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from agents.drivers.luck import luck_block, value_net
 from agents.drivers.slow import ask, seat_streams
@@ -389,10 +390,33 @@ def test_an_adjusted_share_past_an_end_is_reported_at_that_end_inside_its_interv
         (table["ci_low"] <= table["win_share"]) & (table["win_share"] <= table["ci_high"])
     ).all()
     assert table[["ci_low", "ci_high"]].stack().between(0, 1).all()
-    # a plain interval wholly past 1 ([1.11, 1.24]) clipped would be [1, 1]: it keeps a width
+    # a plain interval wholly past 1 ([1.11, 1.24]) cut would be [1, 1]: it is moved to 1,
+    # its width kept
     past = win_share(deals.assign(adjusted_sum=[1.2, 1.15, 1.18, -0.2, -0.15, -0.18]))
-    assert (past["ci_high"] - past["ci_low"] > 0.2).all(), past
+    half = stats.t.ppf(0.975, 2) * np.std([1.2, 1.15, 1.18], ddof=1) / np.sqrt(3)
+    assert np.allclose(past["ci_high"] - past["ci_low"], 2 * half), past
     assert past.loc["a", "ci_high"] == 1 and past.loc["b", "ci_low"] == 0
+
+
+def test_an_adjusted_share_near_an_end_has_the_interval_of_its_own_standard_error():
+    """The adjusted share is a mean of values that are not wins: its interval is mean +- t se
+    cut to [0, 1], so a share just below 0 on many deals (an agent that almost never wins)
+    gets [0, mean + t se], not the interval of a share of 0 on those deals (Wilson's, which
+    ignored se: narrower than the raw share's beside a variance ratio of 0.04)."""
+    from experiments.luck import win_share
+
+    rng = np.random.default_rng(5)
+    n = 2000
+    adjusted = rng.normal(-0.001, 0.12, n)  # mean -0.001, se about 0.0027
+    deals = pd.DataFrame(
+        {"deal": range(n), "stratum": 0, "agent": "a", "seats": 1, "adjusted_sum": adjusted}
+    ).assign(win_sum=(adjusted > 0.35).astype(float))
+    row = win_share(deals).loc["a"]
+    mean, se = adjusted.mean(), adjusted.std(ddof=1) / np.sqrt(n)
+    t = stats.t.ppf(0.975, n - 1)
+    assert row["win_share"] == max(mean, 0) and row["ci_low"] == max(mean - t * se, 0)
+    assert np.isclose(row["ci_high"], mean + t * se)
+    assert row["ci_high"] > 3.84 / (n + 3.84)  # wider than Wilson's interval of 0 of n
 
 
 def test_no_variance_ratio_where_the_raw_share_has_no_spread():
