@@ -2,10 +2,12 @@
 exactly the games it plays in process; its faults forfeit games instead of stopping the run;
 its process starts without the parent's state, secret, seeds or environment."""
 
+import contextlib
 import json
 import os
 import socket
 import sys
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -463,6 +465,7 @@ def test_a_process_that_does_not_start_forfeits_instead_of_ending_the_run(tmp_pa
 
 NO_START_BOT = """
 import sys
+import time
 from agents.registry import define
 
 if sys.argv[2] != "-1":  # a process that serves decisions has a shared block
@@ -585,4 +588,82 @@ def liar_fork(obs, params, rng):
 
 
 define("geschenkt", "liar_fork", liar_fork, compiled=False)
+"""
+
+
+def test_what_an_agent_starts_dies_with_its_processes_whatever_session_it_moved_to(tmp_path):
+    """A bot's code may start processes that leave its worker's group and session (a child
+    that calls ``setsid``, the grandchild of a double fork): killing the worker's group and
+    the template's missed them, and they outlived the run. Each process that runs the bot
+    (the warm-up's probe, the template, the worker) starts two such and says their pids; a
+    fault kills all of them with the worker, and nothing of the bot is left at the end."""
+    _, agents, isolation = two_seats_against_greedy(tmp_path, "escaper", ESCAPER)
+    box = host.Sandbox("geschenkt", agents[0], 2, 4, isolation)
+    pids = []
+    try:
+        box.start()
+        template = box.kept.template.process.pid
+        box.rows[0], box.words[0] = 0, 1
+        assert box.run(1).tolist() == [RAISED]
+        pids = [int(pid) for pid in box.faults[-1][1].removeprefix("RuntimeError: ").split()]
+        assert len(pids) == 6  # two each of the probe, the template and the worker
+        assert not alive(pids)  # killed with the faulty worker
+    finally:
+        box.close()
+        host.end_idle()
+        for pid in alive(pids):  # this test's failure leaves nothing running
+            os.kill(pid, 9)
+    assert not alive([template])
+
+
+def alive(pids, wait: float = 5.0) -> list[int]:
+    """Those of ``pids`` still running after up to ``wait`` seconds (a zombie has ended)."""
+    end = time.monotonic() + wait
+    while True:
+        running = []
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                if Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0] != b"Z":
+                    running.append(pid)
+        if not running or time.monotonic() > end:
+            return running
+        time.sleep(0.05)
+
+
+ESCAPER = """
+import os, time
+from agents.registry import define
+
+ESCAPED = set()
+
+
+def escape():
+    \"\"\"Start a process in a session of its own and the grandchild of a double fork, each
+    sleeping long; note their pids in this process's folder.\"\"\"
+    read, write = os.pipe()
+    for double in (False, True):
+        if os.fork() == 0:
+            os.setsid()
+            if not double or os.fork() == 0:
+                os.write(write, f"{os.getpid()} ".encode())
+                time.sleep(120)
+            os._exit(0)
+    os.close(write)
+    said = b""
+    while said.count(b" ") < 2:
+        said += os.read(read, 64)
+    os.close(read)
+    with open("escaped", "ab") as f:
+        f.write(said)
+
+
+def escaper(obs, params, rng):
+    if os.getpid() not in ESCAPED:
+        ESCAPED.add(os.getpid())
+        escape()
+    with open("escaped") as f:
+        raise RuntimeError(f.read())
+
+
+define("geschenkt", "escaper", escaper, compiled=False)
 """

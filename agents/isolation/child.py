@@ -3,9 +3,9 @@
 Started by ``agents.isolation.host`` with two file descriptors (``CONTROL``, its end of a
 socket pair with the parent; ``BLOCK``, the shared block of ``agents.isolation.protocol``, or
 -1) and its start message on stdin: a pickle of plain data (the game, the agent, the limits;
-see ``host.start_message``). It limits its own address space and asks to die with its parent
-before it imports anything, loads the agent, compiles what it will run, and answers ``READY``
-on ``CONTROL`` (or ``FAILED`` and the reason).
+see ``host.start_message``). It limits its own address space, asks to die with its parent and
+to adopt its descendants' orphans before it imports anything, loads the agent, compiles what
+it will run, and answers ``READY`` on ``CONTROL`` (or ``FAILED`` and the reason).
 
 It then serves as a *template*: for each pair of pipe ends the parent sends (``GO`` to read,
 ``DONE`` to write) it forks a *worker*, a copy of itself as it stands, which decides each batch
@@ -31,6 +31,7 @@ import types
 
 FAILED = b"x"
 _PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
 
 
 def main(argv) -> None:
@@ -40,6 +41,7 @@ def main(argv) -> None:
     os.close(0)
     _limit(start["memory_mb"])
     _die_with_parent()
+    _keep_orphans()
     from agents.isolation.confine import confine, package_folders, places, read_only_cache
 
     cache = os.environ.get("NUMBA_CACHE_DIR")
@@ -71,6 +73,14 @@ def _die_with_parent() -> None:
     """Linux: the kernel kills this process when its parent ends (a killed run leaves none)."""
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+def _keep_orphans() -> None:
+    """Linux: a process this one's descendants start and leave (a double fork, a process
+    whose parent ended) becomes this process's child, not init's: whatever group or session
+    it moved to, it stays below the template, where the parent finds and kills it."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 
 
 def _template(control: socket.socket, serve) -> None:

@@ -37,6 +37,7 @@ from giftsim.game import GAMES, load_game
 START_LIMIT = 120.0  # seconds for a template to import and compile its agent (a loaded machine)
 ENOUGH_MB = 400  # address space a child needs to load Python, NumPy and Numba (it idles at ~400)
 FORK_LIMIT = 10.0  # seconds for a template to fork a worker (milliseconds unless its agent stalls)
+KILL_LIMIT = 2.0  # seconds to kill what an agent's processes started (milliseconds: they may fork)
 THREADS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS")
 
 
@@ -147,10 +148,21 @@ class Template:
             os.close(go)
             os.close(done)
             return None
-        return Worker(pid, go, done, self.process.pid)
+        return Worker(pid, go, done, self)
+
+    def kill_below(self) -> None:
+        """Kill every process below the template: what its agent's code started, in whatever
+        group or session (the template keeps them below it: ``child._keep_orphans``). Only
+        while the template is this process's unreaped child: its pid then names it alone."""
+        if self.process.poll() is None:
+            _kill_below(self.process.pid)
 
     def kill(self) -> None:
-        """End the template (its workers are killed on their own); free its folder."""
+        """End the template and every process below it (stopped first: it forks no more
+        meanwhile; ended last: what is below stays below until then); free its folder."""
+        with contextlib.suppress(ProcessLookupError):
+            self.process.send_signal(signal.SIGSTOP)
+        self.kill_below()
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, signal.SIGKILL)
         self.process.wait()
@@ -160,9 +172,9 @@ class Template:
 
 
 class Worker:
-    """A forked worker: its pid (and process group) and its two pipe ends."""
+    """A forked worker: its pid (and process group), its two pipe ends and its template."""
 
-    def __init__(self, pid: int, go: int, done: int, template: int):
+    def __init__(self, pid: int, go: int, done: int, template: Template):
         self.pid, self.go, self.done, self.template = pid, go, done, template
 
     def read(self, limit: float) -> bytes | None:
@@ -173,24 +185,72 @@ class Worker:
             return None
 
     def kill(self) -> None:
-        """End the worker and all it started (the template reaps it): only while it is still
-        the template's child (its pid came from the agent's process, and may be reused)."""
-        if _child_of(self.pid, self.template):
+        """End the worker (only while it is still the template's child: its pid came from the
+        agent's process, and may be reused) and all it started (the template reaps them). A
+        template has one worker at a time: all else below it is what its agent started."""
+        if _child_of(self.pid, self.template.process.pid):
             for kill in (os.kill, os.killpg):  # os.kill: it may not have made its group yet
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     kill(self.pid, signal.SIGKILL)
+        self.template.kill_below()
         os.close(self.go)
         os.close(self.done)
 
 
 def _child_of(pid: int, parent: int) -> bool:
-    """Whether process ``pid`` is a child of ``parent`` (Linux: its ``/proc`` status)."""
+    """Whether process ``pid`` is a live child of ``parent``."""
+    return _parent(pid) == parent
+
+
+def _parent(pid: int) -> int:
+    """The parent of process ``pid`` (Linux: its ``/proc`` status); 0 if it is gone or has
+    ended (a zombie: its parent reaps it)."""
     try:
         with open(f"/proc/{int(pid)}/stat", "rb") as f:
             fields = f.read().rsplit(b")", 1)[1].split()
     except (OSError, IndexError, ValueError, OverflowError):
-        return False
-    return len(fields) > 1 and fields[1] == str(parent).encode()
+        return 0
+    return int(fields[1]) if len(fields) > 1 and fields[0] != b"Z" else 0
+
+
+def _below(root: int) -> list[int]:
+    """The live processes below ``root``, each after its parent (Linux: their ``/proc``)."""
+    children: dict[int, list[int]] = {}
+    with contextlib.suppress(OSError):  # no /proc: nothing found
+        for name in os.listdir("/proc"):
+            if name.isdigit() and (parent := _parent(int(name))):
+                children.setdefault(parent, []).append(int(name))
+    found, parents, seen = [], [root], {root}
+    while parents:
+        for child in children.get(parents.pop(), ()):
+            if child not in seen:  # a pid reused while /proc was read: no loop
+                seen.add(child)
+                found.append(child)
+                parents.append(child)
+    return found
+
+
+def _kill_below(root: int) -> None:
+    """SIGKILL every process below ``root``, in rounds until none is left (one may fork
+    while the others die), for at most ``KILL_LIMIT`` seconds."""
+    deadline = time.monotonic() + KILL_LIMIT
+    while (found := _below(root)) and time.monotonic() < deadline:
+        tree = {root, *found}
+        for pid in found:
+            _kill_if_below(pid, tree)
+        time.sleep(0.001)
+
+
+def _kill_if_below(pid: int, tree: set[int]) -> None:
+    """SIGKILL ``pid`` if its parent is in ``tree`` once a pidfd holds it: the signal goes
+    to the process checked, never to one that took its number after it ended."""
+    with contextlib.suppress(OSError):  # it ended
+        handle = os.pidfd_open(pid)
+        try:
+            if _parent(pid) in tree:
+                signal.pidfd_send_signal(handle, signal.SIGKILL)
+        finally:
+            os.close(handle)
 
 
 def memory_hint(memory_mb: int) -> str:
