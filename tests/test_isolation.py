@@ -596,7 +596,8 @@ def test_what_an_agent_starts_dies_with_its_processes_whatever_session_it_moved_
     that calls ``setsid``, the grandchild of a double fork): killing the worker's group and
     the template's missed them, and they outlived the run. Each process that runs the bot
     (the warm-up's probe, the template, the worker) starts two such and says their pids; a
-    fault kills all of them with the worker, and nothing of the bot is left at the end."""
+    fault kills all of them with the worker, and nothing of the bot is left at the end. Nor
+    may a worker signal its template (Landlock ABI 6), whose end handed them to init."""
     _, agents, isolation = two_seats_against_greedy(tmp_path, "escaper", ESCAPER)
     box = host.Sandbox("geschenkt", agents[0], 2, 4, isolation)
     pids = []
@@ -605,7 +606,9 @@ def test_what_an_agent_starts_dies_with_its_processes_whatever_session_it_moved_
         template = box.kept.template.process.pid
         box.rows[0], box.words[0] = 0, 1
         assert box.run(1).tolist() == [RAISED]
-        pids = [int(pid) for pid in box.faults[-1][1].removeprefix("RuntimeError: ").split()]
+        signal, *said = box.faults[-1][1].removeprefix("RuntimeError: ").split()
+        pids = [int(pid) for pid in said]
+        assert signal == ("PermissionError" if confine.abi() >= 6 else "done")
         assert len(pids) == 6  # two each of the probe, the template and the worker
         assert not alive(pids)  # killed with the faulty worker
     finally:
@@ -634,7 +637,7 @@ ESCAPER = """
 import os, time
 from agents.registry import define
 
-ESCAPED = set()
+ESCAPED, TEMPLATE = set(), os.getpid()  # the module runs in the template
 
 
 def escape():
@@ -657,12 +660,20 @@ def escape():
         f.write(said)
 
 
+def signal_template():
+    try:
+        os.kill(TEMPLATE, 0)
+        return "done"
+    except OSError as error:
+        return type(error).__name__
+
+
 def escaper(obs, params, rng):
     if os.getpid() not in ESCAPED:
         ESCAPED.add(os.getpid())
         escape()
     with open("escaped") as f:
-        raise RuntimeError(f.read())
+        raise RuntimeError(signal_template() + " " + f.read())
 
 
 define("geschenkt", "escaper", escaper, compiled=False)

@@ -102,9 +102,12 @@ def _worker(control: socket.socket, fds, serve) -> None:
     """A forked worker: decide each batch until ``GO`` closes; never returns."""
     code = 0
     try:
+        from agents.isolation.confine import scope_signals
+
         os.setsid()  # its own group: the parent kills it with all it starts
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         control.close()
+        scope_signals()  # before the agent's code: it may not kill the template
         _die_with_parent()
         go, done = fds
         while os.read(go, 1):
@@ -235,10 +238,17 @@ def _warm_up(decide, game, players: int, params, control: socket.socket) -> None
 
     pid = os.fork()
     if pid == 0:  # the probe: as a worker, without the template's end of the control socket
-        control.close()
-        signal.alarm(int(WARM_UP))  # ends a probe stuck in a Python loop or in compiled code
-        play_once()
-        os._exit(0)
+        code = 1  # it failed: the template does not warm up
+        try:
+            from agents.isolation.confine import scope_signals
+
+            control.close()
+            scope_signals()  # as a worker: it may not kill the template
+            signal.alarm(int(WARM_UP))  # ends a probe stuck in a Python loop or in compiled code
+            play_once()
+            code = 0
+        finally:
+            os._exit(code)
     deadline = time.monotonic() + WARM_UP + 1
     while (ended := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
         time.sleep(0.01)

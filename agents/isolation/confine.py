@@ -33,7 +33,7 @@ import sys
 _CREATE_RULESET, _ADD_RULE, _RESTRICT_SELF = 444, 445, 446
 _VERSION = 1  # landlock_create_ruleset flag: ask the ABI version
 _PATH_BENEATH = 1
-_NO_NEW_PRIVS = 38  # prctl
+_NO_NEW_PRIVS, _GET_NO_NEW_PRIVS = 38, 39  # prctl
 EXECUTE, WRITE_FILE, READ_FILE, READ_DIR = 1, 2, 4, 8
 _MAKE_CHAR, _MAKE_BLOCK = 1 << 6, 1 << 11
 _FS_BITS = {1: (1 << 13) - 1, 2: (1 << 14) - 1, 3: (1 << 15) - 1, 5: (1 << 16) - 1}
@@ -138,6 +138,26 @@ def confine(allowed: dict[str, list[str]]) -> int:
     _drop_capabilities(libc)
     _no_sockets(libc)
     return version
+
+
+def scope_signals() -> None:
+    """Put this process (a worker or a probe of a confined template) and all it forks in a
+    Landlock domain of its own, within the template's, that may signal nothing outside it
+    (nor reach its abstract sockets): not the template, whose end handed what the agent's code
+    started (kept below it, see ``child._keep_orphans``) to init. Nothing where the kernel
+    cannot scope signals (before ABI 6) or the template is not confined."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if abi() < 6 or libc.prctl(_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1:
+        return
+    attr = _Ruleset(0, 0, _SCOPE_ALL)
+    ruleset = libc.syscall(_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(24), 0)
+    if ruleset < 0:
+        raise OSError(ctypes.get_errno(), "landlock_create_ruleset failed")
+    try:
+        if libc.syscall(_RESTRICT_SELF, ruleset, 0) != 0:
+            raise OSError(ctypes.get_errno(), "landlock_restrict_self failed")
+    finally:
+        os.close(ruleset)
 
 
 _CAPSET = {"x86_64": 126, "aarch64": 91}
