@@ -10,6 +10,7 @@ import math
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from agents.roster import roster
@@ -166,11 +167,42 @@ def summary_tables(sums: pd.DataFrame, deals=None, ranges=None) -> dict[str, pd.
         where = "" if mixed else f" — all-{name} tables"
         digest.release_memory()  # the temporaries of the last table, before the next's
         seat_tables = _summary_seat_tables(part) if deals is None else stats.deal_seat_tables(part)
-        for title, table in zip((TURNS, GAP, "turn-order test"), seat_tables, strict=True):
+        for title, table in zip((TURNS, GAP, TEST), seat_tables, strict=True):
             out[f"{title}{where}"] = table
+    out.update(_holm_over_tests(out))
     if "forfeits" in sums:  # isolated agents (experiments.isolation)
         out[FORFEITS] = forfeit_sums_table(sums)
     return out
+
+
+def _holm_over_tests(named: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    """The turn-order tests of ``named`` with Holm's adjusted p (``p_holm``) over all of them
+    (a seat study tests each agent at each player count: 15 tests at 0.05 would show an
+    effect by chance alone), their ``seat_effect`` at ``p_holm < 0.05``, and a note that says
+    so and that False is not "no effect"."""
+    titles = [title for title in named if title.startswith(TEST)]
+    if not titles:
+        return {}
+    p_values = np.concatenate([named[t]["p_value"].to_numpy(float) for t in titles])
+    ends = np.cumsum([len(named[t]) for t in titles])[:-1]
+    adjusted = np.split(stats.holm_adjusted(p_values), ends)
+    tested = int((~np.isnan(p_values)).sum())
+    out = {}
+    for title, p_holm in zip(titles, adjusted, strict=True):
+        table = named[title].copy()
+        table.insert(table.columns.get_loc("p_value") + 1, "p_holm", p_holm)
+        table["seat_effect"] = stats.seat_effect(table["p_holm"], 0.05)
+        table.attrs["note"] = TEST_NOTE.format(tested)
+        out[title] = table
+    return out
+
+
+TEST = "turn-order test"
+TEST_NOTE = (
+    "(seat_effect: p_holm < 0.05, Holm's correction over the {} turn-order tests printed; "
+    "False says no effect was shown on these deals, not that there is none: the gap's "
+    "interval above bounds it)"
+)
 
 
 def _summary_seat_tables(sums: pd.DataFrame) -> tuple:
@@ -234,6 +266,8 @@ def print_tables(named: dict[str, pd.DataFrame]) -> None:
         if "warning" not in table:
             for note in warning_notes(flagged):
                 print(note)
+        if "note" in table.attrs:
+            print(table.attrs["note"])
 
 
 # The files a report writes into a results folder (each replaced only if the report wrote it:
@@ -295,13 +329,15 @@ def report(folder, progress: bool = True, workers=None, force=False) -> dict[str
     unfinished = incomplete_note(folder, manifest, played_games(sums))
     if unfinished:
         print(unfinished)
+    method = interval_note(sums.deals)
+    print(method)
     print_tables(named)
     _say(progress, "report: drawing plots")
     figures, missing = _draw(sums, named, folder, manifest, force)
     for line in [*missing, unfinished]:
         if line:
             print(line)
-    _markdown(folder, manifest, named, figures, missing, unfinished, force)
+    _markdown(folder, manifest, named, figures, (missing, unfinished, method), force)
     print(f"\nwrote {folder / 'summary.md'} and {count_of(len(figures), 'plot')} in {folder}/")
     return named
 
@@ -393,7 +429,10 @@ def _draw(sums: digest.Digest, named: dict, folder: Path, manifest: dict, force=
     return list(figures), missing
 
 
-def _markdown(folder: Path, manifest: dict, named, figures, missing=(), unfinished="", force=False):
+def _markdown(folder: Path, manifest: dict, named, figures, notes=((), "", ""), force=False):
+    """``summary.md``: the run, how its intervals were computed, every table and plot.
+    ``notes``: the plots that could not be drawn, the incomplete-run warning, the method."""
+    missing, unfinished, method = notes
     lines = [
         f"# {manifest['game']} — {manifest['design']} (experiment {manifest['experiment']})",
         "",
@@ -401,12 +440,15 @@ def _markdown(folder: Path, manifest: dict, named, figures, missing=(), unfinish
         f"{rules_words(manifest['jobs'])}, giftsim {manifest['versions']['giftsim']}, git "
         f"{manifest.get('git_revision') or 'unknown'}.",
         *(["", f"**{unfinished}**"] if unfinished else []),
+        *(["", method[0].upper() + method[1:] + "."] if method else []),
     ]
     for name, table in named.items():
         flagged = flag_few(table)
         lines += ["", f"## {name}", "", _as_markdown(flagged)]
         if "warning" not in table:
             lines += [line for note in warning_notes(flagged) for line in ("", note)]
+        if "note" in table.attrs:
+            lines += ["", table.attrs["note"]]
     lines += ["", *[f"![{f}]({f})" for f in figures], *missing]
     text = "\n".join(lines) + "\n"
     files.write_own(folder / "summary.md", lambda path: path.write_text(text), force)

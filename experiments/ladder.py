@@ -27,7 +27,7 @@ from tqdm import tqdm
 
 from agents.roster import roster
 from experiments.batch import field
-from experiments.stats import few_note, share_p_value, too_few
+from experiments.stats import few_note, holm_adjusted, share_p_value, too_few
 from giftsim.game import GAMES, register_game
 
 ALPHA = 0.025  # family-wise, one-sided (the lower end of a two-sided 95% interval)
@@ -149,12 +149,7 @@ def _step(game, n, lower, upper, deals, seed, package):
 def holm(p_values, alpha: float = ALPHA) -> np.ndarray:
     """Holm's step-down rejections at family-wise ``alpha``: the i-th smallest p (from 0) is
     compared with alpha / (m - i), stopping at the first that fails."""
-    p = np.asarray(p_values, float)
-    order = np.argsort(p, kind="stable")
-    passes = p[order] <= alpha / (len(p) - np.arange(len(p)))
-    reject = np.zeros(len(p), bool)
-    reject[order] = np.cumprod(passes).astype(bool)
-    return reject
+    return holm_adjusted(p_values) <= alpha
 
 
 def judge(table: pd.DataFrame, seed: int) -> pd.DataFrame:

@@ -508,6 +508,20 @@ def _two_places(row: dict, gap, se, deals, df) -> dict:
     return row if np.isnan(row["p_value"]) else gap_test(gap, se, deals, df)
 
 
+def holm_adjusted(p_values) -> np.ndarray:
+    """Holm's adjusted p-values: the i-th smallest (from 0) of m is the largest of
+    ``(m - j) p_(j)`` for j up to i, at most 1, so that ``adjusted <= alpha`` are exactly
+    Holm's step-down rejections at family-wise ``alpha``. NaN stays NaN and is not counted
+    in m."""
+    p = np.asarray(p_values, float)
+    out = np.full(p.shape, np.nan)
+    tested = np.flatnonzero(~np.isnan(p))
+    order = tested[np.argsort(p[tested], kind="stable")]
+    m = len(order)
+    out[order] = np.minimum(np.maximum.accumulate((m - np.arange(m)) * p[order]), 1.0)
+    return out
+
+
 def seat_effect(p_value: pd.Series, alpha: float) -> pd.Series:
     """Whether a test shows a seat effect (p < alpha): True or False, or missing (<NA>) where
     no test could be made (p is NaN), never a False that no test said."""

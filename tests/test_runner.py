@@ -231,10 +231,14 @@ def test_cli_tournament_seats_and_report(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert "win share by agent" in done.stdout and "turn-order test" in done.stdout
+    method = "95% intervals with the deal as unit (600 deals"  # 2 seating groups of 300
+    assert method in done.stdout
     done = subprocess.run(giftsim("report", str(out)), capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "ratings" in done.stdout and (out / "summary.md").exists()
     assert {p.name for p in out.glob("*.png")} >= {"win_rate_heatmap.png", "ratings.png"}
+    assert method in done.stdout and method in (out / "summary.md").read_text()  # as above
+    assert "Holm's correction over the 1 turn-order tests" in (out / "summary.md").read_text()
     done = subprocess.run(
         giftsim("seats", "geschenkt", "--agents", "greedy", "--players", "3,9", "--quiet"),
         capture_output=True,

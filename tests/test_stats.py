@@ -795,3 +795,47 @@ def test_the_gap_test_is_its_interval_s_and_says_nothing_without_one():
     sums = _as_sums(long).assign(deal_jobs=3)
     test = stats.summary_seat_test(sums, "seat")
     assert np.isnan(test.loc[2, "p_value"]) and pd.isna(test.loc[2, "seat_effect"])
+
+
+def _step_down(p, alpha):
+    """Holm's procedure as its paper states it, on the tested p's: walk up the sorted p's,
+    rejecting while the k-th smallest (from 1) of m is at most alpha / (m - k + 1)."""
+    tested = [i for i in range(len(p)) if not np.isnan(p[i])]
+    rejected = set()
+    for k, i in enumerate(sorted(tested, key=lambda i: p[i]), start=1):
+        if p[i] > alpha / (len(tested) - k + 1):
+            break
+        rejected.add(i)
+    return [i in rejected for i in range(len(p))]
+
+
+def test_holm_adjusted_p_values_reject_as_holm_s_step_down_procedure():
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        p = rng.uniform(0, 0.2, rng.integers(1, 12)) ** rng.uniform(0.5, 3)
+        p[rng.random(len(p)) < 0.15] = np.nan
+        adjusted = stats.holm_adjusted(p)
+        assert np.array_equal(np.isnan(adjusted), np.isnan(p))
+        assert (adjusted[~np.isnan(p)] >= p[~np.isnan(p)]).all() and not (adjusted > 1).any()
+        for alpha in (0.01, 0.05, 0.1):
+            assert list(adjusted <= alpha) == _step_down(p, alpha)
+
+
+def test_a_seat_study_corrects_its_turn_order_tests_for_their_number():
+    """`giftsim seats` of three agents at 3-7 players tests 15 places: each test table has
+    Holm's p over all 15, its verdict is at that p (one test at p 0.0096 is no longer a
+    shown effect), and a note says so and that False is not "no effect"."""
+    from experiments import commands
+
+    jobs = commands.design_jobs(
+        "geschenkt", "mirror", ["random", "greedy", "sniper"], [3, 4, 5, 6, 7], 2000, seed=0
+    )
+    sums, deals = commands.execute(jobs, None, {"backend": "serial", "progress": False})
+    named = commands.summary_tables(sums, deals)
+    tests = [table for title, table in named.items() if title.startswith("turn-order test")]
+    assert len(tests) == 3 and sum(map(len, tests)) == 15
+    every = pd.concat(tests)
+    assert np.allclose(every["p_holm"], stats.holm_adjusted(every["p_value"]))
+    assert (every["seat_effect"] == (every["p_holm"] < 0.05)).all()
+    assert ((every["p_value"] < 0.05) & ~every["seat_effect"]).any()
+    assert all("over the 15 turn-order tests" in t.attrs["note"] for t in tests)
