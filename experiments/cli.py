@@ -204,6 +204,18 @@ def _workers(text: str) -> int:
     return value
 
 
+def _chunk_size(text: str) -> int:
+    """An argparse type: games per chunk, a whole number >= 1 (checked with the other
+    options, before anything is printed)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"games per chunk are a whole number >= 1, got {text!r}")
+    return value
+
+
 def _check_workers(args) -> None:
     """Local worker processes, 8 per core at most (a Dask cluster may have more)."""
     most = 8 * (os.cpu_count() or 1)
@@ -641,7 +653,7 @@ def _add_execution_options(p) -> None:
     )
     p.add_argument("--workers", type=_workers, help="worker processes (default: all cores)")
     p.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://HOST:8786")
-    p.add_argument("--chunk-size", type=int, default=50_000, help="games per task and file")
+    p.add_argument("--chunk-size", type=_chunk_size, default=50_000, help="games per task and file")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -990,8 +1002,8 @@ def _tournament(args) -> None:
         from experiments import luck
 
         jobs = luck.adjust(jobs, args.luck_net or luck.SHIPPED, args.summary_only)
-    print(commands.seatings_line(jobs, args.games), flush=True)
-    commands.execute_and_print(jobs, args.out, _run_options(args))
+    intro = commands.seatings_line(jobs, args.games)
+    commands.execute_and_print(jobs, args.out, _run_options(args) | {"intro": intro})
 
 
 def _seats(args) -> None:

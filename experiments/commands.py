@@ -652,7 +652,7 @@ def gauntlet(game, agents, fields, players, deals, seed, rules, secret, out, opt
     if out is not None and Path(out).is_dir():  # else the run's own checks name the problem
         force = _may_replace(out, force)
         gauntlets.check_files(made, out, force)
-    print(gauntlets.plan_line(made), flush=True)
+    options = options | {"intro": gauntlets.plan_line(made)}
     frame, seconds, played = gauntlets.play(made, out, command, **options)
     _played_line(played, seconds, out)
     found = gauntlets.table(made, out if out is not None else frame)

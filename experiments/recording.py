@@ -92,8 +92,8 @@ def _record_games(game, rules, agents, where, isolation):
 
 
 def replay(path: Path) -> None:
-    """``giftsim replay``: check a JSON record rule by rule and print it (``-``: stdin), then
-    check that its seed, game index and agents make it (:mod:`experiments.provenance`)."""
+    """``giftsim replay``: check a JSON record rule by rule and that its seed, game index and
+    agents make it (:mod:`experiments.provenance`), then print it (``-``: stdin)."""
     raw = sys.stdin.read() if str(path) == "-" else _read(path)
     try:
         made = json.loads(raw)
@@ -108,9 +108,9 @@ def replay(path: Path) -> None:
         raise ValueError(f"record 'game' must be one of {', '.join(GAMES)}, got {game!r}")
     if made.get("unfinished"):
         raise ValueError(f"{path} is a game quit part-way; replay checks finished games only")
-    for line in load_game(game).replay(made):
-        print(line)
-    print(provenance.check(made))  # then its seed, game index and agents
+    lines = list(load_game(game).replay(made))
+    lines.append(provenance.check(made))  # then its seed, game index and agents
+    print("\n".join(lines))  # only a record that passes both: else one line, the error
     print("record OK: every action legal, scores and winners confirmed")
 
 

@@ -271,9 +271,12 @@ def run(
     scheduler=None,
     progress=True,
     meta=None,
+    intro="",
 ):
     """Play every job. With ``out`` (a folder) chunks are written there and a manifest ties the
     folder to this experiment; without, the rows (or summaries) are returned as a DataFrame.
+    ``intro``: a line printed once every option is checked, as play begins (a command's plan
+    of seatings: above an error it would read as a run that began).
     Returns ``(frame or None, seconds, games played now)``."""
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r} (valid: {', '.join(BACKENDS)})")
@@ -292,6 +295,8 @@ def run(
         )
         done = {p.name for p in manifest_io.chunk_files(folder, manifest_io.read(folder))}
         todo = [c for c in todo if c.name not in done]
+    if intro:
+        print(intro, flush=True)
     start_workers(todo, backend, workers)
     start = time.perf_counter()
     try:

@@ -319,7 +319,7 @@ CLI = [  # (id, argv, words the one line must hold)
     (
         "tournament-chunk-0",
         ["tournament", "geschenkt", "--chunk-size", "0", *QUICK],
-        "--chunk-size must be at least 1, got 0",
+        "argument --chunk-size: games per chunk are a whole number >= 1, got '0'",
     ),
     (
         "tournament-chunk-huge",
@@ -652,13 +652,15 @@ def checksums(folder: Path) -> dict[str, str]:
 
 
 def one_line_exit_2(argv, capsys) -> str:
-    """Run ``giftsim ARGV``; it must end with one line on stderr and status 2."""
+    """Run ``giftsim ARGV``; it must end with one line on stderr and status 2, having printed
+    nothing on stdout (a design's seatings line above the error read as a run that began)."""
     try:
         code = main(argv)
     except SystemExit as stop:  # argparse's errors
         code = stop.code
-    err = capsys.readouterr().err
+    out, err = capsys.readouterr()
     assert code == 2, err
+    assert out == "", out
     assert len(err.strip().splitlines()) == 1, err
     assert "Traceback" not in err and "internal error" not in err
     return err

@@ -506,6 +506,7 @@ def test_the_start_check_starts_each_agent_at_the_player_count_it_plays():
     it sits at, and that process is the one the run's first block of that count takes back
     (before, it started at the game's default count: a 3-player run started two)."""
     isolation = Isolation(("greedy",))
+    host.end_idle()  # what earlier tests in this process kept
     check_start(isolation, "geschenkt", [(3, ("greedy", "random", "greedy")), (5, ("greedy",))])
     try:
         (key,) = host._POOL.idle  # one process: greedy, at 3 players
