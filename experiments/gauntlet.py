@@ -147,6 +147,11 @@ def plan(
                 parts.append(made[0])
                 cells.append((n, agent, listed[agent], field, pools[n][field], made))
     jobs, cells = _numbered(parts, cells)
+    if not jobs:
+        raise ValueError(
+            "every cell is an agent against a field of its own copies alone, which a gauntlet "
+            "does not play (a mirror: `giftsim seats`); name a field with another agent"
+        )
     jobs = [replace(job, secret=secret) for job in jobs]
     caveat = _seed_caveat(seed)
     return Plan(game, jobs, cells, agents, fields, players, deals, seed, tuple(notes), caveat)

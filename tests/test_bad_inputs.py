@@ -523,6 +523,11 @@ CLI = [  # (id, argv, words the one line must hold)
     ("gauntlet-field", [*GAUNTLET, "--fields", "nobody"], "field 'nobody' is not a field"),
     ("gauntlet-pool", [*GAUNTLET, "--fields", "greedy+nobody"], "unknown agent 'nobody'"),
     ("gauntlet-agent", [*GAUNTLET, "--agents", "bogus"], "unknown agent 'bogus'"),
+    (
+        "gauntlet-only-mirrors",
+        ["gauntlet", "geschenkt", "--agents", "greedy", "--fields", "greedy", "--players", "3"],
+        "every cell is an agent against a field of its own copies alone",
+    ),
     ("gauntlet-players-9", [*GAUNTLET, "--players", "9"], "played by 2..7 players, not 9"),
     ("gauntlet-players-text", [*GAUNTLET, "--players", "3,x"], "got '3,x'"),
     ("gauntlet-out-file", [*GAUNTLET, "--out", "paper.txt"], "is a file, not a results folder"),
