@@ -139,13 +139,16 @@ def interval_note(deals) -> str:
     )
 
 
+SCORES = "mean score by agent"
+MIRROR_SCORES = "mean score by agent and player count (each agent at tables of its own copies)"
 TURNS = "turn-order advantage (position 0 = first player)"
 GAP = "turn-order gap (last minus first position, their covariance counted)"
 
 
 def summary_tables(sums: pd.DataFrame, deals=None, ranges=None) -> dict[str, pd.DataFrame]:
     """Tables that streamed sums support: win share (not in mirror studies, where it is fair
-    by construction) and mean score by agent, turn-order advantage, the gap of the last
+    by construction) and mean score by agent (in mirror studies by agent and player count:
+    each agent's own field), turn-order advantage, the gap of the last
     position over the first and the test of equal positions (per agent when every table
     seats one agent); by deal from ``deals`` when given, else bounded from the sums. Mean
     scores' intervals stay in the score's range (``ranges``, ``schedule.score_ranges``)."""
@@ -156,10 +159,11 @@ def summary_tables(sums: pd.DataFrame, deals=None, ranges=None) -> dict[str, pd.
         out["win share by agent"] = share if share is not None else stats.summary_win_share(sums)
     if deals is not None and "adjusted_sum" in deals:
         out[luck.TABLE] = luck.win_share(deals)
-    out["mean score by agent"] = (
-        stats.deal_mean_score(deals, ranges=ranges)
+    by = "agent" if mixed else ["agent", "n_players"]  # a mirror: a field per agent and count
+    out[SCORES if mixed else MIRROR_SCORES] = (
+        stats.deal_mean_score(deals, by, ranges)
         if deals is not None
-        else stats.summary_mean_score(sums, ranges=ranges)
+        else stats.summary_mean_score(sums, by, ranges)
     )
     rows = sums if deals is None else deals
     parts = [("all seatings", rows)] if mixed else list(rows.groupby("agent", observed=True))

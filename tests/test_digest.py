@@ -78,7 +78,10 @@ def test_a_mirror_study_has_no_head_to_head(tmp_path):
     summed = digest.of_frame(frame, False, "geschenkt")
     assert not summed.mixed and summed.pairs is None and summed.events is None
     named = commands.tables(frame, False, "geschenkt")
-    assert commands.HEAD_TO_HEAD not in named and "mean score by agent" in named
+    assert commands.HEAD_TO_HEAD not in named and commands.SCORES not in named
+    scores = named[commands.MIRROR_SCORES]  # each agent's own field at each count, not pooled
+    assert list(scores.index) == [("greedy", 3), ("greedy", 4), ("sniper", 3), ("sniper", 4)]
+    assert (scores["seats"] == [150, 200, 150, 200]).all()
     sums = summary_of(frame, False, jobs)
     pd.testing.assert_frame_equal(summed.sums, sums, check_dtype=False)
 

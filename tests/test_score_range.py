@@ -75,7 +75,7 @@ def _two_deal_tables(seed: int):
     jobs = schedule.mirror("geschenkt", ["greedy"], [5], 2, seed=seed)
     frame = play("geschenkt", ["greedy"] * 5, 2, seed=seed)
     frame = frame.assign(job=0)
-    clipped = commands.tables(frame, False, "geschenkt", jobs)["mean score by agent"]
+    clipped = commands.tables(frame, False, "geschenkt", jobs)[commands.MIRROR_SCORES]
     return clipped, schedule.score_ranges(jobs)
 
 
