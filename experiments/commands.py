@@ -607,9 +607,24 @@ def robin_findings(game: str, named: dict, out: Path) -> list[str]:
         f"{out / 'summary.md'})",
         f"{versus} ({out / 'win_rate_heatmap.png'})",
         f"Ratings from the whole finishing order {field} rank {_tiers(order)}; "
-        f"{order.index[0]} {top.rating:+.2f} [{top.ci_low:+.2f}, {top.ci_high:+.2f}] "
-        f"({out / 'ratings.png'})",
+        f"{order.index[0]} {top.rating:+.2f} [{top.ci_low:+.2f}, {top.ci_high:+.2f}]"
+        f"{_unbounded_words(order)} ({out / 'ratings.png'})",
     ]
+
+
+def _unbounded_words(order: pd.DataFrame) -> str:
+    """The agents of a ratings table whose rating has no finite estimate (an infinite end,
+    ``experiments.ratings``), in words; "" when there are none."""
+    ends = order[["ci_low", "ci_high"]].to_numpy(float)
+    names = list(order.index[np.isinf(ends).any(axis=1)])
+    if not names:
+        return ""
+    listed = " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+    return (
+        f" (no finite rating for {listed}: one never finished behind or ahead of another, so "
+        "those ratings are held by the prior alone and each interval is one-sided; "
+        "the head-to-head table says by how much)"
+    )
 
 
 def _tiers(order: pd.DataFrame) -> str:

@@ -1,6 +1,7 @@
 """Marks on a table's rows whose interval cannot be taken as it is (too few deals, width 0,
-missing, no test), and the notes that say what each means: the same words under a table in
-the terminal, in a report's markdown and in the Python API's tables (``experiments.studies``).
+missing, no test, an infinite end), and the notes that say what each means: the same words
+under a table in the terminal, in a report's markdown and in the Python API's tables
+(``experiments.studies``).
 """
 
 import numpy as np
@@ -12,6 +13,7 @@ FEW = f"< {FEW_DEALS} deals"
 FLAT = "width 0"
 NONE = "no interval"
 UNTESTED = "no test"
+UNBOUNDED = "unbounded"
 WARNINGS = {  # a table's warnings, and the note under it that says what each means
     FEW: "too few deals for the interval's 95% coverage to be trusted; play more games",
     FLAT: "every deal gave the same result, so the deals show no spread and the interval has "
@@ -20,6 +22,11 @@ WARNINGS = {  # a table's warnings, and the note under it that says what each me
     "play more games",
     UNTESTED: "too few deals for the test (fewer deals than positions, or fewer than "
     f"{FEW_DEALS} where a position never won): play more games",
+    UNBOUNDED: "in these games the agent never finished behind some other agent (an end at "
+    "inf) or never ahead of one (-inf), not even through a chain of agents each ahead of the "
+    "next, so its rating has no finite estimate on that side and the interval is one-sided; "
+    "the rating shown is held finite only by the prior and grows with the number of games, "
+    "and the finite end is no calibrated bound: see the head-to-head table",
 }
 FEW_NOTE = "(< {} deals: " + WARNINGS[FEW] + ")"
 
@@ -27,10 +34,11 @@ FEW_NOTE = "(< {} deals: " + WARNINGS[FEW] + ")"
 def flag_few(table: pd.DataFrame, always: bool = False) -> pd.DataFrame:
     """``table`` with a ``warning`` column on rows whose interval cannot be taken as it is: it
     rests on fewer than ``FEW_DEALS`` deals (``FEW``, with a ``deals`` column), has
-    width 0 (``FLAT``) or is missing (``NONE``: NaN ends), for each pair of columns named
-    ``..low`` and ``..high``, or its test has no p (``UNTESTED``); tables with no such row are
-    returned as they are, or with ``always`` (the Python API's tables, whose columns must
-    not depend on the data) with an empty ``warning`` column."""
+    width 0 (``FLAT``), is missing (``NONE``: NaN ends) or has an infinite end (``UNBOUNDED``:
+    a rating with no finite estimate on that side, ``experiments.ratings``), for each pair of
+    columns named ``..low`` and ``..high``, or its test has no p (``UNTESTED``); tables with
+    no such row are returned as they are, or with ``always`` (the Python API's tables, whose
+    columns must not depend on the data) with an empty ``warning`` column."""
     marks = pd.DataFrame(index=table.index)
     if "deals" in table:
         marks[FEW] = table["deals"].to_numpy() < FEW_DEALS
@@ -43,9 +51,11 @@ def flag_few(table: pd.DataFrame, always: bool = False) -> pd.DataFrame:
         ends = table[[low, high]].astype(float)
         missing = ends.isna().any(axis=1)
         marks[NONE] = marks.get(NONE, False) | missing
+        infinite = np.isinf(ends).any(axis=1)
         width = (ends[high] - ends[low]).abs()
-        flat = ~missing & (width <= 1e-9 * np.maximum(1.0, ends.abs().max(axis=1)))
+        flat = ~missing & ~infinite & (width <= 1e-9 * np.maximum(1.0, ends.abs().max(axis=1)))
         marks[FLAT] = marks.get(FLAT, False) | flat
+        marks[UNBOUNDED] = marks.get(UNBOUNDED, False) | infinite
     if marks.empty or not marks.to_numpy().any():
         return table.assign(warning="") if always else table
     text = [", ".join(w for w in marks.columns if row[w]) for _, row in marks.iterrows()]

@@ -30,6 +30,19 @@ of ``(n_h - 1) / n_h`` (a tenth at 10 deals per group). Strata of one deal are p
 A prior of ``prior`` virtual drawn games (half a win, half a loss) per agent against a fixed
 agent of log-strength 0 keeps every estimate finite (an agent that never won would otherwise go
 to -inf) and fixes the additive constant; it is negligible for thousands of games.
+
+Unbounded ratings: the maximum likelihood estimate exists only if the agents are strongly
+connected (Ford 1957; Hunter 2004): with an edge i -> j whenever i was chosen while j was still
+in play, every agent reaches every other. Otherwise (one agent beats another in every game they
+share, say) the likelihood keeps rising as some ratings move apart, and the finite rating shown
+is held there by the prior alone: it grows with the number of games, and the bootstrap cannot
+see it, every resample being separated too. On the mean-0 scale an agent's rating is then
+unbounded above when some agent never reaches it (never finished ahead of it, not even through
+a chain of agents each finishing ahead of the next), and unbounded below when it does not
+reach some agent: that end of its interval is +inf or -inf (``unbounded``; ``marks.flag_few``
+marks the row), the rating is the prior-regularised fit, and the finite end is that of the
+bootstrap of prior-regularised fits, not a calibrated bound. Strongly connected data are not
+affected.
 """
 
 from typing import NamedTuple
@@ -161,7 +174,8 @@ def ratings(
     ``rating`` (maximum likelihood, mean 0 over agents) and a 95% normal interval whose standard
     error is the standard deviation of ``n_boot`` bootstrap fits over deals, resampled
     within strata and rescaled (see the module notes) (``ci_low``,
-    ``ci_high``; NaN if ``n_boot`` < 2), drawn with ``np.random.default_rng(seed)``. (A
+    ``ci_high``; NaN if ``n_boot`` < 2; +inf or -inf on the side where the rating is
+    unbounded, see the module notes), drawn with ``np.random.default_rng(seed)``. (A
     normal interval from the bootstrap spread, rather than its 2.5% and 97.5% percentiles,
     needs far fewer draws to be stable.) ``scale``: "log" (log-strength) or "elo" (x 400 / ln 10).
     ``prior``: virtual drawn games per agent against a rating-0 agent (> 0)."""
@@ -218,15 +232,41 @@ def deal_ratings(
     names = np.asarray([c[len(IN_PLAY) :] for c in columns], dtype=object)
     pat = _patterns(events, names, columns)
     n_deals = pat.by_deal.shape[0]
-    point = _fit(pat.in_play, pat.chosen, (pat.by_deal.T @ np.ones(n_deals))[None], prior)[0]
+    weight = pat.by_deal.T @ np.ones(n_deals)
+    point = _fit(pat.in_play, pat.chosen, weight[None], prior)[0]
     half = Z95 * _bootstrap_sd(pat, n_boot, np.random.default_rng(seed), prior)
     if n_deals < 2:  # one deal has no spread to resample: no interval, not one of zero width
         half = np.full_like(point, np.nan)
+    above, below = unbounded(pat.in_play, pat.chosen, weight)
     table = pd.DataFrame(
-        {"rating": point, "ci_low": point - half, "ci_high": point + half},
+        {
+            "rating": point,
+            "ci_low": np.where(below, -np.inf, point - half),
+            "ci_high": np.where(above, np.inf, point + half),
+        },
         index=pd.Index(names, name="agent"),
     )
     return (table * SCALES[scale]).sort_values("rating", ascending=False)
+
+
+def unbounded(in_play, chosen, weight) -> tuple[np.ndarray, np.ndarray]:
+    """Which agents' ratings (mean 0 over agents) have no finite maximum likelihood estimate
+    above, and which below, given patterns of agents in play (P x K copies), the chosen agent
+    and each pattern's weight (see the module notes). With ``beat[i, j]`` when i was chosen
+    while j was in play and ``reach`` its transitive closure, an up-set of agents (everyone who
+    beat one of its members is in it) can move up together without lowering the likelihood:
+    agent k is unbounded above when the agents reaching it are not all of them, and below when
+    those it reaches are not. Both are all False when the agents are strongly connected."""
+    k = in_play.shape[1]
+    live = np.asarray(weight) > 0
+    beat = np.eye(k, dtype=np.int64)[chosen[live]].T @ (in_play[live] > 0).astype(np.int64) > 0
+    reach = beat | np.eye(k, dtype=bool)
+    while True:  # squaring doubles the paths' length: log2(k) steps
+        longer = (reach.astype(np.int64) @ reach.astype(np.int64)) > 0
+        if (longer == reach).all():
+            break
+        reach = longer
+    return ~reach.all(0), ~reach.all(1)
 
 
 def _bootstrap_sd(pat: _Patterns, n_boot: int, rng, prior) -> np.ndarray:
