@@ -195,24 +195,22 @@ def _train_seed(text: str) -> int:
 
 def _workers(text: str) -> int:
     """An argparse type: worker processes, a whole number >= 1 (the cap: ``_check_workers``)."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"worker processes are a whole number >= 1, got {text!r}")
-    return value
+    return _at_least_one(text, "worker processes")
 
 
 def _chunk_size(text: str) -> int:
     """An argparse type: games per chunk, a whole number >= 1 (checked with the other
     options, before anything is printed)."""
+    return _at_least_one(text, "games per chunk")
+
+
+def _at_least_one(text: str, what: str) -> int:
     try:
         value = int(text)
     except ValueError:
         value = 0
     if value < 1:
-        raise argparse.ArgumentTypeError(f"games per chunk are a whole number >= 1, got {text!r}")
+        raise argparse.ArgumentTypeError(f"{what} are a whole number >= 1, got {text!r}")
     return value
 
 
