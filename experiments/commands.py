@@ -36,7 +36,7 @@ from experiments.schedule import (
     rows_per_deal,
     score_ranges,
 )
-from experiments.words import count_of
+from experiments.words import count_of, listed
 from giftsim import files
 from giftsim.game import GAMES, load_game
 
@@ -143,6 +143,12 @@ SCORES = "mean score by agent"
 MIRROR_SCORES = "mean score by agent and player count (each agent at tables of its own copies)"
 TURNS = "turn-order advantage (position 0 = first player)"
 GAP = "turn-order gap (last minus first position, their covariance counted)"
+TEST = "turn-order test"
+TEST_NOTE = (
+    "(seat_effect: p_holm < 0.05, Holm's correction over the {} turn-order tests printed; "
+    "False says no effect was shown on these deals, not that there is none: the gap's "
+    "interval above bounds it)"
+)
 
 
 def summary_tables(sums: pd.DataFrame, deals=None, ranges=None) -> dict[str, pd.DataFrame]:
@@ -199,14 +205,6 @@ def _holm_over_tests(named: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
         table.attrs["note"] = TEST_NOTE.format(tested)
         out[title] = table
     return out
-
-
-TEST = "turn-order test"
-TEST_NOTE = (
-    "(seat_effect: p_holm < 0.05, Holm's correction over the {} turn-order tests printed; "
-    "False says no effect was shown on these deals, not that there is none: the gap's "
-    "interval above bounds it)"
-)
 
 
 def _summary_seat_tables(sums: pd.DataFrame) -> tuple:
@@ -619,10 +617,9 @@ def _unbounded_words(order: pd.DataFrame) -> str:
     names = list(order.index[np.isinf(ends).any(axis=1)])
     if not names:
         return ""
-    listed = " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
     return (
-        f" (no finite rating for {listed}: one never finished behind or ahead of another, so "
-        "those ratings are held by the prior alone and each interval is one-sided; "
+        f" (no finite rating for {listed(names)}: one never finished behind or ahead of "
+        "another, so those ratings are held by the prior alone and each interval is one-sided; "
         "the head-to-head table says by how much)"
     )
 
@@ -638,10 +635,7 @@ def _tiers(order: pd.DataFrame) -> str:
             tiers[-1].append(agent)
         else:
             tiers.append([agent])
-    words = [
-        t[0] if len(t) == 1 else f"{', '.join(t[:-1])} and {t[-1]} (overlapping)" for t in tiers
-    ]
-    return ", then ".join(words)
+    return ", then ".join(listed(t) + " (overlapping)" * (len(t) > 1) for t in tiers)
 
 
 def _players(named: dict) -> str:

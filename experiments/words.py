@@ -4,3 +4,9 @@
 def count_of(n: int, noun: str) -> str:
     """``n`` and its noun, plural unless ``n`` is 1: '1 seating group', '2,400 games'."""
     return f"{n:,} {noun}{'s' * (n != 1)}"
+
+
+def listed(names) -> str:
+    """Names in a sentence: 'a', 'a and b', 'a, b and c'."""
+    names = list(names)
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
