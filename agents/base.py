@@ -259,10 +259,12 @@ class Agent:
         return row
 
     def check_rules(self, rules) -> None:
-        """Raise a one-line ValueError if this agent cannot play under ``rules`` (a table
-        solved for another variant)."""
+        """Raise a one-line ValueError if this agent cannot play under ``rules``: a table
+        solved for another variant, a network trained for another player count or game."""
         if self.family.table:
             self.family.table(self.net, rules.n_players, rules)
+        if self.family.n_features:
+            self.network(rules.n_players)
 
     def network(self, players: int | None) -> np.ndarray:
         """The packed network this agent reads at ``players`` seats (a one-line ValueError when

@@ -372,7 +372,7 @@ def command(args) -> None:
     for n in counts:
         check(rules[n], args.deals, args.rollouts, args.margin)
         for agent in agents:  # a table or network of another count: before any row is run
-            _check_plays(agent, rules[n])
+            agent.check_rules(rules[n])
     if args.out is not None:  # a CSV that cannot be written: said before the first row is run
         files.check_new(args.out, True, "--out")
     responder = agents[-1] if args.responder != ROLLOUTS else None
@@ -391,14 +391,6 @@ def command(args) -> None:
     print(worst.to_string(index=False))
     for note in warning_notes(worst):
         print(note)
-
-
-def _check_plays(agent, rules) -> None:
-    """A one-line ValueError when ``agent`` cannot play under ``rules``: a table solved for
-    another variant, a network trained for another player count."""
-    agent.check_rules(rules)
-    if agent.family.n_features:
-        agent.network(rules.n_players)
 
 
 def inputs_text(target, responder=None) -> str:

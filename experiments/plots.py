@@ -354,46 +354,49 @@ def rating_chart_of(table: pd.DataFrame, ax=None, scale="log", order="finish", s
     y = np.arange(len(data))
     ends = data[["ci_low", "ci_high"]].to_numpy(float)
     infinite = np.isinf(ends)
-    if infinite.any():
-        data, edges = data.copy(), _rating_edges(data, ends)
-        data["ci_low"] = np.where(infinite[:, 0], edges[0], ends[:, 0])
-        data["ci_high"] = np.where(infinite[:, 1], edges[1], ends[:, 1])
+    edges = _rating_edges(data, ends)
+    data = data.assign(
+        ci_low=np.where(infinite[:, 0], edges[0], ends[:, 0]),
+        ci_high=np.where(infinite[:, 1], edges[1], ends[:, 1]),
+    )
     bars = ax.barh(y, data["rating"], xerr=_yerr(data, "rating"), capsize=3, color="tab:blue")
-    if infinite.any():
-        for bar in np.asarray(bars.patches)[infinite.any(1)]:
-            bar.set_hatch("//")
-        for side, marker, label in ((0, "<", "-inf"), (1, ">", "+inf")):
-            at = infinite[:, side]
-            if at.any():
-                x = np.full(at.sum(), edges[side])
-                ax.plot(
-                    x,
-                    y[at],
-                    ls="",
-                    marker=marker,
-                    ms=9,
-                    color="black",
-                    label=(
-                        f"{label}: no finite estimate (never finished "
-                        f"{'ahead of' if side == 0 else 'behind'} some agent)"
-                    ),
-                )
-        span = edges[1] - edges[0]
-        ax.set_xlim(edges[0] - 0.04 * span, edges[1] + 0.04 * span)
     ax.set_yticks(y, data.index)
     ax.axvline(0, color="grey", lw=1, label="0: the mean of these agents")
     kind = "Elo-like: 400 = odds of 10 to 1" if scale == "elo" else "log-strength"
     ax.set(xlabel=f"rating ({kind}; higher is stronger)")
-    if infinite.any():  # under the axis: the arrows reach both edges
-        handles, _ = ax.get_legend_handles_labels()
-        prior = "hatched: rating held finite only by the prior (it grows with the games)"
-        handles.append(Patch(facecolor="tab:blue", hatch="//", label=prior))
-        ax.legend(handles=handles, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14))
+    if infinite.any():
+        _mark_unbounded(ax, bars, y, infinite, edges)
     else:
         ax.legend(fontsize=8, loc="lower right")
     what = f"Plackett-Luce ratings from {ORDERS[order]},\n95% intervals (bootstrap over deals)"
     _title(ax, what, subject)
     return fig
+
+
+def _mark_unbounded(ax, bars, y, infinite: np.ndarray, edges: tuple[float, float]) -> None:
+    """Hatch the bars of ratings with an infinite end, draw that end as an arrow at the edge
+    of the plot, and put the legend under the axis (the arrows reach both edges)."""
+    for bar in np.asarray(bars.patches)[infinite.any(1)]:
+        bar.set_hatch("//")
+    for side, marker, label in ((0, "<", "-inf"), (1, ">", "+inf")):
+        at = infinite[:, side]
+        if at.any():
+            never = "ahead of" if side == 0 else "behind"
+            ax.plot(
+                np.full(at.sum(), edges[side]),
+                y[at],
+                ls="",
+                marker=marker,
+                ms=9,
+                color="black",
+                label=f"{label}: no finite estimate (never finished {never} some agent)",
+            )
+    span = edges[1] - edges[0]
+    ax.set_xlim(edges[0] - 0.04 * span, edges[1] + 0.04 * span)
+    handles, _ = ax.get_legend_handles_labels()
+    prior = "hatched: rating held finite only by the prior (it grows with the games)"
+    handles.append(Patch(facecolor="tab:blue", hatch="//", label=prior))
+    ax.legend(handles=handles, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14))
 
 
 def _rating_edges(data: pd.DataFrame, ends: np.ndarray) -> tuple[float, float]:

@@ -357,7 +357,7 @@ def command(args) -> None:
         raise ValueError(f"--exploit {SELF} (this solve's policy) needs --out and its tables")
     targets = parse_list([spec for spec in specs if spec != SELF], "geschenkt")
     for target in targets:
-        exploit.check_agent(rules, target)
+        target.check_rules(rules)
     _check_options(args, specs)
     if specs:  # the exploit step's memory too, before the solve and its files
         exploit.check_memory(rules, args.memory)
