@@ -791,7 +791,8 @@ def train(args, command: str) -> None:
         print(note)
     best, confirmed = curve.loc[curve["win_share"].idxmax()], curve.attrs["confirmed"]
     print(
-        f"\nwrote {args.out}: round {int(best['round'])}, the best of the curve "
+        f"\n{'kept (finished before)' if curve.attrs['kept'] else 'wrote'} {args.out}: round "
+        f"{int(best['round'])}, the best of the curve "
         f"({best['win_share']:.4f} on the held-out deals that chose it); on "
         f"{count_of(confirmed['deals'], 'fresh deal')} ({confirmed['games']:,} games) it wins "
         f"{confirmed['win_share']:.4f} [{confirmed['ci_low']:.4f}, {confirmed['ci_high']:.4f}] "

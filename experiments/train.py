@@ -38,7 +38,9 @@ claim against other agents or fields belongs in ``giftsim ladder`` or ``giftsim 
 A run is a pure function of its settings on a given machine: game indices come from the
 round, lineup and block, never from the workers; each round's shuffles from its own seed.
 Every round is checkpointed (``<out>.ckpt/``) with the optimiser's state, so ``resume``
-continues an interrupted run to the same network (or extends a finished one by more rounds).
+continues an interrupted run to the same network (or extends a finished one by more rounds;
+a finished run resumed with the same rounds plays and writes nothing while its outputs are the
+files it wrote).
 """
 
 import json
@@ -266,6 +268,7 @@ def train(
     folder = out.with_suffix(".ckpt")
     _check_outputs(out, folder, force)
     state = _start(settings, folder, resume)
+    finished = len(state["history"]) >= settings.rounds
     total = settings.rounds * settings.games
     with tqdm(total=total, disable=not progress, unit="game", unit_scale=True) as bar:
         bar.update(len(state["history"]) * settings.games)
@@ -275,7 +278,9 @@ def train(
             state["history"].append(row)
             _save_progress(folder, settings, state["history"])
     curve = pd.DataFrame(state["history"])
-    curve.attrs["confirmed"] = _write_best(settings, out, folder, curve, command, force)
+    kept = _kept_result(out, folder) if finished else None
+    curve.attrs["confirmed"] = kept or _write_best(settings, out, folder, curve, command, force)
+    curve.attrs["kept"] = kept is not None  # a finished run's outputs, left as they were
     return curve
 
 
@@ -314,6 +319,15 @@ def _ours(path: Path, folder: Path) -> bool:
     except ValueError:
         return False
     return isinstance(written, dict) and written.get(path.name) == files.digest(path)
+
+
+def _kept_result(out: Path, folder: Path) -> dict | None:
+    """The confirmed score of a run resumed after its last round, when every output is still
+    the file it wrote (nothing is played or written again); None when one is missing or was
+    changed since, so the outputs are written anew."""
+    if not all(_ours(path, folder) for path in outputs(out)):
+        return None
+    return json.loads(out.with_suffix(".json").read_text())["confirmed"]
 
 
 def _candidate(folder: Path, history: list) -> str:

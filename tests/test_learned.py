@@ -15,11 +15,18 @@ from agents.geschenkt import learned
 from agents.geschenkt.learned import NO_CARD, after, features, n_features
 from agents.kernels import net
 from agents.roster import roster
+from experiments import train as training
 from experiments.batch import field
 from experiments.cli import main
 from experiments.network import Network, ensemble
 from experiments.targets import lambda_returns, successors
-from experiments.train import CONFIRM_SEED_OFFSET, EVAL_SEED_OFFSET, TrainSettings, train
+from experiments.train import (
+    CONFIRM_SEED_OFFSET,
+    EVAL_SEED_OFFSET,
+    TrainSettings,
+    outputs,
+    train,
+)
 from geschenkt_sim.engine import (
     HIDDEN_CHIPS,
     OBS_SIZE,
@@ -234,6 +241,25 @@ def test_training_is_deterministic_and_resumes_to_the_same_network(tmp_path, lam
     b, _ = net.read(first.with_suffix(".ckpt") / "round-1.npz")
     for k in a:
         assert np.array_equal(a[k], b[k])
+
+
+def test_resuming_a_finished_run_plays_and_writes_nothing_while_its_outputs_are_its_own(
+    tmp_path, monkeypatch
+):
+    out = tmp_path / "done.npz"
+    first = train(tiny(rounds=1, games=300), out)
+    written = {path: (path.stat().st_mtime_ns, path.read_bytes()) for path in outputs(out)}
+    monkeypatch.setattr(training, "generate", lambda *a, **k: pytest.fail("a game was played"))
+    monkeypatch.setattr(training, "evaluate", lambda *a, **k: pytest.fail("a game was scored"))
+    again = train(tiny(rounds=1, games=300), out, resume=True)
+    assert again.attrs["confirmed"] == first.attrs["confirmed"]
+    assert again.attrs["kept"] and not first.attrs["kept"]
+    assert again.equals(first)
+    assert {path: (path.stat().st_mtime_ns, path.read_bytes()) for path in outputs(out)} == written
+    out.with_suffix(".png").unlink()  # an output gone: the outputs are written anew
+    monkeypatch.undo()
+    train(tiny(rounds=1, games=300), out, resume=True)
+    assert all(path.is_file() for path in outputs(out))
 
 
 @pytest.mark.parametrize(
