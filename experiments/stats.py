@@ -127,7 +127,10 @@ def share_interval(share, se, deals, z=Z95):
     interval ``share +- z se`` when that is large, inside [0, 1] always; ``z`` may be a
     t quantile per row, see ``quantile``); where
     ``se`` is 0 (every deal alike, e.g. a share of 0 or 1; below ``NO_SPREAD``, rounding) the
-    trials are the ``deals``. NaN where ``se`` is NaN."""
+    trials are the ``deals``: a deal's share lies in [0, 1], so its variance is at most
+    ``share (1 - share)``, and this interval, of the largest variance the deals could have, is
+    conservative (at a share strictly inside, wider than the deals show). NaN where ``se`` is
+    NaN."""
     p = np.clip(np.asarray(share, float), 0, 1)
     se = np.asarray(se, float)
     with np.errstate(invalid="ignore", divide="ignore"):
