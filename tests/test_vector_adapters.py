@@ -103,6 +103,32 @@ def test_the_sb3_vec_env_is_the_vector_env_in_sb3s_layout():
     assert finished >= 6 and venv.get_attr("render_mode") == [None] * 6
 
 
+def test_the_sb3_vec_env_draws_a_seed_when_none_is_given():
+    """SB3's convention (and Gymnasium's): the first reset() with no seed given to seed() or
+    the constructor plays a random seed (it played seed 0 every time); seed(S) and a seed
+    given to the constructor are played."""
+    pytest.importorskip("stable_baselines3", reason="needs stable-baselines3 (and torch)")
+    from experiments.envs.sb3_vec import GiftsimVecEnv
+
+    drawn = [GiftsimVecEnv("geschenkt", n_envs=2, players=3) for _ in range(2)]
+    for venv in drawn:
+        venv.reset()
+    assert drawn[0].env.seed != drawn[1].env.seed
+    seed = drawn[0].env.seed
+    obs = drawn[0].reset()  # the next episodes under the same seed
+    assert drawn[0].env.seed == seed
+    again = GiftsimVecEnv("geschenkt", n_envs=2, players=3, seed=seed)
+    again.reset()
+    assert np.array_equal(again.reset(), obs)
+    given = GiftsimVecEnv("geschenkt", n_envs=2, players=3, seed=9)
+    given.reset()
+    assert given.env.seed == 9
+    told = GiftsimVecEnv("geschenkt", n_envs=2, players=3)
+    told.seed(11)
+    told.reset()
+    assert told.env.seed == 11
+
+
 def test_maskable_ppo_trains_on_the_sb3_vec_env_without_a_wrapper():
     pytest.importorskip("sb3_contrib", reason="needs sb3-contrib (and torch)")
     from sb3_contrib import MaskablePPO

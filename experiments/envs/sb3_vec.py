@@ -15,7 +15,9 @@ it directly (needs ``stable-baselines3``, which needs torch: see the README)::
 * Masks: ``action_masks()`` gives the legal actions of every lane (bool, one row per lane),
   and ``env_method("action_masks")`` the same rows, which is what ``MaskablePPO`` calls.
 * Seeds: ``venv.seed(S)`` (which SB3 calls with the model's ``seed``) makes the next
-  ``reset()`` start every lane over at seed ``S``.
+  ``reset()`` start every lane over at seed ``S``. The first ``reset()`` with no seed given
+  (to ``seed()`` or the constructor) draws a random one, as SB3's own vector environments and
+  Gymnasium do (``venv.env.seed`` holds it); it had played seed 0.
 * Observations are the tensors, divided by :func:`experiments.policy.tensor_scale` with
   ``scale=True``; the other keyword arguments go to
   :class:`~experiments.envs.vector.VectorEnv` (seats, opponents, rules, margin, records), which
@@ -28,6 +30,7 @@ from stable_baselines3.common.vec_env import VecEnv
 
 from experiments.envs.gym_vector import observation_scaling
 from experiments.envs.vector import VectorEnv
+from giftsim.rng import MAX_SEED
 
 
 class GiftsimVecEnv(VecEnv):
@@ -52,10 +55,14 @@ class GiftsimVecEnv(VecEnv):
         super().__init__(self.env.n_envs, observation_space, action_space)
         self._mask = np.zeros((self.num_envs, self.env.num_actions), np.bool_)
         self._actions = None
+        self._seeded = "seed" in kwargs  # a seed given: reset() plays it, draws none
 
     def reset(self):
         seed = self._seeds[0]
         self._reset_seeds()
+        if seed is None and not self._seeded:
+            seed = int(np.random.default_rng().integers(MAX_SEED, dtype=np.uint64))
+        self._seeded = True
         obs, self._mask = self.env.reset(seed)
         return self._scaled(obs)
 
