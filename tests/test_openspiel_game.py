@@ -1,6 +1,7 @@
 """The OpenSpiel Python games of ``experiments/envs/openspiel_game.py``: OpenSpiel's own
 ``random_sim_test`` with serialisation on every rule option of both games (and the toy game),
-the chance nodes against the games' chance verbs, perfect-recall information states, giftsim's
+the chance nodes against the games' chance verbs, perfect-recall information states, the
+public and private observations (and ``generate_playthrough``, which prints them), giftsim's
 games played by ``GiftsimBot``s on dealt states, OpenSpiel's algorithms at small size
 (``evaluate_bots`` with its MCTS bot, ``rl_environment`` with a learner, CFR and exploitability),
 alpha-rank over giftsim agents, and bad input."""
@@ -307,24 +308,82 @@ def test_each_observer_has_a_tensor_of_its_own(recall):
     assert first.tensor.tolist() != second.tensor.tolist()
 
 
+PUBLIC = pyspiel.IIGObservationType(
+    public_info=True, perfect_recall=False, private_info=pyspiel.PrivateInfoType.NONE
+)
+PRIVATE = pyspiel.IIGObservationType(
+    public_info=False, perfect_recall=False, private_info=pyspiel.PrivateInfoType.SINGLE_PLAYER
+)
+
+
 @pytest.mark.parametrize("name", ["geschenkt", "tulips"])
-def test_public_only_and_private_only_observations_are_refused_naming_what_is(name):
-    """Documented limitation (docs/environments.md): no verb splits a seat's view into public
-    and private parts, so those types are refused in one line, generate_playthrough's too."""
+def test_generate_playthrough_prints_the_public_and_private_observations(name):
+    """OpenSpiel's ``generate_playthrough`` (which asks for the factored observations) runs
+    to the end of a game; a Tulips seat's private observation names the cards dealt to it."""
     game = og.load(name, players=3)
-    public = pyspiel.IIGObservationType(
-        public_info=True, perfect_recall=False, private_info=pyspiel.PrivateInfoType.NONE
+    lines = playthrough(str(game), action_sequence=[], seed=0).splitlines()
+    public = [line for line in lines if line.startswith("PublicObservationString() = ")]
+    private = [line for line in lines if line.startswith("PrivateObservationString(0) = ")]
+    assert public and len(public) == len(private)  # the states it shows in full
+    assert "IsTerminal() = True" in lines and public[-1].count(", ") > 20
+    if name == "tulips":
+        assert re.search(r"\d+: deal: \w+ \d", private[-1]) and "deal: ?" in public[-1]
+
+
+@pytest.mark.parametrize("name", ["geschenkt", "tulips"])
+def test_public_and_private_observations_split_each_seats_information_state(name):
+    """At every node of random games: the public observation is the same whichever seat asks;
+    a seat's information-state history is its private events where it has one and the public
+    events elsewhere; and an outcome that some seat does not see leaves the public observation
+    as it was for any other outcome, while its observers' private observations tell them
+    apart."""
+    game = og.load(name, players=3)
+    public, private = make_observation(game, PUBLIC), make_observation(game, PRIVATE)
+    recall = make_observation(game, pyspiel.IIGObservationType(perfect_recall=True))
+    rng, hidden = np.random.default_rng(5), 0
+    for _ in range(3):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            seen = []
+            for p in range(3):
+                public.set_from(state, p)
+                private.set_from(state, p)
+                recall.set_from(state, p)
+                seen.append(public.tensor.copy())
+                mine = private.dict["history"]
+                merged = np.where(mine != 0, mine, public.dict["history"])
+                assert np.array_equal(merged, recall.dict["history"])
+                assert private.dict["player"][p] == 1
+            assert all(np.array_equal(seen[0], other) for other in seen[1:])
+            outcomes = [o for o, _ in state.chance_outcomes()] if state.is_chance_node() else []
+            observers = int(load_game(name).chance_observers(state.board)) if outcomes else 7
+            if len(outcomes) > 1 and observers != 7:  # an outcome some seat does not see
+                hidden += 1
+                a, b = state.child(outcomes[0]), state.child(outcomes[1])
+                assert public.string_from(a, 0) == public.string_from(b, 0)
+                for p in range(3):
+                    told = private.string_from(a, p) != private.string_from(b, p)
+                    assert told == bool((observers >> p) & 1)
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    # Tulips: the cards removed, dealt and drawn; No Thanks! has no such event (a card
+    # removed is one never turned up) and so an empty private observation
+    assert hidden > 10 if name == "tulips" else hidden == 0
+
+
+@pytest.mark.parametrize("name", ["geschenkt", "tulips"])
+def test_observation_types_not_served_are_refused_naming_those_that_are(name):
+    game = og.load(name, players=3)
+    nothing = pyspiel.IIGObservationType(
+        public_info=False, perfect_recall=False, private_info=pyspiel.PrivateInfoType.NONE
     )
-    private = pyspiel.IIGObservationType(
-        public_info=False, perfect_recall=False, private_info=pyspiel.PrivateInfoType.SINGLE_PLAYER
+    everyone = pyspiel.IIGObservationType(
+        perfect_recall=False, private_info=pyspiel.PrivateInfoType.ALL_PLAYERS
     )
-    supported = "only a seat's own view (public_info=True, private_info=SINGLE_PLAYER"
-    for kind, named in ((public, "private_info=NONE"), (private, "public_info=False")):
-        with pytest.raises(ValueError, match=re.escape(supported)) as raised:
+    for kind, named in ((nothing, "private_info=NONE"), (everyone, "private_info=ALL_PLAYERS")):
+        with pytest.raises(ValueError, match="is not supported: a seat's own view") as raised:
             make_observation(game, kind)
         assert named in str(raised.value) and "\n" not in str(raised.value)
-    with pytest.raises(ValueError, match="generate_playthrough asks for them"):
-        playthrough(str(game), action_sequence=[], seed=0)
+        assert "the public observation (public_info=True, private_info=NONE)" in str(raised.value)
 
 
 @pytest.mark.parametrize("name", ["geschenkt", "tulips"])

@@ -32,10 +32,6 @@ decision what ``Game.public_action`` gives (No Thanks!: the action; Tulips: the 
 card it lays face up, and only that a setup choice was made). Its view now is ``Game.observe``.
 
 * Observation (``perfect_recall=False``): the seat's view now.
-* Not provided: public-only and private-only observations (``private_info=NONE``, or
-  ``public_info=False``), so OpenSpiel's ``generate_playthrough``, which asks for both, stops
-  with a one-line ValueError. No game verb splits a seat's view into what every seat sees and
-  what only it sees, and writing that split here per game would write rules again.
 * Information state (``perfect_recall=True``): the view now and every event of the game in
   order as the seat saw it: who acted (a chance event's kind, or a seat) and what the seat saw
   (the outcome or nothing; its own action; the other seat's public code). Perfect recall: a
@@ -43,6 +39,16 @@ card it lays face up, and only that a setup choice was made). Its view now is ``
   histories it saw alike (the same views, the same outcomes seen, the same own actions) get
   the same. A perfect-recall seat remembers the passes of No Thanks! even where the rules
   option ``chips_visible=false`` hides the chip counts from giftsim's agents.
+* Public observation (``public_info=True, private_info=NONE``; OpenSpiel's factored
+  observations, which ``generate_playthrough`` prints): every event in order as every seat
+  saw it alike: a chance outcome all seats see, only the kind of one that some seat does not,
+  a decision's public code. Private observation (``public_info=False,
+  private_info=SINGLE_PLAYER``): what the seat saw of each event beyond that (an outcome only
+  some seats see, its own action where the others see less), 0 elsewhere. Both are
+  histories whatever ``perfect_recall`` asks: no game verb splits a seat's view now into what
+  every seat sees and what only it sees (the views are seat-relative), and writing that split
+  here per game would write rules again; a history of public events is public and never
+  shows a private fact. Other observation types are refused in one line.
 
 Tensors, through :class:`GiftsimObserver` (named views into one flat float32 tensor):
 
@@ -51,7 +57,8 @@ view              shape                             meaning
 ================  ================================  ==========================================
 ``player``        ``(n,)``                          one-hot: the observing seat
 ``observation``   ``(Game.tensor_size(rules),)``    ``Game.encode`` of the seat's ``observe``
-``history``       ``(max_game_length,)``            information state only: each event in
+``history``       ``(max_game_length,)``            information state (and the public and
+                                                    private observations, as above): each event in
                                                     order as one code (0 past the game's
                                                     events), ``1 + (actor + K) * W + seen``:
                                                     ``actor`` is ``-kind`` for a chance event
@@ -179,6 +186,7 @@ def _game_type(game: Game) -> pyspiel.GameType:
         provides_information_state_tensor=True,
         provides_observation_string=True,
         provides_observation_tensor=True,
+        provides_factored_observation_string=True,
         parameter_specification=_parameters(game),
     )
 
@@ -318,10 +326,24 @@ def observer_of(setup: Setup, recall: bool) -> "GiftsimObserver":
     return setup.observers[recall]
 
 
-def _seat_view(kind) -> bool:
-    """Whether an observation type is a seat's own view (public and its private facts)."""
-    private = kind.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER
-    return bool(private and kind.public_info)
+SEAT_VIEW, PUBLIC, PRIVATE = "seat", "public", "private"  # the observation types served
+
+
+def _view_kind(kind) -> str:
+    """Which observation an OpenSpiel type asks for: a seat's own view (public and its private
+    facts), the public facts only, a seat's private facts only; a one-line ValueError for any
+    other type."""
+    single = kind.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER
+    none = kind.private_info == pyspiel.PrivateInfoType.NONE
+    if single or (none and kind.public_info):
+        return SEAT_VIEW if kind.public_info and single else PUBLIC if none else PRIVATE
+    raise ValueError(
+        f"observation type public_info={kind.public_info}, private_info="
+        f"{kind.private_info.name} is not supported: a seat's own view (public_info=True, "
+        "private_info=SINGLE_PLAYER), the public observation (public_info=True, "
+        "private_info=NONE) or a seat's private observation (public_info=False, "
+        "private_info=SINGLE_PLAYER)"
+    )
 
 
 class GiftsimState(pyspiel.State):
@@ -331,7 +353,8 @@ class GiftsimState(pyspiel.State):
     starts from, which only decides ``dealt_outcome`` (the chance outcomes then apply whatever
     OpenSpiel chooses). ``seen[p, :events]`` holds every event as seat ``p`` saw it, coded as
     the ``history`` tensor view holds them (``None`` before the first event: OpenSpiel
-    makes a new state to size every tensor it writes, so a new state must cost little).
+    makes a new state to size every tensor it writes, so a new state must cost little), and
+    ``seen[n]`` every event as every seat saw it alike (the public observation).
     ``node`` caches who is to act and the legal actions of the state as it is (computed once
     per step, asked many times)."""
 
@@ -425,7 +448,7 @@ class GiftsimState(pyspiel.State):
     def _seen_now(self) -> np.ndarray:
         """The row of ``seen`` of the event being applied, every seat's (made at the first)."""
         if self.seen is None:
-            self.seen = np.zeros((self.setup.n, self.setup.max_length), np.float32)
+            self.seen = np.zeros((self.setup.n + 1, self.setup.max_length), np.float32)
         return self.seen[:, self.events]
 
     def _apply_chance(self, kind: int, outcome: int) -> None:
@@ -435,8 +458,11 @@ class GiftsimState(pyspiel.State):
             raise ValueError(f"{outcome} is not an outcome of this chance event: {possible}")
         observers = int(game.chance_observers(self.board))
         hidden = event_code(self.setup, -kind, 0)
-        seen = self._seen_now()
-        seen[:] = [hidden + (outcome + 1) * ((observers >> p) & 1) for p in range(self.setup.n)]
+        n, seen = self.setup.n, self._seen_now()
+        everyone = (observers & ((1 << n) - 1)) == (1 << n) - 1
+        seen[:] = [hidden + (outcome + 1) * ((observers >> p) & 1) for p in range(n)] + [
+            hidden + (outcome + 1) * everyone
+        ]
         game.apply_chance(self.board, outcome)
 
     def _apply_decision(self, seat: int, legal: list[int], action: int) -> None:
@@ -444,7 +470,7 @@ class GiftsimState(pyspiel.State):
         if action not in legal:
             names = ", ".join(f"{a} ({game.action_names[a]})" for a in legal)
             raise ValueError(f"action {action} is illegal for seat {seat} now (legal: {names})")
-        seen = self._seen_now()
+        seen = self._seen_now()  # every row, the public one too, sees the public code
         seen[:] = event_code(self.setup, seat, int(game.public_action(self.board, action)) + 1)
         seen[seat] = event_code(self.setup, seat, action + 1)
         game.apply_action(self.board, action)
@@ -472,8 +498,13 @@ class GiftsimState(pyspiel.State):
         self.setup.game.observe(self.board, seat, obs)
         return obs
 
+    def private_events(self, seat: int) -> np.ndarray:
+        """``seen[seat]`` where it differs from the public row, 0 elsewhere (so far)."""
+        mine, public = self.seen[seat, : self.events], self.seen[self.setup.n, : self.events]
+        return np.where(mine != public, mine, 0)
+
     def event_text(self, seat: int, code) -> str:
-        """One event of ``seen[seat]`` as text."""
+        """One event of ``seen[seat]`` as text (``seat`` -1: as every seat sees it)."""
         game, (actor, seen) = self.setup.game, event_of(self.setup, code)
         if actor < 0:
             outcome = game.chance_text(-actor, seen - 1) if seen else "?"
@@ -497,24 +528,20 @@ class GiftsimState(pyspiel.State):
 
 
 class GiftsimObserver:
-    """Observer of a seat (OpenSpiel's PyObserver interface): ``tensor`` and its named views
-    ``dict`` (see the module docstring), ``set_from`` and ``string_from``."""
+    """Observer of a seat's view, of the public facts or of a seat's private facts (OpenSpiel's
+    PyObserver interface): ``tensor`` and its named views ``dict`` (see the module docstring),
+    ``set_from`` and ``string_from``."""
 
     def __init__(self, setup: Setup, iig_obs_type, params):
         if params:
             raise ValueError(f"observation parameters are not supported, got {params}")
-        if not _seat_view(iig_obs_type):
-            raise ValueError(
-                f"observation type public_info={iig_obs_type.public_info}, private_info="
-                f"{iig_obs_type.private_info.name} is not supported: only a seat's own view "
-                "(public_info=True, private_info=SINGLE_PLAYER; perfect_recall either), so no "
-                "public-only or private-only observation (generate_playthrough asks for them)"
-            )
+        self.kind = _view_kind(iig_obs_type)
         self.setup = setup
         self.obs = np.zeros(setup.game.obs_size, np.int64)
-        self.recall = iig_obs_type.perfect_recall
-        game = setup.game
-        pieces = [("player", (setup.n,)), ("observation", (game.tensor_size(setup.rules),))]
+        self.recall = iig_obs_type.perfect_recall or self.kind != SEAT_VIEW
+        pieces = [("player", (setup.n,))] if self.kind != PUBLIC else []
+        if self.kind == SEAT_VIEW:
+            pieces.append(("observation", (setup.game.tensor_size(setup.rules),)))
         if self.recall:
             pieces.append(("history", (setup.max_length,)))
         self.tensor = np.zeros(sum(int(np.prod(shape)) for _, shape in pieces), np.float32)
@@ -526,20 +553,40 @@ class GiftsimObserver:
             at += size
 
     def set_from(self, state: GiftsimState, player: int) -> None:
-        """Fill ``tensor`` with ``state`` seen by ``player``."""
+        """Fill ``tensor`` with ``state`` seen by ``player`` (any seat for the public facts)."""
         views, game = self.dict, self.setup.game
-        views["player"].fill(0)
-        views["player"][player] = 1
-        game.observe(state.board, player, self.obs)
-        game.encode(self.obs, views["observation"])  # encode writes every entry
-        if self.recall and state.seen is not None:
-            views["history"][:] = state.seen[player]
-        elif self.recall:
+        if "player" in views:
+            views["player"].fill(0)
+            views["player"][player] = 1
+        if self.kind == SEAT_VIEW:
+            game.observe(state.board, player, self.obs)
+            game.encode(self.obs, views["observation"])  # encode writes every entry
+        if self.recall:
             views["history"].fill(0)
+            views["history"][: state.events] = self._events(state, player)
+
+    def _events(self, state: GiftsimState, player: int) -> np.ndarray:
+        """The events so far as this observation codes them (see the module docstring)."""
+        if not state.events:
+            return np.zeros(0, np.float32)
+        if self.kind == PRIVATE:
+            return state.private_events(player)
+        return state.seen[self.setup.n if self.kind == PUBLIC else player, : state.events]
 
     def string_from(self, state: GiftsimState, player: int) -> str:
         """The same facts as text: the seat, the view's nonzero entries, and in the
-        information state every event as the seat saw it."""
+        information state every event as the seat saw it; the public facts as ``public`` and
+        the events as every seat saw them; a seat's private facts as the number and text of
+        each event it saw more of."""
+        if self.kind == PUBLIC:
+            events = self._events(state, player)
+            return "public | " + ", ".join(state.event_text(-1, event) for event in events)
+        if self.kind == PRIVATE:
+            events = self._events(state, player)
+            seen = ", ".join(
+                f"{i}: {state.event_text(player, events[i])}" for i in events.nonzero()[0]
+            )
+            return f"p{player} | {seen}"
         view = np.zeros(self.dict["observation"].shape, np.float32)
         self.setup.game.encode(state.view(player), view)
         entries = " ".join(f"{i}={view[i]:g}" for i in np.flatnonzero(view))
