@@ -38,6 +38,7 @@ FIELD = ["tournament", "geschenkt", "--design", "field", "--players", "3"]
 SOLVE = ["solve", "geschenkt", "--rule", "highest_card=8", "--rule", "n_removed=1", "--quiet"]
 GAUNTLET = ["gauntlet", "geschenkt", "--deals", "5", "--backend", "serial", "--quiet"]
 LEARNED = ["record", "geschenkt", "--players", "3", "--agents"]  # + "learned:net=X,greedy,greedy"
+NET_TOURNAMENT = ["tournament", "geschenkt", "--agents", "learned:net=nt3.npz,greedy"]
 NET_3P, NET_4P = (str(ROOT / "agents" / "geschenkt" / "nets" / f"{n}p.npz") for n in (3, 4))
 NET_FILES = ["trunc.npz", "empty.npz", "nan.npz", "inf.npz", "shape.npz", "text.npz"]
 
@@ -141,6 +142,11 @@ CLI = [  # (id, argv, words the one line must hold)
     (
         "record-net-other-count",
         ["record", "geschenkt", "--agents", "learned:net=nt3.npz,greedy,greedy,greedy"],
+        "is for 3 players, not 4",
+    ),
+    (
+        "tournament-net-other-count",
+        [*NET_TOURNAMENT, "--players", "4", "--out", "run-other-count", *QUICK],
         "is for 3 players, not 4",
     ),
     (
