@@ -17,8 +17,8 @@ from tqdm import tqdm
 
 from agents.isolation.host import end_idle
 from agents.registry import parse_list
-from experiments.games import TAIL, play_block, play_block_isolated
-from experiments.isolation import with_forfeits
+from experiments.games import TAIL, play_block, play_block_explained
+from experiments.isolation import fault_records, merged_faults, with_forfeits
 from giftsim.contract import first_player_for
 from giftsim.game import load_game
 from giftsim.rng import check_seed
@@ -51,7 +51,9 @@ def play(
     ``isolation`` (``agents.isolation.Isolation``) plays the agents it names each from a
     process of its own; the frame then has ``forfeit_s`` columns (``experiments.isolation``)
     and the games are played under ``secret``, a random one unless given (kept in the
-    frame's ``attrs["secret"]``). ``secret`` is 0 otherwise.
+    frame's ``attrs["secret"]``), and why the agents forfeited is in ``attrs["faults"]``:
+    per agent and fault code the forfeits and the first one's explanation
+    (``experiments.isolation.fault_table`` makes it a table). ``secret`` is 0 otherwise.
     """
     definition = load_game(game)
     agent_list = parse_list(_specs(agents), game)
@@ -64,7 +66,7 @@ def play(
     if isolation is not None:
         secret = secrets.randbits(64) if secret is None else secret
     secret = secret or 0
-    blocks, lost = [], []
+    blocks, lost, faults = [], [], []
     with tqdm(total=n_games, disable=not progress, unit="game", unit_scale=True) as bar:
         for start in range(0, n_games, BLOCK):
             size = min(BLOCK, n_games - start)
@@ -73,11 +75,14 @@ def play(
                 blocks.append(play_block(game, rules, agent_list, *where))
             else:
                 try:
-                    rows, forfeits = play_block_isolated(game, rules, agent_list, *where, isolation)
+                    rows, forfeits, explained = play_block_explained(
+                        game, rules, agent_list, *where, isolation
+                    )
                 finally:
                     end_idle()  # the isolated agents' processes end with the call
                 blocks.append(rows)
                 lost.append(forfeits)
+                faults += fault_records(explained, forfeits, agent_list, 0, first_index + start)
             bar.update(size)
     width = definition.row_width(rules)
     raw = np.concatenate(blocks) if blocks else np.zeros((0, width), np.int64)
@@ -86,6 +91,7 @@ def play(
     frame = to_frame(definition, raw, agent_list, first_index)
     if isolation is not None:
         frame.attrs["secret"] = secret
+        frame.attrs["faults"] = merged_faults(faults)
         n = len(agent_list)
         with_forfeits(frame, np.concatenate(lost) if lost else np.zeros((0, n), np.int8))
     return frame

@@ -17,6 +17,30 @@ column             meaning
 =================  ========================================================================
 
 Streaming summaries (``--summary-only``) gain ``forfeits``, per (job, seat, position).
+
+Why an agent forfeited is kept beside the codes, bounded: each chunk keeps, for each seat and
+fault code, the number of its forfeits and the explanation of the first (by game index; cut to
+``EXPLANATION`` characters), as fault records (:func:`fault_records`), JSON in the metadata of
+its parquet file under the key ``giftsim.faults`` (``experiments.results.load_faults``), a
+summary chunk as a chunk of rows. A record is a dict:
+
+=================  ========================================================================
+key                meaning
+=================  ========================================================================
+``agent``          the agent's spec
+``code``           the fault code (``agents.isolation.FAULTS``)
+``forfeits``       the games (matches) of the chunk that seat forfeited with that code
+``job``            the job of the first of them
+``game_index``     its game index
+``seat``           its seat
+``explanation``    what the agent's process said, or what the run saw (``ValueError: ...
+                   (bot.py:12)``, ``no answer in 1 s``), at most ``EXPLANATION`` characters
+=================  ========================================================================
+
+A run's records are merged per agent and code (:func:`merged_faults`): the forfeits added up,
+the explanation of the first game in (job, game index, seat) order, so the table is the same
+whatever the backend, workers and chunk size, and after a resume. The Python API's frames keep
+the merged records in ``frame.attrs["faults"]``; :func:`fault_table` makes them a table.
 """
 
 from __future__ import annotations
@@ -33,6 +57,9 @@ if TYPE_CHECKING:  # pandas only where the tables are made: the CLI parses optio
     import pandas as pd
 
 MANY = 5  # reasons shown per agent before the rest are counted together
+EXPLANATION = 300  # characters of a fault's explanation kept (the rest is cut, with "...")
+FAULTS_KEY = b"giftsim.faults"  # a chunk file's metadata key of its fault records
+ORDER = ("job", "game_index", "seat")  # which forfeit of an agent and code is the first
 
 
 def isolate(jobs, isolation: Isolation, secret: int | None = None) -> list:
@@ -135,3 +162,58 @@ def _reasons(reasons: pd.Series) -> str:
     counts = reasons.value_counts()
     shown = [f"{name} {count}" for name, count in counts.iloc[:MANY].items()]
     return ", ".join(shown) or "-"
+
+
+def fault_records(explained: dict, forfeits: np.ndarray, agents, job: int, first: int) -> list:
+    """The fault records (module docstring) of a block of games ``first ..`` of ``job``:
+    ``forfeits``, its codes per row and seat, and ``explained``, the first explanation of each
+    seat and code (``agents.drivers.isolated.Explained``); ``agents``: one per seat."""
+    records = []
+    for seat, code in sorted({(s, int(c)) for s, c in zip(*_faulted(forfeits), strict=True)}):
+        rows = np.flatnonzero(forfeits[:, seat] == code)
+        records.append(
+            {
+                "agent": getattr(agents[seat], "spec", str(agents[seat])),
+                "code": code,
+                "forfeits": len(rows),
+                "job": job,
+                "game_index": first + int(rows[0]),
+                "seat": seat,
+                "explanation": cut(explained.get((seat, code), (0, ""))[1]),
+            }
+        )
+    return records
+
+
+def _faulted(forfeits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The seats and codes of every forfeit of a block."""
+    rows, seats = np.nonzero(forfeits)
+    return seats, forfeits[rows, seats]
+
+
+def cut(text: str) -> str:
+    """``text``, at most ``EXPLANATION`` characters (its end cut, with ``...``)."""
+    return text if len(text) <= EXPLANATION else text[: EXPLANATION - 3] + "..."
+
+
+def merged_faults(records) -> list:
+    """Fault records merged per agent and code: their forfeits added up, the rest of the
+    first (``ORDER``); by agent, then code. Merged records merge again to themselves."""
+    merged = {}
+    for record in sorted(records, key=lambda r: tuple(r[key] for key in ORDER)):
+        key = (record["agent"], record["code"])
+        if key in merged:
+            merged[key]["forfeits"] += record["forfeits"]
+        else:
+            merged[key] = dict(record)
+    return [merged[key] for key in sorted(merged)]
+
+
+def fault_table(records) -> pd.DataFrame:
+    """Per agent and reason (``FAULTS``): its forfeits, where the first was (job, game index,
+    seat) and its explanation, from fault records (merged here)."""
+    import pandas as pd
+
+    columns = ["agent", "reason", "forfeits", *ORDER, "explanation"]
+    rows = [{**r, "reason": FAULTS[r["code"]]} for r in merged_faults(records)]
+    return pd.DataFrame(rows, columns=columns).set_index("agent")

@@ -9,6 +9,7 @@ aggregates instead of per-game rows, so memory and disk do not grow with the num
 """
 
 import ctypes
+import json
 import os
 import signal
 import time
@@ -28,8 +29,8 @@ from agents.isolation.host import end_idle
 from agents.registry import parse_list
 from experiments import manifest as manifest_io
 from experiments.batch import to_frame
-from experiments.games import play_block, play_block_isolated
-from experiments.isolation import with_forfeits
+from experiments.games import play_block, play_block_explained
+from experiments.isolation import FAULTS_KEY, fault_records, merged_faults, with_forfeits
 from experiments.luck import luck_rows
 from experiments.schedule import Job
 from giftsim.game import load_game
@@ -87,15 +88,17 @@ def chunks_of(jobs: list[Job], chunk_size: int) -> list[Chunk]:
 def rows(chunk: Chunk) -> pd.DataFrame:
     """Per-game rows of a chunk: job, game index, deal seed, first player, decisions, and per
     seat the agent, score (and the game's other result blocks) and win share; with isolated
-    agents also each seat's forfeit code (``experiments.isolation.with_forfeits``); for a job
-    with ``luck``, per seat ``luck_s``, the sum of its corrections (``experiments.luck``)."""
+    agents also each seat's forfeit code (``experiments.isolation.with_forfeits``) and, in
+    ``attrs["faults"]``, the chunk's fault records (``experiments.isolation.fault_records``);
+    for a job with ``luck``, per seat ``luck_s``, the sum of its corrections
+    (``experiments.luck``)."""
     job = chunk.job
     agents = list(chunk.agents) or parse_list(list(job.agents), job.game)
     first = job.first_index + chunk.start
     where = (job.seed, first, chunk.size, job.first_player, job.secret)
     luck = None
     if job.isolation:
-        raw, forfeits = play_block_isolated(
+        raw, forfeits, explained = play_block_explained(
             job.game, job.make_rules(), agents, *where, job.isolation
         )
     elif job.luck:
@@ -105,6 +108,7 @@ def rows(chunk: Chunk) -> pd.DataFrame:
     frame = to_frame(load_game(job.game), raw, agents, first)
     if job.isolation:
         with_forfeits(frame, forfeits)
+        frame.attrs["faults"] = fault_records(explained, forfeits, agents, job.job, first)
     if luck is not None:
         frame = frame.assign(**luck)
     seeds = np.zeros(chunk.size, np.uint64)
@@ -193,7 +197,10 @@ def play_chunk(chunk: Chunk, folder: str | None, summary_only: bool, owner: int 
     _follow(owner)
     frame = rows(chunk)
     if summary_only:
+        faults = frame.attrs.get("faults")
         frame = summary(frame, chunk.job)
+        if faults is not None:  # a summary chunk keeps its fault records as a chunk of rows
+            frame.attrs["faults"] = faults
     if folder is None:
         return chunk.size, frame
     path = Path(folder) / chunk.name
@@ -239,8 +246,13 @@ def _orphaned(owner: int | None) -> bool:
 
 def _write(frame: pd.DataFrame, path: Path) -> None:
     """Parquet without column statistics and with dictionaries only for the agent names: a
-    third of pandas' default write time for these all-numeric rows."""
+    third of pandas' default write time for these all-numeric rows. A chunk's fault records
+    go into the file's metadata (``experiments.isolation.FAULTS_KEY``), in the same write."""
+    faults = frame.attrs.pop("faults", None)
     table = pa.Table.from_pandas(frame, preserve_index=False)
+    if faults is not None:
+        metadata = {**(table.schema.metadata or {}), FAULTS_KEY: json.dumps(faults).encode()}
+        table = table.replace_schema_metadata(metadata)
     names = [c for c in frame.columns if c.startswith("agent")]
     pq.write_table(table, path, write_statistics=False, use_dictionary=names or False)
 
@@ -274,7 +286,9 @@ def run(
     intro="",
 ):
     """Play every job. With ``out`` (a folder) chunks are written there and a manifest ties the
-    folder to this experiment; without, the rows (or summaries) are returned as a DataFrame.
+    folder to this experiment; without, the rows (or summaries) are returned as a DataFrame,
+    with isolated agents their merged fault records in ``attrs["faults"]``
+    (``experiments.isolation``).
     ``intro``: a line printed once every option is checked, as play begins (a command's plan
     of seatings: above an error it would read as a run that began).
     Returns ``(frame or None, seconds, games played now)``."""
@@ -308,8 +322,12 @@ def run(
     seconds = time.perf_counter() - start
     if folder is not None:
         return None, seconds, played
-    frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-    return _ordered(frame), seconds, played
+    faults = [f for frame in frames for f in frame.attrs.get("faults", ())]
+    explained = any("faults" in frame.attrs for frame in frames)
+    frame = _ordered(pd.concat(frames, ignore_index=True) if frames else pd.DataFrame())
+    if explained:
+        frame.attrs["faults"] = merged_faults(faults)
+    return frame, seconds, played
 
 
 def _ordered(frame: pd.DataFrame) -> pd.DataFrame:

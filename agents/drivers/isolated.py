@@ -8,8 +8,10 @@ loop goes on. Each block decides from fresh processes (forked from a template th
 keeps per agent); the template, and the agent's folder, live on from block to block.
 
 Beside the result rows, a block returns each seat's forfeit code per row (0: none;
-``agents.isolation.FAULTS``). In a row with forfeits the winners are the best of the seats
-that did not forfeit (by the game's ``finish_key``): a forfeit is a loss.
+``agents.isolation.FAULTS``) and what explains them: for each seat and fault code, the first
+row (by row, whatever the order the games in flight faulted in) and the explanation of its
+fault (:data:`Explained`). In a row with forfeits the winners are the best of the seats that
+did not forfeit (by the game's ``finish_key``): a forfeit is a loss.
 
 When a trusted seat is plain Python the block is played through the slow path instead, each
 isolated seat a :class:`IsolatedSeat` of one decision at a time.
@@ -30,6 +32,9 @@ from giftsim.rng import check_secret
 
 WIDTH = 1024  # games in flight: one round trip to an isolated seat serves up to this many
 
+# The first forfeit of each (seat, fault code) of a block: (seat, code) -> (row, explanation).
+Explained = dict[tuple[int, int], tuple[int, str]]
+
 
 def play_block(
     game: Game,
@@ -41,9 +46,10 @@ def play_block(
     first_player="rotate",
     secret=0,
     isolation: Isolation | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """``(rows, forfeits)``: the result rows of ``agents.drivers.block.play_block`` for the
-    same games, and an int8 ``(n_games, n_players)`` array of forfeit codes."""
+) -> tuple[np.ndarray, np.ndarray, Explained]:
+    """``(rows, forfeits, explained)``: the result rows of ``agents.drivers.block.play_block``
+    for the same games, an int8 ``(n_games, n_players)`` array of forfeit codes, and the first
+    forfeit of each seat and code with its explanation (:data:`Explained`)."""
     isolation = isolation or Isolation()
     n = rules.n_players
     if len(agents) != n:
@@ -68,7 +74,7 @@ def play_block(
             box.close()
     forfeits = loop.forfeits[:, :n].astype(np.int8)
     lose(game, rules, loop.out, forfeits)
-    return loop.out, forfeits
+    return loop.out, forfeits, loop.explained
 
 
 def _start(boxes) -> None:
@@ -88,11 +94,13 @@ class _Loop:
 
         layout = make(game.name, "isolated")
         self.rules_vec, self.width, self.seats, self.names = rules.to_array(), width, seats, ""
+        self.explained: Explained = {}
         self.out = np.zeros((n_games, game.row_width(rules)), np.int64)
         self.forfeits = np.zeros((n_games, game.max_players), np.int64)
         self.slots = np.full((width, layout.SLOT_WIDTH), -1, np.int64)
         self.slots[:, layout.S_OUT] = 0
         self.wait_slot, self.mask_slot = layout.S_WAIT, layout.S_MASK
+        self.match_slot = layout.S_MATCH
         self.states = np.zeros((width, game.state_size), np.int64)
         self.rngs = np.zeros((width, game.max_players), np.uint64)
         self.rows = np.zeros((width, game.obs_size), np.int64)
@@ -152,15 +160,45 @@ class _Loop:
             return
         box.rows[:k] = self.rows[pending]
         box.words[:k] = self.rngs[pending, seat]
+        before = len(box.faults)
         faults = box.run(k).astype(np.int64)
+        texts = _said(faults, box.faults[before:], box.broken)
         actions = box.actions[:k].copy()
         legal = (self.slots[pending, self.mask_slot] >> np.clip(actions, 0, 63)) & 1
         illegal = (faults == 0) & ((actions < 0) | (actions > 62) | (legal == 0))
         if illegal.any():  # a forfeit, and a fresh process for the next decision
             faults[illegal] = ILLEGAL
             box.discard(ILLEGAL, f"action {actions[illegal][0]} is not legal")
+            for i in np.flatnonzero(illegal):
+                texts[int(i)] = f"action {actions[i]} is not legal"
+        self._explain(seat, self.slots[pending, self.match_slot], faults, texts)
         self.answers[pending] = np.where(faults == 0, actions, -faults)
         self.rngs[pending, seat] = box.words[:k]
+
+    def _explain(self, seat: int, matches: np.ndarray, faults: np.ndarray, texts: dict) -> None:
+        """Keep the explanation of each fault of ``seat`` that forfeits its match (``matches``:
+        the row of each decision; a match already forfeited keeps its first fault) where it is
+        the first row of its code so far."""
+        for i in np.flatnonzero(faults):
+            row, code = int(matches[i]), int(faults[i])
+            if self.forfeits[row, seat] == 0:
+                note(self.explained, seat, code, row, texts.get(i, ""))
+
+
+def _said(faults: np.ndarray, notes: list, broken: str) -> dict[int, str]:
+    """The explanation of each faulted decision of a batch, by its place in the batch:
+    ``Sandbox.run`` notes one fault per faulted decision, in order (``notes``), except the
+    decisions after its process failed to start again, which ``broken`` explains."""
+    faulted = np.flatnonzero(faults)
+    texts = [why for _, why in notes] + [broken] * max(len(faulted) - len(notes), 0)
+    return {int(i): text for i, text in zip(faulted, texts, strict=False)}
+
+
+def note(explained: Explained, seat: int, code: int, row: int, text: str) -> None:
+    """Keep ``text`` as the explanation of ``seat``'s ``code`` unless an earlier row has one."""
+    kept = explained.get((seat, code))
+    if kept is None or row < kept[0]:
+        explained[(seat, code)] = (row, text)
 
 
 def lose(game: Game, rules, out: np.ndarray, forfeits: np.ndarray) -> None:
@@ -202,9 +240,10 @@ class IsolatedSeat:
         if self.fault:
             return legal[0]
         self.box.rows[0], self.box.words[0] = obs, rng[0]
+        before = len(self.box.faults)
         fault = int(self.box.run(1)[0])
         action = int(self.box.actions[0])
-        message = self.box.faults[-1][1] if fault else ""
+        message = _said(np.array([fault]), self.box.faults[before:], self.box.broken).get(0, "")
         if fault == 0 and action not in legal:
             fault, message = ILLEGAL, f"action {action} is not legal (legal: {legal})"
         if fault:
@@ -247,6 +286,7 @@ def play_block_slow(
     n, rounds = rules.n_players, rounds_of(rules)
     out = np.zeros((n_games, game.row_width(rules)), np.int64)
     forfeits = np.zeros((n_games, n), np.int8)
+    explained: Explained = {}
     table = seated(game.name, agents, n, isolation)
     try:
         for g in range(n_games):
@@ -260,7 +300,8 @@ def play_block_slow(
                 for s, seat in enumerate(table):
                     if isinstance(seat, IsolatedSeat) and seat.fault and not forfeits[g, s]:
                         forfeits[g, s] = seat.fault
+                        note(explained, s, seat.fault, g, seat.message)
     finally:
         close(table)
     lose(game, rules, out, forfeits)
-    return out, forfeits
+    return out, forfeits, explained
