@@ -16,12 +16,13 @@ import pandas as pd
 from agents.roster import roster
 from experiments import digest, luck, ratings, stats
 from experiments import manifest as manifest_io
-from experiments.isolation import forfeit_sums_table, forfeit_table
+from experiments.isolation import fault_table, forfeit_sums_table, forfeit_table
 from experiments.marks import flag_few, warning_notes
 from experiments.results import (
     deal_sums,
     load,
     load_deal_sums,
+    load_faults,
     load_summary,
     long_table,
     manifest_jobs,
@@ -43,6 +44,7 @@ from giftsim.game import GAMES, load_game
 HEAD_TO_HEAD = "head to head (row agent finishes ahead of opponent, level 1/2)"
 RATINGS = "ratings (Plackett-Luce log-strength, whole finishing order; bootstrap over deals)"
 FORFEITS = "forfeits by agent (a forfeit is a loss)"
+FAULTS = "why they forfeited: by agent and reason, the first forfeit (job, game index, seat)"
 
 
 def design_jobs(
@@ -88,17 +90,22 @@ def execute(jobs, out, options):
     """Run jobs (into ``out`` if given) and return ``(sums, deals)``: their per-(job, seat,
     position) sums (with ``deal_rows``, see ``schedule.rows_per_deal``) and, unless the run
     keeps summaries only, their per-(deal, agent, turn position) sums (``results.deal_sums``),
-    both read chunk by chunk so that memory does not grow with the number of games."""
+    both read chunk by chunk so that memory does not grow with the number of games. With
+    isolated agents the sums keep the run's fault records in ``attrs["faults"]``
+    (``experiments.isolation``)."""
     frame = play(jobs, out, options)
     summary_only = options.get("summary_only", False)
     if out is not None:
         _say(options.get("progress", True), f"reading {out} back for the tables")
-        sums = load_summary(out)
+        sums, faults = load_summary(out), load_faults(out)
         deals = None if summary_only else load_deal_sums(out)
     else:
-        sums = summary_of(frame, summary_only, jobs)
+        sums, faults = summary_of(frame, summary_only, jobs), frame.attrs.get("faults")
         deals = None if summary_only else deal_sums(frame, deal_strata(jobs))
-    return sums.merge(rows_per_deal(jobs), on=["job", "seat"], how="left"), deals
+    sums = sums.merge(rows_per_deal(jobs), on=["job", "seat"], how="left")
+    if faults is not None:
+        sums.attrs["faults"] = faults
+    return sums, deals
 
 
 def play(jobs, out, options):
@@ -182,7 +189,21 @@ def summary_tables(sums: pd.DataFrame, deals=None, ranges=None) -> dict[str, pd.
     out.update(_holm_over_tests(out))
     if "forfeits" in sums:  # isolated agents (experiments.isolation)
         out[FORFEITS] = forfeit_sums_table(sums)
+    out.update(fault_tables(sums.attrs.get("faults")))
     return out
+
+
+def _beside_forfeits(named: dict, more: dict) -> dict:
+    """``named`` with the tables ``more`` right after its forfeits table (else at its end)."""
+    keys = list(named)
+    at = keys.index(FORFEITS) + 1 if FORFEITS in named else len(keys)
+    return {**{k: named[k] for k in keys[:at]}, **more, **{k: named[k] for k in keys[at:]}}
+
+
+def fault_tables(faults) -> dict[str, pd.DataFrame]:
+    """The table of why isolated agents forfeited (``experiments.isolation.fault_table``) from
+    a run's fault records; none when nothing was forfeited (or nothing kept)."""
+    return {FAULTS: fault_table(faults)} if faults else {}
 
 
 def _holm_over_tests(named: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
@@ -219,8 +240,10 @@ def tables(frame: pd.DataFrame, summary_only: bool, game: str, jobs=None):
     """The report's tables of rows (or summaries) in memory, as ``report`` computes them from a
     folder: every figure with its interval, the deal as unit. ``jobs``: the run's jobs (their
     design's strata; they bound the intervals of summaries, ``schedule.rows_per_deal``);
-    without them each job is its own stratum and every game its own deal."""
-    return digest_tables(digest.of_frame(frame, summary_only, game, jobs))
+    without them each job is its own stratum and every game its own deal. With isolated
+    agents (``runner.run``'s frame), the table of why they forfeited too."""
+    named = digest_tables(digest.of_frame(frame, summary_only, game, jobs))
+    return _beside_forfeits(named, fault_tables(frame.attrs.get("faults")))
 
 
 def digest_tables(sums: digest.Digest, progress: bool = False) -> dict[str, pd.DataFrame]:
@@ -328,6 +351,7 @@ def report(folder, progress: bool = True, workers=None, force=False) -> dict[str
     sums = digest.of_folder(folder, progress, workers)
     named = digest_tables(sums, progress)
     named.update(_forfeit_reasons(folder, manifest))
+    named = _beside_forfeits(named, fault_tables(load_faults(folder)))
     unfinished = incomplete_note(folder, manifest, played_games(sums))
     if unfinished:
         print(unfinished)
@@ -458,11 +482,20 @@ def _markdown(folder: Path, manifest: dict, named, figures, notes=((), "", ""), 
 
 def _as_markdown(table: pd.DataFrame) -> str:
     """A table as Markdown, rounded; a verdict that was not tested (<NA>) as "n/a" (a
-    Markdown reader takes "<NA>" for an HTML tag and shows nothing)."""
+    Markdown reader takes "<NA>" for an HTML tag and shows nothing); a ``|`` in a text (an
+    agent's explanation of a fault) escaped, since it would end its cell."""
     shown = table.round(4).reset_index()
     for column in shown.columns[shown.dtypes == "boolean"]:
         shown[column] = shown[column].astype(object).where(shown[column].notna(), "n/a")
+    for column in shown.columns:
+        if shown[column].dtype == object or isinstance(shown[column].dtype, pd.StringDtype):
+            shown[column] = shown[column].map(_cell)
     return shown.to_markdown(index=False)
+
+
+def _cell(value):
+    """A Markdown table's cell: a text with its ``|`` escaped; any other value as it is."""
+    return value.replace("|", "\\|") if isinstance(value, str) else value
 
 
 def _may_replace(folder: Path, force: bool) -> bool:

@@ -169,15 +169,15 @@ def fault_records(explained: dict, forfeits: np.ndarray, agents, job: int, first
     ``forfeits``, its codes per row and seat, and ``explained``, the first explanation of each
     seat and code (``agents.drivers.isolated.Explained``); ``agents``: one per seat."""
     records = []
-    for seat, code in sorted({(s, int(c)) for s, c in zip(*_faulted(forfeits), strict=True)}):
+    for seat, code in sorted({(int(s), int(c)) for s, c in zip(*_faulted(forfeits), strict=True)}):
         rows = np.flatnonzero(forfeits[:, seat] == code)
         records.append(
             {
                 "agent": getattr(agents[seat], "spec", str(agents[seat])),
                 "code": code,
                 "forfeits": len(rows),
-                "job": job,
-                "game_index": first + int(rows[0]),
+                "job": int(job),
+                "game_index": int(first) + int(rows[0]),
                 "seat": seat,
                 "explanation": cut(explained.get((seat, code), (0, ""))[1]),
             }

@@ -339,3 +339,27 @@ def load_summary(folder) -> pd.DataFrame:
     if not parts:
         raise ValueError(f"{folder} holds no results yet")
     return summary_of(pd.concat(parts, ignore_index=True), True)
+
+
+def load_faults(folder) -> list | None:
+    """The fault records of a results folder's chunks (``experiments.isolation``), merged per
+    agent and code; None when no chunk keeps any (no agent isolated, or a folder written
+    before chunks kept them). Only each file's metadata is read."""
+    import json
+
+    import pyarrow.parquet as pq
+    from pyarrow import ArrowException
+
+    from experiments.isolation import FAULTS_KEY, merged_faults
+
+    folder = Path(folder)
+    records, kept = [], False
+    for path in manifest_io.chunk_files(folder, manifest_io.read(folder)):
+        try:
+            text = (pq.read_schema(path).metadata or {}).get(FAULTS_KEY)
+            records += json.loads(text) if text is not None else []
+        except (ArrowException, OSError, ValueError) as error:
+            reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+            raise ValueError(f"results chunk {path} cannot be read ({reason}): {AGAIN}") from None
+        kept = kept or text is not None
+    return merged_faults(records) if kept else None

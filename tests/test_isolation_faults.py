@@ -1,0 +1,169 @@
+"""Why isolated agents forfeit (``experiments.isolation``, fault records): each agent and fault
+code keeps its forfeits and the explanation of the first (by job, game index, seat), in the
+Python API's frames, in each chunk file of a run, in the tournament's tables, in ``report``
+and its summary.md; the same whatever the backend, workers, chunk size, resume or
+``--summary-only``."""
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.isolation import NO_START, RAISED, Isolation
+from agents.isolation.untrusted import load_untrusted
+from agents.registry import parse_list
+from experiments.batch import play
+from experiments.cli import main
+from experiments.games import play_block_explained
+from experiments.isolation import EXPLANATION, cut, fault_table, merged_faults
+from experiments.results import load_faults
+from giftsim.game import load_game
+from tests.test_isolation import NO_START_BOT, SECRET, two_seats_against_greedy
+
+BOTS = Path(__file__).parent / "bots"
+TITLE = "== why they forfeited"
+ROWS = (["agent"], ["raiser"], ["teller"])  # the first words of that table's lines
+
+# A plain-Python bot that raises at the first decision of each game (so in the games it
+# begins), naming the card on offer: each game's explanation is its own.
+TELLER = """
+from agents.registry import define
+from geschenkt_sim.rules import PASS, TAKE
+from geschenkt_sim.state import CARD, CHIPS, N_DECISIONS, POT, SEAT
+
+
+def teller(obs, params, rng):
+    if obs[N_DECISIONS] == 0:
+        raise ValueError(f"card {int(obs[CARD])} on offer")
+    broke = obs[CHIPS + obs[SEAT]] == 0
+    return TAKE if broke or obs[POT] >= 5 else PASS
+
+
+define("geschenkt", "teller", teller, compiled=False)
+"""
+
+
+@pytest.fixture(scope="module")
+def teller(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("bots") / "teller.py"
+    path.write_text(TELLER)
+    load_untrusted(path, 600)
+    return path
+
+
+def test_the_first_explanation_of_a_block_is_its_first_faulted_game_s_whatever_the_block(
+    teller,
+):
+    """In one block the bot faults in many games of one round trip (each fault ends its
+    worker, the rest of the batch goes to a fresh one): the explanation kept for its code is
+    the one of the first game by index, the game's own (the single game's), from any start."""
+    rules = load_game("geschenkt").rules(n_players=2)
+    agents = parse_list(["teller", "greedy"], "geschenkt")
+    isolation = Isolation((), time_limit=0.4, memory_mb=600)
+    singles = [
+        play_block_explained("geschenkt", rules, agents, 7, g, 1, "rotate", SECRET, isolation)
+        for g in range(8)
+    ]
+    said = {g: found[(0, RAISED)][1] for g, (_, _, found) in enumerate(singles) if found}
+    assert sorted(said) == [0, 2, 4, 6]  # the games it begins
+    assert len(set(said.values())) > 1  # the cards differ, so a game's words are its own
+    for start in range(7):
+        _, forfeits, explained = play_block_explained(
+            "geschenkt", rules, agents, 7, start, 8 - start, "rotate", SECRET, isolation
+        )
+        first = start + start % 2
+        assert np.flatnonzero(forfeits[:, 0])[0] + start == first
+        assert explained[(0, RAISED)] == (first - start, said[first])
+        assert said[first].startswith("ValueError: card ")
+
+
+def test_a_process_that_does_not_start_says_why(tmp_path):
+    rules, agents, isolation = two_seats_against_greedy(tmp_path, "nostart", NO_START_BOT)
+    _, forfeits, explained = play_block_explained(
+        "geschenkt", rules, agents, 1, 0, 2, "rotate", SECRET, isolation
+    )
+    assert forfeits[:, 0].tolist() == [NO_START, NO_START]
+    row, text = explained[(0, NO_START)]
+    assert row == 0 and "did not start" in text and "never starts to play" in text
+
+
+def test_the_python_api_frame_keeps_the_faults():
+    load_untrusted(BOTS / "faulty.py", 600)
+    isolation = Isolation((), time_limit=0.4, memory_mb=600)
+    frame = play("geschenkt", ["raiser", "illegal", "greedy"], 9, isolation=isolation, seed=2)
+    table = fault_table(frame.attrs["faults"])
+    assert table.loc["raiser", "explanation"] == "ValueError: the raiser raises"
+    assert table.loc["illegal", "explanation"] == "action 7 is not legal"
+    assert table.loc["raiser", "game_index"] == 0 and table.loc["illegal", "game_index"] == 1
+    for agent, seat in (("raiser", 0), ("illegal", 1)):
+        assert table.loc[agent, "forfeits"] == (frame[f"forfeit_{seat}"] != 0).sum() == 3
+
+
+def test_records_are_cut_and_merge_to_the_first_by_job_game_and_seat():
+    assert cut("x" * 1000) == "x" * (EXPLANATION - 3) + "..." and cut("short") == "short"
+    records = [
+        {"agent": "a", "code": 1, "forfeits": 2, "job": 1, "game_index": 0, "seat": 0},
+        {"agent": "a", "code": 1, "forfeits": 3, "job": 0, "game_index": 9, "seat": 2},
+        {"agent": "a", "code": 1, "forfeits": 1, "job": 0, "game_index": 9, "seat": 1},
+    ]
+    records = [{**r, "explanation": f"seat {r['seat']}"} for r in records]
+    merged = merged_faults(records)
+    assert merged == [{**records[2], "forfeits": 6}]
+    assert merged_faults(merged) == merged == merged_faults(records[::-1])
+
+
+def tournament(out: Path, teller: Path, *options: str) -> None:
+    """Play the field of ``teller`` against two ``raiser``s (each bot faults in the games it
+    begins) into ``out``, under one secret (so that every run plays the same games)."""
+    args = ["tournament", "geschenkt", "--design", "field", "--candidate", "teller"]
+    args += ["--baseline", "raiser", "--players", "3", "--games", "24", "--quiet"]
+    args += ["--untrusted-module", str(teller), "--untrusted-module", str(BOTS / "faulty.py")]
+    args += ["--time-limit", "0.4", "--memory-limit", "600", "--secret", "11"]
+    assert main([*args, *options, "--out", str(out)]) == 0
+
+
+def section(printed: str) -> str:
+    """The table of why agents forfeited, as printed (its header and rows)."""
+    assert TITLE in printed, printed
+    block = printed.split(TITLE)[1].split("\n\n")[0].splitlines()[1:]
+    return "\n".join(line for line in block if line.split()[:1] in (["reason"], *ROWS))
+
+
+def test_tournaments_print_and_keep_the_same_explanations_whatever_the_run(
+    teller, tmp_path, capsys
+):
+    """One field of faulty bots played serially in one chunk per seating, by two workers in
+    chunks of 5 games, as summaries only, and cut short (chunks lost, the first forfeit's
+    among them) and resumed: each prints and keeps the same table of explanations, and
+    ``report`` prints it and writes it into summary.md."""
+    tables, kept = [], []
+    runs = {
+        "serial": ("--backend", "serial"),
+        "workers": ("--backend", "processes", "--workers", "2", "--chunk-size", "5"),
+        "summaries": ("--backend", "serial", "--chunk-size", "7", "--summary-only"),
+    }
+    for name, options in runs.items():
+        tournament(tmp_path / name, teller, *options)
+        tables.append(section(capsys.readouterr().out))
+        kept.append(load_faults(tmp_path / name))
+    cut_short = tmp_path / "cut"
+    shutil.copytree(tmp_path / "workers", cut_short)
+    chunks = sorted(cut_short.glob("chunk-*.parquet"))
+    for chunk in chunks[: len(chunks) // 2]:  # as if the run had stopped part-way
+        chunk.unlink()
+    tournament(cut_short, teller, "--backend", "serial", "--chunk-size", "5", "--resume")
+    tables.append(section(capsys.readouterr().out))
+    kept.append(load_faults(cut_short))
+    assert all(table == tables[0] for table in tables), tables
+    assert all(records == kept[0] for records in kept)
+    assert "ValueError: card " in tables[0]
+    assert "ValueError: the raiser raises" in tables[0]
+    table = fault_table(kept[0])
+    assert table["forfeits"].to_dict() == {"raiser": 48, "teller": 24}
+    assert table.loc["teller", ["job", "game_index", "seat"]].tolist() == [0, 0, 0]
+    for name in (*runs, "cut"):
+        assert main(["report", str(tmp_path / name), "--quiet"]) == 0
+        assert section(capsys.readouterr().out) == tables[0]
+        assert "## why they forfeited" in (tmp_path / name / "summary.md").read_text()
+        assert "ValueError: the raiser raises" in (tmp_path / name / "summary.md").read_text()
