@@ -343,8 +343,9 @@ def load_summary(folder) -> pd.DataFrame:
 
 def load_faults(folder) -> list | None:
     """The fault records of a results folder's chunks (``experiments.isolation``), merged per
-    agent and code; None when no chunk keeps any (no agent isolated, or a folder written
-    before chunks kept them). Only each file's metadata is read."""
+    agent and code; None unless every chunk keeps them (no agent isolated, or chunks written
+    before chunks kept them: the records of the others would count part of the forfeits).
+    Only each file's metadata is read."""
     import json
 
     import pyarrow.parquet as pq
@@ -353,13 +354,17 @@ def load_faults(folder) -> list | None:
     from experiments.isolation import FAULTS_KEY, merged_faults
 
     folder = Path(folder)
-    records, kept = [], False
-    for path in manifest_io.chunk_files(folder, manifest_io.read(folder)):
+    manifest = manifest_io.read(folder)
+    if not any(job.get("isolation") for job in manifest["jobs"]):
+        return None  # no chunk to open
+    records = []
+    for path in manifest_io.chunk_files(folder, manifest):
         try:
             text = (pq.read_schema(path).metadata or {}).get(FAULTS_KEY)
-            records += json.loads(text) if text is not None else []
+            if text is None:
+                return None
+            records += json.loads(text)
         except (ArrowException, OSError, ValueError) as error:
             reason = str(error).splitlines()[0] if str(error) else type(error).__name__
             raise ValueError(f"results chunk {path} cannot be read ({reason}): {AGAIN}") from None
-        kept = kept or text is not None
-    return merged_faults(records) if kept else None
+    return merged_faults(records)

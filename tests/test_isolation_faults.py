@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import numpy as np
+import pyarrow.parquet as pq
 import pytest
 
 from agents.isolation import NO_START, RAISED, Isolation
@@ -167,3 +168,6 @@ def test_tournaments_print_and_keep_the_same_explanations_whatever_the_run(
         assert section(capsys.readouterr().out) == tables[0]
         assert "## why they forfeited" in (tmp_path / name / "summary.md").read_text()
         assert "ValueError: the raiser raises" in (tmp_path / name / "summary.md").read_text()
+    chunk = sorted((tmp_path / "serial").glob("chunk-*.parquet"))[-1]
+    pq.write_table(pq.read_table(chunk).replace_schema_metadata(None), chunk)
+    assert load_faults(tmp_path / "serial") is None  # a chunk without records: no partial table
