@@ -80,7 +80,8 @@ def test_the_first_explanation_of_a_block_is_its_first_faulted_game_s_whatever_t
 
 
 def test_a_process_that_does_not_start_says_why(tmp_path):
-    rules, agents, isolation = two_seats_against_greedy(tmp_path, "nostart", NO_START_BOT)
+    bot = NO_START_BOT.replace("nostart", "mute")  # test_isolation.py defines "nostart"
+    rules, agents, isolation = two_seats_against_greedy(tmp_path, "mute", bot)
     _, forfeits, explained = play_block_explained(
         "geschenkt", rules, agents, 1, 0, 2, "rotate", SECRET, isolation
     )
