@@ -33,8 +33,8 @@ key                meaning
 ``job``            the job of the first of them
 ``game_index``     its game index
 ``seat``           its seat
-``explanation``    what the agent's process said, or what the run saw (``ValueError: ...
-                   (bot.py:12)``, ``no answer in 1 s``), at most ``EXPLANATION`` characters
+``explanation``    what the agent's process said, or what the run saw (``ValueError
+                   (bot.py:12): ...``, ``no answer in 1 s``), at most ``EXPLANATION`` characters
 =================  ========================================================================
 
 A run's records are merged per agent and code (:func:`merged_faults`): the forfeits added up,

@@ -5,6 +5,7 @@ its process starts without the parent's state, secret, seeds or environment."""
 import contextlib
 import json
 import os
+import re
 import socket
 import sys
 import time
@@ -240,19 +241,26 @@ def test_a_tournament_of_faulty_bots_finishes_and_report_counts_forfeits(faulty,
     assert int(lost["raiser"][2]) + int(lost["crasher"][2]) == int((codes != 0).sum()) > 0
 
 
+RAISER_LINE = 1 + (BOTS / "faulty.py").read_text().splitlines().index(
+    '        raise ValueError("the raiser raises")'
+)
+RAISER_SAYS = f"ValueError (faulty.py:{RAISER_LINE}): the raiser raises"  # its line named
+
+
+def bot_said(box) -> str:
+    """The message of the RuntimeError that ended a test bot's last decision (how these bots
+    report what they saw), without its type and the place it was raised."""
+    return re.sub(r"^RuntimeError( \([^()]*:\d+\))?: ", "", box.faults[-1][1])
+
+
 def test_record_keeps_a_forfeit_and_replays(faulty, tmp_path, capsys):
     path = tmp_path / "r.json"
     args = ["record", "geschenkt", "--agents", "raiser,greedy,greedy", "--players", "3"]
     args += ["--untrusted-module", str(BOTS / "faulty.py"), "--out", str(path)]
     assert main(args) == 0
-    assert (
-        "seat 0 (raiser) forfeited round 0: raised: ValueError: the raiser raises"
-        in capsys.readouterr().err
-    )
+    assert f"seat 0 (raiser) forfeited round 0: raised: {RAISER_SAYS}" in capsys.readouterr().err
     made = json.loads(path.read_text())
-    assert made["forfeits"] == [
-        {"seat": 0, "round": 0, "reason": "raised: ValueError: the raiser raises"}
-    ]
+    assert made["forfeits"] == [{"seat": 0, "round": 0, "reason": f"raised: {RAISER_SAYS}"}]
     assert made["secret"] > 0 and made["isolated"] == ["raiser"]
     assert main(["replay", str(path)]) == 0
 
@@ -330,7 +338,7 @@ def test_an_isolated_process_has_nothing_of_the_parents_and_reaches_nothing_else
         box.start()
         box.rows[0], box.words[0] = 0, 1
         assert box.run(1).tolist() == [RAISED]
-        seen = json.loads(box.faults[-1][1].removeprefix("RuntimeError: "))
+        seen = json.loads(bot_said(box))
     finally:
         box.close()
         host.end_idle()
@@ -607,7 +615,7 @@ def test_what_an_agent_starts_dies_with_its_processes_whatever_session_it_moved_
         template = box.kept.template.process.pid
         box.rows[0], box.words[0] = 0, 1
         assert box.run(1).tolist() == [RAISED]
-        signal, *said = box.faults[-1][1].removeprefix("RuntimeError: ").split()
+        signal, *said = bot_said(box).split()
         pids = [int(pid) for pid in said]
         assert signal == ("PermissionError" if confine.abi() >= 6 else "done")
         assert len(pids) == 6  # two each of the probe, the template and the worker

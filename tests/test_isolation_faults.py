@@ -20,7 +20,7 @@ from experiments.games import play_block_explained
 from experiments.isolation import EXPLANATION, cut, fault_table, merged_faults
 from experiments.results import load_faults
 from giftsim.game import load_game
-from tests.test_isolation import NO_START_BOT, SECRET, two_seats_against_greedy
+from tests.test_isolation import NO_START_BOT, RAISER_SAYS, SECRET, two_seats_against_greedy
 
 BOTS = Path(__file__).parent / "bots"
 TITLE = "== why they forfeited"
@@ -43,6 +43,11 @@ def teller(obs, params, rng):
 
 define("geschenkt", "teller", teller, compiled=False)
 """
+
+
+RAISE_LINE = 1 + TELLER.splitlines().index(
+    '        raise ValueError(f"card {int(obs[CARD])} on offer")'
+)
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +81,7 @@ def test_the_first_explanation_of_a_block_is_its_first_faulted_game_s_whatever_t
         first = start + start % 2
         assert np.flatnonzero(forfeits[:, 0])[0] + start == first
         assert explained[(0, RAISED)] == (first - start, said[first])
-        assert said[first].startswith("ValueError: card ")
+        assert said[first].startswith(f"ValueError (teller.py:{RAISE_LINE}): card ")
 
 
 def test_a_process_that_does_not_start_says_why(tmp_path):
@@ -95,7 +100,7 @@ def test_the_python_api_frame_keeps_the_faults():
     isolation = Isolation((), time_limit=0.4, memory_mb=600)
     frame = play("geschenkt", ["raiser", "illegal", "greedy"], 9, isolation=isolation, seed=2)
     table = fault_table(frame.attrs["faults"])
-    assert table.loc["raiser", "explanation"] == "ValueError: the raiser raises"
+    assert table.loc["raiser", "explanation"] == RAISER_SAYS
     assert table.loc["illegal", "explanation"] == "action 7 is not legal"
     assert table.loc["raiser", "game_index"] == 0 and table.loc["illegal", "game_index"] == 1
     for agent, seat in (("raiser", 0), ("illegal", 1)):
@@ -159,8 +164,8 @@ def test_tournaments_print_and_keep_the_same_explanations_whatever_the_run(
     kept.append(load_faults(cut_short))
     assert all(table == tables[0] for table in tables), tables
     assert all(records == kept[0] for records in kept)
-    assert "ValueError: card " in tables[0]
-    assert "ValueError: the raiser raises" in tables[0]
+    assert f"ValueError (teller.py:{RAISE_LINE}): card " in tables[0]
+    assert RAISER_SAYS in tables[0]
     table = fault_table(kept[0])
     assert table["forfeits"].to_dict() == {"raiser": 48, "teller": 24}
     assert table.loc["teller", ["job", "game_index", "seat"]].tolist() == [0, 0, 0]
@@ -168,7 +173,7 @@ def test_tournaments_print_and_keep_the_same_explanations_whatever_the_run(
         assert main(["report", str(tmp_path / name), "--quiet"]) == 0
         assert section(capsys.readouterr().out) == tables[0]
         assert "## why they forfeited" in (tmp_path / name / "summary.md").read_text()
-        assert "ValueError: the raiser raises" in (tmp_path / name / "summary.md").read_text()
+        assert RAISER_SAYS in (tmp_path / name / "summary.md").read_text()
     chunk = sorted((tmp_path / "serial").glob("chunk-*.parquet"))[-1]
     pq.write_table(pq.read_table(chunk).replace_schema_metadata(None), chunk)
     assert load_faults(tmp_path / "serial") is None  # a chunk without records: no partial table

@@ -31,7 +31,11 @@ without Landlock is not confined at all; for a hostile bot add a container, a vi
 or an account of its own: nothing but observations and actions needs to cross the boundary.
 """
 
+import functools
 import math
+import os
+import sysconfig
+import traceback
 from dataclasses import asdict, dataclass
 
 # Fault codes of a forfeit (``forfeit_<seat>`` result columns): index into FAULTS.
@@ -46,6 +50,41 @@ FAULTS = (
     "not an integer",  # an answer that is not a whole number
     "no start",  # the agent's process could not be (re)started
 )
+
+
+def explain(error: BaseException) -> str:
+    """One line of what an agent's exception says: its type, the first line of its message,
+    and where in the agent's own code it was raised (the innermost frame outside Python's
+    installation and giftsim's packages: not Numba's dispatcher, not the server that called
+    the agent), ``(file.py:line)``, where there is such a frame: ``ValueError (bot.py:12):
+    no card``, the place before the message, which a long message may not push out of the
+    line kept (``Block.say``)."""
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if _agents_own(f.filename)]
+    where = f" ({os.path.basename(frames[-1].filename)}:{frames[-1].lineno})" if frames else ""
+    text = str(error).strip().splitlines()
+    return f"{type(error).__name__}{where}: {text[0] if text else ''}"  # a long text is cut
+
+
+def _agents_own(filename: str) -> bool:
+    """Whether a traceback's file is an agent's: not of Python's installation (its library,
+    site-packages: Numba, NumPy) nor of giftsim's packages."""
+    path = os.path.realpath(filename)
+    return not any(path.startswith(place + os.sep) for place in _not_agents())
+
+
+@functools.cache
+def _not_agents() -> tuple[str, ...]:
+    """The folders of Python's installation and of giftsim's packages, resolved."""
+    import importlib.util
+
+    from giftsim.game import GAMES
+
+    places = [sysconfig.get_path(key) for key in ("stdlib", "platstdlib", "purelib", "platlib")]
+    for name in ("agents", "experiments", "giftsim", *GAMES.values()):
+        spec = importlib.util.find_spec(name)
+        places += list(spec.submodule_search_locations or []) if spec else []
+    return tuple(os.path.realpath(place) for place in dict.fromkeys(places) if place)
+
 
 TIME_LIMIT = 1.0  # default seconds per decision (wall clock, generous for a loaded machine)
 MEMORY_MB = 1024  # default address space of an agent's process (a child idles at ~400 MB)

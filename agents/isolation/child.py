@@ -26,8 +26,9 @@ import signal
 import socket
 import sys
 import time
-import traceback
 import types
+
+from agents.isolation import explain
 
 FAILED = b"x"
 _PR_SET_PDEATHSIG = 1
@@ -56,7 +57,7 @@ def main(argv) -> None:
             return
         serve = _server(start, agent, block_fd, control)
     except BaseException as error:  # the agent's own code ran: anything may come out of it
-        control.sendall(FAILED + _reason(error).encode())
+        control.sendall(FAILED + explain(error).encode())
         return
     control.sendall(b"r")
     _template(control, serve)
@@ -148,7 +149,7 @@ def _load(start: dict):
 
 def _run_module(path: str) -> list:
     """Run an untrusted module's source here; the families it defined. Its own exception
-    propagates (``_reason`` then names its line)."""
+    propagates (``explain`` then names its line)."""
     from agents.registry import families, no_bytecode
     from giftsim.game import GAMES
 
@@ -257,14 +258,6 @@ def _warm_up(decide, game, players: int, params, control: socket.socket) -> None
         os.waitpid(pid, 0)
     elif os.waitstatus_to_exitcode(ended[1]) == 0:
         play_once()
-
-
-def _reason(error: BaseException) -> str:
-    """One line: the exception, and where in the agent's code it was raised."""
-    frames = traceback.extract_tb(error.__traceback__)
-    where = f" ({os.path.basename(frames[-1].filename)}:{frames[-1].lineno})" if frames else ""
-    text = str(error).strip().splitlines()
-    return f"{type(error).__name__}: {text[0] if text else ''}{where}"
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ import numpy as np
 
 H_FIRST, H_COUNT, H_DONE, H_FAULT, H_MESSAGE = 0, 1, 2, 3, 4
 HEADER = 8  # int64 slots (three spare)
-MESSAGE = 512  # bytes
+MESSAGE = 1024  # bytes
 READY, GO, DONE = b"r", b"g", b"d"
 
 

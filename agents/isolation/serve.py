@@ -11,7 +11,7 @@ code in ``H_FAULT`` and the first line of its explanation.
 import numpy as np
 from numba import njit
 
-from agents.isolation import MEMORY, NOT_INTEGER, RAISED
+from agents.isolation import MEMORY, NOT_INTEGER, RAISED, explain
 from agents.isolation.protocol import H_COUNT, H_DONE, H_FAULT, H_FIRST
 from agents.kernels.lanes import entry_at
 from giftsim.contract import address
@@ -51,7 +51,7 @@ def python_server(decide, block, params: np.ndarray):
 
 def fault_of(error: BaseException, block) -> None:
     """Record the exception that stopped a batch (MemoryError: the memory limit)."""
-    block.say(f"{type(error).__name__}: {error}")
+    block.say(explain(error))
     block.header[H_FAULT] = MEMORY if isinstance(error, MemoryError) else RAISED
 
 
