@@ -612,7 +612,7 @@ def test_what_an_agent_starts_dies_with_its_processes_whatever_session_it_moved_
     pids = []
     try:
         box.start()
-        template = box.kept.template.process.pid
+        template = box.kept.template.pid
         box.rows[0], box.words[0] = 0, 1
         assert box.run(1).tolist() == [RAISED]
         signal, *said = bot_said(box).split()
@@ -626,6 +626,40 @@ def test_what_an_agent_starts_dies_with_its_processes_whatever_session_it_moved_
         for pid in alive(pids):  # this test's failure leaves nothing running
             os.kill(pid, 9)
     assert not alive([template])
+
+
+@pytest.mark.parametrize("way", ["deserter", "unreaper", "sibling"])
+def test_what_an_agent_starts_as_its_module_loads_dies_with_the_run(tmp_path, way):
+    """Code that runs as a bot's module loads runs in the template, above which nothing of
+    the bot used to be: a process it starts there outlived the run if the template then ended
+    (``deserter``), stopped adopting orphans (``unreaper``) or started it as its sibling
+    (``sibling``, ``CLONE_PARENT``). The template's keeper adopts each of them, and they die
+    with the template (``tests/bots/orphans.py``)."""
+    source = (BOTS / "orphans.py").read_text()
+    _, agents, isolation = two_seats_against_greedy(tmp_path, way, source)
+    box = host.Sandbox("geschenkt", agents[0], 2, 4, isolation)
+    pids, left = [], []
+    try:
+        if way == "deserter":
+            with pytest.raises(host.StartError, match="escaped") as caught:
+                box.start()
+            said = str(caught.value)
+        else:
+            box.start()
+            box.rows[0], box.words[0] = 0, 1
+            assert box.run(1).tolist() == [RAISED]
+            said = box.faults[-1][1]
+        pids = [int(said.rsplit("escaped ", 1)[1].split()[0])]
+        assert pids[0] > 0
+        if way != "deserter":
+            assert not alive(pids)  # killed with the faulty worker
+    finally:
+        box.close()
+        host.end_idle()
+        left = alive(pids)
+        for pid in left:  # this test's failure leaves nothing running
+            os.kill(pid, 9)
+    assert not left
 
 
 def alive(pids, wait: float = 5.0) -> list[int]:

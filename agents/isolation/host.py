@@ -31,13 +31,13 @@ from agents.drivers.generate import PRIVATE
 from agents.isolation import CRASHED, FAULTS, NO_START, RAISED, TIMEOUT, Isolation, protocol
 from agents.isolation.child import FAILED
 from agents.isolation.confine import package_folders
+from agents.isolation.keeper import KILL_LIMIT, child_of, kill_below
 from agents.isolation.protocol import H_COUNT, H_DONE, H_FAULT, H_FIRST, printable
 from giftsim.game import GAMES, load_game
 
 START_LIMIT = 120.0  # seconds for a template to import and compile its agent (a loaded machine)
 ENOUGH_MB = 400  # address space a child needs to load Python, NumPy and Numba (it idles at ~400)
 FORK_LIMIT = 10.0  # seconds for a template to fork a worker (milliseconds unless its agent stalls)
-KILL_LIMIT = 2.0  # seconds to kill what an agent's processes started (milliseconds: they may fork)
 THREADS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS")
 
 
@@ -95,29 +95,53 @@ def _home_of(decide) -> list[str]:
     return [os.path.dirname(os.path.abspath(where))] if where else []
 
 
+KEEPER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "keeper.py")
+
+
 class Template:
-    """The template process of an agent: started, asked to fork workers, killed."""
+    """The template process of an agent, below its keeper (``agents.isolation.keeper``):
+    started, asked to fork workers, killed with all below the keeper."""
 
     def __init__(self, message: dict, block_fd: int = -1):
         self.folder = tempfile.mkdtemp(prefix="giftsim-agent-")
         self.control, theirs = socket.socketpair()
-        command = [sys.executable, "-I", "-B", "-m", "agents.isolation.child"]
+        keep, self.keep = os.pipe()
+        command = [sys.executable, "-I", "-B", "-S", KEEPER, str(keep), str(os.getpid())]
+        command += [sys.executable, "-I", "-B", "-m", "agents.isolation.child"]
         command += [str(theirs.fileno()), str(block_fd)]
         _DUMPABLE.hold()  # before the child runs any code
-        self.process = subprocess.Popen(
+        self.process = subprocess.Popen(  # the keeper
             command,
             stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             cwd=self.folder,
             env=environment(self.folder),
-            pass_fds=[theirs.fileno()] + ([block_fd] if block_fd >= 0 else []),
+            pass_fds=[theirs.fileno(), keep] + ([block_fd] if block_fd >= 0 else []),
             start_new_session=True,
         )
         theirs.close()
+        os.close(keep)
+        self._pid = None
         with contextlib.suppress(OSError):  # if it ended before reading, its answer says so
             self.process.stdin.write(pickle.dumps(message))
             self.process.stdin.close()
+
+    @property
+    def pid(self) -> int:
+        """The template's pid, as its keeper said it (0 if it did not)."""
+        if self._pid is None:
+            try:
+                said = _read(self.process.stdout.fileno(), START_LIMIT, 8)
+            except (OSError, TimeoutError):
+                said = b""
+            self._pid = int.from_bytes(said, "little") if len(said) == 8 else 0
+            self.process.stdout.close()
+        return self._pid
+
+    def alive(self) -> bool:
+        """Whether the template lives (its keeper ends soon after it)."""
+        return self.process.poll() is None and child_of(self.pid, self.process.pid)
 
     def answer(self, limit: float, everything: bool) -> tuple[bytes, bytes]:
         """Its first byte (``READY``, ``FAILED``, or b"" when it ended) and, after ``FAILED``
@@ -144,28 +168,37 @@ class Template:
         finally:
             os.close(go_read)
             os.close(done_write)
-        if pid <= 0 or not _child_of(pid, self.process.pid):  # the agent's code may lie
+        if pid <= 0 or not child_of(pid, self.pid):  # the agent's code may lie
             os.close(go)
             os.close(done)
             return None
         return Worker(pid, go, done, self)
 
     def kill_below(self) -> None:
-        """Kill every process below the template: what its agent's code started, in whatever
-        group or session (the template keeps them below it: ``child._keep_orphans``). Only
-        while the template is this process's unreaped child: its pid then names it alone."""
+        """Kill every process below the keeper but the template: what its agent's code
+        started, in whatever group or session, as the template loaded it or as a worker
+        decided (the keeper adopts what leaves the template, the template what leaves a
+        worker). Only while the keeper is this process's unreaped child: its pid then names
+        it alone."""
         if self.process.poll() is None:
-            _kill_below(self.process.pid)
+            kill_below(self.process.pid, spare=self.pid)
 
     def kill(self) -> None:
-        """End the template and every process below it (stopped first: it forks no more
-        meanwhile; ended last: what is below stays below until then); free its folder."""
-        with contextlib.suppress(ProcessLookupError):
-            self.process.send_signal(signal.SIGSTOP)
-        self.kill_below()
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait()
+        """End the template and every process below its keeper (the keeper kills them and
+        ends when told, or when this process dies); free its folder."""
+        with contextlib.suppress(OSError):  # it ended already (its template ended)
+            os.write(self.keep, b"e")
+        os.close(self.keep)
+        try:
+            self.process.wait(KILL_LIMIT + 10)
+        except subprocess.TimeoutExpired:  # not on a sane machine: kill what it would have
+            with contextlib.suppress(ProcessLookupError):
+                self.process.send_signal(signal.SIGSTOP)
+            kill_below(self.process.pid)
+            self.process.kill()
+            self.process.wait()
+        if self.process.stdout is not None:
+            self.process.stdout.close()
         self.control.close()
         shutil.rmtree(self.folder, ignore_errors=True)
         _DUMPABLE.release()
@@ -188,69 +221,13 @@ class Worker:
         """End the worker (only while it is still the template's child: its pid came from the
         agent's process, and may be reused) and all it started (the template reaps them). A
         template has one worker at a time: all else below it is what its agent started."""
-        if _child_of(self.pid, self.template.process.pid):
+        if child_of(self.pid, self.template.pid):
             for kill in (os.kill, os.killpg):  # os.kill: it may not have made its group yet
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     kill(self.pid, signal.SIGKILL)
         self.template.kill_below()
         os.close(self.go)
         os.close(self.done)
-
-
-def _child_of(pid: int, parent: int) -> bool:
-    """Whether process ``pid`` is a live child of ``parent``."""
-    return _parent(pid) == parent
-
-
-def _parent(pid: int) -> int:
-    """The parent of process ``pid`` (Linux: its ``/proc`` status); 0 if it is gone or has
-    ended (a zombie: its parent reaps it)."""
-    try:
-        with open(f"/proc/{int(pid)}/stat", "rb") as f:
-            fields = f.read().rsplit(b")", 1)[1].split()
-    except (OSError, IndexError, ValueError, OverflowError):
-        return 0
-    return int(fields[1]) if len(fields) > 1 and fields[0] != b"Z" else 0
-
-
-def _below(root: int) -> list[int]:
-    """The live processes below ``root``, each after its parent (Linux: their ``/proc``)."""
-    children: dict[int, list[int]] = {}
-    with contextlib.suppress(OSError):  # no /proc: nothing found
-        for name in os.listdir("/proc"):
-            if name.isdigit() and (parent := _parent(int(name))):
-                children.setdefault(parent, []).append(int(name))
-    found, parents, seen = [], [root], {root}
-    while parents:
-        for child in children.get(parents.pop(), ()):
-            if child not in seen:  # a pid reused while /proc was read: no loop
-                seen.add(child)
-                found.append(child)
-                parents.append(child)
-    return found
-
-
-def _kill_below(root: int) -> None:
-    """SIGKILL every process below ``root``, in rounds until none is left (one may fork
-    while the others die), for at most ``KILL_LIMIT`` seconds."""
-    deadline = time.monotonic() + KILL_LIMIT
-    while (found := _below(root)) and time.monotonic() < deadline:
-        tree = {root, *found}
-        for pid in found:
-            _kill_if_below(pid, tree)
-        time.sleep(0.001)
-
-
-def _kill_if_below(pid: int, tree: set[int]) -> None:
-    """SIGKILL ``pid`` if its parent is in ``tree`` once a pidfd holds it: the signal goes
-    to the process checked, never to one that took its number after it ended."""
-    with contextlib.suppress(OSError):  # it ended
-        handle = os.pidfd_open(pid)
-        try:
-            if _parent(pid) in tree:
-                signal.pidfd_send_signal(handle, signal.SIGKILL)
-        finally:
-            os.close(handle)
 
 
 def memory_hint(memory_mb: int) -> str:
@@ -282,7 +259,7 @@ class Kept:
         self.template, self.ready = None, False
 
     def alive(self) -> bool:
-        return self.template is not None and self.template.process.poll() is None
+        return self.template is not None and self.template.alive()
 
     def end(self) -> None:
         """Kill the template (it is started again when next needed)."""

@@ -1,0 +1,78 @@
+"""A bot whose module, as it loads in its template (the process that imports the bot and forks
+its workers), starts a process meant to outlive the run, in one of three ways. Copy this file
+as ``deserter.py``, ``unreaper.py`` or ``sibling.py``: the file's name picks the way and names
+the bot (``tests/test_isolation.py``).
+
+* ``deserter``: starts a process, then ends the template (its start fails, saying the pid):
+  the process is left an orphan of the template;
+* ``unreaper``: undoes the template's adoption of orphans (``PR_SET_CHILD_SUBREAPER`` 0),
+  then leaves the grandchild of a double fork;
+* ``sibling``: starts a process as the template's sibling (``clone`` with ``CLONE_PARENT``):
+  a child of the template's parent.
+
+Each process it starts moves to a session of its own and sleeps for a minute. ``unreaper``
+and ``sibling`` then play: their first decision raises an error that says the pid. The module
+does nothing of this in the check of an untrusted module before a run (a process with no
+shared block: its second argument is -1).
+"""
+
+import ctypes
+import os
+import platform
+import sys
+import time
+
+from agents.registry import define
+
+WAY = __name__.rsplit("_", 1)[-1]  # the module's name: giftsim_untrusted_ and the file's
+CLONE_PARENT, SIGCHLD = 0x8000, 17
+SYS_CLONE = {"x86_64": 56, "aarch64": 220}
+LIBC = ctypes.CDLL(None, use_errno=True)
+
+
+def linger() -> None:
+    """In a started process: a session of its own, a minute's sleep, the end."""
+    try:
+        os.setsid()
+        time.sleep(60)
+    finally:
+        os._exit(0)
+
+
+def escape() -> int:
+    """Start a process in this bot's way; its pid."""
+    if WAY == "unreaper":
+        LIBC.prctl(36, 0, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER, 0
+        read, write = os.pipe()
+        if os.fork() == 0:
+            if os.fork() == 0:
+                os.write(write, os.getpid().to_bytes(8, "little"))
+                linger()
+            os._exit(0)
+        os.close(write)
+        pid = int.from_bytes(os.read(read, 8), "little")
+        os.close(read)
+        return pid
+    if WAY == "sibling":
+        pid = LIBC.syscall(SYS_CLONE[platform.machine()], CLONE_PARENT | SIGCHLD, 0, 0, 0, 0)
+        if pid == 0:
+            linger()
+        return pid
+    pid = os.fork()  # the deserter
+    if pid == 0:
+        linger()
+    return pid
+
+
+if sys.argv[2] != "-1":  # a process that serves decisions
+    ESCAPED = escape()
+    if WAY == "deserter":  # its start fails with the pid, and the template ends
+        os.write(int(sys.argv[1]), f"xescaped {ESCAPED}".encode())
+        os._exit(0)
+
+
+def orphans(obs, params, rng):
+    raise RuntimeError(f"escaped {ESCAPED}")
+
+
+define("geschenkt", WAY, orphans, compiled=False)
