@@ -3,8 +3,9 @@ its workers), starts a process meant to outlive the run, in one of three ways. C
 as ``deserter.py``, ``unreaper.py`` or ``sibling.py``: the file's name picks the way and names
 the bot (``tests/test_isolation.py``).
 
-* ``deserter``: starts a process, then ends the template (its start fails, saying the pid):
-  the process is left an orphan of the template;
+* ``deserter``: starts a process, then ends the template (its start fails, saying the pid;
+  the run reads that until the process, once the template has ended, closes the template's
+  control socket): the process is left an orphan of the template;
 * ``unreaper``: undoes the template's adoption of orphans (``PR_SET_CHILD_SUBREAPER`` 0),
   then leaves the grandchild of a double fork;
 * ``sibling``: starts a process as the template's sibling (``clone`` with ``CLONE_PARENT``):
@@ -28,46 +29,53 @@ WAY = __name__.rsplit("_", 1)[-1]  # the module's name: giftsim_untrusted_ and t
 CLONE_PARENT, SIGCHLD = 0x8000, 17
 SYS_CLONE = {"x86_64": 56, "aarch64": 220}
 LIBC = ctypes.CDLL(None, use_errno=True)
+READ, WRITE = os.pipe()
+TEMPLATE, CONTROL = os.getpid(), int(sys.argv[1])
 
 
-def linger() -> None:
-    """In a started process: a session of its own, a minute's sleep, the end."""
+def linger(write: int) -> None:
+    """In a started process: a session of its own, its pid said on ``write``, a minute's
+    sleep, the end. It keeps the template's end of its control socket (the run reads the
+    deserter's words until it closes) until the template has ended."""
     try:
         os.setsid()
+        os.write(write, os.getpid().to_bytes(8, "little"))
+        while os.getppid() == TEMPLATE and WAY == "deserter":
+            time.sleep(0.001)
+        os.close(CONTROL)
         time.sleep(60)
     finally:
         os._exit(0)
 
 
-def escape() -> int:
-    """Start a process in this bot's way; its pid."""
+def start() -> None:
+    """Start a process in this bot's way (in the started process: linger there)."""
     if WAY == "unreaper":
         LIBC.prctl(36, 0, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER, 0
-        read, write = os.pipe()
         if os.fork() == 0:
             if os.fork() == 0:
-                os.write(write, os.getpid().to_bytes(8, "little"))
-                linger()
+                linger(WRITE)
             os._exit(0)
-        os.close(write)
-        pid = int.from_bytes(os.read(read, 8), "little")
-        os.close(read)
-        return pid
-    if WAY == "sibling":
-        pid = LIBC.syscall(SYS_CLONE[platform.machine()], CLONE_PARENT | SIGCHLD, 0, 0, 0, 0)
-        if pid == 0:
-            linger()
-        return pid
-    pid = os.fork()  # the deserter
-    if pid == 0:
-        linger()
-    return pid
+    elif WAY == "sibling":
+        if LIBC.syscall(SYS_CLONE[platform.machine()], CLONE_PARENT | SIGCHLD, 0, 0, 0, 0) == 0:
+            linger(WRITE)
+    elif os.fork() == 0:  # the deserter
+        linger(WRITE)
+
+
+def escape() -> int:
+    """Start a process in this bot's way; its pid, once it is in a session of its own."""
+    start()
+    said = b""
+    while len(said) < 8:
+        said += os.read(READ, 8 - len(said))
+    return int.from_bytes(said, "little")
 
 
 if sys.argv[2] != "-1":  # a process that serves decisions
     ESCAPED = escape()
     if WAY == "deserter":  # its start fails with the pid, and the template ends
-        os.write(int(sys.argv[1]), f"xescaped {ESCAPED}".encode())
+        os.write(CONTROL, f"xescaped {ESCAPED}".encode())
         os._exit(0)
 
 
