@@ -1,9 +1,10 @@
 """The isolated agent's process: ``python -I -m agents.isolation.child CONTROL BLOCK``.
 
-Started by ``agents.isolation.host`` with two file descriptors (``CONTROL``, its end of a
-socket pair with the parent; ``BLOCK``, the shared block of ``agents.isolation.protocol``, or
--1) and its start message on stdin: a pickle of plain data (the game, the agent, the limits;
-see ``host.start_message``). It limits its own address space, asks to die with its parent and
+Started by ``agents.isolation.host``, through its keeper (``agents.isolation.keeper``, its
+parent), with two file descriptors (``CONTROL``, its end of a socket pair with the run;
+``BLOCK``, the shared block of ``agents.isolation.protocol``, or -1) and its start message
+on stdin: a pickle of plain data (the game, the agent, the limits; see
+``host.start_message``). It limits its own address space, asks to die with its parent and
 to adopt its descendants' orphans before it imports anything, loads the agent, compiles what
 it will run, and answers ``READY`` on ``CONTROL`` (or ``FAILED`` and the reason).
 
@@ -79,7 +80,9 @@ def _die_with_parent() -> None:
 def _keep_orphans() -> None:
     """Linux: a process this one's descendants start and leave (a double fork, a process
     whose parent ended) becomes this process's child, not init's: whatever group or session
-    it moved to, it stays below the template, where the parent finds and kills it."""
+    it moved to, it stays below the template, where the parent finds and kills it (what
+    leaves the template, or is started while this is undone, stays below the keeper,
+    ``agents.isolation.keeper``)."""
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 

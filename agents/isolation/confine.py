@@ -143,8 +143,9 @@ def confine(allowed: dict[str, list[str]]) -> int:
 def scope_signals() -> None:
     """Put this process (a worker or a probe of a confined template) and all it forks in a
     Landlock domain of its own, within the template's, that may signal nothing outside it
-    (nor reach its abstract sockets): not the template, whose end handed what the agent's code
-    started (kept below it, see ``child._keep_orphans``) to init. Nothing where the kernel
+    (nor reach its abstract sockets): not the template, nor the template's keeper (outside
+    the template's domain too), which kills all below itself when the template ends
+    (``agents.isolation.keeper``). Nothing where the kernel
     cannot scope signals (before ABI 6) or the template is not confined."""
     libc = ctypes.CDLL(None, use_errno=True)
     if abi() < 6 or libc.prctl(_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1:

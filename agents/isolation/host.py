@@ -2,8 +2,9 @@
 
 A sandbox owns the shared block of its seat (``agents.isolation.protocol``), a *template*
 process that loaded the agent (``agents.isolation.child``: a fresh interpreter with a scrubbed
-environment, in a session of its own and an empty temporary folder) and the *worker* forked
-from it that decides. :meth:`Sandbox.run` sends a batch and returns a fault code per decision
+environment, in a session of its own and an empty temporary folder; started by a *keeper*,
+``agents.isolation.keeper``, below which all the agent's processes stay) and the *worker*
+forked from it that decides. :meth:`Sandbox.run` sends a batch and returns a fault code per decision
 (0: answered); a fault kills the worker, and the next decision goes to a fresh fork of the
 template, so the run goes on whatever the agent does. A template that cannot fork (it died)
 is started again once; if that fails too, every later decision of the block is forfeited at
