@@ -7,6 +7,7 @@ import json
 import os
 import re
 import socket
+import subprocess
 import sys
 import time
 from dataclasses import replace
@@ -660,6 +661,50 @@ def test_what_an_agent_starts_as_its_module_loads_dies_with_the_run(tmp_path, wa
         for pid in left:  # this test's failure leaves nothing running
             os.kill(pid, 9)
     assert not left
+
+
+def test_what_an_agent_starts_dies_when_the_run_is_killed(tmp_path):
+    """A run killed outright (SIGKILL: it cleans nothing up) leaves nothing of an isolated
+    agent running: its template and worker die with it, and what they started in sessions of
+    their own, while deciding (``escaper``, here one that answers) or as the module loaded
+    (``unreaper``), used to be left to init. The keeper is told by the kernel
+    (``PR_SET_PDEATHSIG``) and kills all below it."""
+    quiet = ESCAPER.replace('raise RuntimeError(signal_template() + " " + f.read())', "return 0")
+    (tmp_path / "quiet_escaper.py").write_text(
+        quiet.replace('"escaper", escaper', '"quiet", escaper')
+    )
+    (tmp_path / "unreaper.py").write_text((BOTS / "orphans.py").read_text())
+    said = subprocess.run(
+        [sys.executable, "-c", KILLED_RUN, str(tmp_path)], capture_output=True, text=True
+    )
+    assert said.returncode == -9, said.stderr
+    pids = [int(word) for word in said.stdout.split()]
+    left = alive(pids)
+    for pid in left:  # this test's failure leaves nothing running
+        os.kill(pid, 9)
+    assert len(pids) == 7 and not left  # the escaper's six and the unreaper's one
+
+
+KILLED_RUN = """
+import os, sys
+from agents.isolation import Isolation, host
+from agents.isolation.untrusted import load_untrusted
+from agents.registry import parse_list
+
+boxes = []
+for file, name in (("quiet_escaper", "quiet"), ("unreaper", "unreaper")):
+    load_untrusted(os.path.join(sys.argv[1], file + ".py"), 600)
+    agent = parse_list([name], "geschenkt")[0]
+    box = host.Sandbox("geschenkt", agent, 2, 4, Isolation((), time_limit=1, memory_mb=600))
+    box.start()  # the unreaper's process, started as its module loaded, lives until a fault
+    if name == "quiet":
+        box.rows[0], box.words[0] = 0, 1
+        assert box.run(1).tolist() == [0]
+    boxes.append(box)  # alive, with their templates, when the run is killed
+    with open(os.path.join(box.kept.template.folder, "escaped")) as f:
+        print(f.read(), flush=True)
+os.kill(os.getpid(), 9)
+"""
 
 
 def alive(pids, wait: float = 5.0) -> list[int]:

@@ -11,8 +11,9 @@ the bot (``tests/test_isolation.py``).
 * ``sibling``: starts a process as the template's sibling (``clone`` with ``CLONE_PARENT``):
   a child of the template's parent.
 
-Each process it starts moves to a session of its own and sleeps for a minute. ``unreaper``
-and ``sibling`` then play: their first decision raises an error that says the pid. The module
+Each process it starts moves to a session of its own and sleeps for a minute; its pid is
+written in the file ``escaped`` of the bot's folder. ``unreaper`` and ``sibling`` then play:
+each decision raises an error that says the pid. The module
 does nothing of this in the check of an untrusted module before a run (a process with no
 shared block: its second argument is -1).
 """
@@ -74,6 +75,8 @@ def escape() -> int:
 
 if sys.argv[2] != "-1":  # a process that serves decisions
     ESCAPED = escape()
+    with open("escaped", "w") as f:  # in its own folder
+        f.write(f"{ESCAPED}")
     if WAY == "deserter":  # its start fails with the pid, and the template ends
         os.write(CONTROL, f"xescaped {ESCAPED}".encode())
         os._exit(0)
