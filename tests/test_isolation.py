@@ -607,7 +607,8 @@ def test_what_an_agent_starts_dies_with_its_processes_whatever_session_it_moved_
     the template's missed them, and they outlived the run. Each process that runs the bot
     (the warm-up's probe, the template, the worker) starts two such and says their pids; a
     fault kills all of them with the worker, and nothing of the bot is left at the end. Nor
-    may a worker signal its template (Landlock ABI 6), whose end would have handed its orphans to its keeper early."""
+    may a worker signal its template (Landlock ABI 6), whose end would hand its orphans to
+    its keeper early."""
     _, agents, isolation = two_seats_against_greedy(tmp_path, "escaper", ESCAPER)
     box = host.Sandbox("geschenkt", agents[0], 2, 4, isolation)
     pids = []
