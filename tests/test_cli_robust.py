@@ -341,12 +341,12 @@ ISOLATION_ERRORS = [
     (
         [*RUN, "--untrusted-module", "{bad}/broken.py"],
         "untrusted module 'broken.py' cannot be imported in its own process: "
-        "ModuleNotFoundError: No module named 'no_such_package'",
+        "ModuleNotFoundError (broken.py:1): No module named 'no_such_package'",
     ),
     (
         [*RUN, "--untrusted-module", "{bad}/needs_key.py"],
         "untrusted module 'needs_key.py' cannot be imported in its own process: "
-        "KeyError: 'GIFTSIM_BOT_KEY'",
+        "KeyError (needs_key.py:2): 'GIFTSIM_BOT_KEY'",
     ),
     (
         [*RUN, "--untrusted-module", "{bad}/unused.py"],

@@ -67,7 +67,10 @@ def explain(error: BaseException) -> str:
 
 def _agents_own(filename: str) -> bool:
     """Whether a traceback's file is an agent's: not of Python's installation (its library,
-    site-packages: Numba, NumPy) nor of giftsim's packages."""
+    its frozen modules such as ``<frozen os>``, site-packages: Numba, NumPy) nor of giftsim's
+    packages."""
+    if filename.startswith("<frozen "):
+        return False
     path = os.path.realpath(filename)
     return not any(path.startswith(place + os.sep) for place in _not_agents())
 
