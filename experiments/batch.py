@@ -17,7 +17,7 @@ from tqdm import tqdm
 
 from agents.isolation.host import end_idle
 from agents.registry import parse_list
-from experiments.games import TAIL, play_block, play_block_explained
+from experiments.games import TAIL, play_block, play_block_isolated
 from experiments.isolation import fault_records, merged_faults, with_forfeits
 from giftsim.contract import first_player_for
 from giftsim.game import load_game
@@ -75,7 +75,7 @@ def play(
                 blocks.append(play_block(game, rules, agent_list, *where))
             else:
                 try:
-                    rows, forfeits, explained = play_block_explained(
+                    rows, forfeits, explained = play_block_isolated(
                         game, rules, agent_list, *where, isolation
                     )
                 finally:

@@ -17,7 +17,6 @@ __all__ = [
     "Game",
     "PlayedGame",
     "play_block",
-    "play_block_explained",
     "play_block_isolated",
     "play_slow",
 ]
@@ -53,28 +52,11 @@ def play_block_isolated(
     secret=0,
     isolation=None,
 ):
-    """``(rows, forfeits)``: :func:`play_block`'s rows of the same games with the agents that
-    ``isolation`` covers (``agents.isolation.Isolation``, or its dict) each playing from a
-    process of its own, and each seat's forfeit code per row (``agents.isolation.FAULTS``)."""
-    return play_block_explained(
-        game, rules, agents, seed, first_index, n_games, first_player, secret, isolation
-    )[:2]
-
-
-def play_block_explained(
-    game: str,
-    rules,
-    agents,
-    seed,
-    first_index,
-    n_games,
-    first_player="rotate",
-    secret=0,
-    isolation=None,
-):
-    """``(rows, forfeits, explained)``: :func:`play_block_isolated`'s, and for each seat and
-    fault code the first row that forfeits with it and the fault's explanation
-    (``agents.drivers.isolated.Explained``)."""
+    """``(rows, forfeits, explained)``: :func:`play_block`'s rows of the same games with the
+    agents that ``isolation`` covers (``agents.isolation.Isolation``, or its dict) each playing
+    from a process of its own; each seat's forfeit code per row (``agents.isolation.FAULTS``);
+    and for each seat and fault code the first row that forfeits with it and the fault's
+    explanation (``agents.drivers.isolated.Explained``)."""
     from agents.isolation import Isolation
 
     return isolated.play_block(

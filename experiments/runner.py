@@ -29,7 +29,7 @@ from agents.isolation.host import end_idle
 from agents.registry import parse_list
 from experiments import manifest as manifest_io
 from experiments.batch import to_frame
-from experiments.games import play_block, play_block_explained
+from experiments.games import play_block, play_block_isolated
 from experiments.isolation import FAULTS_KEY, fault_records, merged_faults, with_forfeits
 from experiments.luck import luck_rows
 from experiments.schedule import Job
@@ -98,7 +98,7 @@ def rows(chunk: Chunk) -> pd.DataFrame:
     where = (job.seed, first, chunk.size, job.first_player, job.secret)
     luck = None
     if job.isolation:
-        raw, forfeits, explained = play_block_explained(
+        raw, forfeits, explained = play_block_isolated(
             job.game, job.make_rules(), agents, *where, job.isolation
         )
     elif job.luck:

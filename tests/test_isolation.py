@@ -99,7 +99,7 @@ def test_isolated_agents_play_the_games_they_play_in_process(game):
     for isolated, games in ((("iso_coin", "greedy", "iso_coin_py"), 60), (("iso_coin",), 10)):
         # the trusted seats compiled: the loop; a trusted seat plain Python: the slow path
         where = (3, 20, games, "rotate", SECRET)
-        rows, forfeits = play_block_isolated(game, rules, agents, *where, Isolation(isolated))
+        rows, forfeits, _ = play_block_isolated(game, rules, agents, *where, Isolation(isolated))
         assert np.array_equal(rows, play_block(game, rules, agents, *where))
         assert not forfeits.any()
 
@@ -107,7 +107,7 @@ def test_isolated_agents_play_the_games_they_play_in_process(game):
 def test_isolated_matches_of_several_rounds_are_the_matches_in_process():
     rules = load_game("geschenkt").rules(n_players=3, rounds=3)
     agents = parse_list(["iso_coin", "sniper", "greedy"], "geschenkt")
-    rows, _ = play_block_isolated(
+    rows, *_ = play_block_isolated(
         "geschenkt", rules, agents, 1, 0, 30, "rotate", SECRET, Isolation(("iso_coin",))
     )
     assert np.array_equal(rows, play_block("geschenkt", rules, agents, 1, 0, 30, "rotate", SECRET))
@@ -202,7 +202,7 @@ def faulty(tmp_path_factory):
 def test_every_fault_forfeits_its_game_and_the_other_games_stand(faulty, table, codes):
     rules, n_games = load_game("geschenkt").rules(n_players=4), 8
     agents = parse_list(table, "geschenkt")
-    rows, forfeits = play_block_isolated(
+    rows, forfeits, _ = play_block_isolated(
         "geschenkt", rules, agents, 1, 0, n_games, "rotate", SECRET, faulty
     )
     twins = parse_list(["iso_pot5"] * 3 + ["greedy"], "geschenkt")
@@ -412,7 +412,7 @@ def test_a_bot_that_fakes_progress_still_times_out():
     agents = parse_list(["toggler", "greedy", "greedy"], "geschenkt")
     isolation = Isolation((), time_limit=0.3, memory_mb=600)
     with deadline(120):
-        _, forfeits = play_block_isolated(
+        _, forfeits, _ = play_block_isolated(
             "geschenkt", rules, agents, 1, 0, 3, "rotate", SECRET, isolation
         )
     assert forfeits[:, 0].tolist() == [TIMEOUT] * 3 and not forfeits[:, 1:].any()
@@ -426,7 +426,9 @@ def test_a_slow_first_decision_forfeits_the_same_games_whatever_the_blocks():
     rules = load_game("geschenkt").rules(n_players=2)
     agents = parse_list(["slowfirst", "greedy"], "geschenkt")
     isolation = Isolation((), time_limit=0.4, memory_mb=600)
-    _, whole = play_block_isolated("geschenkt", rules, agents, 3, 0, 4, "rotate", SECRET, isolation)
+    _, whole, _ = play_block_isolated(
+        "geschenkt", rules, agents, 3, 0, 4, "rotate", SECRET, isolation
+    )
     singles = [
         play_block_isolated("geschenkt", rules, agents, 3, g, 1, "rotate", SECRET, isolation)[1]
         for g in range(4)
@@ -444,7 +446,7 @@ def test_an_honest_bot_whose_helper_compiles_late_in_a_game_does_not_forfeit():
     agents = parse_list(["latejit", "greedy", "greedy"], "geschenkt")
     isolation = Isolation((), time_limit=0.2, memory_mb=600)
     where = (1, 0, 3, "rotate", SECRET, isolation)
-    _, forfeits = play_block_isolated("geschenkt", rules, agents, *where)
+    _, forfeits, _ = play_block_isolated("geschenkt", rules, agents, *where)
     assert not forfeits.any()
 
 
@@ -465,7 +467,7 @@ def test_a_process_that_does_not_start_forfeits_instead_of_ending_the_run(tmp_pa
     seats' results stand, where the first block's start had ended the run."""
     rules, agents, isolation = two_seats_against_greedy(tmp_path, "nostart", NO_START_BOT)
     for first in (0, 2):
-        rows, forfeits = play_block_isolated(
+        rows, forfeits, _ = play_block_isolated(
             "geschenkt", rules, agents, 1, first, 2, "rotate", SECRET, isolation
         )
         assert forfeits[:, 0].tolist() == [NO_START, NO_START] and not forfeits[:, 1].any()
@@ -573,7 +575,7 @@ def test_a_template_that_names_another_process_as_its_worker_kills_nothing(tmp_p
     as one that does not start."""
     rules, agents, isolation = two_seats_against_greedy(tmp_path, "liar_fork", LIAR_FORK)
     where = (1, 0, 2, "rotate", SECRET, isolation)
-    _, forfeits = play_block_isolated("geschenkt", rules, agents, *where)
+    _, forfeits, _ = play_block_isolated("geschenkt", rules, agents, *where)
     assert forfeits[:, 0].tolist() == [NO_START, NO_START]  # and this process is alive
 
 

@@ -16,7 +16,7 @@ from agents.isolation.untrusted import load_untrusted
 from agents.registry import parse_list
 from experiments.batch import play
 from experiments.cli import main
-from experiments.games import play_block_explained
+from experiments.games import play_block_isolated
 from experiments.isolation import EXPLANATION, cut, fault_table, merged_faults
 from experiments.results import load_faults
 from giftsim.game import load_game
@@ -68,14 +68,14 @@ def test_the_first_explanation_of_a_block_is_its_first_faulted_game_s_whatever_t
     agents = parse_list(["teller", "greedy"], "geschenkt")
     isolation = Isolation((), time_limit=0.4, memory_mb=600)
     singles = [
-        play_block_explained("geschenkt", rules, agents, 7, g, 1, "rotate", SECRET, isolation)
+        play_block_isolated("geschenkt", rules, agents, 7, g, 1, "rotate", SECRET, isolation)
         for g in range(8)
     ]
     said = {g: found[(0, RAISED)][1] for g, (_, _, found) in enumerate(singles) if found}
     assert sorted(said) == [0, 2, 4, 6]  # the games it begins
     assert len(set(said.values())) > 1  # the cards differ, so a game's words are its own
     for start in range(7):
-        _, forfeits, explained = play_block_explained(
+        _, forfeits, explained = play_block_isolated(
             "geschenkt", rules, agents, 7, start, 8 - start, "rotate", SECRET, isolation
         )
         first = start + start % 2
@@ -87,7 +87,7 @@ def test_the_first_explanation_of_a_block_is_its_first_faulted_game_s_whatever_t
 def test_a_process_that_does_not_start_says_why(tmp_path):
     bot = NO_START_BOT.replace("nostart", "mute")  # test_isolation.py defines "nostart"
     rules, agents, isolation = two_seats_against_greedy(tmp_path, "mute", bot)
-    _, forfeits, explained = play_block_explained(
+    _, forfeits, explained = play_block_isolated(
         "geschenkt", rules, agents, 1, 0, 2, "rotate", SECRET, isolation
     )
     assert forfeits[:, 0].tolist() == [NO_START, NO_START]
