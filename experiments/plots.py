@@ -16,6 +16,7 @@ tests choose one (e.g. ``MPLBACKEND=Agg``).
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.colors import LogNorm
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
@@ -57,8 +58,9 @@ def label(column: str) -> str:
 
 
 def score_label(game: str, what: str = "score") -> str:
-    """``what`` with the way a score wins in ``game``, e.g. "score (lowest wins)"."""
-    return f"{what} ({'lowest' if load_game(game).lower_wins else 'highest'} wins)"
+    """``what`` with its unit and the way a score wins in ``game``, e.g. "score in points
+    (lowest wins)"."""
+    return f"{what} in points ({'lowest' if load_game(game).lower_wins else 'highest'} wins)"
 
 
 def counted(numbers, unit: str = "players") -> str:
@@ -84,8 +86,9 @@ def subject(game: str, design: str, agents, players, games: int, per: str = "") 
 
 
 def subject_of(long: pd.DataFrame, game: str, design: str, per: str = "") -> str:
-    """``subject`` of the games of a long frame (``stats``' layout)."""
-    games = long.groupby(["job", "game_index"]).ngroups
+    """``subject`` of the games of a long frame (``stats``' layout; stacked tables, such as
+    ``anatomy.field_points``', count apart by their ``table`` column)."""
+    games = long.groupby([c for c in ("table", "job", "game_index") if c in long]).ngroups
     return subject(game, design, long["agent"].unique(), long["n_players"].unique(), games, per)
 
 
@@ -266,7 +269,7 @@ def _panels(data: pd.DataFrame, value: str, column: str, by: str, axes, mirror: 
 
 HEAD_TITLE = (
     "Head to head: share of games in which the row agent finishes ahead of the column agent "
-    "(level 1/2),\n± half width of its 95% interval by deal; {per}"
+    "(a tie counts 1/2),\n± half width of its 95% interval by deal; {per}"
 )
 
 
@@ -310,8 +313,7 @@ def win_rate_heatmap_of(table: pd.DataFrame, ax=None, subject=None):
             ink = "white" if abs(value - 0.5) > 0.3 else "black"  # readable on the dark ends
             ax.text(j, i, text, ha="center", va="center", fontsize=7, color=ink)
     _label_square(ax, share)
-    label = "share of games the row agent finishes ahead of the column agent"
-    fig.colorbar(image, ax=ax, label=label)
+    fig.colorbar(image, ax=ax, label="row agent ahead of column agent (share)")
     _title(ax, HEAD_TITLE.format(per=_per_pair(table["games"])), subject)
     return fig
 
@@ -367,7 +369,7 @@ def rating_chart_of(table: pd.DataFrame, ax=None, scale="log", order="finish", s
     if infinite.any():
         _mark_unbounded(ax, bars, y, infinite, edges)
     else:
-        ax.legend(fontsize=8, loc="lower right")
+        ax.legend(fontsize=8, loc="best")
     what = f"Plackett-Luce ratings from {ORDERS[order]},\n95% intervals (bootstrap over deals)"
     _title(ax, what, subject)
     return fig
@@ -553,31 +555,58 @@ def sweep_heatmap(
     center=None,
     digits=3,
     title=None,
+    reach=None,
+    log=False,
+    bounds=None,
 ):
     """One cell per (row, column) variant coloured by ``value`` and annotated with it (and
-    ± the half width of its 95% interval, when the table has one). With ``center`` the colour
-    map diverges symmetrically around it (e.g. 0 for an edge, 1/n for a win share). Axes are
-    labelled by ``label``; ``title`` defaults to the label of ``value``."""
+    ± the half width of its 95% interval, when the table has one) in a size its cell holds.
+    With ``center`` the colour map diverges symmetrically around it (e.g. 0 for an edge, 1/n
+    for a win share), as far as ``reach`` (default: the farthest value), so that equal
+    distances from it have equal colours; the colour bar shows only values inside ``bounds``
+    (the statistic's range, default [0, 1] for a share). ``log``: a logarithmic colour scale
+    (for a positive statistic spanning decades, such as a chi-square). Axes are labelled by
+    ``label``; ``title`` defaults to the label of ``value``."""
     data = sweep_heatmap_data(table, value, rows, columns)
     grid, half = data["value"], data["half"]
     fig, ax = _axes(ax)
     values = grid.to_numpy(float)
     scale = {"cmap": "viridis"}
-    if center is not None:
-        reach = np.nanmax(np.abs(values - center)) or 1.0
+    if log:
+        scale["norm"] = LogNorm(vmin=max(np.nanmin(values), 1e-3), vmax=np.nanmax(values))
+    elif center is not None:
+        reach = reach or _reach(values, center)
         scale = {"cmap": "RdBu_r", "vmin": center - reach, "vmax": center + reach}
     image = ax.imshow(values, aspect="auto", **scale)
+    size = _cell_fontsize(ax, grid.shape, digits + 5)
     for (i, j), cell in np.ndenumerate(values):
         if not np.isnan(cell):
-            text = f"{cell:.{digits}f}"
+            text = f"{cell:.{digits}f}".replace(f"-{0:.{digits}f}", f"{0:.{digits}f}")
             if half is not None:
                 text += "\n" + plus_minus(half.iat[i, j], digits)
-            ax.text(j, i, text, ha="center", va="center", fontsize=6, color=_ink(image, cell))
+            ax.text(j, i, text, ha="center", va="center", fontsize=size, color=_ink(image, cell))
     ax.set_xticks(np.arange(grid.shape[1]), grid.columns, rotation=45, ha="right")
     ax.set_yticks(np.arange(grid.shape[0]), grid.index)
     ax.set(xlabel=label(columns), ylabel=label(rows), title=title or label(value))
-    fig.colorbar(image, ax=ax, label=label(value))
+    bar = fig.colorbar(image, ax=ax, label=label(value))
+    if center is not None and not log:
+        low, high = bounds or ((0.0, 1.0) if value.endswith("share") else (-np.inf, np.inf))
+        bar.ax.set_ylim(max(center - reach, low), min(center + reach, high))
     return fig
+
+
+def _reach(values, center: float) -> float:
+    """The farthest of ``values`` from ``center`` (1 where all are missing or equal to it)."""
+    return float(np.nanmax(np.abs(np.asarray(values, float) - center))) or 1.0
+
+
+def _cell_fontsize(ax, shape: tuple[int, int], chars: int) -> float:
+    """A font size (points, 6 to 10) at which two lines of ``chars`` characters fit in one
+    cell of a ``shape`` grid drawn on ``ax``."""
+    box = ax.get_position()  # in figure fractions
+    width, height = ax.figure.get_size_inches() * 72 * (box.width, box.height)
+    cell_width, cell_height = width / max(shape[1], 1), height / max(shape[0], 1)
+    return float(np.clip(min(cell_width / (0.62 * chars), cell_height / 3.0), 6, 10))
 
 
 def _ink(image, value: float) -> str:
@@ -603,19 +632,33 @@ def sweep_subject(table: pd.DataFrame, game: str, who: str, players=None) -> str
 def sweep_panels(table, panels, rows: str, columns: str, subject: str, ncols=2, size=(8, 6)):
     """Several ``sweep_heatmap`` panels of one sweep table in one figure, titled by
     ``subject`` (``sweep_subject``): ``panels`` is a list of ``(value, options)`` with the
-    options of ``sweep_heatmap`` (``center``, ``digits``, ``title``) and, for a panel of
-    another table of the same sweep, ``table``."""
+    options of ``sweep_heatmap`` (``center``, ``digits``, ``title``, ``log``) and, for a
+    panel of another table of the same sweep, ``table``. Panels of the same value about the
+    same centre share one colour scale: a colour means the same number in each."""
     nrows = -(-len(panels) // ncols)
     size = (size[0] * ncols, size[1] * nrows)
     fig, axes = plt.subplots(nrows, ncols, figsize=size, squeeze=False)
+    reach = _common_reach(table, panels)
     for ax, (value, options) in zip(axes.flat, panels, strict=False):
-        options = dict(options)
+        options = {"reach": reach.get((value, options.get("center"))), **options}
         sweep_heatmap(options.pop("table", table), value, rows, columns, ax=ax, **options)
     for ax in axes.flat[len(panels) :]:
         ax.set_visible(False)
     fig.suptitle(subject, fontsize=12)
     fig.tight_layout()
     return fig
+
+
+def _common_reach(table: pd.DataFrame, panels) -> dict:
+    """(value, centre) -> the farthest value from the centre over all the panels that show
+    that value about that centre."""
+    reach = {}
+    for value, options in panels:
+        if options.get("center") is not None:
+            key = (value, options["center"])
+            far = _reach(options.get("table", table)[value], options["center"])
+            reach[key] = max(reach.get(key, 0.0), far)
+    return reach
 
 
 # ---- anatomy: card prices and point sources -------------------------------------------------
@@ -725,7 +768,7 @@ def point_sources(long: pd.DataFrame, by=("agent", "n_players"), ax=None, subjec
     ax.set_xticks(x, names, rotation=60, ha="right", fontsize=7)
     ax.set(ylabel="points per seat (highest score wins)")
     _title(ax, "Where the points come from: mean points per seat by source", subject)
-    ax.legend()
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
     return fig
 
 
@@ -824,7 +867,7 @@ def first_player_exact(table: pd.DataFrame, players: int, games: int, ax=None):
         f"No Thanks!, {players} players: first-player advantage\n"
         f"optimal (exact) and mirror tables ({games:,} games each)"
     )
-    ax.legend(fontsize="small")
+    ax.legend(fontsize="small", loc="best")
     return fig
 
 
@@ -855,8 +898,11 @@ def exploitability_bars(table: pd.DataFrame, ax=None):
         ax.plot(x, part.gain_low, "k.", label="held-out lower bound" if i == 0 else None)
     ax.set_xticks(np.arange(len(agents)), agents, rotation=30, ha="right")
     ax.set_ylabel("gain of a best response in its best seat (win share)")
-    ax.set_title("No Thanks!: exact exploitability on small decks")
-    ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.set_title(
+        "No Thanks!: exploitability on small decks\n(exact for deterministic agents; "
+        "estimated with 95% intervals for agents that randomise)"
+    )
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.set_size_inches(max(fig.get_figwidth(), 11), fig.get_figheight())
     fig.tight_layout()
     return fig

@@ -185,3 +185,12 @@ def test_field_points_keeps_each_field_apart():
     # duplicate deals: the candidate meets the same games in every seat
     random = long[long["agent"] == "random"]
     assert sorted(random.groupby("seat")["game_index"].apply(sorted).iloc[0]) == list(range(5))
+
+
+def test_a_figure_of_stacked_fields_counts_every_field_s_games():
+    """Two fields of 5 deals x 3 seats are 30 games, not the 15 one field's ids number."""
+    from experiments import plots
+
+    long = anatomy.field_points("tulips", ["random", "hoarder"], "greedy", 3, 5, seed=1)
+    assert len(long) == 30 * 3  # a row per seat of each game
+    assert plots.subject_of(long, "tulips", "field").endswith(", 30 games")

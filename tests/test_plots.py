@@ -73,9 +73,12 @@ def test_win_rate_heatmap(long, tmp_path):
     first = next(t.get_text() for t in ax.texts if t.get_position() == (1, 0))
     assert first.startswith(f"{share.loc['a', 'b']:.2f}")
     title = ax.get_title()
-    assert "row agent finishes ahead of the column agent (level 1/2)" in title
+    assert "row agent finishes ahead of the column agent (a tie counts 1/2)" in title
     assert "95% interval by deal" in title and "games per pair" in title
     assert saved(fig, tmp_path / "heatmap.png").startswith(PNG)
+    bar = fig.axes[1]  # its label no higher than the bar: it cannot run into the titles
+    label = bar.yaxis.label.get_window_extent()
+    assert label.height <= bar.get_window_extent().height
 
 
 def test_a_tiny_interval_never_reads_plus_minus_zero():
@@ -140,7 +143,7 @@ def test_score_distributions_of_a_mixed_design(long, tmp_path):
     panels = [ax for ax in fig.axes if ax.get_visible()]
     assert [ax.get_title() for ax in panels] == ["3 players", "4 players"]
     assert [t.get_text() for t in panels[1].get_xticklabels()] == list("abcd")
-    assert panels[0].get_ylabel() == "score (lowest wins)"
+    assert panels[0].get_ylabel() == "score in points (lowest wins)"
     medians = [line for line in panels[1].lines if line.get_color() in ("C1", "#ff7f0e")]
     four = long[long["n_players"] == 4]
     expected = [
@@ -170,7 +173,7 @@ def test_score_distributions_of_a_mirror_study_never_compare_tables():
         "all-b tables, 4 players",
     ]
     assert [t.get_text() for t in panels[2].get_xticklabels()] == ["0", "1", "2", "3"]
-    assert panels[0].get_ylabel() == "score (highest wins)"
+    assert panels[0].get_ylabel() == "score in points (highest wins)"
 
 
 def test_subject_names_few_agents_and_counts_many():

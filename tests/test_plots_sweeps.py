@@ -9,6 +9,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
+from matplotlib.colors import LogNorm
 from matplotlib.figure import Figure
 
 from experiments import plots
@@ -154,3 +155,64 @@ def test_price_panels_name_each_agent_and_its_games(prices, tmp_path):
     assert any(t.startswith("Four greedy players: cards in the winner's hand") for t in titles)
     assert fig.get_suptitle().startswith("No Thanks!, 4 players, one agent in every seat")
     assert saved(fig, tmp_path / "prices.png").startswith(PNG)
+
+
+def _grid(rows: int, columns: int, share: float = 0.25) -> pd.DataFrame:
+    """A ``rows`` x ``columns`` sweep of win shares about ``share``, half widths 0.003."""
+    rng = np.random.default_rng(7)
+    value = np.clip(share + rng.normal(0, 0.1, (rows, columns)), 0.001, 0.999)
+    table = pd.DataFrame(
+        [
+            {"removed": r, "chips": c, "win_share": value[r, c], "games": 100}
+            for r in range(rows)
+            for c in range(columns)
+        ]
+    )
+    return table.assign(
+        win_share_low=table["win_share"] - 0.003, win_share_high=table["win_share"] + 0.003
+    )
+
+
+@pytest.mark.parametrize("shape", [(9, 10), (4, 4), (2, 3)])
+@pytest.mark.parametrize("panels", [False, True])
+def test_sweep_heatmap_text_fits_its_cell_and_is_legible(shape, panels):
+    """Each cell's two lines (value, ± half width) lie inside their cell, alone or in the
+    notebooks' two-panel figures (their laid-out size), and are at least 7 points high there
+    on the notebooks' largest grid (9 x 10); larger cells get larger text."""
+    table = _grid(*shape)
+    if panels:
+        both = [("win_share", {"center": 0.25})] * 2
+        fig = plots.sweep_panels(table, both, "removed", "chips", "subject", ncols=2)
+    else:
+        fig = plots.sweep_heatmap(table, "win_share", "removed", "chips", center=0.25)
+    ax = fig.axes[0]
+    fig.canvas.draw()
+    to_data = ax.transData.inverted()
+    for text in ax.texts:
+        (left, bottom), (right, top) = to_data.transform(text.get_window_extent())
+        x, _ = text.get_position()
+        assert abs(right - left) < 1 and abs(top - bottom) < 1, text.get_text()
+        assert x - 0.5 <= min(left, right) and max(left, right) <= x + 0.5
+        assert text.get_fontsize() >= (7 if panels else 6)
+    if shape == (2, 3):
+        assert ax.texts[0].get_fontsize() == 10
+
+
+def test_share_panels_share_one_colour_scale_inside_zero_to_one():
+    """Panels of one value about one centre colour a number alike, and a share's colour
+    bar stops at 0 (a symmetric scale about 1/4 reached below it)."""
+    strong, weak = _grid(3, 3, 0.55), _grid(3, 3, 0.05)
+    panels = [("win_share", {"center": 0.25}), ("win_share", {"table": weak, "center": 0.25})]
+    fig = plots.sweep_panels(strong, panels, "removed", "chips", "subject", ncols=2)
+    first, second = (ax.images[0].get_clim() for ax in fig.axes[:2])
+    assert first == second and first[0] < 0 < first[1]  # the reach is below 0 here
+    bars = [ax for ax in fig.axes if ax.get_label() == "<colorbar>"]
+    assert len(bars) == 2 and all(bar.get_ylim()[0] == 0.0 for bar in bars)
+
+
+def test_sweep_heatmap_log_scale_and_no_negative_zero(sweep):
+    chi = sweep.assign(chi2=10.0 ** np.arange(len(sweep)), edge=-0.0001)
+    fig = plots.sweep_heatmap(chi, "chi2", "removed", "chips", digits=0, log=True)
+    assert isinstance(fig.axes[0].images[0].norm, LogNorm)
+    fig = plots.sweep_heatmap(chi, "edge", "removed", "chips", center=0, digits=3)
+    assert [t.get_text().split("\n")[0] for t in fig.axes[-2].texts] == ["0.000"] * len(sweep)

@@ -142,7 +142,7 @@ def test_seat_panels_draw_one_panel_per_agent(sums):
         fair = ["fair share 1/3", "fair share 1/4"] if value == "win_share" else []
         assert sorted(legend) == ["3 players", "4 players", *fair]
         if value == "mean_score":
-            assert fig.axes[0].get_ylabel() == "mean score (lowest wins)"
+            assert fig.axes[0].get_ylabel() == "mean score in points (lowest wins)"
         plt.close(fig)
     _, axes = plt.subplots(2, 1)
     assert plots.seat_panels(sums, axes=axes) is axes[0].figure
