@@ -9,6 +9,7 @@ import re
 import socket
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -686,6 +687,32 @@ def test_what_an_agent_starts_dies_when_the_run_is_killed(tmp_path):
     for pid in left:  # this test's failure leaves nothing running
         os.kill(pid, 9)
     assert len(pids) == 7 and not left  # the escaper's six and the unreaper's one
+
+
+def test_an_agent_started_from_a_thread_that_ends_plays_on():
+    """A seat started from a short-lived thread (a user's pool, a Dask task that secedes):
+    the kernel sends the keeper its parent-death signal when the *thread* that started it
+    ends, though the run lives on, and the keeper killed the agent's processes, so every later
+    decision forfeited. The keeper now ends only when its parent changed."""
+    host.end_idle()  # a template kept by an earlier test would not be started here
+    agent = parse_list(["iso_pot5"], "geschenkt")[0]
+    box = host.Sandbox("geschenkt", agent, 2, 4, Isolation(("iso_pot5",)))
+    try:
+        starter = threading.Thread(target=box.start)
+        starter.start()
+        starter.join()
+        while os.path.exists(f"/proc/self/task/{starter.native_id}"):  # the thread has ended
+            time.sleep(0.01)
+        template, keeper = box.kept.template.pid, box.kept.template.process.pid
+        time.sleep(0.5)  # the keeper's time to act on its signal
+        for _ in range(3):
+            box.rows[:4], box.words[:4] = 0, np.arange(1, 5, dtype=np.uint64)
+            assert box.run(4).tolist() == [0] * 4 and not box.faults
+            assert box.kept.template.pid == template and box.kept.template.alive()
+        assert alive([template, keeper], wait=0) == [template, keeper]
+    finally:
+        box.close()
+        host.end_idle()
 
 
 KILLED_RUN = """

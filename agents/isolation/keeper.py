@@ -11,9 +11,17 @@ by Landlock and scoped, cannot signal the keeper, which is outside its domain.
 
 It writes the template's pid (8 bytes, little-endian) on its standard output, and when the
 run says so (a byte on the pipe ``KEEP``, or its end closed), the run ends (``HOST``, the
-run's pid, dies: the keeper gets SIGTERM) or the template ends, it kills every process below
-itself and exits. The run finds and kills what is below the keeper with the same functions
-(:func:`kill_below`): a process is killed only through a pidfd, after its parent was checked.
+run's pid, dies) or the template ends, it kills every process below itself and exits. The run
+finds and kills what is below the keeper with the same functions (:func:`kill_below`): a
+process is killed only through a pidfd, after its parent was checked.
+
+The kernel tells the keeper of the run's end with SIGTERM (``PR_SET_PDEATHSIG``), but it sends
+that signal when the *thread* that started the keeper ends, though the run lives on (its other
+threads adopt the keeper): a run that started an agent from a short-lived thread (a pool's, a
+Dask task's that secedes) had its agent killed with that thread. So the signal only wakes the
+keeper's loop (``signal.set_wakeup_fd``: its handler does nothing, nothing is raised in the
+middle of the loop), which ends when its parent is no longer ``HOST``; the setting stays armed
+for the next thread's end. The loop checks its parent at least once a second as well.
 """
 
 import contextlib
@@ -86,12 +94,9 @@ def _kill_if_below(pid: int, tree: set[int]) -> None:
             os.close(handle)
 
 
-class _Ended(Exception):
-    """SIGTERM: the run ended (``PR_SET_PDEATHSIG``)."""
-
-
-def _ended(signum, frame):
-    raise _Ended
+def _woken(signum, frame) -> None:
+    """SIGTERM (``PR_SET_PDEATHSIG``): the byte on the wakeup pipe wakes the loop, which
+    checks whether the run lives."""
 
 
 def _reap() -> None:
@@ -120,8 +125,6 @@ def main(argv) -> None:
         finally:
             os._exit(127)
     try:
-        signal.signal(signal.SIGTERM, _ended)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM])
         template = os.pidfd_open(pid)
         os.write(1, pid.to_bytes(8, "little"))
         for fd in (0, 1):  # the template's start message; the run's pipe
@@ -131,13 +134,17 @@ def main(argv) -> None:
             os.closerange(low, fd)
             low = fd + 1
         os.closerange(low, os.sysconf("SC_OPEN_MAX"))
-        while True:
-            ready, _, _ = select.select([template, keep], [], [], 1.0)
+        woken, wake = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+        signal.set_wakeup_fd(wake)
+        signal.signal(signal.SIGTERM, _woken)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM])
+        while os.getppid() == host:  # else the run ended: this process was adopted
+            ready, _, _ = select.select([template, keep, woken], [], [], 1.0)
             _reap()
-            if ready:
+            if template in ready or keep in ready:
                 return
-    except _Ended:
-        return
+            with contextlib.suppress(BlockingIOError):  # SIGTERM: the loop checks the parent
+                os.read(woken, 64)
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)  # nothing stops the killing
         kill_below(os.getpid())
