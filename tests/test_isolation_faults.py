@@ -4,6 +4,7 @@ Python API's frames, in each chunk file of a run, in the tournament's tables, in
 and its summary.md; the same whatever the backend, workers, chunk size, resume or
 ``--summary-only``."""
 
+import json
 import shutil
 from pathlib import Path
 
@@ -177,3 +178,77 @@ def test_tournaments_print_and_keep_the_same_explanations_whatever_the_run(
     chunk = sorted((tmp_path / "serial").glob("chunk-*.parquet"))[-1]
     pq.write_table(pq.read_table(chunk).replace_schema_metadata(None), chunk)
     assert load_faults(tmp_path / "serial") is None  # a chunk without records: no partial table
+
+
+# Plain-Python bots that end their own process at the first decision of each game (so in the
+# games they begin): one exits with status 3, one sends itself SIGSEGV.
+ENDERS = """
+import os
+import signal
+
+from agents.registry import define
+from geschenkt_sim.rules import PASS, TAKE
+from geschenkt_sim.state import CHIPS, N_DECISIONS, POT, SEAT
+
+
+def rule(obs):
+    broke = obs[CHIPS + obs[SEAT]] == 0
+    return TAKE if broke or obs[POT] >= 5 else PASS
+
+
+def exiter(obs, params, rng):
+    if obs[N_DECISIONS] == 0:
+        os._exit(3)
+    return rule(obs)
+
+
+def segfaulter(obs, params, rng):
+    if obs[N_DECISIONS] == 0:
+        os.kill(os.getpid(), signal.SIGSEGV)
+    return rule(obs)
+
+
+define("geschenkt", "exiter", exiter, compiled=False)
+define("geschenkt", "segfaulter", segfaulter, compiled=False)
+"""
+ENDED = {
+    "exiter": "its process exited with status 3",
+    "segfaulter": "its process was killed by SIGSEGV",
+}
+
+
+@pytest.fixture(scope="module")
+def enders(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("bots") / "enders.py"
+    path.write_text(ENDERS)
+    load_untrusted(path, 600)
+    return path
+
+
+@pytest.mark.parametrize("bot", sorted(ENDED))
+def test_a_record_says_how_a_crashed_agent_s_process_ended(enders, bot, tmp_path, capsys):
+    """A crash's explanation names the exit status or the signal (the worker's parent, its
+    template, reaps it and says), where it had been "its process ended (a crash or an exit)"
+    whatever ended it."""
+    path = tmp_path / "r.json"
+    args = ["record", "geschenkt", "--agents", f"{bot},greedy,greedy", "--players", "3"]
+    args += ["--untrusted-module", str(enders), "--out", str(path)]
+    assert main(args) == 0
+    said = f"crashed: {ENDED[bot]}"
+    assert f"seat 0 ({bot}) forfeited round 0: {said}" in capsys.readouterr().err
+    assert json.loads(path.read_text())["forfeits"] == [{"seat": 0, "round": 0, "reason": said}]
+
+
+def test_a_tournament_says_how_each_crashed_agent_s_process_ended(enders, tmp_path, capsys):
+    """The table "why they forfeited" of a tournament (the loop with isolated seats) and its
+    fault records name the exit status and the signal."""
+    out = tmp_path / "enders"
+    args = ["tournament", "geschenkt", "--design", "round-robin"]
+    args += ["--agents", "exiter,segfaulter,greedy", "--players", "3", "--games", "3"]
+    args += ["--backend", "serial", "--untrusted-module", str(enders), "--time-limit", "0.4"]
+    assert main([*args, "--memory-limit", "600", "--quiet", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    table = fault_table(load_faults(out))
+    for bot, says in ENDED.items():
+        assert table.loc[bot, "reason"] == "crashed" and table.loc[bot, "explanation"] == says
+        assert says in printed.split(TITLE)[1]

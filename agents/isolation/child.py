@@ -8,12 +8,16 @@ on stdin: a pickle of plain data (the game, the agent, the limits; see
 to adopt its descendants' orphans before it imports anything, loads the agent, compiles what
 it will run, and answers ``READY`` on ``CONTROL`` (or ``FAILED`` and the reason).
 
-It then serves as a *template*: for each pair of pipe ends the parent sends (``GO`` to read,
-``DONE`` to write) it forks a *worker*, a copy of itself as it stands, which decides each batch
-it is sent, one byte each way, until the parent closes ``GO`` or kills it. So a worker killed
-after a fault is replaced in milliseconds by another copy of the same clean process, never by
-one that ran the faulty decision. In ``describe`` mode it only loads an untrusted module and
-writes what agents it defines (as JSON after ``READY``).
+It then serves as a *template*: for each pair of pipe ends the parent sends (``FORK``, with
+``GO`` to read and ``DONE`` to write) it forks a *worker*, a copy of itself as it stands, which
+decides each batch it is sent, one byte each way, until the parent closes ``GO`` or kills it,
+and answers the worker's pid (8 bytes). So a worker killed after a fault is replaced in
+milliseconds by another copy of the same clean process, never by one that ran the faulty
+decision. Asked ``HOW`` (a worker closed its ``DONE`` pipe: it crashed or exited), it reaps
+that worker, its child, and answers how it ended: 8 bytes, signed, the exit status, or minus
+the signal that killed it (``os.waitstatus_to_exitcode``), or ``UNSEEN`` if it saw no end
+within ``GRACE`` seconds. In ``describe`` mode it only loads an untrusted module and writes
+what agents it defines (as JSON after ``READY``).
 """
 
 import contextlib
@@ -32,6 +36,9 @@ import types
 from agents.isolation import explain
 
 FAILED = b"x"
+FORK, HOW = b"f", b"w"  # what the parent asks a template: a worker; how the last one ended
+UNSEEN = 1 << 16  # the answer to HOW when the worker was not seen to end (no exit status)
+GRACE = 1.0  # seconds a template waits for its worker's end (it closed its pipe: milliseconds)
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
 
@@ -88,18 +95,48 @@ def _keep_orphans() -> None:
 
 
 def _template(control: socket.socket, serve) -> None:
-    """Fork a worker for each pair of pipe ends the parent sends; tell it the worker's pid."""
-    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # workers are reaped by the kernel
+    """Fork a worker for each pair of pipe ends the parent sends, and tell it the worker's
+    pid; tell it how the last worker ended when asked."""
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # its children are reaped here, to see how
+    children = _Children()
     while True:
         data, fds, _, _ = socket.recv_fds(control, 1, 2)
+        children.reap()  # ended workers, and the orphans of the agent's processes adopted
+        if data == HOW and not fds:
+            control.sendall(children.ended().to_bytes(8, "little", signed=True))
+            continue
         if not data or len(fds) != 2:
             return
         pid = os.fork()
         if pid == 0:
             _worker(control, fds, serve)
+        children.worker, children.status = pid, None
         for fd in fds:
             os.close(fd)
         control.sendall(pid.to_bytes(8, "little"))
+
+
+class _Children:
+    """A template's ended children, reaped: the current worker (its pid) and its wait status
+    once it ended (None before)."""
+
+    def __init__(self):
+        self.worker, self.status = 0, None
+
+    def reap(self) -> None:
+        with contextlib.suppress(ChildProcessError):  # no child left
+            while (ended := os.waitpid(-1, os.WNOHANG))[0] > 0:
+                if ended[0] == self.worker:
+                    self.status = ended[1]
+
+    def ended(self) -> int:
+        """How the worker ended (``os.waitstatus_to_exitcode``), waiting up to ``GRACE``
+        seconds for its end; ``UNSEEN`` if it did not end (or was reaped elsewhere)."""
+        deadline = time.monotonic() + GRACE
+        while self.status is None and self.worker > 0 and time.monotonic() < deadline:
+            time.sleep(0.001)
+            self.reap()
+        return UNSEEN if self.status is None else os.waitstatus_to_exitcode(self.status)
 
 
 def _worker(control: socket.socket, fds, serve) -> None:

@@ -30,7 +30,7 @@ import numpy as np
 
 from agents.drivers.generate import PRIVATE
 from agents.isolation import CRASHED, FAULTS, NO_START, RAISED, TIMEOUT, Isolation, protocol
-from agents.isolation.child import FAILED
+from agents.isolation.child import FAILED, FORK, HOW
 from agents.isolation.confine import package_folders
 from agents.isolation.keeper import KILL_LIMIT, child_of, kill_below
 from agents.isolation.protocol import H_COUNT, H_DONE, H_FAULT, H_FIRST, printable
@@ -162,7 +162,7 @@ class Template:
         go_read, go = os.pipe()
         done, done_write = os.pipe()
         try:
-            socket.send_fds(self.control, [b"f"], [go_read, done_write])
+            socket.send_fds(self.control, [FORK], [go_read, done_write])
             pid = int.from_bytes(_read(self.control.fileno(), FORK_LIMIT, 8), "little")
         except (OSError, TimeoutError):
             pid = 0
@@ -174,6 +174,24 @@ class Template:
             os.close(done)
             return None
         return Worker(pid, go, done, self)
+
+    def ended(self) -> tuple[str, bool]:
+        """How its last worker ended (it closed its pipe), in words, as the template says (the
+        worker's parent: it reaps it): an exit status or a signal, 8 bytes, worded here; and
+        whether the template still answers (False: it ended, or did not answer in time or as
+        it should, and may be out of step with the run)."""
+        try:
+            self.control.sendall(HOW)
+            said = _read(self.control.fileno(), FORK_LIMIT, 8)
+        except TimeoutError:
+            said = None
+        except OSError:  # it ended (its socket closed)
+            said = b""
+        if said == b"":
+            return "its process ended, and so did its template", False
+        if said is None or len(said) != 8:
+            return "its process ended (its template did not say how)", False
+        return how_ended(int.from_bytes(said, "little", signed=True)), True
 
     def kill_below(self) -> None:
         """Kill every process below the keeper but the template: what its agent's code
@@ -229,6 +247,21 @@ class Worker:
         self.template.kill_below()
         os.close(self.go)
         os.close(self.done)
+
+
+def how_ended(code: int) -> str:
+    """A worker's end in words, from its template's answer (``os.waitstatus_to_exitcode``: the
+    exit status, or minus the signal that killed it; anything else: it was not seen to end).
+    The agent's code may make its template say anything: it is a number, worded here."""
+    if -(2**7) < code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:  # a real-time signal, or none
+            name = f"signal {-code}"
+        return f"its process was killed by {name}"
+    if 0 <= code < 2**8:
+        return f"its process exited with status {code}"
+    return "its process ended (its template did not see how)"
 
 
 def memory_hint(memory_mb: int) -> str:
@@ -403,7 +436,7 @@ class Sandbox:
         try:
             os.write(self.worker.go, protocol.GO)
         except OSError:  # it died between batches
-            return first, self._note(CRASHED, "its process ended")
+            return first, self._note(CRASHED, self._ended())
         seen, since = first, time.monotonic()
         while True:
             signal_byte = self.worker.read(self.limit / 4)
@@ -416,11 +449,19 @@ class Sandbox:
                 code = code if 0 < code < len(FAULTS) else RAISED
                 return done, self._note(code, self.block.said())
             if signal_byte is not None:  # b"": the worker ended
-                return done, self._note(CRASHED, "its process ended (a crash or an exit)")
+                return done, self._note(CRASHED, self._ended())
             if done > seen:  # only a count past every earlier one is progress (the agent
                 seen, since = done, time.monotonic()  # writes it: it may move it back)
             elif time.monotonic() - since > self.limit:
                 return done, self._note(TIMEOUT, f"no answer in {self.limit:g} s")
+
+    def _ended(self) -> str:
+        """How the worker ended (it closed its pipe), as its template says; a template that
+        ended or does not answer as it should is ended (started again when next needed)."""
+        said, answers = self.kept.template.ended()
+        if not answers:
+            self.kept.end()
+        return said
 
     def _note(self, code: int, message: str) -> int:
         self.faults.append((code, message))
