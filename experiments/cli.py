@@ -750,6 +750,7 @@ def _add_gauntlet(sub) -> None:
         "every seat",
     )
     _add_agent_options(p)
+    _add_isolation_options(p)
     _add_rule_option(p)
     p.add_argument("--seed", type=_seed, default=0, help="root seed of every deal")
     p.add_argument(
@@ -1021,14 +1022,17 @@ def _seats(args) -> None:
 
 
 def _gauntlet(args) -> None:
+    from dataclasses import replace
+
     from experiments import commands
+    from experiments.gauntlet import plan
 
     players = None if args.players is None else _players(args.players, args.game)
     lists = (args.agents, args.fields, players, args.deals, args.seed)
-    rules = _rule_options(args, players or [])
+    made = plan(args.game, *lists, _rule_options(args, players or []))
+    made = replace(made, jobs=_secured(made.jobs, args))  # as a tournament's: checked first
     command = "giftsim " + " ".join(args.argv)
-    run = (args.out, _run_options(args) | {"force": args.force}, command)
-    commands.gauntlet(args.game, *lists, rules, _run_secret(args), *run)
+    commands.gauntlet(made, args.out, _run_options(args) | {"force": args.force}, command)
 
 
 def _report(args) -> None:

@@ -687,13 +687,14 @@ FINDINGS = {"mirror": seat_findings, "round-robin": robin_findings}  # by design
 # ---- The other commands' bodies (the CLI parses, these run) -----------------------------
 
 
-def gauntlet(game, agents, fields, players, deals, seed, rules, secret, out, options, command):
-    """``giftsim gauntlet``: plan, play and print a gauntlet (``experiments.gauntlet``); with
-    ``out``, its markdown and plots go into that folder (a file of their names that the
-    gauntlet did not write is refused first, unless ``options["force"]``)."""
+def gauntlet(made, out, options, command):
+    """``giftsim gauntlet``: play and print a gauntlet (``made``, an
+    ``experiments.gauntlet.Plan``, its jobs with the run's secret and isolation) and, with
+    isolated agents, their forfeits and why; with ``out``, its markdown and plots go into that
+    folder (a file of their names that the gauntlet did not write is refused first, unless
+    ``options["force"]``)."""
     from experiments import gauntlet as gauntlets
 
-    made = gauntlets.plan(game, agents, fields, players, deals, seed, rules, secret)
     force = options.pop("force", False)
     if out is not None and Path(out).is_dir():  # else the run's own checks name the problem
         force = _may_replace(out, force)
@@ -702,16 +703,20 @@ def gauntlet(game, agents, fields, players, deals, seed, rules, secret, out, opt
     frame, seconds, played = gauntlets.play(made, out, command, **options)
     _played_line(played, seconds, out)
     found = gauntlets.table(made, out if out is not None else frame)
+    forfeits = gauntlet_forfeits(made, found, out if out is not None else frame)
     gauntlets.print_tables(made, found)
+    print_tables(forfeits)
     if out is not None:
         when = manifest_io.read(out)["created"][:10]
-        written = gauntlets.report(made, found, out, command, when, force=force)
+        sections = _sections(forfeits)
+        written = gauntlets.report(made, found, out, command, when, force=force, sections=sections)
         print(f"\nwrote {', '.join(str(path) for path in written)}")
 
 
 def gauntlet_report(folder: Path, manifest: dict, force: bool = False) -> dict[str, pd.DataFrame]:
-    """``giftsim report`` of a gauntlet's folder (``manifest``, as read): its tables,
-    markdown and plots again (the markdown with the warning of an incomplete folder)."""
+    """``giftsim report`` of a gauntlet's folder (``manifest``, as read): its tables (with
+    isolated agents, their forfeits and why), markdown and plots again (the markdown with the
+    warning of an incomplete folder)."""
     from experiments import gauntlet as gauntlets
 
     made = gauntlets.Plan.from_record(
@@ -719,15 +724,37 @@ def gauntlet_report(folder: Path, manifest: dict, force: bool = False) -> dict[s
     )
     gauntlets.check_files(made, folder, force)
     found = gauntlets.table(made, folder)
+    forfeits = gauntlet_forfeits(made, found, folder)
     unfinished = incomplete_note(folder, manifest, int(found["games"].sum()))
     if unfinished:
         print(unfinished)
     gauntlets.print_tables(made, found)
+    print_tables(forfeits)
     command = manifest.get("command", "")
     when = manifest["created"][:10]
-    written = gauntlets.report(made, found, folder, command, when, unfinished, force)
+    sections = _sections(forfeits)
+    written = gauntlets.report(made, found, folder, command, when, unfinished, force, sections)
     print(f"\nwrote {', '.join(str(path) for path in written)}")
-    return {"gauntlet": found}
+    return {"gauntlet": found, **forfeits}
+
+
+def gauntlet_forfeits(made, found: pd.DataFrame, source) -> dict[str, pd.DataFrame]:
+    """With isolated agents, a gauntlet's forfeits by agent (with their reasons) and why they
+    forfeited (from ``found.attrs["faults"]``, ``experiments.gauntlet.table``), over the whole
+    run, as a tournament shows them: from its rows (``source``, a frame) or its results
+    folder; none when nothing is isolated."""
+    if not any(job.isolation for job in made.jobs):
+        return {}
+    if isinstance(source, pd.DataFrame):
+        named = {FORFEITS: forfeit_table(long_table(source, made.game))}
+    else:
+        named = _forfeit_reasons(Path(source), manifest_io.read(Path(source)))
+    return named | fault_tables(found.attrs.get("faults"))
+
+
+def _sections(named: dict[str, pd.DataFrame]) -> dict[str, str]:
+    """Tables as markdown sections (name to text), as summary.md shows them."""
+    return {name: _as_markdown(table) for name, table in named.items()}
 
 
 def execute_and_print(jobs, out, options) -> None:

@@ -28,6 +28,12 @@ share their deals (paired across agents and fields). Its figures come from
 deal as unit, stratified by seating group. Agents, fields and player counts are put in
 canonical order before jobs are numbered, so any order of the lists gives the same jobs, the
 same experiment (``--resume``) and the same numbers; tables and plots show them as listed.
+
+Agents may play isolated (``agents.isolation.Isolation``: each from a process of its own, a
+fault forfeiting the game; ``experiments.isolation``): the jobs then carry the isolation and
+the run's secret, random unless given, and an isolated agent plays exactly the games it plays
+in process under that secret, so the cells are the same. Their forfeits and why are tables
+of the whole run beside the gauntlet's (``giftsim gauntlet``, ``report`` and gauntlet.md).
 """
 
 import functools
@@ -39,11 +45,13 @@ from pathlib import Path
 
 import pandas as pd
 
+from agents.isolation import Isolation
 from agents.registry import parse
 from agents.roster import roster
 from experiments import manifest as manifest_io
 from experiments import stats
-from experiments.results import long_table, read_chunk
+from experiments.isolation import isolate
+from experiments.results import load_faults, long_table, read_chunk
 from experiments.runner import run
 from experiments.schedule import Job, arrangements, join, rotations, seating_groups
 from experiments.words import count_of
@@ -123,7 +131,8 @@ def plan(
     deals: int = 1000,
     seed: int = 0,
     rules=None,
-    secret: int = 0,
+    secret: int | None = None,
+    isolation=None,
 ) -> Plan:
     """The gauntlet of ``agents`` against ``fields`` at each of ``players`` (each default:
     the game's roster, ``agents.roster.Gauntlet``), about ``deals`` deals per cell. A field
@@ -131,7 +140,8 @@ def plan(
     joined by ``+`` (a pool); ``{n}`` in a spec stands for the player count. An agent or
     field that does not exist at some player count is left out there (``Plan.notes``); one
     that exists at none is a one-line ValueError, as are a player count the game does not
-    take and a field that names no agent."""
+    take and a field that names no agent. The jobs carry ``secret`` and ``isolation``
+    (:func:`secured`)."""
     agents, fields, players = _listed(game, agents, fields, players)
     if deals < 1:
         raise ValueError(f"--deals must be at least 1, got {deals}")
@@ -152,9 +162,19 @@ def plan(
             "every cell is an agent against a field of its own copies alone, which a gauntlet "
             "does not play (a mirror: `giftsim seats`); name a field with another agent"
         )
-    jobs = [replace(job, secret=secret) for job in jobs]
+    jobs = secured(jobs, secret, isolation)
     caveat = _seed_caveat(seed)
     return Plan(game, jobs, cells, agents, fields, players, deals, seed, tuple(notes), caveat)
+
+
+def secured(jobs, secret: int | None = None, isolation=None) -> list[Job]:
+    """``jobs`` under ``secret`` and with ``isolation`` (an ``agents.isolation.Isolation`` or
+    its dict; ``experiments.isolation.isolate``): the secret is 0 unless given, and random
+    unless given when an agent is isolated."""
+    isolation = Isolation.of(isolation)
+    if isolation is None:
+        return [replace(job, secret=secret or 0) for job in jobs]
+    return isolate(jobs, isolation, secret)
 
 
 def _listed(game, agents, fields, players):
@@ -320,22 +340,33 @@ def gauntlet(
     rules=None,
     out=None,
     command: str = "",
+    secret: int | None = None,
+    isolation=None,
     **options,
 ):
     """Plan (``plan``) and play a gauntlet, then compute its table (``table``); returns
     ``(plan, table)``. ``out``: a results folder (manifest and parquet chunks, resumable with
-    ``resume=True``; ``report`` writes its markdown and plots); ``options`` go to
+    ``resume=True``; ``report`` writes its markdown and plots); ``isolation``
+    (``agents.isolation.Isolation``): agents that play each from a process of their own,
+    under ``secret`` (0 unless given; random unless given when an agent is isolated; the
+    table keeps why they forfeited, :func:`table`); ``options`` go to
     ``runner.run`` (default: serial, no progress bar)."""
-    made = plan(game, agents, fields, players, deals, seed, rules, options.pop("secret", 0))
+    made = plan(game, agents, fields, players, deals, seed, rules, secret, isolation)
     frame, _, _ = play(made, out, command, **{**SERIAL, **options})
     return made, table(made, out if out is not None else frame)
 
 
-def play(made: Plan, out=None, command: str = "", **options):
+def play(made: Plan, out=None, command: str = "", isolation=None, secret=None, **options):
     """Play a plan's jobs with ``runner.run`` (into ``out`` if given, with the plan and
-    ``command`` in its manifest): ``(rows or None, seconds, games played now)``."""
+    ``command`` in its manifest): ``(rows or None, seconds, games played now)``; the rows of
+    a run with isolated agents keep why they forfeited in ``attrs["faults"]``. The jobs are
+    played as planned, or, given ``isolation`` or ``secret``, with them instead
+    (:func:`secured`: a random secret unless given when an agent is isolated)."""
+    jobs = made.jobs
+    if isolation is not None or secret is not None:
+        jobs = secured(jobs, secret, isolation)
     meta = {"gauntlet": made.record(), "command": command}
-    return run(made.jobs, out=out, meta=meta, **options)
+    return run(jobs, out=out, meta=meta, **options)
 
 
 def plan_line(made: Plan) -> str:
@@ -394,11 +425,24 @@ def table(made: Plan, source) -> pd.DataFrame:
     interval by deal (``ci_low``, ``ci_high``: ``stats.win_share`` on the cell's games),
     ``fair`` (1/n), for mirrors the turn-order ``gap`` (last position minus first) with its
     interval, and the ``deals``, ``games`` and ``seatings`` played. ``source``: the rows of the
-    run, or its results folder."""
+    run, or its results folder. With isolated agents, why they forfeited (their fault records,
+    ``experiments.isolation``) is in ``attrs["faults"]``, as in the rows of ``runner.run``
+    (``experiments.isolation.fault_table`` makes it a table)."""
+    faults = _faults(source)
     source = source if isinstance(source, pd.DataFrame) else chunks(source)
     rows = [_cell_row(cell, cell_rows(source, cell.jobs)) for cell in made.cells]
     frame = pd.DataFrame(rows).set_index(["n_players", "agent", "field"]).sort_index()
-    return frame.reindex(columns=list(COLUMNS))  # a run of mirrors alone has no share columns
+    frame = frame.reindex(columns=list(COLUMNS))  # a run of mirrors alone has no share columns
+    if faults is not None:
+        frame.attrs["faults"] = faults
+    return frame
+
+
+def _faults(source) -> list | None:
+    """The fault records of a run's rows or results folder; None when nothing is isolated."""
+    if isinstance(source, pd.DataFrame):
+        return source.attrs.get("faults")
+    return load_faults(source)
 
 
 def _cell_row(cell: Cell, rows: pd.DataFrame) -> dict:
@@ -505,11 +549,18 @@ def _counts(made: Plan, found: pd.DataFrame) -> list[int]:
 
 
 def markdown(
-    made: Plan, found: pd.DataFrame, command: str, when: str, images=None, unfinished=""
+    made: Plan,
+    found: pd.DataFrame,
+    command: str,
+    when: str,
+    images=None,
+    unfinished="",
+    sections=None,
 ) -> str:
     """The gauntlet as markdown: the warning of an incomplete folder (``unfinished``), the
     command and date, how to read it, then per player count the fields in words, the table
-    and its plot (``images``: file name per player count)."""
+    and its plot (``images``: file name per player count), then ``sections`` (a heading to
+    its markdown text: the forfeits of isolated agents and why)."""
     name = load_game(made.game).title
     lines = [f"# Gauntlet: {name}", "", *([f"**{unfinished}**", ""] if unfinished else [])]
     lines += [f"Written by `{command}` on {when}." if command else f"Written on {when}.", ""]
@@ -521,6 +572,8 @@ def markdown(
         lines += [display(made, found, n).to_markdown(), ""]
         if images and n in images:
             lines += [f"![{name}, {n} players]({images[n]})", ""]
+    for heading, text in (sections or {}).items():
+        lines += [f"## {heading}", "", text, ""]
     if made.notes:
         lines += ["Left out:", "", *[f"- {note}" for note in made.notes], ""]
     return "\n".join(lines)
@@ -590,12 +643,19 @@ def check_files(made: Plan, folder, force: bool = False) -> None:
 
 
 def report(
-    made: Plan, found: pd.DataFrame, folder, command: str, when=None, unfinished="", force=False
+    made: Plan,
+    found: pd.DataFrame,
+    folder,
+    command: str,
+    when=None,
+    unfinished="",
+    force=False,
+    sections=None,
 ) -> list[Path]:
     """Write ``gauntlet.md`` (opening with ``unfinished``, the warning of an incomplete folder,
-    if any) and one PNG per player count (:func:`image_name`) into ``folder`` (a results
-    folder: nothing outside it), each through ``giftsim.files.write_own``; returns the
-    files written."""
+    if any; with ``sections``, :func:`markdown`'s) and one PNG per player count
+    (:func:`image_name`) into ``folder`` (a results folder: nothing outside it), each through
+    ``giftsim.files.write_own``; returns the files written."""
     from experiments import plots  # matplotlib only when drawing
 
     folder = Path(folder)
@@ -605,7 +665,8 @@ def report(
         draw = functools.partial(figure.savefig, dpi=110, bbox_inches="tight", format="png")
         files.write_own(folder / name, draw, force)
         plots.plt.close(figure)
-    text = markdown(made, found, command, when or date.today().isoformat(), images, unfinished)
+    when = when or date.today().isoformat()
+    text = markdown(made, found, command, when, images, unfinished, sections)
     files.write_own(folder / "gauntlet.md", lambda path: path.write_text(text + "\n"), force)
     return [folder / "gauntlet.md", *(folder / name for name in images.values())]
 

@@ -536,6 +536,16 @@ CLI = [  # (id, argv, words the one line must hold)
     ),
     ("gauntlet-players-9", [*GAUNTLET, "--players", "9"], "played by 2..7 players, not 9"),
     ("gauntlet-players-text", [*GAUNTLET, "--players", "3,x"], "got '3,x'"),
+    (
+        "gauntlet-time-limit-alone",
+        [*GAUNTLET, "--players", "3", "--time-limit", "5"],
+        "apply to isolated agents",
+    ),
+    (
+        "gauntlet-isolate-no-agent-of-the-run",
+        [*GAUNTLET, "--players", "3", "--agents", "greedy", "--isolate", "random"],
+        "--isolate names 'random', which plays nowhere in this run (agents: greedy, sniper",
+    ),
     ("gauntlet-out-file", [*GAUNTLET, "--out", "paper.txt"], "is a file, not a results folder"),
     ("gauntlet-resume-no-out", [*GAUNTLET, "--resume"], "give --out"),
     ("gauntlet-resume-no-run", [*GAUNTLET, "--resume", "--out", "new"], "new holds no run"),

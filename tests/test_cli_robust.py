@@ -321,6 +321,8 @@ def test_killing_the_main_process_stops_its_workers(tmp_path):
 # or less, a module that cannot be imported in its own process. ``BAD`` is a folder of bad
 # modules; ``{bad}`` in an argument stands for it.
 RUN = ["tournament", "geschenkt", "--agents", "greedy,random", *QUICK]
+GAUNTLET = ["gauntlet", "geschenkt", "--agents", "greedy", "--fields", "random", "--players", "3"]
+GAUNTLET += ["--deals", "2", "--backend", "serial", "--quiet"]
 ISOLATION_ERRORS = [
     (
         [*RUN, "--isolate", "sniper"],
@@ -353,6 +355,17 @@ ISOLATION_ERRORS = [
         "--untrusted-module {bad}/unused.py defines no agent of this run (it defines unused_bot",
     ),
     (
+        [*GAUNTLET, "--time-limit", "5"],
+        "--time-limit and --memory-limit apply to isolated agents: add --isolate or "
+        "--untrusted-module",
+    ),
+    ([*GAUNTLET, "--memory-limit", "2048"], "apply to isolated agents: add --isolate or"),
+    (
+        [*GAUNTLET, "--isolate", "sniper"],
+        "--isolate names 'sniper', which plays nowhere in this run (agents: greedy, random)",
+    ),
+    ([*GAUNTLET, "--isolate", "greedy", "--time-limit", "0"], "--time-limit must be a positive"),
+    (
         ["record", "geschenkt", "--players", "3", "--isolate", "sniper"],
         "--isolate names 'sniper', which plays nowhere in this run (agents: greedy)",
     ),
@@ -382,7 +395,7 @@ def test_bad_isolation_options_are_one_line_and_write_nothing(
     work = tmp_path / "work"
     work.mkdir()
     monkeypatch.chdir(work)
-    out = ["--out", str(work / "run")] if args[0] == "tournament" else []
+    out = ["--out", str(work / "run")] if args[0] in ("tournament", "gauntlet") else []
     args = [a.replace("{bad}", str(bad)) for a in args]
     err = one_line_error(capsys, [*args, *out])
     assert message.replace("{bad}", str(bad)) in err

@@ -2,7 +2,9 @@
 fields. Its jobs and tables do not depend on the order of the lists; a pool of one agent is
 the field design; a mixed field gives every member the same share of the other seats; an
 --out folder resumes without losing or repeating a game; both games run through the CLI;
-the plot names what it shows; bad input is one line and exit status 2."""
+the plot names what it shows; bad input is one line and exit status 2. Isolated agents play
+the gauntlet they play in process, a faulty one's forfeits and why are printed and kept, and
+a run with other isolation options is not resumed."""
 
 import os
 from collections import Counter
@@ -13,12 +15,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from agents.isolation import Isolation
 from experiments import gauntlet as gauntlets
 from experiments import plots, stats
 from experiments.cli import main
-from experiments.results import load, long_table
+from experiments.isolation import fault_table
+from experiments.manifest import read
+from experiments.results import load, load_faults, long_table
 from experiments.runner import run
 from experiments.schedule import field_design
+from tests.test_isolation import BOTS, RAISER_SAYS, SECRET, without_forfeits
 
 TOY = {"agents": ("random", "steady", "steady:margin=2"), "players": (2, 3)}
 TOY_FIELDS = ("random", "steady", "mixed", "self")
@@ -140,6 +146,103 @@ def test_resume_loses_and_repeats_no_game(tmp_path, capsys):
     assert not list(out.glob(".*.tmp"))
     assert main([*args, "--resume"]) == 0
     assert "nothing left to play" in capsys.readouterr().out
+
+
+# A small gauntlet of No Thanks! with a built-in to isolate: two agents, a field of one agent
+# and a pool, at 3 players.
+ISOLABLE_FIELDS = ["random", "greedy+random"]
+ISOLABLE = ["gauntlet", "geschenkt", "--agents", "greedy,sniper", "--players", "3"]
+ISOLABLE += ["--fields", ",".join(ISOLABLE_FIELDS), "--deals", "4", *SERIAL]
+
+
+def printed_tables(printed: str) -> str:
+    """The gauntlet's tables as printed: from the first heading to the forfeits, if any."""
+    return printed[printed.index("\n== ") :].split("\n== forfeits")[0]
+
+
+def test_isolated_agents_play_the_gauntlet_they_play_in_process(tmp_path, capsys):
+    """``--isolate greedy``: each ``greedy`` seat decides from a process of its own and plays
+    exactly the games it plays in process under the same secret: the same rows, the same
+    printed tables, and no forfeit."""
+    printed = []
+    for extra in ([], ["--isolate", "greedy", "--out", str(tmp_path / "isolated")]):
+        assert main([*ISOLABLE, "--secret", str(SECRET), *extra]) == 0
+        printed.append(capsys.readouterr().out)
+    assert printed_tables(printed[1]) == printed_tables(printed[0])
+    assert "== forfeits by agent" in printed[1] and "== forfeits" not in printed[0]
+    made = gauntlets.plan("geschenkt", ["greedy", "sniper"], ISOLABLE_FIELDS, [3], 4, secret=SECRET)
+    reference, _, _ = run(made.jobs, backend="serial", progress=False)
+    manifest, rows = load(tmp_path / "isolated")
+    assert {tuple(job["isolation"]["agents"]) for job in manifest["jobs"]} == {("greedy",)}
+    pd.testing.assert_frame_equal(without_forfeits(rows), reference)
+
+
+def test_the_python_api_plays_isolated_agents_the_same_gauntlet():
+    """``plan``, ``gauntlet`` and ``play`` take the isolation: the same rows and table as in
+    process under the same secret, the fault records (none) in the table's attrs."""
+    lists = (["greedy", "sniper"], ISOLABLE_FIELDS, [3], 4)
+    made, found = gauntlets.gauntlet("geschenkt", *lists, seed=12, secret=SECRET)
+    assert not any(job.isolation for job in made.jobs) and "faults" not in found.attrs
+    greedy = Isolation(("greedy",))
+    planned = gauntlets.plan("geschenkt", *lists, seed=12, secret=SECRET, isolation=greedy)
+    assert planned.jobs == gauntlets.secured(made.jobs, SECRET, greedy)
+    assert {job.secret for job in gauntlets.plan("geschenkt", *lists, isolation=greedy).jobs} != {0}
+    reference, _, _ = run(made.jobs, backend="serial", progress=False)
+    rows, _, _ = gauntlets.play(made, isolation=greedy, secret=SECRET, **gauntlets.SERIAL)
+    pd.testing.assert_frame_equal(without_forfeits(rows), reference)
+    isolated = gauntlets.table(made, rows)
+    pd.testing.assert_frame_equal(isolated, found)
+    assert isolated.attrs["faults"] == []
+
+
+def test_a_faulty_untrusted_bot_forfeits_and_the_gauntlet_says_why(tmp_path, capsys):
+    """``raiser`` (tests/bots/faulty.py, loaded untrusted) raises at the first decision of
+    every game it begins: those games are forfeits (losses) and the rest stand; the terminal,
+    gauntlet.md and ``report`` show its forfeits and the explanation of the first."""
+    out = tmp_path / "faulty"
+    args = ["gauntlet", "geschenkt", "--agents", "raiser", "--fields", "greedy", "--players"]
+    args += ["3", "--deals", "4", *SERIAL, "--untrusted-module", str(BOTS / "faulty.py")]
+    args += ["--time-limit", "0.4", "--memory-limit", "600", "--secret", "11"]
+    assert main([*args, "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    _, frame = load(out)
+    long = long_table(frame)
+    raiser = long[long["agent"] == "raiser"]
+    begun = int((raiser["position"] == 0).sum())
+    assert begun > 0 and raiser["forfeit"].astype(bool).sum() == begun  # the games it begins
+    assert not raiser.loc[raiser["forfeit"] != 0, "win"].any()  # a forfeit never wins
+    table = fault_table(load_faults(out))
+    assert table.loc["raiser", "forfeits"] == begun
+    assert table.loc["raiser", "explanation"] == RAISER_SAYS
+    forfeits = printed.split("== forfeits by agent (a forfeit is a loss)")[1].split("==")[0]
+    assert f"raised {begun}" in forfeits
+    assert "== why they forfeited" in printed and RAISER_SAYS in printed
+    text = (out / "gauntlet.md").read_text()
+    assert "## forfeits by agent" in text and "## why they forfeited" in text
+    assert RAISER_SAYS in text
+    assert main(["report", str(out)]) == 0
+    again = capsys.readouterr().out
+    assert "== why they forfeited" in again and RAISER_SAYS in again
+    assert (out / "gauntlet.md").read_text() == text
+
+
+def test_a_gauntlet_with_other_isolation_options_is_not_resumed(tmp_path, capsys):
+    """An isolated run draws one secret and keeps it with its isolation in its manifest: the
+    same command resumes it; another time limit, or no isolation, is another experiment."""
+    out = tmp_path / "g"
+    args = [*ISOLABLE, "--isolate", "greedy", "--time-limit", "5", "--out", str(out)]
+    assert main(args) == 0
+    jobs = read(out)["jobs"]
+    assert len({job["secret"] for job in jobs}) == 1 and jobs[0]["secret"] != 0
+    assert {job["isolation"]["time_limit"] for job in jobs} == {5}
+    next(out.glob("chunk-*.parquet")).unlink()  # as if interrupted
+    capsys.readouterr()
+    for changed in (["--isolate", "greedy", "--time-limit", "6"], []):
+        assert main([*ISOLABLE, *changed, "--out", str(out), "--resume"]) == 2
+        err = capsys.readouterr().err
+        assert "holds another experiment" in err and len(err.strip().splitlines()) == 1
+    assert main([*args, "--resume"]) == 0
+    assert "played " in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(("game", "players"), [("geschenkt", 3), ("tulips", 2)])
