@@ -16,6 +16,7 @@ import pandas as pd
 from numba import njit
 
 from agents.registry import define
+from experiments import stats
 from experiments.envs.vector import VectorEnv
 from experiments.policy import tensor_scale
 from giftsim.game import load_game
@@ -23,13 +24,26 @@ from giftsim.game import load_game
 
 @dataclass
 class Curve:
-    """Mean reward of the learner per bin of finished episodes (the learning curve)."""
+    """Mean reward of the learner per bin of finished episodes (the learning curve), with a
+    95% interval for each bin's mean (``stats.share_interval``: the bin's games are
+    independent deals, each a share of the win in [0, 1])."""
 
     episodes: np.ndarray  # episodes finished at the end of each bin
     reward: np.ndarray  # mean reward (share of the win) over the bin's episodes
+    low: np.ndarray  # the 95% interval of each bin's mean
+    high: np.ndarray
+    size: int  # episodes per bin
 
     def frame(self) -> pd.DataFrame:
-        return pd.DataFrame({"episodes": self.episodes, "reward": self.reward})
+        return pd.DataFrame(
+            {
+                "episodes": self.episodes,
+                "reward": self.reward,
+                "ci_low": self.low,
+                "ci_high": self.high,
+                "games": self.size,
+            }
+        )
 
 
 def _softmax(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -85,7 +99,10 @@ def train_reinforce(
 def _curve(rewards: np.ndarray, bins: int) -> Curve:
     size = max(1, len(rewards) // bins)
     used = rewards[: size * (len(rewards) // size)].reshape(-1, size)
-    return Curve(size * np.arange(1, used.shape[0] + 1), used.mean(axis=1))
+    mean = used.mean(axis=1)
+    se = used.std(axis=1, ddof=1) / np.sqrt(size) if size > 1 else np.full(len(mean), np.nan)
+    low, high = stats.share_interval(mean, se, size)
+    return Curve(size * np.arange(1, used.shape[0] + 1), mean, low, high, size)
 
 
 def linear_agent(game: str, name: str, weights: np.ndarray, n_players: int):

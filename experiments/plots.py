@@ -775,21 +775,33 @@ def point_sources(long: pd.DataFrame, by=("agent", "n_players"), ax=None, subjec
 # ---- learning (experiments.learning) ------------------------------------------------------
 
 
+def _per_point(games: pd.Series) -> str:
+    low, high = int(games.min()), int(games.max())
+    return f"{low:,} games a point" if low == high else f"{low:,} to {high:,} games a point"
+
+
 def learning_curve_data(curves: dict) -> pd.DataFrame:
-    """One row per bin and run: ``run`` (the dict's key), ``episodes``, ``reward``."""
+    """One row per bin and run: ``run`` (the dict's key), ``episodes``, ``reward``, its 95%
+    interval ``ci_low`` and ``ci_high``, and ``games`` (episodes per bin)."""
     return pd.concat([c.frame().assign(run=label) for label, c in curves.items()])
 
 
 def learning_curve(curves: dict, title: str, fair: float | None = None, ax=None):
     """The learner's mean share of the win per bin of episodes, one line per run (``curves``:
-    label -> ``experiments.learning.Curve``); ``fair``: a dashed line at the equal share."""
+    label -> ``experiments.learning.Curve``) with each bin's 95% interval shaded; ``fair``: a
+    dashed line at the equal share."""
     data = learning_curve_data(curves)
     fig, ax = _axes(ax)
     for label, run in data.groupby("run", sort=False):
-        ax.plot(run["episodes"], run["reward"], marker=".", label=label)
+        line = ax.plot(run["episodes"], run["reward"], marker=".", label=label)[0]
+        ax.fill_between(
+            run["episodes"], run["ci_low"], run["ci_high"], color=line.get_color(), alpha=0.2
+        )
     if fair is not None:
         ax.axhline(fair, color="grey", ls="--", lw=1, label="equal share")
-    ax.set(xlabel="training episodes (games)", ylabel="learner's share of the win", title=title)
+    per = _per_point(data["games"])
+    ylabel = f"learner's share of the win\n(mean of {per}, 95% interval shaded)"
+    ax.set(xlabel="training episodes (games)", ylabel=ylabel, title=title)
     ax.set_ylim(0, 1)
     ax.legend()
     return fig

@@ -210,3 +210,21 @@ def test_exact_study_intervals_stay_in_their_ranges():
     )
     bars = plots.exploitability_bars_data(exploit)
     assert len(bars) == 1 and bars.ci_high.iloc[0] == 1 and bars.ci_low.iloc[0] < 0.8
+
+
+def test_a_learning_curve_shows_each_bin_s_interval_and_size(tmp_path):
+    from experiments import learning
+
+    _, curve = learning.train_reinforce("geschenkt", "random", 400, n_players=3, n_envs=32, bins=8)
+    frame = curve.frame()
+    assert (frame["games"] == 50).all() and len(frame) == 8
+    assert (frame["ci_low"] >= 0).all() and (frame["ci_high"] <= 1).all()
+    assert (frame["ci_low"] <= frame["reward"]).all() and (
+        frame["reward"] <= frame["ci_high"]
+    ).all()
+    assert (frame["ci_high"] - frame["ci_low"] > 0.05).all()  # 50 games: no narrow interval
+    fig = plots.learning_curve({"vs random": curve}, "title", fair=1 / 3)
+    ax = fig.axes[0]
+    assert len(ax.collections) == 1  # the shaded interval
+    assert "50 games a point" in ax.get_ylabel() and "95% interval" in ax.get_ylabel()
+    assert saved(fig, tmp_path / "learning.png").startswith(PNG)
