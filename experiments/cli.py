@@ -10,6 +10,7 @@ import re
 import secrets
 import signal
 import sys
+import threading
 from pathlib import Path
 
 import giftsim
@@ -52,6 +53,7 @@ def main(argv=None) -> int:
         _refuse_unknown(parser.commands[args.command], unknown, getattr(args, "game", None))
     args.argv = list(sys.argv[1:] if argv is None else argv)  # recorded by tune and ladder
     notice.QUIET = getattr(args, "quiet", False)
+    before = _stop_on_term()
     try:
         _check_together(args)
         _load_agent_modules(args)
@@ -63,9 +65,10 @@ def main(argv=None) -> int:
         return 0
     except (CliError, ValueError, OSError) as error:
         return _fail(args, error)
-    except KeyboardInterrupt:
-        print(f"giftsim {args.command}: interrupted; {_after_interrupt(args)}", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as stop:
+        how = "terminated" if isinstance(stop, Terminated) else "interrupted"
+        print(f"giftsim {args.command}: {how}; {_after_interrupt(args)}", file=sys.stderr)
+        return 128 + (signal.SIGTERM if isinstance(stop, Terminated) else signal.SIGINT)
     except Exception as error:  # a bug: still one line, the traceback on request
         if os.environ.get("GIFTSIM_TRACEBACK"):
             raise
@@ -75,6 +78,26 @@ def main(argv=None) -> int:
             file=sys.stderr,
         )
         return 1
+    finally:
+        if before is not None:
+            signal.signal(signal.SIGTERM, before)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill``, a batch system's time limit): the command stops as on Ctrl-C, what
+    it wrote kept and the way to go on said, exit status 143."""
+
+
+def _terminated(signum, frame):
+    raise Terminated
+
+
+def _stop_on_term():
+    """Make SIGTERM stop the command as Ctrl-C does (:class:`Terminated`); the handler it
+    replaces, to put back (None off the main thread, where no handler can be set)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _terminated)
 
 
 def entry() -> int:
@@ -275,14 +298,34 @@ def _gigabytes(text: str) -> float:
     return value
 
 
+class _Once(argparse._StoreAction):
+    """An option that takes one value: given twice, it is refused (argparse keeps the last,
+    so ``--games 10 --games 20`` ran another experiment than the first value says)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.given = None
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if self.given is not None and option_string is not None:
+            parser.error(
+                f"argument {option_string}: given twice ({self.given} and {values}); give it once"
+            )
+        self.given = values
+        super().__call__(parser, namespace, values, option_string)
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line (with a hint to --help) and exit status 2, and
-    an option is only its whole name (an abbreviation such as ``--agents`` for
-    ``--agents-module`` would run another experiment than the one typed)."""
+    """argparse, but a usage error is one line (with a hint to --help) and exit status 2, an
+    option is only its whole name (an abbreviation such as ``--agents`` for
+    ``--agents-module`` would run another experiment than the one typed), and an option of
+    one value is given at most once (:class:`_Once`)."""
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
+        self.register("action", None, _Once)
+        self.register("action", "store", _Once)
 
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
@@ -459,6 +502,7 @@ def _add_isolation_options(p, secret: bool = True) -> None:
 def _load_agent_modules(args) -> None:
     from agents.registry import load_module
 
+    _check_trusted_apart(getattr(args, "agents_module", []), getattr(args, "untrusted_module", []))
     for target in getattr(args, "agents_module", []):
         load_module(target)
     if getattr(args, "untrusted_module", None) is None:
@@ -468,6 +512,21 @@ def _load_agent_modules(args) -> None:
     args.untrusted = {
         target: load_untrusted(target, args.memory_limit) for target in args.untrusted_module
     }
+
+
+def _check_trusted_apart(trusted, untrusted) -> None:
+    """A module given both ways would run its code here as it loads: refused before either
+    loads."""
+
+    def where(target: str) -> str:
+        return os.path.realpath(target) if os.path.exists(target) else target
+
+    both = {where(t) for t in trusted} & {where(t) for t in untrusted or []}
+    if both:
+        raise CliError(
+            f"{sorted(both)[0]} is given as --agents-module and as --untrusted-module: its code "
+            "would run in this process; give it once, as --untrusted-module"
+        )
 
 
 MAX_SECONDS, MAX_MIB = 86_400, 2**24  # a day a decision; 16 TiB a process
@@ -969,7 +1028,7 @@ def _players(text, game) -> list[int]:
     if text is None:
         return list(load_game(game).official)
     try:
-        players = [int(x) for x in text.split(",") if x.strip()]
+        players = [int(x) for x in text.split(",")]  # an empty item is a typing slip
     except ValueError:
         players = []
     if not players:

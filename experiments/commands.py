@@ -536,6 +536,11 @@ def demo(
             f"--scale must be a positive fraction of the full size, at most {MAX_SCALE:g} "
             f"(the full size plays 2.6M games), got {scale}"
         )
+    if (Path(folder) / manifest_io.MANIFEST).exists():
+        raise ValueError(
+            f"{folder} holds the results of another experiment ({manifest_io.MANIFEST}): the "
+            "demo writes a folder of studies; give --out a new or empty folder, or its own"
+        )
     plan = list(_demo_plan(Path(folder), scale, seed))
     for _, _, jobs, out in plan:
         manifest_io.check(out, jobs, DEMO_CHUNK, False, resume=True)

@@ -61,6 +61,7 @@ from giftsim.game import load_game
 SELF = "self"  # the field of an agent's own copies, in every game
 TEMPLATE = "{n}"  # stands for the player count in agent specs and pools
 SERIAL = {"backend": "serial", "progress": False}
+NOT_YET = "not played yet"  # the kind of a cell an unfinished run holds no game of
 
 
 @dataclass(frozen=True)
@@ -223,22 +224,43 @@ def _resolve(game, names, players, resolve, kind: str, notes: list) -> dict:
             except ValueError as error:
                 errors[n] = str(error)
         if len(errors) == len(players):
-            raise ValueError(errors[players[0]])
+            raise ValueError(_nowhere(game, name, players, resolve, kind, errors[players[0]]))
         notes += [f"{kind} {name}: left out at {n} players ({why})" for n, why in errors.items()]
-    if kind == "agent":
-        _check_distinct(out)
+    _check_distinct(out, kind)
     return out
 
 
-def _check_distinct(specs: dict) -> None:
-    """Two listed agents that are one agent at a player count are an error."""
+def _nowhere(game, name, players, resolve, kind: str, why: str) -> str:
+    """Why ``name`` is at none of ``players``: the first reason, and the player counts where
+    it exists if there are any (a ``{n}`` agent such as ``tuned{n}p`` of the default lists)."""
+    there = []
+    for n in load_game(game).players:
+        try:
+            resolve(game, name, n)
+            there.append(n)
+        except ValueError:
+            pass
+    if not there:
+        return why
+    asked = ", ".join(map(str, players))
+    where = ", ".join(map(str, there))
+    return (
+        f"{kind} {name!r} exists at {where} players, not at {asked}: choose --players among "
+        f"those, or name the {kind}s (--{kind}s) ({why})"
+    )
+
+
+def _check_distinct(specs: dict, kind: str) -> None:
+    """Two listed agents (or fields) that are one agent (one field) at a player count are an
+    error: the second would play the first's games again under another name."""
     for n, by_name in specs.items():
         seen: dict = {}
         for name, spec in by_name.items():
             if spec in seen:
+                what = spec if kind == "agent" else _pool_words(spec, n, short=True)
                 raise ValueError(
-                    f"agents {seen[spec]!r} and {name!r} are both {spec} at {n} players; "
-                    "list each agent once"
+                    f"{kind}s {seen[spec]!r} and {name!r} are both {what} at {n} players; "
+                    f"list each {kind} once"
                 )
             seen[spec] = name
 
@@ -421,7 +443,8 @@ COLUMNS = (
 def table(made: Plan, source) -> pd.DataFrame:
     """One row per cell, indexed by (n_players, agent, field), sorted: ``pool`` (its agents,
     ``+``-joined; ``own copies``), ``kind`` (``field``; ``mirror`` for own copies;
-    ``its own field`` for a pool of the agent alone, not played), ``win_share`` with its 95%
+    ``its own field`` for a pool of the agent alone, not played; ``not played yet`` for a cell
+    an unfinished run holds no game of), ``win_share`` with its 95%
     interval by deal (``ci_low``, ``ci_high``: ``stats.win_share`` on the cell's games),
     ``fair`` (1/n), for mirrors the turn-order ``gap`` (last position minus first) with its
     interval, and the ``deals``, ``games`` and ``seatings`` played. ``source``: the rows of the
@@ -457,8 +480,8 @@ def _cell_row(cell: Cell, rows: pd.DataFrame) -> dict:
     }
     if not cell.jobs:
         return head | {"kind": "its own field", "deals": 0}
-    if rows.empty:
-        raise ValueError("the results hold no games of a cell yet; finish the run (--resume)")
+    if rows.empty:  # an unfinished run (its tables say so)
+        return head | {"kind": NOT_YET, "deals": 0}
     long = long_table(rows)
     if cell.pool:
         share = stats.win_share(long).loc[cell.agent]
@@ -500,6 +523,8 @@ def _cell_text(row) -> str:
         return f"{row['win_share']:.3f} {_ends(row['ci_low'], row['ci_high'], '')}{few}"
     if row["kind"] == "mirror":
         return f"gap {row['gap']:+.3f} {_ends(row['gap_low'], row['gap_high'], '+')}{few}"
+    if row["kind"] == NOT_YET:
+        return "no games yet (--resume)"
     return "its own field (see self)"
 
 
@@ -532,6 +557,8 @@ def deal_range(found: pd.DataFrame, n: int) -> str:
     """Deals per cell at ``n`` players: one number, or the range."""
     played = found.xs(n, level="n_players")["deals"]
     played = played[played > 0]
+    if played.empty:
+        return "0"
     low, high = int(played.min()), int(played.max())
     return f"{low:,}" if low == high else f"{low:,}-{high:,}"
 

@@ -525,7 +525,16 @@ CLI = [  # (id, argv, words the one line must hold)
     ("play-seed", ["play", "geschenkt", "--seed", "-1"], "a seed is a whole number in 0.."),
     ("play-module", ["play", "geschenkt", "--agents-module", "exits.py"], "ended the program"),
     # gauntlet
-    ("gauntlet-deals-0", [*GAUNTLET, "--deals", "0"], "--deals must be at least 1, got 0"),
+    (
+        "gauntlet-deals-0",
+        ["gauntlet", "geschenkt", "--deals", "0"],
+        "--deals must be at least 1, got 0",
+    ),
+    (
+        "gauntlet-deals-twice",
+        [*GAUNTLET, "--deals", "0"],
+        "--deals: given twice (5 and 0); give it once",
+    ),
     ("gauntlet-field", [*GAUNTLET, "--fields", "nobody"], "field 'nobody' is not a field"),
     ("gauntlet-pool", [*GAUNTLET, "--fields", "greedy+nobody"], "unknown agent 'nobody'"),
     ("gauntlet-agent", [*GAUNTLET, "--agents", "bogus"], "unknown agent 'bogus'"),

@@ -103,6 +103,16 @@ ONE_LINE_ERRORS = [
         ["demo", "--scale", "0.0001", "--workers", "0"],
         "argument --workers: worker processes are a whole number >= 1",
     ),
+    (  # argparse keeps the last: the run would not be the one the first value says
+        ["tournament", "geschenkt", "--games", "10", "--games", "20", "--backend", "serial"],
+        "argument --games: given twice (10 and 20); give it once",
+    ),
+    (
+        ["gauntlet", "geschenkt", "--players", "4", "--deals", "2", "--players", "2"],
+        "argument --players: given twice (4 and 2); give it once",
+    ),
+    (["tournament", "geschenkt", "--players", "3,", *QUICK], "got '3,'"),
+    (["tournament", "geschenkt", "--players", "3,,4", *QUICK], "got '3,,4'"),
 ]
 
 
@@ -292,6 +302,42 @@ def test_demo_never_touches_another_experiments_folder(capsys, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["geschenkt-seats"]  # nothing played
 
 
+def test_demo_never_writes_into_a_results_folder(capsys, tmp_path):
+    """A tournament's folder is no place for the demo's studies and findings.md."""
+    assert seats_into(capsys, tmp_path / "run") == 0
+    before = sorted(p.name for p in (tmp_path / "run").iterdir())
+    err = one_line_error(capsys, ["demo", "--scale", "0.0001", "--out", str(tmp_path / "run")])
+    assert "holds the results of another experiment (manifest.json)" in err
+    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == before
+
+
+def test_sigterm_stops_a_run_as_ctrl_c_does_and_it_resumes(tmp_path):
+    """``kill`` (a batch system's time limit) ends a run with one line saying how to go on
+    and status 143, its chunks kept; the resume then finishes it (it ended with no word and
+    a pool's warning)."""
+    out = tmp_path / "termed"
+    command = [sys.executable, "-m", "experiments.cli", "tournament", "geschenkt"]
+    command += ["--agents", "greedy,random", "--players", "3", "--games", "400000"]
+    command += ["--chunk-size", "20000", "--workers", "2", "--quiet", "--out", str(out)]
+    run = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while len(list(out.glob("chunk-*.parquet"))) < 2 and time.time() < deadline:
+        time.sleep(0.05)
+    run.send_signal(signal.SIGTERM)
+    err = run.communicate(timeout=60)[1]
+    assert run.returncode == 143, err
+    assert err.strip() == (
+        f"giftsim tournament: terminated; the same command with --resume continues from {out}"
+    )
+    kept = len(list(out.glob("chunk-*.parquet")))
+    done = subprocess.run([*command, "--resume"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    manifest, rows = load(out)
+    planned = sum(job["n_games"] for job in manifest["jobs"])
+    assert 2 <= kept < len(list(out.glob("chunk-*.parquet")))  # stopped part-way
+    assert len(rows.drop_duplicates(["job", "game_index"])) == len(rows) == planned
+
+
 def test_killing_the_main_process_stops_its_workers(tmp_path):
     out = tmp_path / "killed"
     command = [
@@ -353,6 +399,10 @@ ISOLATION_ERRORS = [
     (
         [*RUN, "--untrusted-module", "{bad}/unused.py"],
         "--untrusted-module {bad}/unused.py defines no agent of this run (it defines unused_bot",
+    ),
+    (  # its code would run in this process: refused before either loads it
+        [*RUN, "--agents-module", "{bad}/unused.py", "--untrusted-module", "{bad}/unused.py"],
+        "unused.py is given as --agents-module and as --untrusted-module: its code would run",
     ),
     (
         [*GAUNTLET, "--time-limit", "5"],

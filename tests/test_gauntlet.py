@@ -335,7 +335,11 @@ BAD = [
 @pytest.mark.parametrize(("extra", "message"), BAD)
 def test_bad_input_is_one_line_and_exit_2(extra, message, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    code = main(["gauntlet", "geschenkt", "--players", "3", "--deals", "2", *SERIAL, *extra])
+    base = {"--players": "3", "--deals": "2"}  # unless the row gives its own (once only)
+    given = [
+        word for option, value in base.items() if option not in extra for word in (option, value)
+    ]
+    code = main(["gauntlet", "geschenkt", *given, *SERIAL, *extra])
     err = capsys.readouterr().err
     assert code == 2, err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
@@ -343,9 +347,45 @@ def test_bad_input_is_one_line_and_exit_2(extra, message, capsys, tmp_path, monk
     assert not list(tmp_path.iterdir())  # nothing written
 
 
+def test_an_unfinished_gauntlet_reports_the_cells_it_has(tmp_path, capsys):
+    """A run stopped before a cell's first game: ``report`` prints every other cell, marks that
+    one and warns that the folder is unfinished (it refused the whole report)."""
+    out = tmp_path / "g"
+    args = ["gauntlet", "geschenkt", "--agents", "greedy", "--fields", "random,sniper"]
+    assert main([*args, "--players", "3", "--deals", "4", *SERIAL, "--out", str(out)]) == 0
+    jobs = read(out)["jobs"]
+    for job in (j["job"] for j in jobs if "sniper" in j["agents"]):
+        for chunk in out.glob(f"chunk-{job:05d}-*.parquet"):
+            chunk.unlink()
+    capsys.readouterr()
+    assert main(["report", str(out), "--force"]) == 0
+    printed = capsys.readouterr().out
+    row = next(line for line in printed.splitlines() if line.startswith("greedy"))
+    assert "no games yet (--resume)" in row and "[" in row  # the random field is there
+    assert "incomplete" in printed
+
+
+def test_the_same_field_under_two_names_is_refused(capsys, tmp_path, monkeypatch):
+    """``tuned`` and ``tuned4p`` are one field at 4 players: it would be played twice."""
+    monkeypatch.chdir(tmp_path)
+    args = ["gauntlet", "geschenkt", "--players", "4", "--agents", "greedy", "--deals", "2"]
+    assert main([*args, "--fields", "tuned,tuned{n}p", *SERIAL]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith(
+        "fields 'tuned' and 'tuned{n}p' are both 3 x tuned4p at 4 players; list each field once"
+    )
+    assert not list(tmp_path.iterdir())
+
+
+def test_the_default_lists_at_a_count_without_tuned_agents_say_where_they_exist(capsys):
+    assert main(["gauntlet", "geschenkt", "--players", "2", "--deals", "2", *SERIAL]) == 2
+    err = capsys.readouterr().err
+    assert "'tuned{n}p' exists at 3, 4, 5 players, not at 2: choose --players among" in err
+
+
 def test_a_folder_of_another_gauntlet_is_refused_in_one_line(tmp_path, capsys):
-    args = ["gauntlet", "toy", "--players", "2", "--deals", "2", *SERIAL, "--out", str(tmp_path)]
-    assert main(args) == 0
+    args = ["gauntlet", "toy", "--players", "2", *SERIAL, "--out", str(tmp_path)]
+    assert main([*args, "--deals", "2"]) == 0
     capsys.readouterr()
     assert main([*args, "--deals", "3", "--resume"]) == 2
     err = capsys.readouterr().err
