@@ -86,9 +86,11 @@ def win_share(deals: pd.DataFrame, by="agent") -> pd.DataFrame:
     [0, 1], where a share lies: the cut keeps every true share the plain interval holds. The
     adjusted share is clipped to [0, 1] likewise (on a few deals the corrections can take the
     plain mean past an end). An interval wholly past an end (a few deals) is moved to touch
-    it, keeping its width, rather than cut to the end itself. Where the adjusted share has no
+    it, keeping its width, rather than cut to the end itself; such rows are listed in
+    ``attrs[marks.PAST_ROWS]``, which ``marks.flag_few`` marks. Where the adjusted share has no
     spread by deal the interval is Wilson's on the deals (``stats.share_interval``)."""
     from experiments import stats  # scipy: only when scored
+    from experiments.marks import PAST_ROWS
 
     keys = [by] if isinstance(by, str) else list(by)
     raw = stats.clustered_mean(deals, "win_sum", "seats", keys, "deal", True, "stratum")
@@ -109,6 +111,7 @@ def win_share(deals: pd.DataFrame, by="agent") -> pd.DataFrame:
         (raw["se"] > stats.NO_SPREAD) & (adj["se"] > stats.NO_SPREAD)
     )
     out["deals"] = adj["clusters"]
+    out.attrs[PAST_ROWS] = tuple(out.index[(adj["mean"] < 0) | (adj["mean"] > 1)])
     return out
 
 

@@ -14,6 +14,8 @@ FLAT = "width 0"
 NONE = "no interval"
 UNTESTED = "no test"
 UNBOUNDED = "unbounded"
+PAST = "past an end"
+PAST_ROWS = "past an end"  # ``table.attrs`` key: the index labels of rows marked ``PAST``
 WARNINGS = {  # a table's warnings, and the note under it that says what each means
     FEW: "too few deals for the interval's 95% coverage to be trusted; play more games",
     FLAT: "every deal gave the same result, so the deals show no spread and the interval has "
@@ -27,6 +29,9 @@ WARNINGS = {  # a table's warnings, and the note under it that says what each me
     "next, so its rating has no finite estimate on that side and the interval is one-sided; "
     "the rating shown is held finite only by the prior and grows with the number of games, "
     "and the finite end is no calibrated bound: see the head-to-head table",
+    PAST: "the luck-adjusted share (a mean of per-deal values that may lie past 0 or 1) came "
+    "out past 0 or 1 on these deals: it is shown at that end, and its interval, wholly past "
+    "it, moved to touch it; the estimate is unbiased only unclipped: play more games",
 }
 FEW_NOTE = "(< {} deals: " + WARNINGS[FEW] + ")"
 
@@ -36,7 +41,9 @@ def flag_few(table: pd.DataFrame, always: bool = False) -> pd.DataFrame:
     rests on fewer than ``FEW_DEALS`` deals (``FEW``, with a ``deals`` column), has
     width 0 (``FLAT``), is missing (``NONE``: NaN ends) or has an infinite end (``UNBOUNDED``:
     a rating with no finite estimate on that side, ``experiments.ratings``), for each pair of
-    columns named ``..low`` and ``..high``, or its test has no p (``UNTESTED``); tables with
+    columns named ``..low`` and ``..high``, or its test has no p (``UNTESTED``), or it is
+    listed in ``table.attrs[PAST_ROWS]`` (``PAST``: a luck-adjusted share clipped to [0, 1],
+    ``experiments.luck``); tables with
     no such row are returned as they are, or with ``always`` (the Python API's tables, whose
     columns must not depend on the data) with an empty ``warning`` column."""
     marks = pd.DataFrame(index=table.index)
@@ -56,6 +63,8 @@ def flag_few(table: pd.DataFrame, always: bool = False) -> pd.DataFrame:
         flat = ~missing & ~infinite & (width <= 1e-9 * np.maximum(1.0, ends.abs().max(axis=1)))
         marks[FLAT] = marks.get(FLAT, False) | flat
         marks[UNBOUNDED] = marks.get(UNBOUNDED, False) | infinite
+    if PAST_ROWS in table.attrs:
+        marks[PAST] = table.index.isin(table.attrs[PAST_ROWS])
     if marks.empty or not marks.to_numpy().any():
         return table.assign(warning="") if always else table
     text = [", ".join(w for w in marks.columns if row[w]) for _, row in marks.iterrows()]

@@ -277,6 +277,7 @@ def test_a_mirror_is_refused(capsys):
         (["--luck-net", "agents/tulips/nets/4p.npz"], "is for 'tulips', not 'geschenkt'"),
         (["--luck-net", "agents/geschenkt/nets/3p.npz"], "is for 3 players, not 4"),
         (["--rule", "rounds=3"], "plays single games"),
+        (["--luck-net", "agents/geschenkt/nets"], "geschenkt/nets' is a folder; name a .npz file"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(extra, says, capsys):
@@ -396,6 +397,14 @@ def test_an_adjusted_share_past_an_end_is_reported_at_that_end_inside_its_interv
     half = stats.t.ppf(0.975, 2) * np.std([1.2, 1.15, 1.18], ddof=1) / np.sqrt(3)
     assert np.allclose(past["ci_high"] - past["ci_low"], 2 * half), past
     assert past.loc["a", "ci_high"] == 1 and past.loc["b", "ci_low"] == 0
+    # never silently: both rows are marked, with the note saying what was done
+    from experiments.marks import PAST, flag_few, warning_notes
+
+    flagged = flag_few(past)
+    assert all(w.endswith(PAST) for w in flagged["warning"])  # and "< 30 deals"
+    assert any("shown at that end" in note for note in warning_notes(flagged))
+    inside = win_share(deals.assign(adjusted_sum=[0.9, 0.8, 0.95, 0.1, 0.2, 0.05]))
+    assert not any(PAST in w for w in flag_few(inside)["warning"])
 
 
 def test_an_adjusted_share_near_an_end_has_the_interval_of_its_own_standard_error():
