@@ -298,6 +298,13 @@ def _gigabytes(text: str) -> float:
     return value
 
 
+def _folder(text: str) -> Path:
+    """A folder's path; an empty name (which Path reads as this folder) is refused."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty name; name a folder")
+    return Path(text)
+
+
 class _Once(argparse._StoreAction):
     """An option that takes one value: given twice, it is refused (argparse keeps the last,
     so ``--games 10 --games 20`` ran another experiment than the first value says)."""
@@ -935,7 +942,7 @@ def _add_report(sub) -> None:
     what = "tables, PNG plots and summary.md (a gauntlet's: gauntlet.md) for a results folder"
     p = _command(sub, "report", what)
     p.add_argument(
-        "folder", type=Path, help="a folder written by tournament, seats or gauntlet --out"
+        "folder", type=_folder, help="a folder written by tournament, seats or gauntlet --out"
     )
     p.add_argument("--workers", type=_workers, help="processes reading it (default: all cores)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")

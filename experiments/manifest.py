@@ -21,8 +21,8 @@ import pyarrow
 
 import giftsim
 from experiments.schedule import Job, experiment_id
+from giftsim.files import MANIFEST
 
-MANIFEST = "manifest.json"
 TEMPORARY = f".{MANIFEST}.tmp"  # written first, then renamed to MANIFEST
 # What reading a folder needs from its manifest (``report``, ``load``, ``load_summary``).
 REQUIRED = ("experiment", "game", "design", "seed", "summary_only", "jobs", "versions")
@@ -58,7 +58,8 @@ def check(folder: Path, jobs: list[Job], chunk_size: int, summary_only: bool, re
     ident = f"{experiment_id(jobs)}-{rules_id}-{chunk_size}-{kind}"
     path = folder / MANIFEST
     if path.exists():
-        old = _check_same(folder, path, ident, resume)
+        differs = _differences(path, jobs, chunk_size, summary_only)
+        old = _check_same(folder, path, ident, resume, differs)
         _check_version(folder, old)
         _check_code(folder, old)
         _check_inputs(folder, old, jobs)
@@ -89,8 +90,35 @@ def _check_empty(folder: Path) -> None:
     temporary.unlink(missing_ok=True)
 
 
-def _check_same(folder: Path, path: Path, ident: str, resume: bool) -> dict:
-    """The manifest at ``path``, if it is this experiment's and ``resume`` is set."""
+def _differences(path: Path, jobs: list[Job], chunk_size: int, summary_only: bool) -> str:
+    """What differs between the run recorded at ``path`` and ``jobs`` in a few words ("the
+    games per seating (n_games), the chunk size"), or "" where that cannot be told (an
+    unreadable manifest, or nothing that names a difference)."""
+    try:
+        old = json.loads(path.read_text())
+        seatings = old["jobs"]
+        assert isinstance(seatings, list)
+    except (OSError, ValueError, RecursionError, KeyError, TypeError, AssertionError):
+        return ""
+    found = []
+    if old.get("chunk_size") != chunk_size:
+        found.append("the chunk size")
+    if old.get("summary_only") != summary_only:
+        found.append("summaries only")
+    if len(seatings) != len(jobs):
+        found.append(f"the seatings ({len(seatings)} then, {len(jobs)} now)")
+    new = json.loads(json.dumps([asdict(j) for j in jobs], default=str))
+    keys = dict.fromkeys(k for job in new for k in job)
+    for key in keys:
+        pairs = zip(seatings, new, strict=False)  # a different count is said above
+        if any(not isinstance(o, dict) or o.get(key) != n.get(key) for o, n in pairs):
+            found.append(key)
+    return ", ".join(found)
+
+
+def _check_same(folder: Path, path: Path, ident: str, resume: bool, differs: str = "") -> dict:
+    """The manifest at ``path``, if it is this experiment's and ``resume`` is set;
+    ``differs``: what differs from it, for the refusal."""
     try:
         old = json.loads(path.read_text())
     except (OSError, ValueError, RecursionError) as error:
@@ -98,10 +126,11 @@ def _check_same(folder: Path, path: Path, ident: str, resume: bool) -> dict:
     if not isinstance(old, dict):
         raise ValueError(f"{path} is not a giftsim manifest (not a JSON object)")
     if old.get("experiment") != ident:
+        what = f" (differs in: {differs})" if differs else ""
         raise ValueError(
             f"{folder} holds another experiment ({old.get('design', '?')}, id "
-            f"{old.get('experiment', '?')}); resume only with the command that began it (the "
-            "same design, agents, games, seed, rules, chunk size and options), or choose "
+            f"{old.get('experiment', '?')}){what}; resume only with the command that began it "
+            "(the same design, agents, games, seed, rules, chunk size and options), or choose "
             "another --out"
         )
     if not resume:
@@ -251,6 +280,10 @@ def chunk_files(folder: Path, manifest: dict) -> list[Path]:
 
 def read(folder: Path) -> dict:
     path = Path(folder) / MANIFEST
+    if not Path(folder).exists():
+        raise ValueError(f"{folder}: no such folder")
+    if not Path(folder).is_dir():
+        raise ValueError(f"{folder} is a file, not a giftsim results folder")
     if not path.exists():
         raise ValueError(f"{folder} has no {MANIFEST}: not a giftsim results folder")
     try:

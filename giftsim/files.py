@@ -18,18 +18,33 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+MANIFEST = "manifest.json"  # the file that makes a folder a results folder (its run's plan)
+
 
 def check_new(path, force: bool = False, what: str = "--out") -> Path:
     """``path`` as a Path, after checking that it can be written: not an existing file (unless
-    ``force``) nor a folder, and inside a folder that exists or can be made and is writable.
-    Creates nothing."""
+    ``force``) nor a folder, not a results folder's manifest or chunk (never, even with
+    ``force``: they are its run's games), and inside a folder that exists or can be made and
+    is writable. Creates nothing."""
     path = Path(path)
     if path.is_dir():
         raise ValueError(f"{what} {path} is a folder; name a file")
+    if _of_a_run(path):
+        raise ValueError(
+            f"{what} {path} is a file of the results in {path.parent} (its run's games are "
+            "never replaced, even with --force); choose another name"
+        )
     if path.exists() and not force:
         raise ValueError(f"{what} {path} already exists; choose a new name or add --force")
     _check_folder(path.parent, what, path)
     return path
+
+
+def _of_a_run(path: Path) -> bool:
+    """``path`` is the manifest or a chunk file of a results folder."""
+    if not (path.parent / MANIFEST).is_file():
+        return False
+    return path.name == MANIFEST or (path.name.startswith("chunk-") and path.suffix == ".parquet")
 
 
 def _check_folder(folder: Path, what: str, path: Path) -> None:

@@ -428,7 +428,9 @@ CLI = [  # (id, argv, words the one line must hold)
     ("seats-resume-no-out", ["seats", "geschenkt", "--resume", *QUICK], "give --out"),
     ("seats-out-file", ["seats", "geschenkt", *QUICK, "--out", "paper.txt"], "is a file"),
     # report
-    ("report-missing", ["report", "nothing_here"], "has no manifest.json"),
+    ("report-missing", ["report", "nothing_here"], "nothing_here: no such folder"),
+    ("report-file", ["report", "exits.py"], "exits.py is a file, not a giftsim results folder"),
+    ("report-empty-name", ["report", ""], "argument folder: an empty name; name a folder"),
     ("report-user-folder", ["report", "userfolder"], "not a giftsim results folder"),
     ("report-manifest-list", ["report", "badmanifest"], "not a JSON object"),
     ("report-manifest-keys", ["report", "partial"], "it lacks experiment, design, seed, jobs"),

@@ -798,3 +798,45 @@ def test_exact_exploitability_comes_with_95_percent_intervals(capsys, tmp_path):
     assert "--queries had no use: none of these agents randomises" in capsys.readouterr().out
     assert main([*SOLVE, "--exploit", "greedy,greedy"]) == 2
     assert "--exploit names greedy more than once" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("extra", "differs"),
+    [
+        (["--seed", "3"], "(differs in: seed)"),
+        (["--chunk-size", "7"], "(differs in: the chunk size)"),
+        (["--summary-only"], "(differs in: summaries only)"),
+        (["--rule", "chips_per_player=9"], "(differs in: rules)"),
+    ],
+)
+def test_a_refused_resume_says_what_differs(capsys, tmp_path, extra, differs):
+    """A resume with another option is refused, naming what differs from the run it would
+    join (it said only "holds another experiment")."""
+    assert seats_into(capsys, tmp_path / "r") == 0
+    err = one_line_error(
+        capsys,
+        [
+            "seats",
+            "geschenkt",
+            "--players",
+            "3",
+            *QUICK,
+            "--out",
+            str(tmp_path / "r"),
+            "--resume",
+            *extra,
+        ],
+    )
+    assert "holds another experiment" in err and differs in err
+
+
+@pytest.mark.parametrize("name", [MANIFEST, "chunk-00000-000000000000.parquet"])
+def test_force_never_replaces_a_file_of_a_run(capsys, tmp_path, name):
+    """``record --force`` onto a results folder's manifest or chunk is refused: the run's
+    games would be lost (the manifest was replaced by a game record and report failed)."""
+    assert seats_into(capsys, tmp_path / "r") == 0
+    target = tmp_path / "r" / name
+    before = target.read_bytes()
+    err = one_line_error(capsys, ["record", "geschenkt", "--out", str(target), "--force"])
+    assert f"{target} is a file of the results in {tmp_path / 'r'}" in err
+    assert target.read_bytes() == before

@@ -75,6 +75,8 @@ def read(path) -> tuple[dict, dict]:
     network (shapes that fit together, finite weights, a meta object), or a one-line
     ValueError naming the file and what is wrong with it (an empty or cut file included)."""
     path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"network file {str(path)!r} is a folder; name a .npz file")
     if not path.is_file():
         raise ValueError(f"network file {str(path)!r}: no such file")
     try:
