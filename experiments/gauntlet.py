@@ -522,7 +522,7 @@ def _cell_text(row) -> str:
     if row["kind"] == "field":
         return f"{row['win_share']:.3f} {_ends(row['ci_low'], row['ci_high'], '')}{few}"
     if row["kind"] == "mirror":
-        return f"gap {row['gap']:+.3f} {_ends(row['gap_low'], row['gap_high'], '+')}{few}"
+        return f"gap {_round(row['gap']):+.3f} {_ends(row['gap_low'], row['gap_high'], '+')}{few}"
     if row["kind"] == NOT_YET:
         return "no games yet (--resume)"
     return "its own field (see self)"
@@ -532,7 +532,12 @@ def _ends(low: float, high: float, sign: str) -> str:
     """``[low, high]``, or "(no interval)" where one deal leaves no spread to estimate."""
     if math.isnan(low) or math.isnan(high):
         return "(no interval)"
-    return f"[{low:{sign}.3f}, {high:{sign}.3f}]"
+    return f"[{_round(low):{sign}.3f}, {_round(high):{sign}.3f}]"
+
+
+def _round(value: float) -> float:
+    """``value`` at the 3 decimals shown, a negative zero made 0 ("-0.000" reads as below)."""
+    return round(value, 3) + 0.0
 
 
 def field_words(made: Plan, n: int, short: bool = False) -> dict[str, str]:

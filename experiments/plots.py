@@ -911,8 +911,9 @@ def exploitability_bars(table: pd.DataFrame, ax=None):
     ax.set_xticks(np.arange(len(agents)), agents, rotation=30, ha="right")
     ax.set_ylabel("gain of a best response in its best seat (win share)")
     ax.set_title(
-        "No Thanks!: exploitability on small decks\n(exact for deterministic agents; "
-        "estimated with 95% intervals for agents that randomise)"
+        "No Thanks!: exploitability on small decks\nexact for deterministic agents;\n"
+        "estimated, with 95% intervals, for agents that randomise",
+        fontsize=10,
     )
     ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.set_size_inches(max(fig.get_figwidth(), 11), fig.get_figheight())

@@ -412,6 +412,8 @@ def test_a_cell_on_one_deal_says_it_has_no_interval():
     assert _cell_text(mirror) == "gap +1.000 (no interval) †"
     sound = field | {"win_share": 0.4, "ci_low": 0.3, "ci_high": 0.5, "deals": 400}
     assert _cell_text(sound) == "0.400 [0.300, 0.500]"
+    tiny = mirror | {"gap": -0.0002, "gap_low": -0.159, "gap_high": -0.00004, "deals": 400}
+    assert _cell_text(tiny) == "gap +0.000 [-0.159, +0.000]"  # never "-0.000"
 
 
 def test_deals_per_cell_take_the_singular_for_one_deal():
