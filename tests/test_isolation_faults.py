@@ -51,12 +51,17 @@ RAISE_LINE = 1 + TELLER.splitlines().index(
 )
 
 
-@pytest.fixture(scope="module")
-def teller(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("bots") / "teller.py"
-    path.write_text(TELLER)
+def untrusted_bots(tmp_path_factory, name: str, text: str) -> Path:
+    """A module of bots written to a folder of its own and loaded as untrusted."""
+    path = tmp_path_factory.mktemp("bots") / name
+    path.write_text(text)
     load_untrusted(path, 600)
     return path
+
+
+@pytest.fixture(scope="module")
+def teller(tmp_path_factory) -> Path:
+    return untrusted_bots(tmp_path_factory, "teller.py", TELLER)
 
 
 def test_the_first_explanation_of_a_block_is_its_first_faulted_game_s_whatever_the_block(
@@ -219,10 +224,7 @@ ENDED = {
 
 @pytest.fixture(scope="module")
 def enders(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("bots") / "enders.py"
-    path.write_text(ENDERS)
-    load_untrusted(path, 600)
-    return path
+    return untrusted_bots(tmp_path_factory, "enders.py", ENDERS)
 
 
 @pytest.mark.parametrize("bot", sorted(ENDED))
