@@ -317,8 +317,8 @@ def test_sigterm_stops_a_run_as_ctrl_c_does_and_it_resumes(tmp_path):
     a pool's warning)."""
     out = tmp_path / "termed"
     command = [sys.executable, "-m", "experiments.cli", "tournament", "geschenkt"]
-    command += ["--agents", "greedy,random", "--players", "3", "--games", "400000"]
-    command += ["--chunk-size", "20000", "--workers", "2", "--quiet", "--out", str(out)]
+    command += ["--agents", "greedy,random", "--players", "3", "--games", "60000"]
+    command += ["--chunk-size", "5000", "--workers", "2", "--quiet", "--out", str(out)]
     run = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 120
     while len(list(out.glob("chunk-*.parquet"))) < 2 and time.time() < deadline:
