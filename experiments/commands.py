@@ -401,12 +401,16 @@ def _forfeit_reasons(folder: Path, manifest: dict) -> dict[str, pd.DataFrame]:
 
 def describe(manifest: dict, games: int) -> str:
     """A plot title's subject: game, design and agents, player counts and games (and the
-    games per seating, when every seating played as many)."""
+    games per seating, when every seating played as many; for an unfinished run, the games
+    it plans instead: its seatings did not all play them)."""
     jobs = manifest["jobs"]
     agents = {a for job in jobs for a in job["agents"]}
     players = {len(job["agents"]) for job in jobs}
     sizes = {job["n_games"] for job in jobs}
+    planned = sum(job["n_games"] for job in jobs)
     per = f"{sizes.pop():,} per seating" if len(sizes) == 1 else ""
+    if games < planned:
+        per = f"of {planned:,} planned: unfinished"
     plots = _pyplot()
     return plots.subject(manifest["game"], manifest["design"], agents, players, games, per)
 

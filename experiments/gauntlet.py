@@ -638,10 +638,12 @@ def _seed_caveat(seed: int) -> str:
 
 def title(made: Plan, found: pd.DataFrame, n: int) -> str:
     """A plot's title: the game, the player count, the fields, the deals per cell and the
-    games played at that count."""
+    games played at that count (and those planned, where the run is unfinished)."""
     fields = "; ".join(f"{k}: {v}" for k, v in field_words(made, n, short=True).items())
     part = found.xs(n, level="n_players")
     games = int(part["games"].sum())
+    planned = sum(made.jobs[j].n_games for c in made.cells if c.n_players == n for j in c.jobs)
+    unfinished = f" of {planned:,} planned: unfinished" if games < planned else ""
     what = (
         "win share of each agent in each field"
         if part["kind"].eq("field").any()
@@ -649,7 +651,7 @@ def title(made: Plan, found: pd.DataFrame, n: int) -> str:
     )
     return (
         f"{load_game(made.game).title}, {n} players: {what} (95% intervals by deal), "
-        f"{deals_text(found, n)} per cell, {games:,} games\nfields: {fields}"
+        f"{deals_text(found, n)} per cell, {games:,} games{unfinished}\nfields: {fields}"
     )
 
 

@@ -840,3 +840,14 @@ def test_force_never_replaces_a_file_of_a_run(capsys, tmp_path, name):
     err = one_line_error(capsys, ["record", "geschenkt", "--out", str(target), "--force"])
     assert f"{target} is a file of the results in {tmp_path / 'r'}" in err
     assert target.read_bytes() == before
+
+
+def test_a_plot_of_an_unfinished_run_does_not_claim_its_games_per_seating():
+    """2,800 of 4,800 planned games: the title said "(200 per seating)", false for seatings
+    that played none; it says the run is unfinished."""
+    from experiments.commands import describe
+
+    jobs = [{"agents": ["greedy", "random", "sniper"], "n_games": 200}] * 24
+    manifest = {"game": "geschenkt", "design": "round-robin", "jobs": jobs}
+    assert describe(manifest, 4_800).endswith("4,800 games (200 per seating)")
+    assert describe(manifest, 2_800).endswith("2,800 games (of 4,800 planned: unfinished)")

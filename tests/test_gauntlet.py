@@ -363,6 +363,9 @@ def test_an_unfinished_gauntlet_reports_the_cells_it_has(tmp_path, capsys):
     row = next(line for line in printed.splitlines() if line.startswith("greedy"))
     assert "no games yet (--resume)" in row and "[" in row  # the random field is there
     assert "incomplete" in printed
+    made = gauntlets.plan("geschenkt", "greedy", "random,sniper", [3], 4)
+    found = gauntlets.table(made, out)
+    assert "12 games of 24 planned: unfinished" in gauntlets.title(made, found, 3)
 
 
 def test_the_same_field_under_two_names_is_refused(capsys, tmp_path, monkeypatch):
