@@ -765,8 +765,8 @@ def point_sources(long: pd.DataFrame, by=("agent", "n_players"), ax=None, subjec
         label="mean score, 95% interval",
     )
     names = [" ".join(map(str, k)) if isinstance(k, tuple) else str(k) for k in data.index]
-    ax.set_xticks(x, names, rotation=60, ha="right", fontsize=7)
-    ax.set(ylabel="points per seat (highest score wins)")
+    ax.set_xticks(x, names, rotation=60, ha="right", fontsize=8)
+    ax.set(xlabel=", ".join(data.index.names), ylabel="points per seat (highest score wins)")
     _title(ax, "Where the points come from: mean points per seat by source", subject)
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
     return fig
@@ -983,6 +983,7 @@ def _gauntlet_shares(ax, shares, own, colours: dict, fair: float) -> None:
                 capsize=3,
                 color=colours[agent],
                 label=agent,
+                clip_on=False,  # a share of 0 sits on the axis, whole
             )
     ax.axhline(
         fair, color="grey", ls="--", lw=1, label=f"fair share 1/{round(1 / fair)} = {fair:.3f}"

@@ -285,6 +285,8 @@ def test_the_plot_names_the_game_the_count_the_fields_and_the_games(toy):
     legend = [t.get_text() for t in left.get_legend().get_texts()]
     assert set(TOY["agents"]) <= set(legend) and "fair share 1/3 = 0.333" in legend
     assert [t.get_text() for t in right.get_yticklabels()] == list(TOY["agents"])
+    shares = [line for line in left.lines if line.get_marker() == "o" and line.get_mfc() != "none"]
+    assert shares and not any(line.get_clip_on() for line in shares)  # a share of 0 drawn whole
     plots.plt.close(figure)
 
 

@@ -115,6 +115,7 @@ def test_point_sources(tmp_path):
     tops = [bar.get_y() + bar.get_height() for bar in bars[-3:]]  # the majority layer
     assert tops == pytest.approx(data["score"].tolist())
     assert [t.get_text() for t in ax.get_xticklabels()] == ["a 2", "b 2", "b 3"]
+    assert ax.get_xlabel() == "agent, n_players"  # what the bars' names are
     assert saved(fig, tmp_path / "points.png").startswith(PNG)
 
 
