@@ -1149,15 +1149,12 @@ def _execute_and_print(jobs, args) -> None:
 def _secured(jobs, args) -> list:
     """``jobs`` with the run's secret and isolation (a random secret when an agent is
     isolated and no --secret is given)."""
-    from dataclasses import replace
+
+    from experiments.isolation import secured
 
     isolation = _isolation(args, [(job.n_players, job.agents) for job in jobs], args.game)
     secret = _run_secret(args, drawn=isolation is not None and args.secret is None)
-    if isolation is None:
-        return [replace(job, secret=secret) for job in jobs]
-    from experiments.isolation import isolate
-
-    return isolate(jobs, isolation, secret)
+    return secured(jobs, secret, isolation)
 
 
 def _run_secret(args, drawn: bool = False) -> int:

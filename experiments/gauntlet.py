@@ -38,19 +38,18 @@ of the whole run beside the gauntlet's (``giftsim gauntlet``, ``report`` and gau
 
 import functools
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date
 from itertools import combinations
 from pathlib import Path
 
 import pandas as pd
 
-from agents.isolation import Isolation
 from agents.registry import parse
 from agents.roster import roster
 from experiments import manifest as manifest_io
 from experiments import stats
-from experiments.isolation import isolate
+from experiments.isolation import secured
 from experiments.results import load_faults, long_table, read_chunk
 from experiments.runner import run
 from experiments.schedule import Job, arrangements, join, rotations, seating_groups
@@ -142,7 +141,7 @@ def plan(
     field that does not exist at some player count is left out there (``Plan.notes``); one
     that exists at none is a one-line ValueError, as are a player count the game does not
     take and a field that names no agent. The jobs carry ``secret`` and ``isolation``
-    (:func:`secured`)."""
+    (``experiments.isolation.secured``)."""
     agents, fields, players = _listed(game, agents, fields, players)
     if deals < 1:
         raise ValueError(f"--deals must be at least 1, got {deals}")
@@ -166,16 +165,6 @@ def plan(
     jobs = secured(jobs, secret, isolation)
     caveat = _seed_caveat(seed)
     return Plan(game, jobs, cells, agents, fields, players, deals, seed, tuple(notes), caveat)
-
-
-def secured(jobs, secret: int | None = None, isolation=None) -> list[Job]:
-    """``jobs`` under ``secret`` and with ``isolation`` (an ``agents.isolation.Isolation`` or
-    its dict; ``experiments.isolation.isolate``): the secret is 0 unless given, and random
-    unless given when an agent is isolated."""
-    isolation = Isolation.of(isolation)
-    if isolation is None:
-        return [replace(job, secret=secret or 0) for job in jobs]
-    return isolate(jobs, isolation, secret)
 
 
 def _listed(game, agents, fields, players):
@@ -378,17 +367,12 @@ def gauntlet(
     return made, table(made, out if out is not None else frame)
 
 
-def play(made: Plan, out=None, command: str = "", isolation=None, secret=None, **options):
+def play(made: Plan, out=None, command: str = "", **options):
     """Play a plan's jobs with ``runner.run`` (into ``out`` if given, with the plan and
     ``command`` in its manifest): ``(rows or None, seconds, games played now)``; the rows of
-    a run with isolated agents keep why they forfeited in ``attrs["faults"]``. The jobs are
-    played as planned, or, given ``isolation`` or ``secret``, with them instead
-    (:func:`secured`: a random secret unless given when an agent is isolated)."""
-    jobs = made.jobs
-    if isolation is not None or secret is not None:
-        jobs = secured(jobs, secret, isolation)
+    a run with isolated agents keep why they forfeited in ``attrs["faults"]``."""
     meta = {"gauntlet": made.record(), "command": command}
-    return run(jobs, out=out, meta=meta, **options)
+    return run(made.jobs, out=out, meta=meta, **options)
 
 
 def plan_line(made: Plan) -> str:

@@ -68,6 +68,16 @@ def isolate(jobs, isolation: Isolation, secret: int | None = None) -> list:
     return [replace(job, isolation=isolation.as_dict(), secret=secret) for job in jobs]
 
 
+def secured(jobs, secret: int | None = None, isolation=None) -> list:
+    """``jobs`` under ``secret`` and with ``isolation`` (an ``Isolation``, its dict, or None):
+    the secret is 0 unless given, and random unless given when an agent is isolated
+    (:func:`isolate`)."""
+    isolation = Isolation.of(isolation)
+    if isolation is None:
+        return [replace(job, secret=secret or 0) for job in jobs]
+    return isolate(jobs, isolation, secret)
+
+
 def from_options(isolate: str | None, untrusted: dict, limits, families) -> Isolation | None:
     """The command line's isolation: ``isolate`` (``--isolate``: comma-separated family
     names), ``untrusted`` (each ``--untrusted-module`` with the families it defined),

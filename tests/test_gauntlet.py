@@ -19,7 +19,7 @@ from agents.isolation import Isolation
 from experiments import gauntlet as gauntlets
 from experiments import plots, stats
 from experiments.cli import main
-from experiments.isolation import fault_table
+from experiments.isolation import fault_table, secured
 from experiments.manifest import read
 from experiments.results import load, load_faults, long_table
 from experiments.runner import run
@@ -178,17 +178,17 @@ def test_isolated_agents_play_the_gauntlet_they_play_in_process(tmp_path, capsys
 
 
 def test_the_python_api_plays_isolated_agents_the_same_gauntlet():
-    """``plan``, ``gauntlet`` and ``play`` take the isolation: the same rows and table as in
+    """``plan`` and ``gauntlet`` take the isolation: the same rows and table as in
     process under the same secret, the fault records (none) in the table's attrs."""
     lists = (["greedy", "sniper"], ISOLABLE_FIELDS, [3], 4)
     made, found = gauntlets.gauntlet("geschenkt", *lists, seed=12, secret=SECRET)
     assert not any(job.isolation for job in made.jobs) and "faults" not in found.attrs
     greedy = Isolation(("greedy",))
     planned = gauntlets.plan("geschenkt", *lists, seed=12, secret=SECRET, isolation=greedy)
-    assert planned.jobs == gauntlets.secured(made.jobs, SECRET, greedy)
+    assert planned.jobs == secured(made.jobs, SECRET, greedy)
     assert {job.secret for job in gauntlets.plan("geschenkt", *lists, isolation=greedy).jobs} != {0}
     reference, _, _ = run(made.jobs, backend="serial", progress=False)
-    rows, _, _ = gauntlets.play(made, isolation=greedy, secret=SECRET, **gauntlets.SERIAL)
+    rows, _, _ = gauntlets.play(planned, **gauntlets.SERIAL)
     pd.testing.assert_frame_equal(without_forfeits(rows), reference)
     isolated = gauntlets.table(made, rows)
     pd.testing.assert_frame_equal(isolated, found)
