@@ -58,8 +58,7 @@ def check(folder: Path, jobs: list[Job], chunk_size: int, summary_only: bool, re
     ident = f"{experiment_id(jobs)}-{rules_id}-{chunk_size}-{kind}"
     path = folder / MANIFEST
     if path.exists():
-        differs = _differences(path, jobs, chunk_size, summary_only)
-        old = _check_same(folder, path, ident, resume, differs)
+        old = _check_same(folder, path, ident, resume, (jobs, chunk_size, summary_only))
         _check_version(folder, old)
         _check_code(folder, old)
         _check_inputs(folder, old, jobs)
@@ -90,15 +89,12 @@ def _check_empty(folder: Path) -> None:
     temporary.unlink(missing_ok=True)
 
 
-def _differences(path: Path, jobs: list[Job], chunk_size: int, summary_only: bool) -> str:
-    """What differs between the run recorded at ``path`` and ``jobs`` in a few words ("the
-    games per seating (n_games), the chunk size"), or "" where that cannot be told (an
-    unreadable manifest, or nothing that names a difference)."""
-    try:
-        old = json.loads(path.read_text())
-        seatings = old["jobs"]
-        assert isinstance(seatings, list)
-    except (OSError, ValueError, RecursionError, KeyError, TypeError, AssertionError):
+def _differences(old: dict, jobs: list[Job], chunk_size: int, summary_only: bool) -> str:
+    """What differs between the run of manifest ``old`` and ``jobs`` in a few words ("the
+    chunk size, n_games"), or "" where that cannot be told (no list of jobs, or nothing that
+    names a difference)."""
+    seatings = old.get("jobs")
+    if not isinstance(seatings, list):
         return ""
     found = []
     if old.get("chunk_size") != chunk_size:
@@ -116,9 +112,9 @@ def _differences(path: Path, jobs: list[Job], chunk_size: int, summary_only: boo
     return ", ".join(found)
 
 
-def _check_same(folder: Path, path: Path, ident: str, resume: bool, differs: str = "") -> dict:
-    """The manifest at ``path``, if it is this experiment's and ``resume`` is set;
-    ``differs``: what differs from it, for the refusal."""
+def _check_same(folder: Path, path: Path, ident: str, resume: bool, run: tuple) -> dict:
+    """The manifest at ``path``, if it is this experiment's and ``resume`` is set; ``run``:
+    its ``(jobs, chunk_size, summary_only)``, whose differences the refusal names."""
     try:
         old = json.loads(path.read_text())
     except (OSError, ValueError, RecursionError) as error:
@@ -126,6 +122,7 @@ def _check_same(folder: Path, path: Path, ident: str, resume: bool, differs: str
     if not isinstance(old, dict):
         raise ValueError(f"{path} is not a giftsim manifest (not a JSON object)")
     if old.get("experiment") != ident:
+        differs = _differences(old, *run)
         what = f" (differs in: {differs})" if differs else ""
         raise ValueError(
             f"{folder} holds another experiment ({old.get('design', '?')}, id "
