@@ -314,13 +314,14 @@ def win_rate_heatmap_of(table: pd.DataFrame, ax=None, subject=None):
             ax.text(j, i, text, ha="center", va="center", fontsize=7, color=ink)
     _label_square(ax, share)
     fig.colorbar(image, ax=ax, label="row agent ahead of column agent (share)")
-    _title(ax, HEAD_TITLE.format(per=_per_pair(table["games"])), subject)
+    _title(ax, HEAD_TITLE.format(per=_games(table["games"], "per pair")), subject)
     return fig
 
 
-def _per_pair(games: pd.Series) -> str:
+def _games(games: pd.Series, per: str) -> str:
+    """ "1,045 games per pair", or the range "600 to 1,045 games per pair" (``per``)."""
     low, high = int(games.min()), int(games.max())
-    return f"{low:,} games per pair" if low == high else f"{low:,} to {high:,} games per pair"
+    return f"{low:,} games {per}" if low == high else f"{low:,} to {high:,} games {per}"
 
 
 def _label_square(ax, share: pd.DataFrame) -> None:
@@ -775,11 +776,6 @@ def point_sources(long: pd.DataFrame, by=("agent", "n_players"), ax=None, subjec
 # ---- learning (experiments.learning) ------------------------------------------------------
 
 
-def _per_point(games: pd.Series) -> str:
-    low, high = int(games.min()), int(games.max())
-    return f"{low:,} games a point" if low == high else f"{low:,} to {high:,} games a point"
-
-
 def learning_curve_data(curves: dict) -> pd.DataFrame:
     """One row per bin and run: ``run`` (the dict's key), ``episodes``, ``reward``, its 95%
     interval ``ci_low`` and ``ci_high``, and ``games`` (episodes per bin)."""
@@ -799,7 +795,7 @@ def learning_curve(curves: dict, title: str, fair: float | None = None, ax=None)
         )
     if fair is not None:
         ax.axhline(fair, color="grey", ls="--", lw=1, label="equal share")
-    per = _per_point(data["games"])
+    per = _games(data["games"], "a point")
     ylabel = f"learner's share of the win\n(mean of {per}, 95% interval shaded)"
     ax.set(xlabel="training episodes (games)", ylabel=ylabel, title=title)
     ax.set_ylim(0, 1)
