@@ -227,6 +227,19 @@ def _chunk_size(text: str) -> int:
     return _at_least_one(text, "games per chunk")
 
 
+def _whole(valid: str):
+    """An argparse type: a whole number, where ``valid`` words the option's range for the
+    message (the range itself is checked with the other options, where the game is known)."""
+
+    def whole(text: str) -> int:
+        try:
+            return int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{valid}, got {text!r}") from None
+
+    return whole
+
+
 def _at_least_one(text: str, what: str) -> int:
     try:
         value = int(text)
@@ -248,6 +261,7 @@ def _check_workers(args) -> None:
         )
 
 
+PLAYER_COUNT = "one player count, a whole number"
 BOUND_ROLLOUTS, BOUND_MARGIN = 8, 1.0  # giftsim bound's rollout responder's defaults
 MAX_HELD = 10_000_000  # deals of a study whose games are held in memory (tune, ladder)
 
@@ -499,7 +513,7 @@ def _add_isolation_options(p, secret: bool = True) -> None:
     )
     p.add_argument(
         "--memory-limit",
-        type=int,
+        type=_whole(f"a whole number of MiB in 1..{MAX_MIB:,}"),
         default=MEMORY_MB,
         metavar="MIB",
         help="isolated agents: address space of each agent's process, in MiB",
@@ -593,7 +607,7 @@ def _add_agents(sub) -> None:
 def _add_solve(sub) -> None:
     p = _command(sub, "solve", "solve a small No Thanks! variant exactly; exploitability of agents")
     p.add_argument("game", choices=sorted(GAMES), help="which game (the solver models geschenkt)")
-    p.add_argument("--players", type=int, default=2, help="number of players")
+    p.add_argument("--players", type=_whole(PLAYER_COUNT), default=2, help="number of players")
     _add_rule_option(p)
     p.add_argument("--out", type=Path, help="a new folder for the tables and the summary")
     p.add_argument("--no-tables", action="store_true", help="with --out: the summary only")
@@ -605,7 +619,7 @@ def _add_solve(sub) -> None:
     )
     p.add_argument(
         "--queries",
-        type=int,
+        type=_whole("a whole number in 2..254"),
         help="with --exploit: queries per decision of an agent that randomises, 2..254 (32)",
     )
     p.add_argument(
@@ -627,7 +641,12 @@ def _add_bound(sub) -> None:
     p.add_argument("game", choices=sorted(GAMES), help="which game")
     p.add_argument("--players", default="3", help="player counts, comma-separated")
     p.add_argument("--target", required=True, help="agent specs to answer, comma-separated")
-    p.add_argument("--deals", type=int, default=3200, help="deals per target and player count")
+    p.add_argument(
+        "--deals",
+        type=_whole("a whole number >= 2"),
+        default=3200,
+        help="deals per target and player count",
+    )
     p.add_argument(
         "--responder",
         default="rollouts",
@@ -637,7 +656,7 @@ def _add_bound(sub) -> None:
     )
     p.add_argument(
         "--rollouts",
-        type=int,
+        type=_whole("a whole number in 1..100,000"),
         help=f"rollouts per legal action (the rollout responder's; default {BOUND_ROLLOUTS})",
     )
     p.add_argument(
@@ -810,7 +829,7 @@ def _add_gauntlet(sub) -> None:
     )
     p.add_argument(
         "--deals",
-        type=int,
+        type=_whole("a whole number >= 1"),
         default=1000,
         help="deals per cell (one agent in one field), each played once with the agent in "
         "every seat",
@@ -845,12 +864,16 @@ def _add_tune(sub) -> None:
     p = _command(sub, "tune", "tune an agent family's parameters by CMA-ES against a field")
     p.add_argument("game", choices=sorted(GAMES), help="which game")
     p.add_argument("--family", required=True, help="agent family to tune, e.g. sniper")
-    p.add_argument("--players", type=int, required=True, help="player count")
+    p.add_argument("--players", type=_whole(PLAYER_COUNT), required=True, help="player count")
     p.add_argument("--field", required=True, help="opponent spec filling the other seats")
     _add_agent_options(p, secret=False)
     p.add_argument("--games", type=_held_deals, default=2000, help="deals per candidate (x seats)")
-    p.add_argument("--generations", type=int, default=10, help="CMA-ES generations")
-    p.add_argument("--popsize", type=int, default=8, help="candidates per generation")
+    p.add_argument(
+        "--generations", type=_whole("a whole number >= 1"), default=10, help="CMA-ES generations"
+    )
+    p.add_argument(
+        "--popsize", type=_whole("a whole number >= 2"), default=8, help="candidates per generation"
+    )
     p.add_argument("--sigma", type=float, default=0.3, help="initial step, in parameter scales")
     p.add_argument("--seed", type=_tune_seed, default=0, help="seed of the deals and of CMA-ES")
     p.add_argument(
@@ -865,22 +888,47 @@ def _add_tune(sub) -> None:
 def _add_train(sub) -> None:
     p = _command(sub, "train", "train a learned agent's network by self-play")
     p.add_argument("game", choices=sorted(GAMES), help="which game")
-    p.add_argument("--players", type=int, required=True, help="player count")
+    p.add_argument("--players", type=_whole(PLAYER_COUNT), required=True, help="player count")
     p.add_argument(
         "--seed", type=_train_seed, default=0, help="seed of the games and of the fitting"
     )
     p.add_argument("--out", type=Path, required=True, help="network file to write (.npz)")
-    p.add_argument("--rounds", type=int, default=8, help="rounds of play and fitting")
-    p.add_argument("--games", type=int, default=20_000, help="self-play games per round")
-    p.add_argument("--hidden", type=int, default=32, help="hidden units (at most 128)")
-    p.add_argument("--epochs", type=int, default=3, help="passes over a round's data")
+    p.add_argument(
+        "--rounds",
+        type=_whole("a whole number in 1..1000"),
+        default=8,
+        help="rounds of play and fitting",
+    )
+    p.add_argument(
+        "--games",
+        type=_whole("a whole number >= 1"),
+        default=20_000,
+        help="self-play games per round",
+    )
+    p.add_argument(
+        "--hidden",
+        type=_whole("a whole number in 1..128"),
+        default=32,
+        help="hidden units (at most 128)",
+    )
+    p.add_argument(
+        "--epochs",
+        type=_whole("a whole number in 1..100"),
+        default=3,
+        help="passes over a round's data",
+    )
     p.add_argument("--lr", type=float, default=0.003, help="Adam's step size")
     p.add_argument("--explore", type=float, default=0.05, help="share of random moves")
     p.add_argument(
         "--baseline",
         help="opponent and yardstick (default: the tuned agent of the nearest player count)",
     )
-    p.add_argument("--eval-games", type=int, default=2000, help="held-out deals per round")
+    p.add_argument(
+        "--eval-games",
+        type=_whole("a whole number >= 2"),
+        default=2000,
+        help="held-out deals per round",
+    )
     p.add_argument(
         "--margin", type=float, default=0.0, help="weight of the score lead in the target"
     )
@@ -891,7 +939,7 @@ def _add_train(sub) -> None:
     )
     p.add_argument(
         "--members",
-        type=int,
+        type=_whole("a whole number in 1..128"),
         default=1,
         help="networks trained side by side, played as one (their mean; hidden x members <= 128)",
     )
@@ -953,8 +1001,15 @@ def _add_report(sub) -> None:
 def _add_play(sub) -> None:
     p = _command(sub, "play", "play a game at the terminal against the bots")
     p.add_argument("game", choices=sorted(GAMES), help="which game")
-    p.add_argument("--players", type=int, default=4, help="number of players, you included")
-    p.add_argument("--seat", type=int, default=0, help="your seat, 0-based (default 0)")
+    p.add_argument(
+        "--players", type=_whole(PLAYER_COUNT), default=4, help="number of players, you included"
+    )
+    p.add_argument(
+        "--seat",
+        type=_whole("a seat, a whole number from 0"),
+        default=0,
+        help="your seat, 0-based (default 0)",
+    )
     p.add_argument(
         "--vs", help="the other seats' agent specs, comma-separated, in seat order (default greedy)"
     )
@@ -1204,7 +1259,9 @@ def _replay(args) -> None:
 
 def _add_bench(sub) -> None:
     p = _command(sub, "bench", "games per second per core, and start-up times")
-    p.add_argument("--games", type=int, default=200_000, help="games per measurement")
+    p.add_argument(
+        "--games", type=_whole("a whole number >= 1"), default=200_000, help="games per measurement"
+    )
     p.add_argument("--no-startup", action="store_true", help="skip the cold/warm start-up probe")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument(
@@ -1228,12 +1285,17 @@ def _add_bench(sub) -> None:
 def _add_record(sub) -> None:
     p = _command(sub, "record", "play one game and write it as a JSON record")
     p.add_argument("game", choices=sorted(GAMES), help="which game")
-    p.add_argument("--players", type=int, default=4, help="number of players")
+    p.add_argument("--players", type=_whole(PLAYER_COUNT), default=4, help="number of players")
     p.add_argument("--agents", help="comma-separated agent specs, one per seat (default greedy)")
     _add_agent_options(p)
     _add_isolation_options(p)
     p.add_argument("--seed", type=_seed, default=0, help="root seed")
-    p.add_argument("--game-index", type=int, default=0, help="index of the game under the seed")
+    p.add_argument(
+        "--game-index",
+        type=_whole("a whole number from 0"),
+        default=0,
+        help="index of the game under the seed",
+    )
     p.add_argument(
         "--first-player",
         help="'rotate' (game i: seat i mod n), 'random' or a seat (default: the rules' "

@@ -155,6 +155,22 @@ CLI = [  # (id, argv, words the one line must hold)
         "agent parameter 'T' is given twice in 'greedy:T=1:T=2'",
     ),
     ("record-players", ["record", "geschenkt", "--players", "9"], "n_players must be in 2..7"),
+    ("record-players-list", ["record", "geschenkt", "--players", "4,5"], "one player count, a"),
+    ("record-game-index-word", ["record", "geschenkt", "--game-index", "x"], "from 0, got 'x'"),
+    ("tune-players-list", ["tune", "geschenkt", "--players", "4,5"], "one player count, a who"),
+    ("tune-popsize-float", ["tune", "geschenkt", "--popsize", "2.5"], "a whole number >= 2"),
+    ("gauntlet-deals-float", ["gauntlet", "geschenkt", "--deals", "1.5"], "number >= 1, got '1.5'"),
+    ("train-hidden-word", ["train", "geschenkt", "--hidden", "x"], "a whole number in 1..128"),
+    ("train-rounds-float", ["train", "geschenkt", "--rounds", "2.0"], "a whole number in 1..1000"),
+    ("solve-queries-float", ["solve", "geschenkt", "--queries", "2.5"], "a whole number in 2..254"),
+    ("bound-rollouts-float", ["bound", "geschenkt", "--rollouts", "1e3"], "number in 1..100,000"),
+    ("bench-games-exponent", ["bench", "--games", "1e5"], "a whole number >= 1, got '1e5'"),
+    ("play-seat-word", ["play", "geschenkt", "--seat", "me"], "a seat, a whole number from 0"),
+    (
+        "tournament-memory-limit-unit",
+        ["tournament", "geschenkt", "--memory-limit", "1k"],
+        "a whole number of MiB in 1..16,777,216, got '1k'",
+    ),
     (
         "record-agent-count",
         ["record", "geschenkt", "--agents", "greedy,greedy"],
@@ -719,6 +735,20 @@ def test_every_command_has_bad_inputs_in_the_table():
     commands = set(_parser()._subparsers._group_actions[0].choices)
     covered = {argv[0] for _, argv, _ in CLI if argv}
     assert commands <= covered, commands - covered
+
+
+def test_no_option_is_parsed_by_bare_int():
+    """argparse words a bare ``int``'s refusal "invalid int value", naming no range: every
+    whole-number option says what it takes (``cli._whole``)."""
+    from experiments.cli import _parser
+
+    bare = [
+        f"{name} {action.option_strings[0]}"
+        for name, command in _parser()._subparsers._group_actions[0].choices.items()
+        for action in command._actions
+        if action.type is int
+    ]
+    assert bare == []
 
 
 # ---- The Python interfaces: one ValueError of one line, before anything is played ----------
