@@ -4,6 +4,7 @@ A folder belongs to one experiment (identified by a hash of its job list, chunk 
 kind of output); resuming into a folder of another experiment is refused with a message.
 """
 
+import contextlib
 import hashlib
 import json
 import os
@@ -21,30 +22,35 @@ import pyarrow
 
 import giftsim
 from experiments.schedule import Job, experiment_id
-from giftsim.files import MANIFEST
+from giftsim.files import MANIFEST, RUN_LOCK, held
 
 TEMPORARY = f".{MANIFEST}.tmp"  # written first, then renamed to MANIFEST
 # What reading a folder needs from its manifest (``report``, ``load``, ``load_summary``).
 REQUIRED = ("experiment", "game", "design", "seed", "summary_only", "jobs", "versions")
 
 
-def prepare(
+@contextlib.contextmanager
+def prepared(
     folder: Path,
     jobs: list[Job],
     chunk_size: int,
     summary_only: bool,
     resume: bool,
     meta: dict | None,
-) -> str:
-    """Create ``folder`` with a manifest, or check it belongs to this experiment (resume)."""
-    ident = check(folder, jobs, chunk_size, summary_only, resume)
-    path = folder / MANIFEST
-    if not path.exists():
-        folder.mkdir(parents=True, exist_ok=True)
-        _write(path, ident, jobs, chunk_size, summary_only, meta or {})
-    for stale in folder.glob(".chunk-*.tmp"):  # left by a killed run
-        stale.unlink()
-    return str(folder)
+):
+    """Create ``folder`` with a manifest, or check it belongs to this experiment (resume), and
+    hold it for this run until the block ends (``files.held``: a second run on it meanwhile
+    is refused). Checked before anything is made, and again once held (another run may have
+    written the manifest in between)."""
+    check(folder, jobs, chunk_size, summary_only, resume)
+    with held(folder):
+        ident = check(folder, jobs, chunk_size, summary_only, resume)
+        path = folder / MANIFEST
+        if not path.exists():
+            _write(path, ident, jobs, chunk_size, summary_only, meta or {})
+        for stale in folder.glob(".chunk-*.tmp"):  # left by a killed run
+            stale.unlink()
+        yield folder
 
 
 def check(folder: Path, jobs: list[Job], chunk_size: int, summary_only: bool, resume: bool) -> str:
@@ -80,11 +86,11 @@ def _check_parents(folder: Path) -> None:
 
 def _check_empty(folder: Path) -> None:
     """A folder without a manifest may hold only a manifest's temporary file (a run killed
-    before its rename), which is removed."""
+    before its rename), which is removed, and the lock file of a run (``files.held``)."""
     if not folder.is_dir():
         raise ValueError(f"{folder} is a file, not a results folder; choose a new --out")
     temporary = folder / TEMPORARY
-    if any(p != temporary for p in folder.iterdir()):
+    if any(p.name not in (TEMPORARY, RUN_LOCK) for p in folder.iterdir()):
         raise ValueError(f"{folder} is not empty and has no {MANIFEST}; choose a new --out")
     temporary.unlink(missing_ok=True)
 

@@ -8,6 +8,7 @@ chunk size. With an output folder each worker writes its chunk as a parquet file
 aggregates instead of per-game rows, so memory and disk do not grow with the number of games.
 """
 
+import contextlib
 import ctypes
 import json
 import os
@@ -300,34 +301,49 @@ def run(
         raise ValueError(f"workers must be at least 1, got {workers}")
     if not jobs:
         raise ValueError("the design has no seatings to play")
-    todo = chunks_of(jobs, chunk_size)
-    folder = None
-    if out is not None:
-        # absolute: a worker process (reused from an earlier run) may not share our cwd
-        folder = manifest_io.prepare(
-            Path(out).resolve(), jobs, chunk_size, summary_only, resume, meta
-        )
-        done = {p.name for p in manifest_io.chunk_files(folder, manifest_io.read(folder))}
-        todo = [c for c in todo if c.name not in done]
-    if intro:
-        print(intro, flush=True)
-    start_workers(todo, backend, workers)
-    start = time.perf_counter()
-    try:
-        frames, played = _dispatch(
-            todo, folder, summary_only, backend, workers, scheduler, progress
-        )
-    finally:
-        end_idle()  # isolated agents' templates kept by this process (agents.isolation.host)
+    todo = chunks_of(jobs, chunk_size)  # checks every agent against its rules
+    folder = None if out is None else Path(out).resolve()  # absolute: a worker process
+    # (reused from an earlier run) may not share our cwd
+    held = (
+        contextlib.nullcontext()
+        if folder is None
+        else manifest_io.prepared(folder, jobs, chunk_size, summary_only, resume, meta)
+    )
+    with held:
+        todo = _to_play(todo, folder)
+        if intro:
+            print(intro, flush=True)
+        start_workers(todo, backend, workers)
+        start = time.perf_counter()
+        try:
+            where = None if folder is None else str(folder)
+            frames, played = _dispatch(
+                todo, where, summary_only, backend, workers, scheduler, progress
+            )
+        finally:
+            end_idle()  # isolated agents' templates kept by this process (agents.isolation.host)
     seconds = time.perf_counter() - start
     if folder is not None:
         return None, seconds, played
+    return _merged(frames), seconds, played
+
+
+def _to_play(todo: list[Chunk], folder: Path | None) -> list[Chunk]:
+    """The chunks ``todo`` less those already in ``folder``."""
+    if folder is None:
+        return todo
+    done = {p.name for p in manifest_io.chunk_files(folder, manifest_io.read(folder))}
+    return [c for c in todo if c.name not in done]
+
+
+def _merged(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    """The chunks' rows in order, with isolated agents' merged fault records."""
     faults = [f for frame in frames for f in frame.attrs.get("faults", ())]
     explained = any("faults" in frame.attrs for frame in frames)
     frame = _ordered(pd.concat(frames, ignore_index=True) if frames else pd.DataFrame())
     if explained:
         frame.attrs["faults"] = merged_faults(faults)
-    return frame, seconds, played
+    return frame
 
 
 def _ordered(frame: pd.DataFrame) -> pd.DataFrame:

@@ -156,6 +156,33 @@ def _locked(folder: Path):
         os.close(handle)  # releases the lock
 
 
+# The file a run holds locked while it plays into a results folder (:func:`held`).
+RUN_LOCK = ".giftsim-run.lock"
+
+
+@contextlib.contextmanager
+def held(folder: Path):
+    """Hold the results folder ``folder`` (made if new) for one run until the block ends, or
+    the process does, however it ends: an exclusive ``flock`` of its :data:`RUN_LOCK` file
+    (never removed: a lock file deleted while held no longer excludes anyone). A second run
+    on the folder meanwhile, such as a ``--resume`` started while the first still plays, is
+    refused in one line, before it touches a file: two runs would play the same games and
+    remove each other's unfinished chunks."""
+    folder.mkdir(parents=True, exist_ok=True)
+    handle = os.open(folder / RUN_LOCK, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ValueError(
+                f"--out {folder} is being played into by another run now; wait until it ends "
+                "(then --resume plays what it left) or choose another folder"
+            ) from None
+        yield folder
+    finally:
+        os.close(handle)  # releases the lock
+
+
 def keeps_record(folder) -> bool:
     """Whether ``folder`` has a record of the files giftsim wrote there (a results folder
     made before giftsim kept records has none: its report's files are its own)."""

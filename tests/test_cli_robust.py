@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+import pandas as pd
 import psutil
 import pytest
 
@@ -336,6 +337,56 @@ def test_sigterm_stops_a_run_as_ctrl_c_does_and_it_resumes(tmp_path):
     planned = sum(job["n_games"] for job in manifest["jobs"])
     assert 2 <= kept < len(list(out.glob("chunk-*.parquet")))  # stopped part-way
     assert len(rows.drop_duplicates(["job", "game_index"])) == len(rows) == planned
+
+
+def test_a_second_run_into_a_folder_being_played_into_is_refused(tmp_path):
+    """A ``--resume`` started while a run still plays into its folder is refused in one line
+    and touches no file (two runs played every chunk twice and removed each other's
+    unfinished chunks); the first run plays on, each game once."""
+    out = tmp_path / "busy"
+    command = [sys.executable, "-m", "experiments.cli", "tournament", "geschenkt"]
+    command += ["--agents", "greedy,random", "--players", "3", "--games", "5000000"]
+    command += ["--chunk-size", "20000", "--workers", "1", "--quiet", "--out", str(out)]
+    first = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while not list(out.glob("chunk-*.parquet")) and time.time() < deadline:
+        time.sleep(0.05)
+    before = {p.name for p in out.iterdir() if not p.name.endswith(".tmp")}
+    second = subprocess.run([*command, "--resume"], capture_output=True, text=True, timeout=120)
+    assert first.poll() is None, "the first run ended before the second began: play more"
+    assert second.returncode == 2, second.stderr
+    assert second.stderr.strip() == (
+        f"giftsim tournament: error: --out {out} is being played into by another run now; "
+        "wait until it ends (then --resume plays what it left) or choose another folder"
+    )
+    time.sleep(0.5)  # the first run plays on meanwhile
+    first.send_signal(signal.SIGTERM)
+    assert first.wait(timeout=60) == 143, first.stderr.read()
+    assert before <= {p.name for p in out.iterdir()}  # nothing of the first run removed
+    chunks = sorted(out.glob("chunk-*.parquet"))
+    rows = pd.concat([pd.read_parquet(p, columns=["job", "game_index"]) for p in chunks])
+    assert len(chunks) >= 2 and len(rows) == 20000 * len(chunks)
+    assert not rows.duplicated().any()
+
+
+def test_a_new_folder_held_by_another_run_is_refused_and_free_once_it_ends(capsys, tmp_path):
+    """The lock is the process's: a run whose process ended (killed) leaves it free."""
+    out = tmp_path / "new"
+    hold = "import sys; from pathlib import Path; from giftsim.files import held\n"
+    hold += "with held(Path(sys.argv[1])):\n    print('held', flush=True); sys.stdin.read()"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", hold, str(out)], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    assert holder.stdout.readline() == b"held\n"
+    err = one_line_error(
+        capsys, ["seats", "geschenkt", "--players", "3", *QUICK, "--out", str(out)]
+    )
+    assert "is being played into by another run now" in err
+    assert sorted(p.name for p in out.iterdir()) == [".giftsim-run.lock"]
+    holder.kill()
+    holder.wait(timeout=30)
+    assert seats_into(capsys, out) == 0
+    assert len(load(out)[1]) == 10
 
 
 def test_killing_the_main_process_stops_its_workers(tmp_path):
