@@ -820,8 +820,21 @@ def training_curve(curve: pd.DataFrame, title: str, fair: float, ax=None):
     ax.set(xlabel="training round", ylabel="win share on held-out deals (95% intervals)")
     ax.set_title(title, fontsize=9)
     ax.set_xticks(curve["round"])
+    _at_least(ax, CURVE_SPAN)
     ax.legend()
     return fig
+
+
+CURVE_SPAN = 0.1  # a learning curve's least height in win share: a 0.01 edge looks its size
+
+
+def _at_least(ax, span: float) -> None:
+    """Widen the y-axis about its middle to ``span`` at least (within [0, 1]): an axis that
+    fits a single round's interval makes a gap of a hundredth fill the figure."""
+    low, high = ax.get_ylim()
+    if high - low < span:
+        middle = min(max((low + high) / 2, span / 2), 1 - span / 2)
+        ax.set_ylim(middle - span / 2, middle + span / 2)
 
 
 def value_probe(tables: dict, stage: str, title: str, ylabel: str, ax=None):

@@ -58,3 +58,16 @@ def test_the_training_curve_and_probe_figures_draw_a_mark_per_row():
     plots.value_probe({"4 players": table}, "cards_left", "Tulips: 5 majority points", "change", ax)
     assert list(ax.get_lines()[0].get_ydata()) == [0.05, 0.01]
     assert ax.get_legend().get_texts()[0].get_text() == "4 players"
+
+
+def test_a_single_round_curve_shows_its_edge_at_its_size():
+    """One round's interval alone set the axis (0.249 to 0.273): a lead of a hundredth filled
+    the figure. The axis spans a tenth of a win share at least, the data and fair line in it."""
+    curve = pd.DataFrame(
+        {"round": [0], "win_share": [0.261], "ci_low": [0.2486], "ci_high": [0.273]}
+    )
+    ax = Figure().subplots()
+    plots.training_curve(curve, "Gift of Tulips, 4 players: learned against 3 x tuned4p", 0.25, ax)
+    low, high = ax.get_ylim()
+    assert high - low >= plots.CURVE_SPAN - 1e-12
+    assert 0 <= low <= 0.2486 and high >= 0.273
