@@ -13,6 +13,7 @@ and every reference line and box is named in a legend. No backend is forced here
 tests choose one (e.g. ``MPLBACKEND=Agg``).
 """
 
+import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -300,14 +301,22 @@ def win_rate_heatmap(long: pd.DataFrame, ax=None, subject=None):
     return win_rate_heatmap_of(stats.pairwise_table(long), ax, subject)
 
 
+NO_CELL = "0.85"  # the grey of a head-to-head cell without a share (an agent and itself)
+
+
 def win_rate_heatmap_of(table: pd.DataFrame, ax=None, subject=None):
-    """``win_rate_heatmap`` of a ``stats.pairwise_table``."""
+    """``win_rate_heatmap`` of a ``stats.pairwise_table``; a cell without a share (the
+    diagonal, a pair that never met) grey and named, not blank white, the colour of 1/2."""
     data = heatmap_data(table)
     share, half = data["share"], data["half"]
     fig, ax = _axes(ax)
-    image = ax.imshow(share.to_numpy(float), cmap="RdBu", vmin=0, vmax=1)
+    cmap = matplotlib.colormaps["RdBu"].with_extremes(bad=NO_CELL)  # white is 1/2
+    image = ax.imshow(share.to_numpy(float), cmap=cmap, vmin=0, vmax=1)
     for (i, j), value in np.ndenumerate(share.to_numpy(float)):
-        if not np.isnan(value):
+        if np.isnan(value):
+            text = "itself" if share.index[i] == share.columns[j] else "no games"
+            ax.text(j, i, text, ha="center", va="center", fontsize=7, color="0.35")
+        else:
             digits = _digits(half.iat[i, j], 2)
             text = f"{value:.{digits}f}\n{plus_minus(half.iat[i, j], digits)}"
             ink = "white" if abs(value - 0.5) > 0.3 else "black"  # readable on the dark ends

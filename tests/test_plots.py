@@ -68,7 +68,10 @@ def test_win_rate_heatmap(long, tmp_path):
     fig = plots.win_rate_heatmap(long)
     ax = fig.axes[0]
     assert len(ax.images) == 1 and len(fig.axes) == 2  # heatmap and colour bar
-    assert len(ax.texts) == share.notna().sum().sum() == 12
+    assert share.notna().sum().sum() == 12
+    texts = {t.get_position(): t.get_text() for t in ax.texts}
+    assert [texts[(i, i)] for i in range(4)] == ["itself"] * 4  # not blank white, 1/2's colour
+    assert tuple(ax.images[0].cmap.get_bad()[:3]) != (1.0, 1.0, 1.0)
     assert [t.get_text() for t in ax.get_yticklabels()] == list("abcd")
     first = next(t.get_text() for t in ax.texts if t.get_position() == (1, 0))
     assert first.startswith(f"{share.loc['a', 'b']:.2f}")
@@ -88,7 +91,7 @@ def test_a_tiny_interval_never_reads_plus_minus_zero():
         index=index,
     ).assign(ci_high=lambda t: t["ci_low"] + 0.0008)
     texts = [t.get_text() for t in plots.win_rate_heatmap_of(table).axes[0].texts]
-    assert texts == ["0.737\n±0.0004", "0.263\n±0.0004"]
+    assert [t for t in texts if t != "itself"] == ["0.737\n±0.0004", "0.263\n±0.0004"]
 
 
 @pytest.mark.parametrize(
