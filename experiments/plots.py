@@ -930,13 +930,27 @@ def exploitability_bars(table: pd.DataFrame, ax=None):
     ax.set_ylabel("gain of a best response in its best seat (win share)")
     ax.set_title(
         "No Thanks!: exploitability on small decks\nexact for deterministic agents;\n"
-        "estimated, with 95% intervals, for agents that randomise",
+        f"estimated{_queries(data)}, with 95% intervals, for agents that randomise",
         fontsize=10,
     )
     ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.set_size_inches(max(fig.get_figwidth(), 11), fig.get_figheight())
     fig.tight_layout()
     return fig
+
+
+def _queries(data: pd.DataFrame) -> str:
+    """ " from 32 queries a decision" (or "16 to 32"), the size of the randomising agents'
+    estimates (rows with a standard error), or "" when the table has none."""
+    asked = data.loc[data["gain_se"] > 0, "queries"] if "queries" in data else pd.Series()
+    if asked.empty:
+        return ""
+    low, high = int(asked.min()), int(asked.max())
+    return (
+        f" from {low} queries a decision"
+        if low == high
+        else f" from {low} to {high} queries a decision"
+    )
 
 
 # ---- the gauntlet (experiments.gauntlet) --------------------------------------------------

@@ -231,3 +231,22 @@ def test_a_learning_curve_shows_each_bin_s_interval_and_size(tmp_path):
     assert len(ax.collections) == 1  # the shaded interval
     assert "50 games a point" in ax.get_ylabel() and "95% interval" in ax.get_ylabel()
     assert saved(fig, tmp_path / "learning.png").startswith(PNG)
+
+
+def test_the_exploitability_figure_says_how_many_queries_an_estimate_rests_on():
+    exploit = pd.DataFrame(
+        {
+            "variant": "v",
+            "agent": ["det", "det", "rand", "rand"],
+            "seat": [0, 1, 0, 1],
+            "gain": [0.3, 0.2, 0.4, 0.1],
+            "gain_se": [0.0, 0.0, 0.02, 0.02],
+            "gain_low": [0.3, 0.2, 0.38, 0.09],
+            "queries": [1, 1, 32, 32],
+        }
+    )
+    title = plots.exploitability_bars(exploit).axes[0].get_title()
+    assert "estimated from 32 queries a decision, with 95% intervals" in title
+    deterministic = exploit[exploit.agent == "det"]
+    title = plots.exploitability_bars(deterministic).axes[0].get_title()
+    assert "estimated, with 95% intervals" in title and "queries" not in title
