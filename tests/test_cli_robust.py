@@ -312,18 +312,30 @@ def test_demo_never_writes_into_a_results_folder(capsys, tmp_path):
     assert sorted(p.name for p in (tmp_path / "run").iterdir()) == before
 
 
+def tournament_into(out: Path, games: int, chunk_size: int, workers: int) -> list[str]:
+    """The command line of a No Thanks! tournament of ``games`` per seating into ``out``."""
+    command = [sys.executable, "-m", "experiments.cli", "tournament", "geschenkt"]
+    command += ["--agents", "greedy,random", "--players", "3", "--games", str(games)]
+    command += ["--chunk-size", str(chunk_size), "--workers", str(workers), "--quiet"]
+    return [*command, "--out", str(out)]
+
+
+def started(command: list[str], out: Path, chunks: int) -> subprocess.Popen:
+    """``command`` running, once it has written ``chunks`` chunks into ``out``."""
+    run = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while len(list(out.glob("chunk-*.parquet"))) < chunks and time.time() < deadline:
+        time.sleep(0.05)
+    return run
+
+
 def test_sigterm_stops_a_run_as_ctrl_c_does_and_it_resumes(tmp_path):
     """``kill`` (a batch system's time limit) ends a run with one line saying how to go on
     and status 143, its chunks kept; the resume then finishes it (it ended with no word and
     a pool's warning)."""
     out = tmp_path / "termed"
-    command = [sys.executable, "-m", "experiments.cli", "tournament", "geschenkt"]
-    command += ["--agents", "greedy,random", "--players", "3", "--games", "60000"]
-    command += ["--chunk-size", "5000", "--workers", "2", "--quiet", "--out", str(out)]
-    run = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 120
-    while len(list(out.glob("chunk-*.parquet"))) < 2 and time.time() < deadline:
-        time.sleep(0.05)
+    command = tournament_into(out, games=60000, chunk_size=5000, workers=2)
+    run = started(command, out, chunks=2)
     run.send_signal(signal.SIGTERM)
     err = run.communicate(timeout=60)[1]
     assert run.returncode == 143, err
@@ -344,13 +356,8 @@ def test_a_second_run_into_a_folder_being_played_into_is_refused(tmp_path):
     and touches no file (two runs played every chunk twice and removed each other's
     unfinished chunks); the first run plays on, each game once."""
     out = tmp_path / "busy"
-    command = [sys.executable, "-m", "experiments.cli", "tournament", "geschenkt"]
-    command += ["--agents", "greedy,random", "--players", "3", "--games", "5000000"]
-    command += ["--chunk-size", "20000", "--workers", "1", "--quiet", "--out", str(out)]
-    first = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 120
-    while not list(out.glob("chunk-*.parquet")) and time.time() < deadline:
-        time.sleep(0.05)
+    command = tournament_into(out, games=5_000_000, chunk_size=20000, workers=1)
+    first = started(command, out, chunks=1)
     before = {p.name for p in out.iterdir() if not p.name.endswith(".tmp")}
     second = subprocess.run([*command, "--resume"], capture_output=True, text=True, timeout=120)
     assert first.poll() is None, "the first run ended before the second began: play more"
