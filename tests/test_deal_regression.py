@@ -2,12 +2,16 @@
 its deal features are the deal's, and its cross-fitted regression removes what the features
 explain and nothing it could only fit by chance."""
 
+import sys
+
 import numpy as np
 
 from geschenkt_sim.rules import Rules
 from tests.scripts import ROOT, load_script
 
-aid = load_script(ROOT / "docs" / "perf" / "deal_regression.py", "deal_regression")
+PERF = ROOT / "docs" / "perf"
+sys.path.insert(0, str(PERF))  # as ``python docs/perf/deal_regression.py`` has it: its sibling
+aid = load_script(PERF / "deal_regression.py", "deal_regression")
 
 
 def test_the_features_are_each_deals_removed_cards_and_stack():

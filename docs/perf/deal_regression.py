@@ -19,24 +19,13 @@ import sys
 import time
 
 import numpy as np
+from deal_share import per_deal_shares  # the aid beside this one (its folder is on the path)
 
-from experiments.batch import play
 from geschenkt_sim import state as nt
 from geschenkt_sim.rules import Rules
 
 PLAYERS, DRAWS, RIDGE = 4, 2000, 1.0
 LOW, HIGH = 3, 35  # the cards of the standard game
-
-
-def per_deal_shares(candidate, baseline, deals, seed) -> np.ndarray:
-    """The candidate's win share on each deal, averaged over its seats."""
-    shares = np.zeros(deals)
-    for seat in range(PLAYERS):
-        agents = [baseline] * PLAYERS
-        agents[seat] = candidate
-        frame = play("geschenkt", agents, deals, seed=seed, first_player="rotate")
-        shares += frame[f"win_{seat}"].to_numpy() / PLAYERS
-    return shares
 
 
 def deal_rows(deals, seed) -> np.ndarray:
@@ -77,7 +66,7 @@ def cross_fitted_residuals(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 def main(candidate, baseline, deals, seed) -> None:
     start = time.process_time()
-    y = per_deal_shares(candidate, baseline, deals, seed)
+    y = per_deal_shares("geschenkt", candidate, baseline, PLAYERS, deals, seed, secret=None)
     residual = cross_fitted_residuals(deal_features(deals, seed), y)
     draws = np.random.default_rng(0).integers(0, deals, (DRAWS, deals))
     ratios = [y[i].var() / residual[i].var() for i in draws]
