@@ -421,6 +421,7 @@ COLUMNS = (
     "deals",
     "games",
     "seatings",
+    "forfeits",
 )
 
 
@@ -431,7 +432,9 @@ def table(made: Plan, source) -> pd.DataFrame:
     an unfinished run holds no game of), ``win_share`` with its 95%
     interval by deal (``ci_low``, ``ci_high``: ``stats.win_share`` on the cell's games),
     ``fair`` (1/n), for mirrors the turn-order ``gap`` (last position minus first) with its
-    interval, and the ``deals``, ``games`` and ``seatings`` played. ``source``: the rows of the
+    interval, the ``deals``, ``games`` and ``seatings`` played, and ``forfeits``: the cell's
+    games in which an isolated agent forfeited (0 when nothing is isolated), shown beside
+    the cell's figure (it moves the share). ``source``: the rows of the
     run, or its results folder. With isolated agents, why they forfeited (their fault records,
     ``experiments.isolation``) is in ``attrs["faults"]``, as in the rows of ``runner.run``
     (``experiments.isolation.fault_table`` makes it a table)."""
@@ -467,6 +470,7 @@ def _cell_row(cell: Cell, rows: pd.DataFrame) -> dict:
     if rows.empty:  # an unfinished run (its tables say so)
         return head | {"kind": NOT_YET, "deals": 0}
     long = long_table(rows)
+    head["forfeits"] = _forfeits(long)
     if cell.pool:
         share = stats.win_share(long).loc[cell.agent]
         columns = ("win_share", "ci_low", "ci_high", "deals")
@@ -474,6 +478,14 @@ def _cell_row(cell: Cell, rows: pd.DataFrame) -> dict:
     gap = stats.seat_gap(long, column="position").iloc[0]
     found = {"gap": gap["gap"], "gap_low": gap["ci_low"], "gap_high": gap["ci_high"]}
     return head | {"kind": "mirror", "deals": gap["deals"]} | found
+
+
+def _forfeits(long: pd.DataFrame) -> int:
+    """The games in which a seat forfeited (an isolated agent that broke loses the game it
+    forfeits, which its table shares out among the others)."""
+    if "forfeit" not in long:
+        return 0
+    return int((long.groupby(["job", "game_index"])["forfeit"].max() != 0).sum())
 
 
 # ---- what a person reads ------------------------------------------------------------------
@@ -503,6 +515,8 @@ def display(made: Plan, found: pd.DataFrame, n: int) -> pd.DataFrame:
 
 def _cell_text(row) -> str:
     few = " †" if stats.too_few(row["deals"]) else ""
+    if row.get("forfeits", 0) > 0:
+        few += f" ({count_of(int(row['forfeits']), 'game')} forfeited)"
     if row["kind"] == "field":
         return f"{row['win_share']:.3f} {_ends(row['ci_low'], row['ci_high'], '')}{few}"
     if row["kind"] == "mirror":

@@ -216,10 +216,12 @@ def test_a_faulty_untrusted_bot_forfeits_and_the_gauntlet_says_why(tmp_path, cap
     assert table.loc["raiser", "explanation"] == RAISER_SAYS
     forfeits = printed.split("== forfeits by agent (a forfeit is a loss)")[1].split("==")[0]
     assert f"raised {begun}" in forfeits
+    cell = f"({begun} game{'s' * (begun != 1)} forfeited)"  # beside the cell's share
+    assert cell in printed_tables(printed)
     assert "== why they forfeited" in printed and RAISER_SAYS in printed
     text = (out / "gauntlet.md").read_text()
     assert "## forfeits by agent" in text and "## why they forfeited" in text
-    assert RAISER_SAYS in text
+    assert RAISER_SAYS in text and cell in text
     assert main(["report", str(out)]) == 0
     again = capsys.readouterr().out
     assert "== why they forfeited" in again and RAISER_SAYS in again
