@@ -147,10 +147,12 @@ def write_own(path, write: Callable[[Path], None], force: bool = False) -> Path:
 
 @contextlib.contextmanager
 def _locked(folder: Path):
-    """An exclusive lock on ``folder`` (``flock`` of the folder itself: no lock file)."""
+    """An exclusive lock on ``folder`` (``flock`` of the folder itself: no lock file); none
+    on a file system without locks."""
     handle = os.open(folder, os.O_RDONLY)
     try:
-        fcntl.flock(handle, fcntl.LOCK_EX)
+        with contextlib.suppress(OSError):  # no locks here (some network and FUSE systems)
+            fcntl.flock(handle, fcntl.LOCK_EX)
         yield
     finally:
         os.close(handle)  # releases the lock
@@ -167,7 +169,8 @@ def held(folder: Path):
     (never removed: a lock file deleted while held no longer excludes anyone). A second run
     on the folder meanwhile, such as a ``--resume`` started while the first still plays, is
     refused in one line, before it touches a file: two runs would play the same games and
-    remove each other's unfinished chunks."""
+    remove each other's unfinished chunks. On a file system without locks the run plays
+    unguarded, as before there was a lock."""
     folder.mkdir(parents=True, exist_ok=True)
     handle = os.open(folder / RUN_LOCK, os.O_RDWR | os.O_CREAT, 0o666)
     try:
@@ -178,6 +181,8 @@ def held(folder: Path):
                 f"--out {folder} is being played into by another run now; wait until it ends "
                 "(then --resume plays what it left) or choose another folder"
             ) from None
+        except OSError:  # no locks here (some network and FUSE file systems)
+            pass
         yield folder
     finally:
         os.close(handle)  # releases the lock

@@ -396,6 +396,22 @@ def test_a_new_folder_held_by_another_run_is_refused_and_free_once_it_ends(capsy
     assert len(load(out)[1]) == 10
 
 
+def test_a_file_system_without_locks_plays_unguarded(capsys, tmp_path, monkeypatch):
+    """Some network and FUSE file systems refuse ``flock`` (not as a lock held elsewhere): the
+    run plays as it did before there was a lock, not a traceback."""
+    import errno
+    import fcntl
+
+    def refuse(handle, operation):
+        raise OSError(errno.EOPNOTSUPP, "Operation not supported")
+
+    monkeypatch.setattr(fcntl, "flock", refuse)
+    assert seats_into(capsys, tmp_path / "nolocks") == 0
+    assert len(load(tmp_path / "nolocks")[1]) == 10
+    assert main(["report", str(tmp_path / "nolocks")]) == 0  # its files' record: no lock
+    assert (tmp_path / "nolocks" / "summary.md").is_file()
+
+
 def test_killing_the_main_process_stops_its_workers(tmp_path):
     out = tmp_path / "killed"
     command = [
