@@ -643,7 +643,7 @@ def _add_bound(sub) -> None:
     p.add_argument("--target", required=True, help="agent specs to answer, comma-separated")
     p.add_argument(
         "--deals",
-        type=_whole("a whole number >= 2"),
+        type=_whole("a whole number in 2..10,000,000"),
         default=3200,
         help="deals per target and player count",
     )
@@ -901,7 +901,7 @@ def _add_train(sub) -> None:
     )
     p.add_argument(
         "--games",
-        type=_whole("a whole number >= 1"),
+        type=_whole("a whole number in 2 x players..100,000,000"),
         default=20_000,
         help="self-play games per round",
     )
@@ -925,7 +925,7 @@ def _add_train(sub) -> None:
     )
     p.add_argument(
         "--eval-games",
-        type=_whole("a whole number >= 2"),
+        type=_whole("a whole number in 2..10,000,000"),
         default=2000,
         help="held-out deals per round",
     )

@@ -464,6 +464,7 @@ def _cell_row(cell: Cell, rows: pd.DataFrame) -> dict:
         "fair": 1 / cell.n_players,
         "games": len(rows),
         "seatings": len(cell.jobs),
+        "forfeits": 0,
     }
     if not cell.jobs:
         return head | {"kind": "its own field", "deals": 0}

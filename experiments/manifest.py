@@ -86,13 +86,12 @@ def _check_parents(folder: Path) -> None:
 
 def _check_empty(folder: Path) -> None:
     """A folder without a manifest may hold only a manifest's temporary file (a run killed
-    before its rename), which is removed, and the lock file of a run (``files.held``)."""
+    before its rename: the manifest's write replaces it) and the lock file of a run
+    (``files.held``). Removes nothing: a run that holds the folder may be writing it."""
     if not folder.is_dir():
         raise ValueError(f"{folder} is a file, not a results folder; choose a new --out")
-    temporary = folder / TEMPORARY
     if any(p.name not in (TEMPORARY, RUN_LOCK) for p in folder.iterdir()):
         raise ValueError(f"{folder} is not empty and has no {MANIFEST}; choose a new --out")
-    temporary.unlink(missing_ok=True)
 
 
 def _differences(old: dict, jobs: list[Job], chunk_size: int, summary_only: bool) -> str:

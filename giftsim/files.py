@@ -169,10 +169,19 @@ def held(folder: Path):
     (never removed: a lock file deleted while held no longer excludes anyone). A second run
     on the folder meanwhile, such as a ``--resume`` started while the first still plays, is
     refused in one line, before it touches a file: two runs would play the same games and
-    remove each other's unfinished chunks. On a file system without locks the run plays
-    unguarded, as before there was a lock."""
+    remove each other's unfinished chunks. On a file system without locks, or in a folder
+    this process may not write (a finished run's, resumed to read it), the run goes on
+    unguarded, as before there was a lock. On NFS, Linux emulates ``flock`` with record
+    locks: runs on different machines exclude each other, two runs in one process do not."""
     folder.mkdir(parents=True, exist_ok=True)
-    handle = os.open(folder / RUN_LOCK, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        handle = os.open(folder / RUN_LOCK, os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError:  # a folder it may not write
+        try:
+            handle = os.open(folder / RUN_LOCK, os.O_RDONLY)  # flock needs no write access
+        except OSError:
+            yield folder
+            return
     try:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -358,16 +358,18 @@ def test_a_second_run_into_a_folder_being_played_into_is_refused(tmp_path):
     out = tmp_path / "busy"
     command = tournament_into(out, games=5_000_000, chunk_size=20000, workers=1)
     first = started(command, out, chunks=1)
-    before = {p.name for p in out.iterdir() if not p.name.endswith(".tmp")}
-    second = subprocess.run([*command, "--resume"], capture_output=True, text=True, timeout=120)
-    assert first.poll() is None, "the first run ended before the second began: play more"
+    try:
+        before = {p.name for p in out.iterdir() if not p.name.endswith(".tmp")}
+        again = [*command, "--resume"]
+        second = subprocess.run(again, capture_output=True, text=True, timeout=120)
+        assert first.poll() is None, "the first run ended before the second began: play more"
+    finally:
+        first.send_signal(signal.SIGTERM)  # also when an assertion above fails: no stray run
     assert second.returncode == 2, second.stderr
     assert second.stderr.strip() == (
         f"giftsim tournament: error: --out {out} is being played into by another run now; "
         "wait until it ends (then --resume plays what it left) or choose another folder"
     )
-    time.sleep(0.5)  # the first run plays on meanwhile
-    first.send_signal(signal.SIGTERM)
     assert first.wait(timeout=60) == 143, first.stderr.read()
     assert before <= {p.name for p in out.iterdir()}  # nothing of the first run removed
     chunks = sorted(out.glob("chunk-*.parquet"))
@@ -379,6 +381,8 @@ def test_a_second_run_into_a_folder_being_played_into_is_refused(tmp_path):
 def test_a_new_folder_held_by_another_run_is_refused_and_free_once_it_ends(capsys, tmp_path):
     """The lock is the process's: a run whose process ended (killed) leaves it free."""
     out = tmp_path / "new"
+    out.mkdir()
+    (out / TEMPORARY).write_text('{"experiment": "half')  # the holder's manifest, being written
     hold = "import sys; from pathlib import Path; from giftsim.files import held\n"
     hold += "with held(Path(sys.argv[1])):\n    print('held', flush=True); sys.stdin.read()"
     holder = subprocess.Popen(
@@ -389,7 +393,7 @@ def test_a_new_folder_held_by_another_run_is_refused_and_free_once_it_ends(capsy
         capsys, ["seats", "geschenkt", "--players", "3", *QUICK, "--out", str(out)]
     )
     assert "is being played into by another run now" in err
-    assert sorted(p.name for p in out.iterdir()) == [".giftsim-run.lock"]
+    assert sorted(p.name for p in out.iterdir()) == [".giftsim-run.lock", TEMPORARY]
     holder.kill()
     holder.wait(timeout=30)
     assert seats_into(capsys, out) == 0
@@ -410,6 +414,40 @@ def test_a_file_system_without_locks_plays_unguarded(capsys, tmp_path, monkeypat
     assert len(load(tmp_path / "nolocks")[1]) == 10
     assert main(["report", str(tmp_path / "nolocks")]) == 0  # its files' record: no lock
     assert (tmp_path / "nolocks" / "summary.md").is_file()
+
+
+def test_a_finished_run_in_a_folder_it_may_not_write_resumes_unguarded(capsys, tmp_path):
+    """An archived or another user's finished run: ``--resume`` reads it (nothing to play)
+    though its lock file cannot be made there."""
+    import os as real_os
+
+    from giftsim import files
+
+    assert seats_into(capsys, tmp_path / "done") == 0
+    (tmp_path / "done" / files.RUN_LOCK).unlink()
+    opened = real_os.open
+
+    def read_only(path, flags, *mode):
+        if str(path).endswith(files.RUN_LOCK):
+            raise PermissionError(13, "Permission denied", str(path))
+        return opened(path, flags, *mode)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(files.os, "open", read_only)
+        code = main(
+            [
+                "seats",
+                "geschenkt",
+                "--players",
+                "3",
+                *QUICK,
+                "--out",
+                str(tmp_path / "done"),
+                "--resume",
+            ]
+        )
+    assert code == 0, capsys.readouterr().err
+    assert "nothing left to play" in capsys.readouterr().out
 
 
 def test_killing_the_main_process_stops_its_workers(tmp_path):
