@@ -23,6 +23,7 @@ import pandas as pd
 from scipy import optimize
 
 from experiments import stats
+from experiments.ratings import deal_ratings, rating_events
 from experiments.results import deal_sums, long_table
 from experiments.runner import run
 from experiments.schedule import deal_strata, field_design, mirror, round_robin
@@ -79,12 +80,33 @@ def head_to_head(long) -> pd.DataFrame:
 
 
 def ratings(long) -> pd.DataFrame:
-    """`giftsim report`'s ratings of every experiment, on 100 bootstrap draws (for time)."""
+    """`giftsim report`'s ratings of every experiment, on 100 bootstrap draws (for time). The
+    choice events are summed per deal once for the whole run and cut by experiment (a deal's
+    events are its own, and a run's events are its experiments' added up: ``digest`` reads
+    a folder so), each experiment fitted on its own (``stats.ratings`` is these two steps:
+    ``test_ratings_of_the_cut_events_are_those_of_each_experiment``)."""
+    events = rating_events(long)
+    sim = long.groupby("deal")["sim"].first()
+    events["sim"] = sim.reindex(events["deal"].to_numpy()).to_numpy()
     parts = [
-        stats.ratings(part, n_boot=100, seed=int(sim)).assign(sim=sim)
-        for sim, part in long.groupby("sim", sort=True)
+        deal_ratings(part.drop(columns="sim"), n_boot=100, seed=int(sim)).assign(sim=sim)
+        for sim, part in events.groupby("sim", sort=True)
     ]
     return pd.concat(parts).set_index("sim", append=True).reorder_levels(["sim", "agent"])
+
+
+def test_ratings_of_the_cut_events_are_those_of_each_experiment():
+    """``ratings`` above (events summed once, cut by experiment) gives each experiment the
+    table ``stats.ratings`` gives its own rows, bootstrap included."""
+    jobs = round_robin("geschenkt", ["random", "greedy", "sniper"], 3, 8, seed=6109)
+    frame, _, _ = run(jobs, **SERIAL)
+    first = np.array([job.first_index for job in jobs])[frame["job"].to_numpy()]
+    frame["sim"] = (frame["game_index"].to_numpy() - first) // 2
+    long = report_long(frame, "geschenkt")
+    cut = ratings(long)
+    for sim, part in long.groupby("sim"):
+        own = stats.ratings(part.drop(columns="sim"), n_boot=100, seed=int(sim))
+        pd.testing.assert_frame_equal(cut.xs(sim, level="sim").loc[own.index], own)
 
 
 def coverage(table: pd.DataFrame, level_values, truth: float) -> float:
