@@ -151,11 +151,24 @@ def _locked(folder: Path):
     on a file system without locks."""
     handle = os.open(folder, os.O_RDONLY)
     try:
-        with contextlib.suppress(OSError):  # no locks here (some network and FUSE systems)
-            fcntl.flock(handle, fcntl.LOCK_EX)
+        _flock(handle, wait=True)
         yield
     finally:
         os.close(handle)  # releases the lock
+
+
+def _flock(handle: int, wait: bool) -> bool:
+    """Take an exclusive ``flock`` of the open file ``handle`` (``wait``: until it is free);
+    False when another holds it and ``wait`` is not set. True, holding nothing, on a file
+    system without locks (some network and FUSE file systems): what is locked there goes on
+    unguarded."""
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+    except BlockingIOError:
+        return False
+    except OSError:
+        pass
+    return True
 
 
 # The file a run holds locked while it plays into a results folder (:func:`held`).
@@ -174,27 +187,29 @@ def held(folder: Path):
     unguarded, as before there was a lock. On NFS, Linux emulates ``flock`` with record
     locks: runs on different machines exclude each other, two runs in one process do not."""
     folder.mkdir(parents=True, exist_ok=True)
+    handle = _lock_file(folder)
+    if handle is None:
+        yield folder
+        return
     try:
-        handle = os.open(folder / RUN_LOCK, os.O_RDWR | os.O_CREAT, 0o666)
-    except OSError:  # a folder it may not write
-        try:
-            handle = os.open(folder / RUN_LOCK, os.O_RDONLY)  # flock needs no write access
-        except OSError:
-            yield folder
-            return
-    try:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+        if not _flock(handle, wait=False):
             raise ValueError(
                 f"--out {folder} is being played into by another run now; wait until it ends "
                 "(then --resume plays what it left) or choose another folder"
-            ) from None
-        except OSError:  # no locks here (some network and FUSE file systems)
-            pass
+            )
         yield folder
     finally:
         os.close(handle)  # releases the lock
+
+
+def _lock_file(folder: Path) -> int | None:
+    """An open handle of ``folder``'s :data:`RUN_LOCK` file, made if new; read-only where the
+    folder may not be written and the file is there (``flock`` needs no write access); None
+    where neither can be had."""
+    for flags in (os.O_RDWR | os.O_CREAT, os.O_RDONLY):
+        with contextlib.suppress(OSError):
+            return os.open(folder / RUN_LOCK, flags, 0o666)
+    return None
 
 
 def keeps_record(folder) -> bool:
