@@ -321,12 +321,22 @@ def tournament_into(out: Path, games: int, chunk_size: int, workers: int) -> lis
 
 
 def started(command: list[str], out: Path, chunks: int) -> subprocess.Popen:
-    """``command`` running, once it has written ``chunks`` chunks into ``out``."""
+    """``command`` running, once it has written ``chunks`` chunks into ``out``; the test
+    fails, saying why, when the run ends first or has not written them in 120 s."""
     run = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 120
-    while len(list(out.glob("chunk-*.parquet"))) < chunks and time.time() < deadline:
+    while _chunks(out) < chunks:
+        ended = run.poll() is not None  # then count again: it may have written them meanwhile
+        if (ended and _chunks(out) < chunks) or time.time() > deadline:
+            run.kill()
+            err = run.communicate()[1]
+            pytest.fail(f"{chunks} chunks not written (status {run.returncode}): {err[-2000:]}")
         time.sleep(0.05)
     return run
+
+
+def _chunks(out: Path) -> int:
+    return len(list(out.glob("chunk-*.parquet")))
 
 
 def test_sigterm_stops_a_run_as_ctrl_c_does_and_it_resumes(tmp_path):

@@ -11,7 +11,10 @@ from tests.scripts import ROOT, load_script
 
 PERF = ROOT / "docs" / "perf"
 sys.path.insert(0, str(PERF))  # as ``python docs/perf/deal_regression.py`` has it: its sibling
-aid = load_script(PERF / "deal_regression.py", "deal_regression")
+try:
+    aid = load_script(PERF / "deal_regression.py", "deal_regression")
+finally:  # the other tests' imports do not look in docs/perf
+    sys.path.remove(str(PERF))
 
 
 def test_the_features_are_each_deals_removed_cards_and_stack():
