@@ -21,9 +21,7 @@ from experiments.marks import flag_few, warning_notes
 from experiments.results import (
     deal_sums,
     load,
-    load_deal_sums,
     load_faults,
-    load_summary,
     long_table,
     manifest_jobs,
     summary_of,
@@ -95,17 +93,25 @@ def execute(jobs, out, options):
     (``experiments.isolation``)."""
     frame = play(jobs, out, options)
     summary_only = options.get("summary_only", False)
-    if out is not None:
-        _say(options.get("progress", True), f"reading {out} back for the tables")
-        sums, faults = load_summary(out), load_faults(out)
-        deals = None if summary_only else load_deal_sums(out)
+    if out is not None:  # the report's reading (experiments.digest), of the sums it needs
+        fields = ("sums",) if summary_only else ("sums", "deals")
+        progress, workers = options.get("progress", True), _reading_workers(options)
+        summed = digest.of_folder(out, progress, workers, fields, label="tables")
+        sums, deals, faults = summed.sums, summed.deals, load_faults(out)
     else:
-        sums, faults = summary_of(frame, summary_only, jobs), frame.attrs.get("faults")
+        sums = summary_of(frame, summary_only, jobs)
+        sums = sums.merge(rows_per_deal(jobs), on=["job", "seat"], how="left")
+        faults = frame.attrs.get("faults")
         deals = None if summary_only else deal_sums(frame, deal_strata(jobs))
-    sums = sums.merge(rows_per_deal(jobs), on=["job", "seat"], how="left")
     if faults is not None:
         sums.attrs["faults"] = faults
     return sums, deals
+
+
+def _reading_workers(options) -> int | None:
+    """Processes that read a results folder back: the run's own local workers (None: one per
+    core); one where its games were played elsewhere (Dask) or in this process."""
+    return options.get("workers") if options.get("backend", "processes") == "processes" else 1
 
 
 def play(jobs, out, options):

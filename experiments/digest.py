@@ -13,8 +13,11 @@ figure follows from the sums:
 | scores | player count, agent, position, score  | score box plots (``plots.score_boxes_of``) |
 | rounds | (matches of several rounds) rows      | the per-round tables                       |
 
-Memory grows with the deals (and the distinct scores), not with the games: every ``COLLAPSE``
-chunks the parts read so far are summed into one. A folder kept as summaries only
+Chunks are read in batches of consecutive ones of up to ``BATCH_GAMES`` games, summed as one
+(a round-robin writes a chunk per seating: thousands of a few games each, whose per-chunk
+costs took minutes where the games took seconds). Memory grows with the deals (and the
+distinct scores), not with the games: every ``COLLAPSE`` batches the parts read so far are
+summed into one. A folder kept as summaries only
 (``--summary-only``) has ``sums`` alone. The same sums of one frame in memory
 (``of_frame``) give the same tables, so there is one code path.
 """
@@ -45,7 +48,9 @@ from experiments.results import (
 )
 from experiments.schedule import deal_strata, rows_per_deal, score_ranges, stratum_of
 
-COLLAPSE = 8  # chunks read between two summings of the parts
+BATCH_GAMES = 50_000  # chunks read and summed together, up to this many games in all
+COLLAPSE = 8  # batches read between two summings of the parts
+FIELDS = ("sums", "deals", "pairs", "events", "scores", "rounds")  # every field of a Digest
 BY_DEAL = ("deals", "pairs")  # fields that grow with the deals, their sums sorted by deal first
 DEAL_BITS = 4  # those fields are held in 2**DEAL_BITS shares by the top bits of the deal
 HELD_ROWS = 100_000  # a share is summed once it holds this many rows not yet summed
@@ -71,11 +76,14 @@ class Digest(NamedTuple):
 def score_counts(long: pd.DataFrame) -> pd.DataFrame:
     """How often each score occurred, per (n_players, agent, position, score): ``count``.
     Scores are whole numbers, so these counts hold a distribution in little memory and add up
-    over chunks of games (``add_score_counts``)."""
+    over chunks of games (``add_score_counts``). The scores are float64 whatever the rows
+    held (chunks of several player counts read together have float columns: the seats a
+    smaller table lacks), so the sums do not depend on which chunks were read together."""
     keys = ["n_players", "agent", "position", "score"]
     if "position" not in long.columns:
         long = long.assign(position=stats.turn_position(long))
-    return long.groupby(keys, observed=True, sort=True).size().rename("count").reset_index()
+    counts = long.groupby(keys, observed=True, sort=True).size().rename("count").reset_index()
+    return counts.astype({"score": np.float64})
 
 
 def add_score_counts(parts) -> pd.DataFrame:
@@ -94,29 +102,61 @@ ADD = {  # field -> how its parts add up
 }
 
 
-def of_folder(folder, progress: bool = False, workers: int | None = 1) -> Digest:
-    """The digest of a results folder, its chunks read one at a time (a progress bar on
-    stderr with ``progress``) by ``workers`` processes (None: one per core; 1: this one). The
-    parts are summed in chunk order whatever the workers, so the sums never depend on them.
-    The workers get absolute paths: a reused worker keeps the working folder it started in."""
+def of_folder(
+    folder, progress: bool = False, workers: int | None = 1, fields=FIELDS, label="report"
+) -> Digest:
+    """The digest of a results folder, its chunks read a batch at a time (a progress bar on
+    stderr with ``progress``, its text starting with ``label``) by ``workers`` processes
+    (None: one per core; 1: this one); ``fields``: the sums wanted (all by default; the
+    others None). The batches are fixed by the files and summed in their order whatever the
+    workers, so the sums never depend on them. The workers get absolute paths: a reused
+    worker keeps the working folder it started in."""
     folder = Path(folder).resolve()
     manifest = manifest_io.read(folder)
     files = manifest_io.chunk_files(folder, manifest)
     if not files:
         raise ValueError(f"{folder} holds no results yet")
     jobs, game, only = manifest_jobs(manifest), manifest["game"], manifest["summary_only"]
-    run = _Run(jobs, game, only, *_agents(jobs), deal_strata(jobs))
+    run = _Run(jobs, game, only, *_agents(jobs), deal_strata(jobs), tuple(fields))
+    batches = _batches(files, manifest)
     count = workers or os.cpu_count() or 1
     if count == 1:
-        parts = (_parts(read_chunk(path, manifest=manifest), run) for path in files)
+        parts = (_batch_parts(batch, run, [manifest] * len(batch)) for batch in batches)
     else:
-        tasks = (delayed(_file_parts)(path, run, chunk_plan(manifest, path)) for path in files)
+        tasks = (
+            delayed(_batch_parts)(batch, run, [chunk_plan(manifest, path) for path in batch])
+            for batch in batches
+        )
         parts = Parallel(n_jobs=count, return_as="generator")(tasks)
-    bar = tqdm(parts, "report: reading results", len(files), unit="chunk", disable=not progress)
-    with bar:
-        summed = _with_deal_rows(_summed(bar, run), jobs)
+    text = f"{label}: reading results"
+    with tqdm(total=len(files), desc=text, unit="chunk", disable=not progress) as bar:
+        summed = _with_deal_rows(_summed(_counted(parts, batches, bar), run), jobs)
     release_memory()
     return summed
+
+
+def _batches(files: list[Path], manifest: dict) -> list[list[Path]]:
+    """The chunk files in runs of consecutive ones of at most ``BATCH_GAMES`` games in all
+    (a larger chunk alone), by the games their manifest plans for them."""
+    size, jobs = manifest["chunk_size"], manifest["jobs"]
+    batches, games = [], 0
+    for path in files:
+        job, start = manifest_io.chunk_place(path.name)
+        count = min(size, jobs[job]["n_games"] - start)
+        if batches and games + count <= BATCH_GAMES:
+            batches[-1].append(path)
+            games += count
+        else:
+            batches.append([path])
+            games = count
+    return batches
+
+
+def _counted(parts, batches: list[list[Path]], bar):
+    """``parts`` as they come, the bar moved by each one's chunks."""
+    for batch, part in zip(batches, parts, strict=True):
+        bar.update(len(batch))
+        yield part
 
 
 def release_memory() -> None:
@@ -167,6 +207,7 @@ class _Run(NamedTuple):
     names: list[str]  # every agent, sorted
     mixed: bool
     strata: dict  # schedule.deal_strata of the jobs
+    fields: tuple = FIELDS  # the sums wanted
 
 
 def _own_stratum(job: int):
@@ -263,13 +304,16 @@ def _mixed_sums(sums: pd.DataFrame) -> bool:
     return bool((sums.groupby("job").agent.nunique() > 1).any())
 
 
-def _file_parts(path, run: _Run, plan: dict) -> dict:
-    """``_parts`` of a chunk file (in a worker process; ``plan``: its ``chunk_plan``)."""
-    return _parts(read_chunk(path, manifest=plan), run)
+def _batch_parts(paths: list[Path], run: _Run, plans: list[dict]) -> dict:
+    """``_parts`` of chunk files read as one (in a worker process, ``plans`` are their
+    ``chunk_plan``; in this one, the manifest)."""
+    frames = [read_chunk(path, manifest=plan) for path, plan in zip(paths, plans, strict=True)]
+    return _parts(frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True), run)
 
 
 def _parts(chunk, run: _Run) -> dict:
-    """One chunk's sums, per field."""
+    """The sums of a chunk (or of chunks read as one) per field of ``run.fields`` (``sums``
+    always)."""
     if run.summary_only:
         return {"sums": chunk}
     from experiments.runner import summaries
@@ -277,17 +321,20 @@ def _parts(chunk, run: _Run) -> dict:
     if "deal_seed" not in chunk.columns:  # rows of a batch: every game its own deal
         code = chunk["job"].to_numpy(np.uint64) * GAME_CODE + chunk["game_index"].to_numpy()
         chunk = chunk.assign(deal_seed=code.astype(np.uint64))
-    long = long_table(chunk, run.game)
-    long["stratum"] = _strata(long, run.strata)
-    parts = {
-        "sums": summaries(chunk, run.jobs),
-        "deals": deal_sums(chunk, run.strata),
-        "scores": score_counts(long),
-    }
-    if run.mixed:
-        parts["pairs"] = stats.pair_sums(long)
-        parts["events"] = ratings.rating_events(long, names=run.names)
-    rounds = round_table(chunk, run.game)
+    wanted = set(run.fields)
+    parts = {"sums": summaries(chunk, run.jobs)}
+    if "deals" in wanted:
+        parts["deals"] = deal_sums(chunk, run.strata)
+    if wanted & {"scores", "pairs", "events"}:
+        long = long_table(chunk, run.game)
+        long["stratum"] = _strata(long, run.strata)
+        if "scores" in wanted:
+            parts["scores"] = score_counts(long)
+        if run.mixed and "pairs" in wanted:
+            parts["pairs"] = stats.pair_sums(long)
+        if run.mixed and "events" in wanted:
+            parts["events"] = ratings.rating_events(long, names=run.names)
+    rounds = round_table(chunk, run.game) if "rounds" in wanted else pd.DataFrame()
     if not rounds.empty:
         parts["rounds"] = rounds
     return {field: _coded(part, run.names) for field, part in parts.items()}

@@ -25,7 +25,7 @@ from experiments.schedule import Job, experiment_id
 from giftsim.files import MANIFEST, RUN_LOCK, held
 
 TEMPORARY = f".{MANIFEST}.tmp"  # written first, then renamed to MANIFEST
-# What reading a folder needs from its manifest (``report``, ``load``, ``load_summary``).
+# What reading a folder needs from its manifest (``report``, ``load``, ``digest``).
 REQUIRED = ("experiment", "game", "design", "seed", "summary_only", "jobs", "versions")
 
 

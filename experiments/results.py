@@ -92,7 +92,8 @@ def _rows_are(frame: pd.DataFrame, job: dict, first: int, size: int) -> bool:
     agents = job["agents"]
     if sum(c.startswith("agent_") for c in frame.columns) != len(agents):
         return False
-    return all((frame[f"agent_{s}"].astype(str) == a).all() for s, a in enumerate(agents))
+    return all((frame[f"agent_{s}"] == a).all() for s, a in enumerate(agents))  # a category
+    # compared as it is: astype(str) first made a string a row
 
 
 def _summary_is(frame: pd.DataFrame, agents: list, size: int) -> bool:
@@ -279,22 +280,6 @@ def _take(values, code: np.ndarray, dtype):
     return pd.array(taken, dtype=dtype)
 
 
-def load_deal_sums(folder) -> pd.DataFrame:
-    """``deal_sums`` of a folder of per-game rows, read one chunk at a time (memory grows with
-    the deals, not with the rows)."""
-    from experiments.schedule import deal_strata
-
-    folder = Path(folder)
-    manifest = manifest_io.read(folder)
-    strata = deal_strata(manifest_jobs(manifest))
-    parts = []
-    for path in manifest_io.chunk_files(folder, manifest):
-        parts.append(deal_sums(read_chunk(path, manifest=manifest), strata))
-    if not parts:
-        raise ValueError(f"{folder} holds no results yet")
-    return add_deal_sums(parts)
-
-
 def manifest_jobs(manifest: dict) -> list:
     """The jobs of a manifest (``experiments.schedule.Job``)."""
     from experiments.schedule import Job
@@ -315,30 +300,6 @@ def summary_of(frame: pd.DataFrame, summary_only: bool, jobs=None) -> pd.DataFra
         frame = summaries(frame, jobs)
     keys = ["job", "n_players", "seat", "position", "agent"]
     return frame.groupby(keys, as_index=False, sort=True).sum(numeric_only=True)
-
-
-def load_summary(folder) -> pd.DataFrame:
-    """The sums of a results folder, read one chunk at a time (memory stays bounded)."""
-    from experiments.runner import summary
-
-    folder = Path(folder)
-    manifest = manifest_io.read(folder)
-    jobs = manifest_jobs(manifest)
-    parts = []
-    for path in manifest_io.chunk_files(folder, manifest):
-        if manifest["summary_only"]:
-            chunk = read_chunk(path, manifest=manifest)
-        else:
-            job = jobs[manifest_io.chunk_place(path.name)[0]]
-            kinds = ("win", "score", "forfeit") if job.isolation else ("win", "score")
-            columns = ["first_player", "n_decisions"] + [
-                f"{kind}_{s}" for s in range(job.n_players) for kind in kinds
-            ]
-            chunk = summary(read_chunk(path, columns, manifest), job)
-        parts.append(chunk)
-    if not parts:
-        raise ValueError(f"{folder} holds no results yet")
-    return summary_of(pd.concat(parts, ignore_index=True), True)
 
 
 def load_faults(folder) -> list | None:

@@ -72,6 +72,36 @@ def test_summing_every_chunk_or_every_few_gives_the_same_sums(folder, summed, mo
         pd.testing.assert_frame_equal(getattr(again, field), getattr(summed, field))
 
 
+@pytest.mark.parametrize("games", [1, 90, 10**9])  # each chunk alone, three together, all
+def test_reading_the_chunks_in_batches_of_any_size_gives_the_same_sums(
+    folder, summed, monkeypatch, games
+):
+    monkeypatch.setattr(digest, "BATCH_GAMES", games)
+    again = digest.of_folder(folder, workers=1 if games == 1 else 2)
+    for field in ("sums", "deals", "pairs", "events", "scores"):
+        pd.testing.assert_frame_equal(getattr(again, field), getattr(summed, field))
+
+
+def test_the_batches_keep_the_chunks_in_order_and_stay_under_their_games(folder):
+    manifest = digest.manifest_io.read(folder)
+    files = digest.manifest_io.chunk_files(folder, manifest)
+    batches = digest._batches(files, manifest)
+    assert [path for batch in batches for path in batch] == files
+    sizes = [manifest["chunk_size"]] * len(files)  # every chunk of this folder is full
+    assert len(batches) == -(-sum(sizes) // digest.BATCH_GAMES) == 1
+    for cap, expected in ((30, len(files)), (60, -(-len(files) // 2))):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(digest, "BATCH_GAMES", cap)
+            assert len(digest._batches(files, manifest)) == expected
+
+
+def test_a_digest_of_some_fields_has_those_alone_and_the_same(folder, summed):
+    some = digest.of_folder(folder, fields=("sums", "deals"))
+    assert some.pairs is None and some.events is None and some.scores is None
+    pd.testing.assert_frame_equal(some.sums, summed.sums)
+    pd.testing.assert_frame_equal(some.deals, summed.deals)
+
+
 def test_a_mirror_study_has_no_head_to_head(tmp_path):
     jobs = mirror("geschenkt", ["greedy", "sniper"], [3, 4], 50, seed=1)
     frame, _, _ = run(jobs, **SERIAL)

@@ -5,8 +5,8 @@ process backends, results folders, and the statistics tables."""
 import pandas as pd
 import pytest
 
-from experiments import stats
-from experiments.results import load, load_summary, long_table
+from experiments import digest, stats
+from experiments.results import load, long_table
 from experiments.runner import run
 from experiments.schedule import field_design, join, round_robin
 
@@ -34,7 +34,8 @@ def test_toy_tournament_is_the_same_on_two_processes_and_in_a_folder(jobs, seria
     pd.testing.assert_frame_equal(frame, serial)
     assert manifest["game"] == "toy" and manifest["rules"][0]["min_pile"] == 10
     columns = ["seats", "win_share", "fair"]  # intervals differ: sums keep no deals
-    shares = stats.summary_win_share(load_summary(tmp_path / "toy"))[columns]
+    sums = digest.of_folder(tmp_path / "toy", fields=("sums",)).sums
+    shares = stats.summary_win_share(sums)[columns]
     expected = stats.win_share(long_table(serial))[columns]
     pd.testing.assert_frame_equal(shares, expected, check_dtype=False)
 
