@@ -53,7 +53,8 @@ def main(argv=None) -> int:
         _refuse_unknown(parser.commands[args.command], unknown, getattr(args, "game", None))
     args.argv = list(sys.argv[1:] if argv is None else argv)  # recorded by tune and ladder
     notice.QUIET = getattr(args, "quiet", False)
-    before = _stop_on_term()
+    SIGNALLED.clear()
+    before = _stop_on_signals()
     try:
         _check_together(args)
         _load_agent_modules(args)
@@ -63,15 +64,15 @@ def main(argv=None) -> int:
     except BrokenPipeError:  # the reader of our output went away (e.g. `| head`): a quiet end
         _drop_stdout()
         return 0
-    except (CliError, ValueError, OSError) as error:
-        return _fail(args, error)
     except KeyboardInterrupt as stop:
-        how = "terminated" if isinstance(stop, Terminated) else "interrupted"
-        print(f"giftsim {args.command}: {how}; {_after_interrupt(args)}", file=sys.stderr)
-        return 128 + (signal.SIGTERM if isinstance(stop, Terminated) else signal.SIGINT)
-    except Exception as error:  # a bug: still one line, the traceback on request
-        if os.environ.get("GIFTSIM_TRACEBACK"):
-            raise
+        return _stopped(args, signal.SIGTERM if isinstance(stop, Terminated) else signal.SIGINT)
+    except Exception as error:
+        if SIGNALLED:  # the stop's exception was lost in a library's C code, which raised
+            return _stopped(args, SIGNALLED[-1])  # another (Numba's dispatch: a TypeError)
+        if isinstance(error, (CliError, ValueError, OSError)):
+            return _fail(args, error)
+        if os.environ.get("GIFTSIM_TRACEBACK"):  # a bug: still one line, the traceback on
+            raise  # request
         print(
             f"giftsim {args.command}: internal error: {type(error).__name__}: {_first(error)} "
             "(GIFTSIM_TRACEBACK=1 shows where)",
@@ -79,8 +80,15 @@ def main(argv=None) -> int:
         )
         return 1
     finally:
-        if before is not None:
-            signal.signal(signal.SIGTERM, before)
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
+
+
+def _stopped(args, signum: int) -> int:
+    """The line of a command stopped by Ctrl-C or SIGTERM, and its exit status."""
+    how = "terminated" if signum == signal.SIGTERM else "interrupted"
+    print(f"giftsim {args.command}: {how}; {_after_interrupt(args)}", file=sys.stderr)
+    return 128 + signum
 
 
 class Terminated(KeyboardInterrupt):
@@ -88,16 +96,25 @@ class Terminated(KeyboardInterrupt):
     it wrote kept and the way to go on said, exit status 143."""
 
 
-def _terminated(signum, frame):
-    raise Terminated
+SIGNALLED: list[int] = []  # the stop signals this command received (main thread)
 
 
-def _stop_on_term():
-    """Make SIGTERM stop the command as Ctrl-C does (:class:`Terminated`); the handler it
-    replaces, to put back (None off the main thread, where no handler can be set)."""
+def _on_signal(signum, frame):
+    SIGNALLED.append(signum)
+    raise Terminated if signum == signal.SIGTERM else KeyboardInterrupt
+
+
+def _stop_on_signals() -> dict:
+    """Make SIGTERM stop the command as Ctrl-C does (:class:`Terminated`), both noted in
+    :data:`SIGNALLED` (Ctrl-C where Python's own handler has it: not where it is ignored,
+    as in a shell's background job); the handlers replaced, to put back (none off the main
+    thread, where no handler can be set)."""
     if threading.current_thread() is not threading.main_thread():
-        return None
-    return signal.signal(signal.SIGTERM, _terminated)
+        return {}
+    taken = [signal.SIGTERM]
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        taken.append(signal.SIGINT)
+    return {s: signal.signal(s, _on_signal) for s in taken}
 
 
 def entry() -> int:

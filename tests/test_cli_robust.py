@@ -14,6 +14,7 @@ import psutil
 import pytest
 
 from agents.registry import define
+from experiments import cli
 from experiments.cli import main
 from experiments.manifest import MANIFEST, TEMPORARY
 from experiments.results import load
@@ -337,6 +338,40 @@ def started(command: list[str], out: Path, chunks: int) -> subprocess.Popen:
 
 def _chunks(out: Path) -> int:
     return len(list(out.glob("chunk-*.parquet")))
+
+
+@pytest.mark.parametrize(
+    ("signum", "how"), [(signal.SIGTERM, "terminated"), (signal.SIGINT, "interrupted")]
+)
+def test_a_stop_whose_exception_a_library_lost_still_ends_as_a_stop(
+    signum, how, tmp_path, monkeypatch, capsys
+):
+    """A stop signal that lands in Python code called from a library's C code (Numba's
+    dispatch typing the agents' entries) can come out as another exception (a run ended
+    with "internal error: TypeError: _get_jit_address() missing 1 required positional
+    argument"): it still ends as that stop, status 128 + signal, the way to go on said."""
+
+    def run_and_lose_the_stop(args):
+        try:
+            os.kill(os.getpid(), signum)
+            time.sleep(5)  # the handler raises here
+        except KeyboardInterrupt:
+            raise TypeError("_get_jit_address() missing 1 required positional argument") from None
+        return 0
+
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT)}
+    monkeypatch.setattr(cli, "_tournament", run_and_lose_the_stop)
+    monkeypatch.setattr(signal, "getsignal", lambda s: signal.default_int_handler)  # as in a
+    # terminal, whatever the test runner set
+    out = tmp_path / "lost"
+    code = main(["tournament", "geschenkt", "--agents", "greedy,random", "--out", str(out)])
+    err = capsys.readouterr().err.strip()
+    assert (code, err) == (
+        128 + signum,
+        f"giftsim tournament: {how}; the same command with --resume continues from {out}",
+    )
+    monkeypatch.undo()
+    assert {s: signal.getsignal(s) for s in handlers} == handlers  # the handlers put back
 
 
 def test_sigterm_stops_a_run_as_ctrl_c_does_and_it_resumes(tmp_path):
