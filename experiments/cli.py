@@ -11,6 +11,7 @@ import secrets
 import signal
 import sys
 import threading
+import traceback
 from pathlib import Path
 
 import giftsim
@@ -60,15 +61,17 @@ def main(argv=None) -> int:
         _load_agent_modules(args)
         code = args.run(args) or 0
         sys.stdout.flush()  # here, so that a reader gone away is seen below, not at exit
+        if SIGNALLED:  # a library caught the stop's exception and returned: not a whole run
+            return _stopped(args, SIGNALLED[-1])
         return code
     except BrokenPipeError:  # the reader of our output went away (e.g. `| head`): a quiet end
         _drop_stdout()
         return 0
-    except KeyboardInterrupt as stop:
-        return _stopped(args, signal.SIGTERM if isinstance(stop, Terminated) else signal.SIGINT)
+    except KeyboardInterrupt:
+        return _stopped(args, SIGNALLED[-1] if SIGNALLED else signal.SIGINT)
     except Exception as error:
         if SIGNALLED:  # the stop's exception was lost in a library's C code, which raised
-            return _stopped(args, SIGNALLED[-1])  # another (Numba's dispatch: a TypeError)
+            return _stopped_by(args, error)  # another (Numba's dispatch: a TypeError)
         if isinstance(error, (CliError, ValueError, OSError)):
             return _fail(args, error)
         if os.environ.get("GIFTSIM_TRACEBACK"):  # a bug: still one line, the traceback on
@@ -89,6 +92,16 @@ def _stopped(args, signum: int) -> int:
     how = "terminated" if signum == signal.SIGTERM else "interrupted"
     print(f"giftsim {args.command}: {how}; {_after_interrupt(args)}", file=sys.stderr)
     return 128 + signum
+
+
+def _stopped_by(args, error: Exception) -> int:
+    """A stop whose exception another replaced: a user error's own line first (what it says
+    to do still holds), the traceback with ``GIFTSIM_TRACEBACK``, then the stop's line."""
+    if os.environ.get("GIFTSIM_TRACEBACK"):
+        traceback.print_exception(error, file=sys.stderr)
+    elif isinstance(error, (CliError, ValueError, OSError)):
+        _fail(args, error)
+    return _stopped(args, SIGNALLED[-1])
 
 
 class Terminated(KeyboardInterrupt):

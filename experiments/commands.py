@@ -88,7 +88,8 @@ def execute(jobs, out, options):
     """Run jobs (into ``out`` if given) and return ``(sums, deals)``: their per-(job, seat,
     position) sums (with ``deal_rows``, see ``schedule.rows_per_deal``) and, unless the run
     keeps summaries only, their per-(deal, agent, turn position) sums (``results.deal_sums``),
-    both read chunk by chunk so that memory does not grow with the number of games. With
+    both read back in batches of chunks (``experiments.digest``), so that memory does not
+    grow with the number of games. With
     isolated agents the sums keep the run's fault records in ``attrs["faults"]``
     (``experiments.isolation``)."""
     frame = play(jobs, out, options)

@@ -31,7 +31,7 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
+from joblib import Parallel, cpu_count, delayed
 from tqdm import tqdm
 
 from experiments import manifest as manifest_io
@@ -111,6 +111,9 @@ def of_folder(
     others None). The batches are fixed by the files and summed in their order whatever the
     workers, so the sums never depend on them. The workers get absolute paths: a reused
     worker keeps the working folder it started in."""
+    unknown = set(fields) - set(FIELDS)
+    if unknown:
+        raise ValueError(f"no such sums: {sorted(unknown)}; choose from {', '.join(FIELDS)}")
     folder = Path(folder).resolve()
     manifest = manifest_io.read(folder)
     files = manifest_io.chunk_files(folder, manifest)
@@ -119,7 +122,7 @@ def of_folder(
     jobs, game, only = manifest_jobs(manifest), manifest["game"], manifest["summary_only"]
     run = _Run(jobs, game, only, *_agents(jobs), deal_strata(jobs), tuple(fields))
     batches = _batches(files, manifest)
-    count = workers or os.cpu_count() or 1
+    count = min(workers or cpu_count(), len(batches))  # one batch: no processes
     if count == 1:
         parts = (_batch_parts(batch, run, [manifest] * len(batch)) for batch in batches)
     else:
@@ -137,19 +140,26 @@ def of_folder(
 
 def _batches(files: list[Path], manifest: dict) -> list[list[Path]]:
     """The chunk files in runs of consecutive ones of at most ``BATCH_GAMES`` games in all
-    (a larger chunk alone), by the games their manifest plans for them."""
+    (a larger chunk alone), by the games their manifest plans for them, and of jobs with the
+    same columns (:func:`_columns`): the sums of a run never depend on how it was cut."""
     size, jobs = manifest["chunk_size"], manifest["jobs"]
-    batches, games = [], 0
+    batches, games, columns = [], 0, None
     for path in files:
         job, start = manifest_io.chunk_place(path.name)
         count = min(size, jobs[job]["n_games"] - start)
-        if batches and games + count <= BATCH_GAMES:
+        if batches and games + count <= BATCH_GAMES and _columns(jobs[job]) == columns:
             batches[-1].append(path)
             games += count
         else:
             batches.append([path])
-            games = count
+            games, columns = count, _columns(jobs[job])
     return batches
+
+
+def _columns(job: dict) -> tuple[bool, bool]:
+    """Whether a job's rows have forfeit codes (isolated agents) and luck corrections: a
+    chunk without them read with one that has them would give its rows NaN there."""
+    return bool(job.get("isolation")), bool(job.get("luck"))
 
 
 def _counted(parts, batches: list[list[Path]], bar):
@@ -318,7 +328,7 @@ def _parts(chunk, run: _Run) -> dict:
         return {"sums": chunk}
     from experiments.runner import summaries
 
-    if "deal_seed" not in chunk.columns:  # rows of a batch: every game its own deal
+    if "deal_seed" not in chunk.columns:  # rows of batch.play: every game its own deal
         code = chunk["job"].to_numpy(np.uint64) * GAME_CODE + chunk["game_index"].to_numpy()
         chunk = chunk.assign(deal_seed=code.astype(np.uint64))
     wanted = set(run.fields)

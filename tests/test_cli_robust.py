@@ -340,23 +340,37 @@ def _chunks(out: Path) -> int:
     return len(list(out.glob("chunk-*.parquet")))
 
 
+LOST = {  # what a library made of the stop's exception, and the line it leaves before the stop's
+    "type error": (TypeError("_get_jit_address() missing 1 required positional argument"), ""),
+    "user error": (
+        ValueError("chunk x.parquet is damaged: remove it"),
+        "giftsim tournament: error: chunk x.parquet is damaged: remove it\n",
+    ),
+    "swallowed": (None, ""),
+}
+
+
+@pytest.mark.parametrize("lost", LOST)
 @pytest.mark.parametrize(
     ("signum", "how"), [(signal.SIGTERM, "terminated"), (signal.SIGINT, "interrupted")]
 )
 def test_a_stop_whose_exception_a_library_lost_still_ends_as_a_stop(
-    signum, how, tmp_path, monkeypatch, capsys
+    signum, how, lost, tmp_path, monkeypatch, capsys
 ):
     """A stop signal that lands in Python code called from a library's C code (Numba's
     dispatch typing the agents' entries) can come out as another exception (a run ended
     with "internal error: TypeError: _get_jit_address() missing 1 required positional
-    argument"): it still ends as that stop, status 128 + signal, the way to go on said."""
+    argument") or none (the library caught it and returned): it still ends as that stop,
+    status 128 + signal, the way to go on said; a user error's own line comes first."""
+    error, before = LOST[lost]
 
     def run_and_lose_the_stop(args):
         try:
             os.kill(os.getpid(), signum)
             time.sleep(5)  # the handler raises here
         except KeyboardInterrupt:
-            raise TypeError("_get_jit_address() missing 1 required positional argument") from None
+            if error is not None:
+                raise error from None
         return 0
 
     handlers = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT)}
@@ -368,7 +382,7 @@ def test_a_stop_whose_exception_a_library_lost_still_ends_as_a_stop(
     err = capsys.readouterr().err.strip()
     assert (code, err) == (
         128 + signum,
-        f"giftsim tournament: {how}; the same command with --resume continues from {out}",
+        f"{before}giftsim tournament: {how}; the same command with --resume continues from {out}",
     )
     monkeypatch.undo()
     assert {s: signal.getsignal(s) for s in handlers} == handlers  # the handlers put back

@@ -66,6 +66,7 @@ def test_shares_scores_and_seats_from_chunks_equal_those_of_every_row(summed, ev
 
 
 def test_summing_every_chunk_or_every_few_gives_the_same_sums(folder, summed, monkeypatch):
+    monkeypatch.setattr(digest, "BATCH_GAMES", 30)  # a batch a chunk: many parts to sum
     monkeypatch.setattr(digest, "COLLAPSE", 1)
     again = digest.of_folder(folder)
     for field in ("deals", "pairs", "events", "scores"):
@@ -82,17 +83,43 @@ def test_reading_the_chunks_in_batches_of_any_size_gives_the_same_sums(
         pd.testing.assert_frame_equal(getattr(again, field), getattr(summed, field))
 
 
-def test_the_batches_keep_the_chunks_in_order_and_stay_under_their_games(folder):
+def chunk_games(folder, manifest) -> dict:
+    """Each chunk file's games, counted from its rows."""
+    files = digest.manifest_io.chunk_files(folder, manifest)
+    return {path: len(pd.read_parquet(path, columns=["game_index"])) for path in files}
+
+
+@pytest.mark.parametrize("cap", [30, 40, 60, 50_000])
+def test_the_batches_keep_the_chunks_in_order_and_each_is_as_full_as_its_cap_allows(
+    folder, cap, monkeypatch
+):
+    """In order, under the cap, and no batch could have taken the next one's first chunk:
+    the greedy cut, whose partial chunks (the 3-player jobs' last 10 games) count as what
+    they hold."""
+    manifest = digest.manifest_io.read(folder)
+    games = chunk_games(folder, manifest)
+    assert sorted(set(games.values())) == [10, 30]
+    monkeypatch.setattr(digest, "BATCH_GAMES", cap)
+    batches = digest._batches(list(games), manifest)
+    assert [path for batch in batches for path in batch] == list(games)
+    held = [sum(games[path] for path in batch) for batch in batches]
+    assert all(total <= cap for total in held)
+    for total, after in zip(held[:-1], batches[1:], strict=True):
+        assert total + games[after[0]] > cap
+    assert (cap, len(batches)) in {(30, 168), (40, 162), (60, 84), (50_000, 1)}
+
+
+def test_a_batch_holds_jobs_of_the_same_columns_alone(folder):
+    """A job with luck corrections (or isolated agents) starts a batch and ends one: its rows
+    have columns the others lack."""
     manifest = digest.manifest_io.read(folder)
     files = digest.manifest_io.chunk_files(folder, manifest)
-    batches = digest._batches(files, manifest)
-    assert [path for batch in batches for path in batch] == files
-    sizes = [manifest["chunk_size"]] * len(files)  # every chunk of this folder is full
-    assert len(batches) == -(-sum(sizes) // digest.BATCH_GAMES) == 1
-    for cap, expected in ((30, len(files)), (60, -(-len(files) // 2))):
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(digest, "BATCH_GAMES", cap)
-            assert len(digest._batches(files, manifest)) == expected
+    assert len(digest._batches(files, manifest)) == 1
+    jobs = [dict(job) for job in manifest["jobs"]]
+    jobs[2]["luck"] = "shipped"
+    cut = digest._batches(files, {**manifest, "jobs": jobs})
+    place = [[digest.manifest_io.chunk_place(p.name)[0] for p in batch] for batch in cut]
+    assert [sorted(set(jobs_of)) for jobs_of in place] == [[0, 1], [2], list(range(3, len(jobs)))]
 
 
 def test_a_digest_of_some_fields_has_those_alone_and_the_same(folder, summed):
@@ -100,6 +127,8 @@ def test_a_digest_of_some_fields_has_those_alone_and_the_same(folder, summed):
     assert some.pairs is None and some.events is None and some.scores is None
     pd.testing.assert_frame_equal(some.sums, summed.sums)
     pd.testing.assert_frame_equal(some.deals, summed.deals)
+    with pytest.raises(ValueError, match=r"no such sums: \['deal'\]; choose from sums, deals"):
+        digest.of_folder(folder, fields=("sums", "deal"))
 
 
 def test_a_mirror_study_has_no_head_to_head(tmp_path):
