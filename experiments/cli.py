@@ -61,8 +61,8 @@ def main(argv=None) -> int:
         _load_agent_modules(args)
         code = args.run(args) or 0
         sys.stdout.flush()  # here, so that a reader gone away is seen below, not at exit
-        if SIGNALLED:  # a library caught the stop's exception and returned: not a whole run
-            return _stopped(args, SIGNALLED[-1])
+        if SIGNALLED and code == 0:  # a library caught the stop's exception and returned: not
+            return _stopped(args, SIGNALLED[-1])  # a whole run (a command's own stop has said)
         return code
     except BrokenPipeError:  # the reader of our output went away (e.g. `| head`): a quiet end
         _drop_stdout()

@@ -2,9 +2,12 @@
 
 import io
 import json
+import os
 import re
+import signal
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -123,21 +126,32 @@ def test_end_of_input_ends_the_game_with_one_line_and_saves_it_so_far(
     assert record["unfinished"] and record["agents"][int(args[4])] == "human"
 
 
-def test_ctrl_c_saves_the_game_so_far(monkeypatch, capsys, tmp_path):
+@pytest.mark.parametrize("signalled", [False, True], ids=["raised", "signalled"])
+def test_ctrl_c_saves_the_game_so_far(signalled, monkeypatch, capsys, tmp_path):
+    """Ctrl-C at a question: one line saying where the game so far is (also when the stop is
+    a real SIGINT, which the command line notes for stops a library loses)."""
+
     class CtrlC(io.StringIO):
         """Two answers, then Ctrl-C at the third question."""
 
         def readline(self, *args):
             line = super().readline(*args)
+            if not line and signalled:
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(5)  # the handler raises here
             if not line:
                 raise KeyboardInterrupt
             return line
 
     path = tmp_path / "game.json"
     monkeypatch.setattr(sys, "stdin", CtrlC("0\n0\n"))
+    monkeypatch.setattr(signal, "getsignal", lambda s: signal.default_int_handler)  # a terminal
     code = main(["play", *NO_THANKS, "--seed", "3", "--record", str(path)])
     err = capsys.readouterr().err
-    assert code == 130 and f"interrupted; the game so far is saved to {path}" in err
+    assert (code, err.strip()) == (
+        130,
+        f"giftsim play: interrupted; the game so far is saved to {path}",
+    )
     record = json.loads(path.read_text())
     assert record["unfinished"] and len(record["actions"]) >= 2
 
