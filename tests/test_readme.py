@@ -115,6 +115,7 @@ def test_commands_that_share_a_file_are_in_one_chain():
     assert [args[0] for args in record] == ["record", "replay"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "chain", CHAINS, ids=[f"{n}-{chain[0][0]}" for n, chain in enumerate(CHAINS)]
 )
