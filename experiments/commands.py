@@ -89,9 +89,8 @@ def execute(jobs, out, options):
     position) sums (with ``deal_rows``, see ``schedule.rows_per_deal``) and, unless the run
     keeps summaries only, their per-(deal, agent, turn position) sums (``results.deal_sums``),
     both read back in batches of chunks (``experiments.digest``), so that memory does not
-    grow with the number of games. With
-    isolated agents the sums keep the run's fault records in ``attrs["faults"]``
-    (``experiments.isolation``)."""
+    grow with the number of games. With isolated agents the sums keep the run's fault
+    records in ``attrs["faults"]`` (``experiments.isolation``)."""
     frame = play(jobs, out, options)
     summary_only = options.get("summary_only", False)
     if out is not None:  # the report's reading (experiments.digest), of the sums it needs
