@@ -388,7 +388,6 @@ def test_a_stop_whose_exception_a_library_lost_still_ends_as_a_stop(
     assert {s: signal.getsignal(s) for s in handlers} == handlers  # the handlers put back
 
 
-@pytest.mark.slow
 def test_sigterm_stops_a_run_as_ctrl_c_does_and_it_resumes(tmp_path):
     """``kill`` (a batch system's time limit) ends a run with one line saying how to go on
     and status 143, its chunks kept; the resume then finishes it (it ended with no word and

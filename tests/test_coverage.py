@@ -20,7 +20,6 @@ matters), which made the intervals of the pooled model 1.4 to 2.8 times too wide
 
 import numpy as np
 import pandas as pd
-import pytest
 from scipy import optimize
 
 from experiments import stats
@@ -228,7 +227,6 @@ def positions(tables, truth: Truth, players: int) -> dict[str, float]:
     return found
 
 
-@pytest.mark.slow
 def test_no_thanks_round_robin_with_seating_group_effects():
     """Every table of `giftsim tournament` and `giftsim report`: 36 games per seating (24
     seatings, 7 groups; 180 deals per agent)."""

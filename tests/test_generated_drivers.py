@@ -70,7 +70,6 @@ def run_workload(env: dict) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-@pytest.mark.slow
 def test_a_second_process_loads_every_generated_driver_from_the_cache():
     env = dict(os.environ)
     run_workload(env)  # fills the cache (or finds it filled)

@@ -143,7 +143,6 @@ def section(printed: str) -> str:
     return "\n".join(line for line in block if line.split()[:1] in (["reason"], *ROWS))
 
 
-@pytest.mark.slow
 def test_tournaments_print_and_keep_the_same_explanations_whatever_the_run(
     teller, tmp_path, capsys
 ):

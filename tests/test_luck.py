@@ -213,7 +213,6 @@ K = 1000
 BAND = (0.93, 0.97)
 
 
-@pytest.mark.slow
 def test_adjusted_intervals_by_deal_cover_in_a_field():
     """No Thanks! 3 players, `learned` against two `tuned3p` on duplicate deals: 1,000
     experiments of 12 deals each (cut by game index from one run), each with the adjusted

@@ -115,7 +115,6 @@ def test_commands_that_share_a_file_are_in_one_chain():
     assert [args[0] for args in record] == ["record", "replay"]
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(
     "chain", CHAINS, ids=[f"{n}-{chain[0][0]}" for n, chain in enumerate(CHAINS)]
 )

@@ -234,7 +234,6 @@ def builtin_groups() -> list:
     return groups
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(("game", "specs"), builtin_groups())
 def test_every_builtin_reads_only_its_observation_when_bounds_are_checked(game, specs, tmp_path):
     """Every built-in family plays compiled with Numba's bounds checks on: a read past the

@@ -75,7 +75,6 @@ SMALL = st.tuples(
 ).filter(lambda v: v[3] < v[2] and (v[0] == 2 or v[2] <= 5))
 
 
-@pytest.mark.slow
 @settings(max_examples=12, deadline=None)
 @given(SMALL)
 def test_values_and_optimal_actions_agree_exactly_with_the_twin(case):
