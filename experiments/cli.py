@@ -47,6 +47,9 @@ class CliError(Exception):
     """A user error: printed as one line, exit status 2."""
 
 
+USER_ERRORS = (CliError, ValueError, OSError)  # a line of their own (:func:`_fail`), status 2
+
+
 def main(argv=None) -> int:
     parser = _parser()
     args, unknown = parser.parse_known_args(argv)
@@ -72,7 +75,7 @@ def main(argv=None) -> int:
     except Exception as error:
         if SIGNALLED:  # the stop's exception was lost in a library's C code, which raised
             return _stopped_by(args, error)  # another (Numba's dispatch: a TypeError)
-        if isinstance(error, (CliError, ValueError, OSError)):
+        if isinstance(error, USER_ERRORS):
             return _fail(args, error)
         if os.environ.get("GIFTSIM_TRACEBACK"):  # a bug: still one line, the traceback on
             raise  # request
@@ -99,7 +102,7 @@ def _stopped_by(args, error: Exception) -> int:
     to do still holds), the traceback with ``GIFTSIM_TRACEBACK``, then the stop's line."""
     if os.environ.get("GIFTSIM_TRACEBACK"):
         traceback.print_exception(error, file=sys.stderr)
-    elif isinstance(error, (CliError, ValueError, OSError)):
+    elif isinstance(error, USER_ERRORS):
         _fail(args, error)
     return _stopped(args, SIGNALLED[-1])
 
