@@ -8,14 +8,17 @@ action ids. An agent reads the observation by these slot names of ``state.py``; 
 ``OBS_SIZE`` is in it.
 
 A step's helpers, the verbs the game loop calls at every step and ``state.deal_keyed`` are
-inlined at Numba's IR level (``inline="always"``) rather than left to LLVM's inliner: after
-the explicit-chance branches were added (``_chance_draw``), its choices made a step dearer
-(instruction counts in ``docs/perf/README.md``).
+inlined at Numba's IR level rather than left to LLVM's inliner: after the explicit-chance
+branches were added (``_chance_draw``), its choices made a step dearer (instruction counts in
+``docs/perf/README.md``). The search and learned agents' modules call them instead
+(``giftsim.inlining``): copied into each of their many call sites they cost a third of a cold
+compile of a search and no speed.
 """
 
 import numpy as np
 from numba import njit
 
+from giftsim.inlining import unless_called
 from tulips_sim.rules import (
     FESTIVAL,
     GIVE,
@@ -91,7 +94,7 @@ _ADD_BITS = (np.int64(1) << FESTIVAL) | (np.int64(1) << SECRET)
 _SETUP_BITS = (np.int64(1) << SETUP_FIRST) | (np.int64(1) << SETUP_SECOND)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=unless_called)
 def kind_of(action):
     """Kind of a turn action: keep, give or add (festival and secret are both add)."""
     if action == KEEP:
@@ -101,7 +104,7 @@ def kind_of(action):
     return KIND_GIVE
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=unless_called)
 def is_over(state):
     return state[PHASE] == OVER
 
@@ -111,7 +114,7 @@ def is_legal(state, action):
     return 0 <= action < NUM_ACTIONS and (state[LEGAL] >> action) & 1 == 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=unless_called)
 def legal_mask(state):
     """Bit mask of the legal action ids (the engine keeps it in ``LEGAL``; 0 once over)."""
     return state[LEGAL]
@@ -130,14 +133,14 @@ def legal_actions(state):
     return out[:n]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=unless_called)
 def _give_bits(state):
     """GIVE + s for every seat s but the one to act."""
     everyone = ((np.int64(1) << state[N_PLAYERS]) - 1) << GIVE
     return everyone & ~(np.int64(1) << (GIVE + state[TURN]))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=unless_called)
 def _update_legal(state):
     """Recompute ``LEGAL`` from the phase and the kind already used this turn."""
     phase = state[PHASE]
@@ -174,7 +177,7 @@ def open_setup(state):
     _update_legal(state)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=unless_called)
 def apply_action(state, action):
     """Apply a legal ``action`` of the seat to act, in place: a setup choice, or the drawn
     card put away; then the next card is drawn, for this seat or the next one. The draw has
@@ -235,7 +238,7 @@ def _setup_bouquet(state, seat):
     _to_bouquet(state, seat, card)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=unless_called)
 def _draw(state):
     """Turn up the top card for the seat to act, or end the game when the pile is empty."""
     if state[TOP] >= state[DECK_N]:
@@ -251,7 +254,7 @@ def _draw(state):
     state[DECK_LEFT] -= 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=unless_called)
 def _put_away(state, action):
     """Put the drawn card where ``action`` says: the seat's bouquet, the festival face up or
     in secret, or another seat's bouquet."""
@@ -270,7 +273,7 @@ def _put_away(state, action):
         _to_bouquet(state, action - GIVE, card)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=unless_called)
 def _to_bouquet(state, seat, card):
     variety = variety_of(card)
     state[BOUQUET + seat * N_TYPES + card] += 1
@@ -278,7 +281,7 @@ def _to_bouquet(state, seat, card):
     state[BQ_VALUE + seat * N_VARIETIES + variety] += value_of(card)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=unless_called)
 def _to_secret(state, seat, card):
     state[PILE + state[SECRET_SIZE]] = card
     state[SECRET_SIZE] += 1
@@ -287,7 +290,7 @@ def _to_secret(state, seat, card):
         state[OWN_SECRET + card] += 1  # keep the private view of the seat to act in step
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=unless_called)
 def add_faceup(state, variety, value):
     """Add a face-up card to the festival (rules §4.2): the variety's new total goes before
     the first stack whose total is equal or lower, so the card just played wins ties."""
@@ -366,7 +369,7 @@ def _chance_draw(state):
         state[CHANCE] = REVEAL
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=unless_called)
 def _private_view(state, seat, out):
     """Write ``seat``'s private view slots (own secret cards, setup pair) into ``out``."""
     for t in range(N_TYPES):
@@ -376,7 +379,7 @@ def _private_view(state, seat, out):
     out[HAND + 1] = state[DEALT + 2 * seat + 1] if choosing else -1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=unless_called)
 def show_private(state, seat):
     """Fill the private view slots of the state for ``seat`` (the seat to act, in the loop)."""
     state[SEAT] = seat

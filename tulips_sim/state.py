@@ -83,6 +83,7 @@ unused card, else ``END_MARK``): a draw there starts the end-game reveal's event
 import numpy as np
 from numba import njit
 
+from giftsim.inlining import unless_called
 from giftsim.rng import (
     DEAL_STREAM,
     REVEAL_STREAM,
@@ -218,7 +219,7 @@ def new_state() -> np.ndarray:
     return np.zeros(STATE_SIZE, np.int64)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=unless_called)
 def _fill_deck(rules_vec, state):
     """Lay the whole deck (every variety and value, as many copies as the rules say) in
     ``DECK``; return its size."""
@@ -230,7 +231,7 @@ def _fill_deck(rules_vec, state):
     return n
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=unless_called)
 def _seed_festival(rules_vec, state, top, end, key):
     """Draw the two festival cards from ``DECK[top:end]`` (rules §3.5); return ``(top, key)``.
 
@@ -267,7 +268,7 @@ def deal(rules_vec, root_seed, game_index, first_player, state):
     deal_keyed(rules_vec, game_key(root_seed, game_index), first_player, state)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=unless_called)
 def deal_keyed(rules_vec, game, first_player, state):
     """Shuffle, remove, seed the festival and deal two cards a seat, for the game keyed
     ``game``. ``first_player`` is a seat or ``RANDOM_FIRST`` (then the rules' seat, else a draw).
@@ -348,7 +349,7 @@ def set_deal(rules_vec, start, dealt, deck, removed, first_player, reveal_key, s
     state[REVEAL_KEY] = reveal_key
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=unless_called)
 def _start(rules_vec, state, top, end, first_player):
     """Reset the slots before ``START`` for a game about to begin its setup (the caller sets
     the festival's start, :func:`seed_order`, and ``DEALT`` afterwards)."""
@@ -369,7 +370,7 @@ def _start(rules_vec, state, top, end, first_player):
     state[CHANCE] = NO_CHANCE
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=unless_called)
 def unused_of(rules_vec, turn_cards):
     """Cards at the bottom of a pile of ``turn_cards`` that are never drawn (rules
     ``game_end``): the rest of an incomplete round, a last odd card, or none."""
@@ -381,7 +382,7 @@ def unused_of(rules_vec, turn_cards):
     return 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=unless_called)
 def _copy_rules(rules_vec, state):
     for r in range(N_RANKS):
         state[GIVE_BONUS + r] = rules_vec[R_GIVE + r]
@@ -398,7 +399,7 @@ def _copy_rules(rules_vec, state):
         state[COPIES + t] = rules_vec[R_COPIES + t]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=unless_called)
 def seed_order(state):
     """Festival ranks from the two start cards (the first-drawn tie rule already applied)."""
     for r in range(N_RANKS):

@@ -20,6 +20,8 @@ from .game import (
 )
 from .playouts import playout_value
 
+CALL_RULES = True  # the rules' step verbs are called here, not copied in (giftsim.inlining)
+
 
 @njit(cache=True)
 def decide(obs, params, rng):

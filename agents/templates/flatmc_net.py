@@ -32,6 +32,8 @@ from .leaf import (
 )
 from .playouts import values
 
+CALL_RULES = True  # the rules' step verbs are called here, not copied in (giftsim.inlining)
+
 
 @njit(cache=True)
 def decide(obs, params, rng):

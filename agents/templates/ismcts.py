@@ -39,6 +39,8 @@ from .game import (
 )
 from .playouts import play_to_end, values
 
+CALL_RULES = True  # the rules' step verbs are called here, not copied in (giftsim.inlining)
+
 
 @njit(cache=True)
 def decide(obs, params, rng):

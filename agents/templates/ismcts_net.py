@@ -39,6 +39,8 @@ from .game import (
 )
 from .leaf import LEARNED, MAX_DEPTH, NET_POLICIES, learned_action, new_space, truncated_values
 
+CALL_RULES = True  # the rules' step verbs are called here, not copied in (giftsim.inlining)
+
 
 @njit(cache=True)
 def decide(obs, params, rng):

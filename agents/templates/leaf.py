@@ -56,6 +56,8 @@ from .game import (
     standings,
 )
 
+CALL_RULES = True  # the rules' step verbs are called here, not copied in (giftsim.inlining)
+
 NET_POLICIES = (*POLICIES, "learned")  # the game's search policies, then the learned one-ply
 LEARNED = len(POLICIES)  # the policy number of the learned one-ply agent
 MAX_DEPTH = 1000  # more plies than any game has: a full playout

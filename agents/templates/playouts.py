@@ -19,6 +19,8 @@ from .game import (
     scores,
 )
 
+CALL_RULES = True  # the rules' step verbs are called here, not copied in (giftsim.inlining)
+
 
 @njit(cache=True)
 def play_to_end(state, policy, rng):

@@ -31,6 +31,8 @@ from tulips_sim.state import (
     variety_of,
 )
 
+CALL_RULES = True  # the rules' step verbs are called here, not copied in (giftsim.inlining)
+
 NO_SEAT = -1
 NO_CARD = -1
 

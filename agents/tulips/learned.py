@@ -83,6 +83,8 @@ from tulips_sim.state import (
     card_type,
 )
 
+CALL_RULES = True  # the rules' step verbs are called here, not copied in (giftsim.inlining)
+
 NO_CARD = -1
 PARAMS: dict[str, float] = {}
 RANGES: dict[str, object] = {}

@@ -50,6 +50,8 @@ from tulips_sim.state import (
     TURN,
 )
 
+CALL_RULES = True  # the rules' step verbs are called here, not copied in (giftsim.inlining)
+
 # Default policies of the playouts, by the number in a search agent's ``policy`` parameter.
 # "tuned" is hoarder with the tuned built-in's parameters for the player count, or for the
 # count that shares its festival cards (3 players: ``tuned4p``, 5 players: ``tuned6p``), less

@@ -1,0 +1,37 @@
+"""``giftsim.inlining``: a verb compiled with ``inline=unless_called`` is copied into each
+caller's IR, except in a module that sets ``CALL_RULES = True``, where it is called."""
+
+import pytest
+from numba import njit
+
+from agents.drivers.generate import driver
+from giftsim.inlining import unless_called
+
+
+@njit(inline=unless_called)
+def _step(x):
+    return x + 1
+
+
+def _caller(module_globals: dict):
+    """A compiled caller of ``_step`` defined in a module with these globals."""
+    namespace = {**module_globals, "_step": _step}
+    exec("def caller(x):\n    return _step(x) * 2\n", namespace)
+    return njit(namespace["caller"])
+
+
+def test_a_verb_is_copied_into_a_caller_and_called_from_a_module_that_says_so():
+    """A copied verb is never compiled as a function of its own; a called one is, once."""
+    copied, called = _caller({}), _caller({"CALL_RULES": True})
+    assert (copied(1), _step.signatures) == (4, [])
+    assert (called(1), len(_step.signatures)) == (4, 1)
+
+
+@pytest.mark.parametrize(
+    "kind", ["flatmc", "flatmc_net", "ismcts", "ismcts_net", "leaf", "playouts"]
+)
+def test_the_searches_generated_modules_call_the_verbs_and_the_game_loop_copies_them(kind):
+    """The flag survives generation (``agents.drivers.generate``) in every search template;
+    the game loop, whose speed the copies are for, does not set it."""
+    assert driver("tulips", kind).CALL_RULES is True
+    assert not hasattr(driver("tulips", "loop"), "CALL_RULES")
