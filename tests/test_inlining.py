@@ -30,8 +30,11 @@ def test_a_verb_is_copied_into_a_caller_and_called_from_a_module_that_says_so():
 @pytest.mark.parametrize(
     "kind", ["flatmc", "flatmc_net", "ismcts", "ismcts_net", "leaf", "playouts"]
 )
-def test_the_searches_generated_modules_call_the_verbs_and_the_game_loop_copies_them(kind):
-    """The flag survives generation (``agents.drivers.generate``) in every search template;
-    the game loop, whose speed the copies are for, does not set it."""
+def test_the_searches_generated_modules_call_the_verbs(kind):
+    """The flag survives generation (``agents.drivers.generate``) in every search template."""
     assert driver("tulips", kind).CALL_RULES is True
+
+
+def test_the_game_loop_copies_the_verbs_in():
+    """The game loop, whose speed the copies are for, does not set the flag."""
     assert not hasattr(driver("tulips", "loop"), "CALL_RULES")
