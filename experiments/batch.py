@@ -134,6 +134,11 @@ def to_frame(definition, raw: np.ndarray, agent_list, first_index: int) -> pd.Da
     """Tidy per-game rows from the raw array of a batch: per seat s ``score_s`` (and the
     game's other blocks, e.g. ``give_s``; ``round1_s`` .. for matches of several rounds),
     ``win_s`` and ``agent_s``."""
+    return pd.DataFrame(frame_columns(definition, raw, agent_list, first_index))
+
+
+def frame_columns(definition, raw: np.ndarray, agent_list, first_index: int) -> dict:
+    """The columns of :func:`to_frame`, by name and in order."""
     n = len(agent_list)
     tail = len(definition.blocks) * n
     shares = win_shares(raw[:, tail + TAIL.index("winners")], n)
@@ -152,7 +157,7 @@ def to_frame(definition, raw: np.ndarray, agent_list, first_index: int) -> pd.Da
             columns[f"round{r + 1}_{s}"] = raw[:, after + r * n + s].astype(np.int32)
         columns[f"win_{s}"] = shares[:, s]
         columns[f"agent_{s}"] = pd.Categorical.from_codes(same, dtype=_one_name(agent_list[s].spec))
-    return pd.DataFrame(columns)
+    return columns
 
 
 @functools.lru_cache(maxsize=4096)

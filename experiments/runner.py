@@ -29,7 +29,7 @@ from agents.drivers.generate import driver
 from agents.isolation.host import end_idle
 from agents.registry import parse_list
 from experiments import manifest as manifest_io
-from experiments.batch import to_frame
+from experiments.batch import frame_columns
 from experiments.games import play_block, play_block_isolated
 from experiments.isolation import FAULTS_KEY, fault_records, merged_faults, with_forfeits
 from experiments.luck import luck_rows
@@ -106,44 +106,57 @@ def rows(chunk: Chunk) -> pd.DataFrame:
         raw, luck = luck_rows(job.game, job.make_rules(), agents, *where, job.luck)
     else:
         raw = play_block(job.game, job.make_rules(), agents, *where)
-    frame = to_frame(load_game(job.game), raw, agents, first)
+    seeds = np.zeros(chunk.size, np.uint64)
+    game_keys(np.uint64(job.seed), first, seeds)
+    columns = frame_columns(load_game(job.game), raw, agents, first)
+    index = columns.pop("game_index")
+    frame = pd.DataFrame(
+        {"job": np.full(chunk.size, job.job, np.int32), "game_index": index, "deal_seed": seeds}
+        | columns
+    )
     if job.isolation:
         with_forfeits(frame, forfeits)
         frame.attrs["faults"] = fault_records(explained, forfeits, agents, job.job, first)
     if luck is not None:
         frame = frame.assign(**luck)
-    seeds = np.zeros(chunk.size, np.uint64)
-    game_keys(np.uint64(job.seed), first, seeds)
-    frame.insert(0, "job", np.full(chunk.size, job.job, np.int32))
-    frame.insert(2, "deal_seed", seeds)
     return frame
 
 
 def summary(frame: pd.DataFrame, job: Job) -> pd.DataFrame:
     """Streaming aggregates of a chunk's rows, per seat and place in the turn order (position
     0 = first player): sums from which win shares, mean scores, their intervals and the
-    turn-order advantage follow."""
+    turn-order advantage follow. One table built at once (a round-robin of thousands of
+    seatings makes one a seating)."""
     n = job.n_players
+    seat = np.arange(n)
     first = frame.first_player.to_numpy().astype(np.int64)
-    decisions = frame.n_decisions.to_numpy().astype(np.float64)
-    parts = []
-    for s, spec in enumerate(job.agents):
-        win, score = frame[f"win_{s}"].to_numpy(), frame[f"score_{s}"].to_numpy(np.float64)
-        position = (s - first) % n
-        sums = {
-            "games": np.bincount(position, minlength=n),
-            "win_sum": np.bincount(position, win, n),
-            "win_sq": np.bincount(position, win * win, n),
-            "score_sum": np.bincount(position, score, n),
-            "score_sq": np.bincount(position, score * score, n),
-            "decisions_sum": np.bincount(position, decisions, n).astype(np.int64),
-        }
-        if f"forfeit_{s}" in frame:  # isolated agents: the games each seat forfeited
-            lost = (frame[f"forfeit_{s}"].to_numpy() != 0).astype(np.float64)
-            sums["forfeits"] = np.bincount(position, lost, n).astype(np.int64)
-        head = {"job": job.job, "n_players": n, "seat": s, "position": np.arange(n), "agent": spec}
-        parts.append(pd.DataFrame({**head, **sums}))
-    return pd.concat(parts, ignore_index=True)
+    key = (seat[:, None] * n + (seat[:, None] - first) % n).ravel()  # seat-major cells
+
+    def total(weights=None):
+        if weights is not None:
+            weights = np.broadcast_to(weights, (n, len(frame))).ravel()
+        return np.bincount(key, weights, n * n)
+
+    def by_seat(column: str, dtype=None):
+        return np.stack([frame[f"{column}_{s}"].to_numpy(dtype) for s in seat])
+
+    win, score = by_seat("win"), by_seat("score", np.float64)
+    sums = {
+        "job": np.full(n * n, job.job),
+        "n_players": np.full(n * n, n),
+        "seat": np.repeat(seat, n),
+        "position": np.tile(seat, n),
+        "agent": np.repeat(np.array(job.agents, dtype=object), n),
+        "games": total(),
+        "win_sum": total(win),
+        "win_sq": total(win * win),
+        "score_sum": total(score),
+        "score_sq": total(score * score),
+        "decisions_sum": total(frame.n_decisions.to_numpy(np.float64)).astype(np.int64),
+    }
+    if "forfeit_0" in frame:  # isolated agents: the games each seat forfeited
+        sums["forfeits"] = total((by_seat("forfeit") != 0).astype(np.float64)).astype(np.int64)
+    return pd.DataFrame(sums)
 
 
 def summaries(frame: pd.DataFrame, jobs) -> pd.DataFrame:

@@ -214,3 +214,28 @@ def test_a_table_of_one_plain_family_plays_the_pointer_loops_games(name, monkeyp
 
 def _entry_tag(agent) -> str:
     return agent.family.decider.py_func.__module__.replace(".", "_")
+
+
+def test_the_seats_entries_are_typed_as_their_plain_tuple_and_compile_nothing_new():
+    """``block.Entries`` only memoises Numba's type of the seats' entries: the type is the
+    plain tuple's, for mixed and single-family tables, and playing through it adds no
+    signature to the loop."""
+    import numba
+
+    from agents.drivers import block
+    from agents.registry import parse_list
+    from giftsim.game import load_game
+
+    game = load_game("geschenkt")
+    rules = game.rules(n_players=3)
+    for specs in (["greedy", "random", "sniper"], ["greedy"] * 3):
+        agents = parse_list(specs, "geschenkt")
+        entries = block._seating(game, rules, agents, 0)[0]
+        assert type(entries) is block.Entries and len(entries) == game.max_players
+        assert numba.typeof(entries) == numba.typeof(tuple(entries))
+        loop = block._loop(game, agents).play_games
+        block.play_block(game, rules, agents, 3, 0, 5)
+        before = list(loop.signatures)
+        again = block.play_block(game, rules, agents, 3, 0, 5)
+        assert loop.signatures == before
+        assert (again == block.play_block(game, rules, agents, 3, 0, 5)).all()

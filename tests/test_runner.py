@@ -308,3 +308,9 @@ def test_summaries_of_many_jobs_at_once_equal_each_jobs_summary():
     part = frame[frame["job"].isin([2, 80])]  # some jobs only, of both player counts
     each = [summary(rows, jobs[int(j)]) for j, rows in part.groupby("job", sort=True)]
     pd.testing.assert_frame_equal(summaries(part, jobs), pd.concat(each, ignore_index=True))
+    lost = np.random.default_rng(7).integers(0, 3, (len(frame), 4)).astype(np.int8)
+    for s in range(4):  # isolated agents' forfeits (the 3-player jobs have none in seat 3)
+        frame[f"forfeit_{s}"] = lost[:, s]
+    each = [summary(rows, jobs[int(j)]) for j, rows in frame.groupby("job", sort=True)]
+    assert all("forfeits" in one for one in each)
+    pd.testing.assert_frame_equal(summaries(frame, jobs), pd.concat(each, ignore_index=True))
