@@ -42,7 +42,7 @@ from experiments.results import (
     deal_sums,
     long_table,
     manifest_jobs,
-    read_chunk,
+    read_chunks,
     round_table,
     summary_of,
 )
@@ -317,8 +317,7 @@ def _mixed_sums(sums: pd.DataFrame) -> bool:
 def _batch_parts(paths: list[Path], run: _Run, plans: list[dict]) -> dict:
     """``_parts`` of chunk files read as one (in a worker process, ``plans`` are their
     ``chunk_plan``; in this one, the manifest)."""
-    frames = [read_chunk(path, manifest=plan) for path, plan in zip(paths, plans, strict=True)]
-    return _parts(frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True), run)
+    return _parts(read_chunks(paths, plans), run)
 
 
 def _parts(chunk, run: _Run) -> dict:

@@ -50,7 +50,7 @@ from agents.roster import roster
 from experiments import manifest as manifest_io
 from experiments import stats
 from experiments.isolation import secured
-from experiments.results import load_faults, long_table, read_chunk
+from experiments.results import load_faults, long_table, read_chunks
 from experiments.runner import run
 from experiments.schedule import Job, arrangements, join, rotations, seating_groups
 from experiments.words import count_of
@@ -397,7 +397,7 @@ def cell_rows(source, jobs) -> pd.DataFrame:
     files = [path for j in jobs for path in by_job.get(j, [])]
     if not files:
         return pd.DataFrame()
-    return pd.concat((read_chunk(f, manifest=manifest) for f in files), ignore_index=True)
+    return read_chunks(files, [manifest] * len(files))
 
 
 def chunks(folder) -> tuple[dict, dict]:

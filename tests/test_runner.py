@@ -314,3 +314,75 @@ def test_summaries_of_many_jobs_at_once_equal_each_jobs_summary():
     each = [summary(rows, jobs[int(j)]) for j, rows in frame.groupby("job", sort=True)]
     assert all("forfeits" in one for one in each)
     pd.testing.assert_frame_equal(summaries(frame, jobs), pd.concat(each, ignore_index=True))
+
+
+def _small_folders(tmp_path):
+    """Results folders of small chunks of every kind of row: a round-robin's rows, its
+    summaries, a mirror of two player counts, luck-adjusted rows and isolated agents' rows."""
+    from dataclasses import replace
+
+    from agents.isolation import Isolation
+
+    rr = round_robin("geschenkt", ["random", "greedy", "sniper"], 4, 6, seed=2)
+    luck = [replace(j, luck="shipped") for j in field_design("tulips", "random", "greedy", 3, 4)]
+    isolated = [
+        replace(j, isolation=Isolation(agents=("random",)), secret=3)
+        for j in round_robin("geschenkt", ["random", "greedy"], 3, 3, seed=2)
+    ]
+    designs = {
+        "rows": (rr, False),
+        "summaries": (rr, True),
+        "mirror": (mirror("tulips", ["greedy", "random"], [3, 4], 5, seed=2), False),
+        "luck": (luck, False),
+        "isolated": (isolated, False),
+    }
+    for name, (jobs, summary_only) in designs.items():
+        folder = tmp_path / name
+        run(jobs, folder, "serial", chunk_size=2, summary_only=summary_only, progress=False)
+        yield name, folder
+
+
+def test_chunks_read_as_one_are_pandas_concat_of_each_chunk(tmp_path):
+    """``read_chunks`` joins the files as Arrow tables: the frame (types included) of
+    ``pd.concat`` of each file's ``read_chunk``, for every kind of row and any run of files."""
+    from experiments import manifest as manifest_io
+    from experiments.results import chunk_plan, read_chunk, read_chunks
+
+    for name, folder in _small_folders(tmp_path):
+        manifest = manifest_io.read(folder)
+        files = manifest_io.chunk_files(folder, manifest)
+        assert len(files) > 4, name
+        for batch in (files, files[:1], files[1:4]):
+            plans = [chunk_plan(manifest, path) for path in batch]
+            joined = read_chunks(batch, plans)
+            each = [read_chunk(p, manifest=plan) for p, plan in zip(batch, plans, strict=True)]
+            pd.testing.assert_frame_equal(joined, pd.concat(each, ignore_index=True))
+            assert list(joined.dtypes) == list(pd.concat(each, ignore_index=True).dtypes)
+        moved = files[2].with_name(files[3].name + ".x")  # a chunk under another's name
+        files[3].rename(moved)
+        files[2].rename(files[3])
+        with pytest.raises(ValueError, match="does not hold the games its name says"):
+            read_chunks(files[3:4], [manifest])
+        files[1].write_bytes(b"not a parquet file")
+        with pytest.raises(ValueError, match=f"results chunk {files[1]} cannot be read"):
+            read_chunks(files[:2], [manifest] * 2)
+
+
+def test_a_chunk_is_written_as_the_table_pandas_makes_of_it(tmp_path):
+    """``runner.arrow_table`` reuses a schema per layout of columns: the table and its
+    pandas metadata equal ``pa.Table.from_pandas`` for every kind of row."""
+    import pyarrow as pa
+
+    from experiments import manifest as manifest_io
+    from experiments.results import read_chunk
+    from experiments.runner import arrow_table
+
+    for name, folder in _small_folders(tmp_path):
+        files = manifest_io.chunk_files(folder, manifest_io.read(folder))
+        for path in files[:6]:
+            frame = read_chunk(path)
+            for part in (frame, frame.iloc[:0]):
+                made = arrow_table(part)
+                reference = pa.Table.from_pandas(part, preserve_index=False)
+                assert made.equals(reference), name
+                assert made.schema.equals(reference.schema, check_metadata=True), name
