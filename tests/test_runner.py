@@ -1,6 +1,7 @@
 """The runner: the same games whatever the backend, workers or chunks; resume; manifests."""
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -316,7 +317,8 @@ def test_summaries_of_many_jobs_at_once_equal_each_jobs_summary():
     pd.testing.assert_frame_equal(summaries(frame, jobs), pd.concat(each, ignore_index=True))
 
 
-def _small_folders(tmp_path):
+@pytest.fixture(scope="module")
+def small_folders(tmp_path_factory):
     """Results folders of small chunks of every kind of row: a round-robin's rows, its
     summaries, a mirror of two player counts, luck-adjusted rows and isolated agents' rows."""
     from dataclasses import replace
@@ -336,19 +338,21 @@ def _small_folders(tmp_path):
         "luck": (luck, False),
         "isolated": (isolated, False),
     }
+    folders = {}
     for name, (jobs, summary_only) in designs.items():
-        folder = tmp_path / name
+        folder = folders[name] = tmp_path_factory.mktemp(name)
         run(jobs, folder, "serial", chunk_size=2, summary_only=summary_only, progress=False)
-        yield name, folder
+    return folders
 
 
-def test_chunks_read_as_one_are_pandas_concat_of_each_chunk(tmp_path):
+def test_chunks_read_as_one_are_pandas_concat_of_each_chunk(small_folders, tmp_path):
     """``read_chunks`` joins the files as Arrow tables: the frame (types included) of
     ``pd.concat`` of each file's ``read_chunk``, for every kind of row and any run of files."""
     from experiments import manifest as manifest_io
     from experiments.results import chunk_plan, read_chunk, read_chunks
 
-    for name, folder in _small_folders(tmp_path):
+    for name, made in small_folders.items():
+        folder = shutil.copytree(made, tmp_path / name)  # its files are spoilt below
         manifest = manifest_io.read(folder)
         files = manifest_io.chunk_files(folder, manifest)
         assert len(files) > 4, name
@@ -368,7 +372,7 @@ def test_chunks_read_as_one_are_pandas_concat_of_each_chunk(tmp_path):
             read_chunks(files[:2], [manifest] * 2)
 
 
-def test_a_chunk_is_written_as_the_table_pandas_makes_of_it(tmp_path):
+def test_a_chunk_is_written_as_the_table_pandas_makes_of_it(small_folders):
     """``runner.arrow_table`` reuses a schema per layout of columns: the table and its
     pandas metadata equal ``pa.Table.from_pandas`` for every kind of row."""
     import pyarrow as pa
@@ -377,7 +381,7 @@ def test_a_chunk_is_written_as_the_table_pandas_makes_of_it(tmp_path):
     from experiments.results import read_chunk
     from experiments.runner import arrow_table
 
-    for name, folder in _small_folders(tmp_path):
+    for name, folder in small_folders.items():
         files = manifest_io.chunk_files(folder, manifest_io.read(folder))
         for path in files[:6]:
             frame = read_chunk(path)
