@@ -367,6 +367,16 @@ def test_chunks_read_as_one_are_pandas_concat_of_each_chunk(small_folders, tmp_p
         files[2].rename(files[3])
         with pytest.raises(ValueError, match="does not hold the games its name says"):
             read_chunks(files[3:4], [manifest])
+        if name != "summaries":  # a chunk whose seat 0 is another agent's, in one row
+            frame = read_chunk(files[4])
+            names = [*frame["agent_0"].cat.categories, "intruder"]
+            frame["agent_0"] = frame["agent_0"].cat.set_categories(names)
+            frame.loc[len(frame) - 1, "agent_0"] = "intruder"
+            frame.to_parquet(files[4])
+            with pytest.raises(ValueError, match="does not hold the games its name says"):
+                read_chunks(files[4:5], [manifest])
+            with pytest.raises(ValueError, match="does not hold the games its name says"):
+                read_chunk(files[4], manifest=manifest)
         files[1].write_bytes(b"not a parquet file")
         with pytest.raises(ValueError, match=f"results chunk {files[1]} cannot be read"):
             read_chunks(files[:2], [manifest] * 2)
