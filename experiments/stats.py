@@ -671,13 +671,8 @@ def seat_test(long: pd.DataFrame, column: str = "seat", alpha: float = 0.05, by=
     return _long_positions(long, column, by).test(alpha)
 
 
-def deal_seat_test(deals: pd.DataFrame, column="position", alpha: float = 0.05, by=()):
-    """``seat_test`` from per-(deal, .., place) sums (``results.deal_sums``)."""
-    return _deal_positions(deals, column, by).test(alpha)
-
-
 def deal_seat_tables(deals: pd.DataFrame, column="position", by=()):
-    """``deal_seat_advantage``, ``deal_seat_gap`` and ``deal_seat_test`` (their defaults),
+    """``deal_seat_advantage``, ``deal_seat_gap`` and ``seat_test`` of the same sums (defaults),
     counted once."""
     positions = _deal_positions(deals, column, by)
     return positions.advantage(), positions.gap(0, -1), positions.test(0.05)

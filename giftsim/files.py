@@ -108,11 +108,6 @@ def write_text(path, text: str, force: bool = False, what: str = "--out") -> Pat
     return write_with(path, lambda p: p.write_text(text), force, what)
 
 
-def write_bytes(path, data: bytes, force: bool = False, what: str = "--out") -> Path:
-    """Write ``data`` to ``path`` as :func:`write_with` does."""
-    return write_with(path, lambda p: p.write_bytes(data), force, what)
-
-
 # A folder's record of the files giftsim wrote there (a report's, a gauntlet's, the demo's),
 # so that a rewrite replaces only a file giftsim wrote and nobody changed since.
 RECORD = ".giftsim-written.json"

@@ -41,11 +41,6 @@ def hint(kind) -> str:
     return _HINTS[kind]
 
 
-def describe(options: dict) -> str:
-    """``key (what it takes); ...`` for every option: the list printed with an error."""
-    return "; ".join(f"{key} ({hint(kind)})" for key, kind in options.items())
-
-
 def parse_pairs(pairs, options: dict, game: str) -> dict:
     """Option values from ``key=value`` strings; a key given twice is a ValueError (which of
     two values was meant is not for the program to guess)."""

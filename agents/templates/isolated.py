@@ -56,7 +56,6 @@ SLOT_WIDTH = 5
 # The block's settings (int64): its first match, the first-player policy, the isolated seats'
 # bit mask, and the next match a slot takes.
 B_FIRST, B_POLICY, B_ISOLATED, B_CURSOR = 0, 1, 2, 3
-BLOCK_WIDTH = 4
 
 
 @njit(cache=True)
