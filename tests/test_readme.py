@@ -10,9 +10,11 @@ with (``check_demo_findings``): the demo is run once in the suite.
 """
 
 import io
+import os
 import re
 import shlex
 import shutil
+import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
@@ -191,3 +193,22 @@ def test_readme_commands_write_only_into_folders_git_ignores():
     assert len(written) >= 6
     for path in written:
         assert Path(path).parts[0] in ignored, f"{path} is not in a git-ignored folder"
+
+
+BATCH_BLOCKS = ("from experiments import studies", "from agents.registry import define")
+
+
+@pytest.mark.parametrize("start", BATCH_BLOCKS, ids=["use", "define"])
+def test_the_readme_python_of_the_batch_api_runs_as_written(start, tmp_path):
+    """The README's Python blocks of the batch API (the other blocks run in the tests of the
+    environments they show), each as written in a fresh interpreter, as a user pastes it."""
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
+    (block,) = [b for b in blocks if b.startswith(start)]
+    environment = {**os.environ, "MPLBACKEND": "Agg", "PYTHONPATH": str(README.parent)}
+    done = subprocess.run(
+        [sys.executable, "-c", block], cwd=tmp_path, env=environment, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    if start == BATCH_BLOCKS[0]:  # both tables print every agent, with its interval
+        for name in ("sniper", "greedy:T=-3", "random", "ci_low"):
+            assert done.stdout.count(name) == 2, done.stdout
