@@ -158,9 +158,12 @@ TURNS = "turn-order advantage (position 0 = first player)"
 GAP = "turn-order gap (last minus first position, their covariance counted)"
 TEST = "turn-order test"
 TEST_NOTE = (
-    "(seat_effect: p_holm < 0.05, Holm's correction over the {} turn-order tests printed; "
-    "False says no effect was shown on these deals, not that there is none: the gap's "
-    "interval above bounds it)"
+    "(chi2: the Wald statistic of equal shares at every position, on dof contrasts; by deal, "
+    "p_value is from its F form with the deals' degrees of freedom, larger than the "
+    "chi-square's on few deals; from summaries only, chi2 is the counts' divided by the "
+    "games of a deal. seat_effect: p_holm < 0.05, Holm's correction over the {} turn-order "
+    "tests printed; False says no effect was shown on these deals, not that there is none: "
+    "the gap's interval above bounds it, and tests that one pair of positions on its own)"
 )
 
 
@@ -418,7 +421,16 @@ def describe(manifest: dict, games: int) -> str:
     if games < planned:
         per = f"of {planned:,} planned: unfinished"
     plots = _pyplot()
-    return plots.subject(manifest["game"], manifest["design"], agents, players, games, per)
+    design = manifest["design"]
+    candidate = _candidate(jobs) if design == "field" else None
+    return plots.subject(manifest["game"], design, agents, players, games, per, candidate)
+
+
+def _candidate(jobs: list[dict]) -> str | None:
+    """A field design's candidate: the first seat of every unrotated seating (None if the
+    seatings have no single one)."""
+    found = {job["agents"][0] for job in jobs if job.get("rotation") == 0}
+    return found.pop() if len(found) == 1 else None
 
 
 def _pyplot():

@@ -7,11 +7,13 @@ report`` does), so one table feeds both the terminal and the figure. Plots only 
 number comes from ``stats`` (box plots: from the counts of each score,
 ``digest.score_counts``).
 
-Every title says what is drawn and which interval; its last line is the *subject* of the run
+Every title says what is drawn and which interval; its last lines are the *subject* of the run
 (``subject``: game, design, agents, player counts, games). Score axes say which way a score wins,
 and every reference line and box is named in a legend. No backend is forced here; scripts and
 tests choose one (e.g. ``MPLBACKEND=Agg``).
 """
+
+import textwrap
 
 import matplotlib
 import matplotlib.pyplot as plt
@@ -26,7 +28,7 @@ from experiments.digest import score_counts
 from giftsim.game import load_game
 
 SEAT_SPREAD = 0.25  # total horizontal spread of the player-count groups around each seat
-MAX_NAMED = 4  # a subject names at most this many agents, else counts them
+SUBJECT_WIDTH = 100  # a title line of a subject breaks before this many characters
 
 LABELS = {  # column -> axis label; other columns read with spaces for underscores
     "position": "turn position (0 = first player)",
@@ -75,15 +77,22 @@ def counted(numbers, unit: str = "players") -> str:
 DESIGNS = {"mirror": "one-agent tables"}  # design -> its name in a subject, if not its own
 
 
-def subject(game: str, design: str, agents, players, games: int, per: str = "") -> str:
-    """A figure's last title line, e.g. "No Thanks!, round-robin of random, greedy, sniper,
-    4 players, 1,200,000 games (25,000 per seating)": more than ``MAX_NAMED`` agents are
-    counted; ``per`` adds what each seating or cell played."""
+def subject(
+    game: str, design: str, agents, players, games: int, per: str = "", candidate=None
+) -> str:
+    """A figure's title lines below its heading, e.g. "No Thanks!, round-robin of random,
+    greedy, sniper, 4 players, 1,200,000 games (25,000 per seating)": every agent named,
+    lines broken at ``SUBJECT_WIDTH`` characters; ``per`` adds what each seating or cell
+    played; ``candidate``, a field's, is named as such ("sniper in a field of greedy")."""
     names = sorted(set(agents))
-    who = ", ".join(names) if len(names) <= MAX_NAMED else f"{len(names)} agents"
+    if candidate is not None:
+        field = ", ".join(name for name in names if name != candidate)
+        what = f"{candidate} in a {DESIGNS.get(design, design)} of {field}"
+    else:
+        what = f"{DESIGNS.get(design, design)} of {', '.join(names)}"
     extra = f" ({per})" if per else ""
-    kind = DESIGNS.get(design, design)
-    return f"{load_game(game).title}, {kind} of {who}, {counted(players)}, {games:,} games{extra}"
+    line = f"{load_game(game).title}, {what}, {counted(players)}, {games:,} games{extra}"
+    return textwrap.fill(line, SUBJECT_WIDTH, break_long_words=False, break_on_hyphens=False)
 
 
 def subject_of(long: pd.DataFrame, game: str, design: str, per: str = "") -> str:

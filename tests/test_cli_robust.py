@@ -1021,4 +1021,21 @@ def test_a_plot_of_an_unfinished_run_does_not_claim_its_games_per_seating():
     jobs = [{"agents": ["greedy", "random", "sniper"], "n_games": 200}] * 24
     manifest = {"game": "geschenkt", "design": "round-robin", "jobs": jobs}
     assert describe(manifest, 4_800).endswith("4,800 games (200 per seating)")
-    assert describe(manifest, 2_800).endswith("2,800 games (of 4,800 planned: unfinished)")
+    unfinished = describe(manifest, 2_800).replace("\n", " ")  # a subject breaks long lines
+    assert unfinished.endswith("2,800 games (of 4,800 planned: unfinished)")
+
+
+def test_a_plot_of_a_field_names_its_candidate():
+    """A field's title said "field of greedy, sniper" (names sorted): which was the candidate
+    was not said; the candidate is the first seat of the unrotated seatings."""
+    from dataclasses import asdict
+
+    from experiments.commands import describe
+    from experiments.schedule import field_design
+
+    for candidate, baseline in (("sniper", "greedy"), ("greedy", "sniper")):
+        jobs = [asdict(job) for job in field_design("geschenkt", candidate, baseline, 2, 10)]
+        manifest = {"game": "geschenkt", "design": "field", "jobs": jobs}
+        assert describe(manifest, 20).startswith(
+            f"No Thanks!, {candidate} in a field of {baseline}, 2 players, 20 games"
+        )

@@ -179,15 +179,20 @@ def test_score_distributions_of_a_mirror_study_never_compare_tables():
     assert panels[0].get_ylabel() == "score in points (highest wins)"
 
 
-def test_subject_names_few_agents_and_counts_many():
+def test_subject_names_every_agent_and_a_fields_candidate():
     assert plots.subject("geschenkt", "round-robin", ["b", "a", "a"], [4], 1200) == (
         "No Thanks!, round-robin of a, b, 4 players, 1,200 games"
     )
-    line = plots.subject("tulips", "mirror", list("abcde"), [2, 3, 4], 10, "5 per seating")
-    assert (
-        line
-        == "Gift of Tulips, one-agent tables of 5 agents, 2-4 players, 10 games (5 per seating)"
+    line = plots.subject("tulips", "mirror", list("edcba"), [2, 3, 4], 10, "5 per seating")
+    assert line == (
+        "Gift of Tulips, one-agent tables of a, b, c, d, e, 2-4 players, 10 games (5 per seating)"
     )
+    many = [f"agent_number_{i}" for i in range(12)]
+    lines = plots.subject("geschenkt", "round-robin", many, [5], 10).splitlines()
+    assert len(lines) > 1 and max(map(len, lines)) <= plots.SUBJECT_WIDTH
+    assert all(name in " ".join(lines) for name in many)
+    field = plots.subject("geschenkt", "field", ["greedy", "sniper"], [4], 8, candidate="sniper")
+    assert field == "No Thanks!, sniper in a field of greedy, 4 players, 8 games"
     assert plots.counted([2, 4, 6]) == "2, 4, 6 players"
 
 
