@@ -142,9 +142,13 @@ def with_forfeits(frame: pd.DataFrame, forfeits: np.ndarray) -> pd.DataFrame:
     return frame
 
 
+SEAT_GAMES = "(seat_games: an agent's games, counted once for each seat it held in a game)"
+
+
 def forfeit_table(long: pd.DataFrame) -> pd.DataFrame:
-    """Per agent: the games it played, those it forfeited, their share and a count by reason
-    (from a long table with a ``forfeit`` column: ``experiments.results.long_table``)."""
+    """Per agent: ``seat_games``, the games it played counted once per seat it held (each
+    seat forfeits on its own), ``forfeits``, their ``share`` and a count by reason (from a
+    long table with a ``forfeit`` column: ``experiments.results.long_table``)."""
     codes = long["forfeit"].to_numpy()
     import pandas as pd
 
@@ -152,19 +156,22 @@ def forfeit_table(long: pd.DataFrame) -> pd.DataFrame:
     table = (
         long.assign(lost=codes != 0, reason=reasons.to_numpy())
         .groupby("agent")
-        .agg(games=("lost", "size"), forfeits=("lost", "sum"))
+        .agg(seat_games=("lost", "size"), forfeits=("lost", "sum"))
     )
-    table["share"] = table.forfeits / table.games
+    table["share"] = table.forfeits / table.seat_games
     table["reasons"] = [
         _reasons(reasons[(long.agent == agent).to_numpy() & (codes != 0)]) for agent in table.index
     ]
+    table.attrs["note"] = SEAT_GAMES
     return table
 
 
 def forfeit_sums_table(sums: pd.DataFrame) -> pd.DataFrame:
-    """Per agent: games and forfeits from streaming sums (which keep no reasons)."""
-    table = sums.groupby("agent").agg(games=("games", "sum"), forfeits=("forfeits", "sum"))
-    table["share"] = table.forfeits / table.games
+    """Per agent: seat games and forfeits, as ``forfeit_table``, from streaming sums (which
+    keep no reasons)."""
+    table = sums.groupby("agent").agg(seat_games=("games", "sum"), forfeits=("forfeits", "sum"))
+    table["share"] = table.forfeits / table.seat_games
+    table.attrs["note"] = SEAT_GAMES
     return table
 
 

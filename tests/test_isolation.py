@@ -796,3 +796,18 @@ def escaper(obs, params, rng):
 
 define("geschenkt", "escaper", escaper, compiled=False)
 """
+
+
+def test_the_forfeit_tables_count_an_agent_once_per_seat_it_held():
+    """Two games of three seats, ``bot`` in two seats of each: 4 seat games (the column was
+    called ``games`` and read as 4 games), one forfeit in one seat."""
+    from experiments.isolation import forfeit_sums_table, forfeit_table
+
+    long = pd.DataFrame(
+        {"agent": ["bot", "bot", "greedy"] * 2, "forfeit": [0, 0, 0, 1, 0, 0], "games": 1}
+    )
+    long = long.assign(forfeits=(long["forfeit"] != 0).astype(int))
+    for table in (forfeit_table(long), forfeit_sums_table(long)):
+        assert table.loc["bot", ["seat_games", "forfeits"]].tolist() == [4, 1]
+        assert table.loc["greedy", ["seat_games", "forfeits"]].tolist() == [2, 0]
+        assert "once for each seat" in table.attrs["note"]
