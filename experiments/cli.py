@@ -38,6 +38,7 @@ EXAMPLES = {
     "play": "giftsim play geschenkt --players 4 --seat 1 --vs ismcts,greedy,tuned4p",
     "solve": "giftsim solve geschenkt --players 2 --rule lowest_card=3 --rule highest_card=10 "
     "--rule n_removed=2 --rule chips_per_player=2 --exploit greedy,sniper --out runs/s8",
+    "agents": "giftsim agents geschenkt --agents-module docs/examples/my_agents.py",
     "bound": "giftsim bound geschenkt --players 3 --target greedy,random --deals 200 "
     "--rollouts 4 --out runs/bounds.csv",
 }
@@ -423,7 +424,7 @@ def _add_agent_options(p, secret: bool = True) -> None:
         default=[],
         metavar="FILE.py|MODULE",
         help="a Python file or module whose code defines agents with agents.registry.define "
-        "(repeatable); they then play like the built-ins, in every backend",
+        "(repeatable); they then play like the built-ins, in every backend (default: none)",
     )
     if secret:
         p.add_argument(
@@ -629,9 +630,7 @@ def _secret(args) -> int:
 
 
 def _add_agents(sub) -> None:
-    p = sub.add_parser(
-        "agents", help="list the agent families of a game: parameters, defaults, ranges, rule"
-    )
+    p = _command(sub, "agents", "list a game's agent families: parameters, defaults, ranges, rule")
     p.add_argument("game", nargs="?", choices=sorted(GAMES), help="one game (default: all)")
     _add_agent_options(p, secret=False)
     p.set_defaults(run=_agents)
@@ -818,7 +817,11 @@ def _add_tournament(sub) -> None:
     _add_isolation_options(p)
     p.add_argument("--candidate", help="field design: the agent under test")
     p.add_argument("--baseline", help="field design: the agent filling the other seats")
-    p.add_argument("--players", default="4", help="player count(s), comma-separated")
+    p.add_argument(
+        "--players",
+        default="4",
+        help="player count (mirror: one or more, comma-separated)",
+    )
     p.add_argument(
         "--no-duplicate",
         action="store_true",

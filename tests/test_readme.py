@@ -151,6 +151,10 @@ def check_demo_findings(out: str, root: Path) -> None:
     assert (folder / "findings.md").read_text().count("\n- ") == len(lines)
 
 
+def test_every_command_has_a_help_example():
+    assert set(EXAMPLES) == set(_parser().commands)
+
+
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
 def test_every_help_example_parses(name):
     words = shlex.split(EXAMPLES[name])
