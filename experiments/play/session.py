@@ -39,6 +39,7 @@ class MoveLog:
         self.text, self.seats = text, seats
         self.lines: list[str] = []
         self.known = None  # public facts after the last noted decision (game-specific)
+        self.shown = False  # whether the player has been asked before
 
     def watch(self, agent: Agent) -> Agent:
         """The same agent, with the same random stream in the slow path, its moves noted (an
@@ -66,8 +67,12 @@ class MoveLog:
         self.known = self.text.after(obs, action)
 
     def flush(self) -> list[str]:
+        """The moves noted since the player's last decision (since the start, before the
+        first), as lines to show."""
         lines, self.lines = self.lines, []
-        return ["since your last decision:", *(f"  {x}" for x in lines)] if lines else []
+        since = "since your last decision:" if self.shown else "since the game began:"
+        self.shown = True
+        return [since, *(f"  {x}" for x in lines)] if lines else []
 
 
 class _Watched:
@@ -139,6 +144,7 @@ def run(
     console.show(_welcome(text, seats))
     console.show(console.brief())
     meta = {"agents": list(seats.specs), "seed": seed, "game_index": 0}
+    meta["first_player_policy"] = FIRST_PLAYER
     if isolation is not None:
         bots = isolated.seated(game, bots, players, isolation)
     try:
@@ -185,13 +191,16 @@ def _save_stopped(stop, text, rules, meta, path, default, force, console) -> Non
         stop.args = (f"{stop.args[0]}; the game so far is saved to {saved} (unfinished)",)
 
 
+FIRST_PLAYER = "random"  # who begins a game against the bots: drawn from the seed
+
+
 def _play(text, definition, rules, seats: Seats, bots, seed: int, console: Console, meta) -> dict:
     """Play the game through the slow path, show how it ended, and return its record."""
     log = MoveLog(text, seats)
     table = [log.watch(b) for b in bots]
     table.insert(seats.human, Human(text, console, log, seats))
     try:
-        played = play_slow(definition.name, rules, table, seed, 0, "random")
+        played = play_slow(definition.name, rules, table, seed, 0, FIRST_PLAYER)
     except Quit as stop:
         console.show([rule("you quit"), f"stopped after {count(len(stop.played.actions), 'move')}"])
         return text.unfinished_record(rules, stop.played.start, stop.played.actions, meta)
