@@ -372,7 +372,8 @@ def report(folder, progress: bool = True, workers=None, force=False) -> dict[str
     for line in [*missing, unfinished]:
         if line:
             print(line)
-    _markdown(folder, manifest, named, figures, (missing, unfinished, method), force)
+    line = describe(manifest, played_games(sums)).replace("\n", " ")
+    _markdown(folder, manifest, named, figures, (missing, unfinished, method, line), force)
     print(f"\nwrote {folder / 'summary.md'} and {count_of(len(figures), 'plot')} in {folder}/")
     return named
 
@@ -477,13 +478,16 @@ def _draw(sums: digest.Digest, named: dict, folder: Path, manifest: dict, force=
     return list(figures), missing
 
 
-def _markdown(folder: Path, manifest: dict, named, figures, notes=((), "", ""), force=False):
+def _markdown(folder: Path, manifest: dict, named, figures, notes=((), "", "", ""), force=False):
     """``summary.md``: the run, how its intervals were computed, every table and plot.
-    ``notes``: the plots that could not be drawn, the incomplete-run warning, the method."""
-    missing, unfinished, method = notes
+    ``notes``: the plots that could not be drawn, the incomplete-run warning, the method and
+    the run's subject (game, design, agents, players, games: ``describe``)."""
+    missing, unfinished, method, subject = notes
+    title = load_game(manifest["game"]).title
     lines = [
-        f"# {manifest['game']} — {manifest['design']} (experiment {manifest['experiment']})",
+        f"# {title} — {manifest['design']} (experiment {manifest['experiment']})",
         "",
+        *([f"{subject}.", ""] if subject else []),
         f"Seed {manifest['seed']}, {len(manifest['jobs'])} seatings, rules "
         f"{rules_words(manifest['jobs'])}, giftsim {manifest['versions']['giftsim']}, git "
         f"{manifest.get('git_revision') or 'unknown'}.",

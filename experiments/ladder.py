@@ -28,7 +28,7 @@ from tqdm import tqdm
 from agents.roster import roster
 from experiments.batch import field
 from experiments.stats import few_note, holm_adjusted, share_p_value, too_few
-from giftsim.game import GAMES, register_game
+from giftsim.game import GAMES, load_game, register_game
 
 ALPHA = 0.025  # family-wise, one-sided (the lower end of a two-sided 95% interval)
 USED = {  # seeds whose results were looked at (to choose a parameter or not): a ladder on
@@ -211,9 +211,7 @@ def markdown(table: pd.DataFrame, argv=(), seed=FRESH_SEED) -> str:
         f"step passes Holm's correction over the {len(table)} steps of this run (family-wise",
         "2.5% one-sided) on deals no parameter was chosen on. A step not shown is not a tie:",
         "its edge over the fair share lies in the interval given, which rules out larger ones.",
-        "Search rungs play at their default settings (see `giftsim bench` for their time per",
-        "decision) on fewer deals: a search agent against heuristics on `players` x",
-        "`--search-games` deals, against search agents on `--search-games`.",
+        *_search_note(table),
         "",
         "A step is a claim in one field: the upper agent beats the lower one in a field of the",
         "lower one. It says nothing of other fields, and the steps are not an order of",
@@ -226,8 +224,20 @@ def markdown(table: pd.DataFrame, argv=(), seed=FRESH_SEED) -> str:
         *_seed_note(seed),
     ]
     for (game, n), part in table.groupby(["game", "players"], sort=False):
-        lines += [f"## {game}, {n} players", "", _table(part), ""]
+        lines += [f"## {load_game(game).title} ({game}), {n} players", "", _table(part), ""]
     return "\n".join(lines)
+
+
+def _search_note(table: pd.DataFrame) -> list[str]:
+    pairs = zip(table["game"], table["upper"], strict=True)  # a search rung's upper searches
+    searched = any(_family(upper) in roster(game).search for game, upper in pairs)
+    if not searched:
+        return ["No search rung was played (`--search-games 0`): the heuristics' steps only."]
+    return [
+        "Search rungs play at their default settings (see `giftsim bench` for their time per",
+        "decision) on fewer deals: a search agent against heuristics on `players` x",
+        "`--search-games` deals, against search agents on `--search-games`.",
+    ]
 
 
 def _seed_note(seed: int) -> list[str]:

@@ -51,6 +51,8 @@ def test_a_report_keeps_an_edited_summary_and_a_foreign_plot(tmp_path, capsys):
     assert main(["report", str(out), "--quiet"]) == 0
     summary = (out / "summary.md").read_text()
     assert "rules variant=tactical" in summary  # the rules played are named
+    assert summary.startswith("# No Thanks! — round-robin")  # the game's name, then what ran:
+    assert "No Thanks!, round-robin of greedy, random, 3 players, 120 games (20 per" in summary
     assert main(["report", str(out), "--quiet"]) == 0  # its own files: rewritten
     capsys.readouterr()
     (out / "summary.md").write_text(summary + "my notes\n")

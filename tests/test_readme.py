@@ -176,7 +176,9 @@ def test_help_shows_defaults_and_an_example(capsys):
 def test_ladder_writes_no_file_unless_asked(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert main(["ladder", "--game", "geschenkt", "--games", "10", "--search-games", "0"]) == 0
-    assert "## geschenkt, 4 players" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "## No Thanks! (geschenkt), 4 players" in out
+    assert "No search rung was played" in out and "Search rungs play at" not in out
     assert not list(tmp_path.iterdir())
 
 
