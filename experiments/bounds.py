@@ -217,8 +217,8 @@ def worst_cases(game: str, path=SHIPPED, players=None) -> dict[str, str]:
     """The ``worst case`` column of ``giftsim agents`` (and, per player count ``players``, of
     the ladder): per family name of ``game``, the largest gain a responder found in the rows
     of ``path`` (its default agent or any spec of it), as text; "none shown" when its 95%
-    interval reaches 0 (the bound is then 0: a noisy positive mean is no gain); no entry for
-    a family without rows."""
+    interval reaches 0 (the bound is then 0: a noisy positive mean is no gain), "no gain
+    found" when it lies below 0; no entry for a family without rows."""
     if not Path(path).is_file():
         return {}
     table = pd.read_csv(path, keep_default_na=False)
@@ -226,14 +226,19 @@ def worst_cases(game: str, path=SHIPPED, players=None) -> dict[str, str]:
     table = table.assign(target=table["target"].str.split(":").str[0])
     if players is not None:
         table = table[table["players"] == players]
-    return {
-        row.target: f"+{row.gain:.3f} [{row.low:+.3f}, {row.high:+.3f}] ({row.players}p, "
-        f"{row.responder})"
-        if row.low > 0
-        else f"{row.gain:+.3f} [{row.low:+.3f}, {row.high:+.3f}] (none shown, {row.players}p, "
-        f"{row.responder})"
-        for row in worst_case(table).itertuples()
-    }
+    return {row.target: _worst_words(row) for row in worst_case(table).itertuples()}
+
+
+def _worst_words(row) -> str:
+    """One target's worst case: a gain shown, none shown, or every responder losing (an
+    interval below 0: the responders found less than the agent's own play, no gain)."""
+    figure = f"{row.gain:+.3f} [{row.low:+.3f}, {row.high:+.3f}]"
+    where = f"{row.players}p, {row.responder}"
+    if row.low > 0:
+        return f"{figure} ({where})"
+    if row.high < 0:
+        return f"no gain found: the best responder lost {figure} ({where})"
+    return f"{figure} (none shown, {where})"
 
 
 def against_exact(

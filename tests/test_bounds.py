@@ -195,6 +195,7 @@ def test_worst_cases_column(tmp_path):
         ("geschenkt", 3, "sniper", -0.01, 0.01, "standard"),
         ("geschenkt", 3, "tuned3p", 0.019, 0.01, "standard"),
         ("geschenkt", 3, "random", 0.5, 0.01, "chips_per_player=3"),
+        ("geschenkt", 4, "ismcts", -0.137, 0.043, "standard"),
         ("tulips", 2, "greedy", 0.90, 0.01, "standard"),
     ]
     table = pd.DataFrame(rows, columns=["game", "players", "target", "gain", "se", "rules"])
@@ -204,7 +205,8 @@ def test_worst_cases_column(tmp_path):
     assert worst["greedy"] == "+0.350 [+0.311, +0.389] (4p, rollouts:8:margin=1)"
     assert worst["sniper"].startswith("-0.010 [-0.030, +0.010] (none shown")
     assert worst["tuned3p"].startswith("+0.019 [-0.001, +0.039] (none shown")  # reaches 0
-    assert set(worst) == {"greedy", "sniper", "tuned3p"}
+    assert worst["ismcts"].startswith("no gain found: the best responder lost -0.137 [-0.221,")
+    assert set(worst) == {"greedy", "sniper", "tuned3p", "ismcts"}
     assert bounds.worst_cases("geschenkt", tmp_path / "missing.csv") == {}
 
 
