@@ -691,7 +691,7 @@ def _unbounded_words(order: pd.DataFrame) -> str:
 def _tiers(order: pd.DataFrame) -> str:
     """Agents by rating, best first, in words that claim no order the intervals do not show:
     an agent whose interval overlaps that of any agent of the tier above it shares that tier
-    ("greedy and planner (overlapping)")."""
+    ("greedy and planner (intervals overlap: order not shown)")."""
     tiers = [[order.index[0]]]
     for agent in order.index[1:]:
         lowest = order.loc[tiers[-1], "ci_low"].min()  # overlapping any agent of the tier
@@ -699,7 +699,8 @@ def _tiers(order: pd.DataFrame) -> str:
             tiers[-1].append(agent)
         else:
             tiers.append([agent])
-    return ", then ".join(listed(t) + " (overlapping)" * (len(t) > 1) for t in tiers)
+    together = " (intervals overlap: order not shown)"
+    return ", then ".join(listed(t) + together * (len(t) > 1) for t in tiers)
 
 
 def _players(named: dict) -> str:
