@@ -22,7 +22,7 @@ import pyarrow
 
 import giftsim
 from experiments.schedule import Job, experiment_id
-from giftsim.files import MANIFEST, RUN_LOCK, held
+from giftsim.files import MANIFEST, RUN_LOCK, held, start_record
 
 TEMPORARY = f".{MANIFEST}.tmp"  # written first, then renamed to MANIFEST
 # What reading a folder needs from its manifest (``report``, ``load``, ``digest``).
@@ -48,6 +48,7 @@ def prepared(
         path = folder / MANIFEST
         if not path.exists():
             _write(path, ident, jobs, chunk_size, summary_only, meta or {})
+            start_record(folder)  # a report replaces only the files giftsim wrote
         for stale in folder.glob(".chunk-*.tmp"):  # left by a killed run
             stale.unlink()
         yield folder

@@ -207,6 +207,14 @@ def _lock_file(folder: Path) -> int | None:
     return None
 
 
+def start_record(folder) -> None:
+    """Give ``folder`` an empty record if it has none: a folder giftsim makes keeps one from
+    the start, so that a file someone else puts there is never taken for giftsim's own."""
+    path = Path(folder) / RECORD
+    if not path.exists():
+        write_text(path, "{}", True, "the file")
+
+
 def keeps_record(folder) -> bool:
     """Whether ``folder`` has a record of the files giftsim wrote there (a results folder
     made before giftsim kept records has none: its report's files are its own)."""

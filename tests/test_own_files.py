@@ -172,3 +172,15 @@ def test_commands_writing_into_one_folder_at_once_keep_every_file_in_its_record(
     for w in range(4):
         for i in range(25):
             files.write_own(tmp_path / f"w{w}-{i}.md", lambda p: p.write_text("again"))
+
+
+def test_a_new_results_folder_keeps_a_record_so_a_users_summary_is_refused(tmp_path, capsys):
+    """A run's folder had no record until its first report, so the report took every file
+    there for its own and replaced a user's summary.md without --force."""
+    out = tmp_path / "rr"
+    run = ["tournament", "geschenkt", "--agents", "random,greedy", "--players", "3"]
+    assert main([*run, "--games", "4", *SERIAL, "--out", str(out), "--quiet"]) == 0
+    assert files.keeps_record(out)
+    (out / "summary.md").write_text("my notes\n")
+    assert REFUSED in refused(capsys, ["report", str(out), "--quiet"])
+    assert (out / "summary.md").read_text() == "my notes\n"
