@@ -495,7 +495,29 @@ def _done(path) -> dict:
             f"{where} is not a table of giftsim bound (columns {', '.join(COLUMNS)}); give a new "
             "file, or one an earlier giftsim bound wrote"
         )
+    _check_rows(table, Path(path), where)
     return {tuple(row[k] for k in KEY): row.to_dict() for _, row in table.iterrows()}
+
+
+NUMBERS = ("players", "deals", "responder_share", "target_share", "gain", "se", "low", "high")
+NUMBERS += ("cpu_seconds", "seed")  # the columns of ``--out`` that hold numbers
+
+
+def _check_rows(table: pd.DataFrame, path, where: str) -> None:
+    """A one-line ValueError for a damaged row (a number column holding something else: its
+    rows would never be found again, and be run and added twice) or a last line cut short (a
+    row added to it would be glued onto it)."""
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        raise ValueError(f"{where} is damaged: its last line is cut short; mend or remove it")
+    for column in NUMBERS:
+        if not pd.api.types.is_numeric_dtype(table[column]):
+            wrong = pd.to_numeric(table[column], errors="coerce").isna().to_numpy()
+            line = int(wrong.argmax()) + 2  # the header is line 1
+            raise ValueError(
+                f"{where} is damaged: line {line} has {table[column].iat[line - 2]!r} in column "
+                f"{column}, which holds numbers; mend or remove that line"
+            )
 
 
 def _append(path, row: dict) -> None:

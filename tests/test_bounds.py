@@ -132,6 +132,27 @@ def test_rows_are_kept_by_their_rules(tmp_path, capsys):
     assert len(err.strip().splitlines()) == 1
 
 
+def test_a_damaged_out_file_is_refused_and_left_as_it_was(tmp_path, capsys):
+    """A row with text in a number column made every row's key unfindable (the kept row was
+    run and added again), and a last line cut short had the new row glued onto it."""
+    out = tmp_path / "b.csv"
+    argv = ["bound", "geschenkt", "--players", "3", "--target", "greedy", "--deals", "4"]
+    argv += ["--rollouts", "2", "--quiet", "--out", str(out)]
+    assert main(argv) == 0
+    good = out.read_text()
+    bad_row = "geschenkt,3,greedy,rollouts:2:margin=1,notanumber,0.5,0.5,0,0,0,0,0,0,standard,\n"
+    for damaged, said in (
+        (good + bad_row, "line 3 has 'notanumber' in column deals"),
+        (good + "geschenkt,3,gre", "its last line is cut short"),
+    ):
+        out.write_text(damaged)
+        capsys.readouterr()
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert said in err and len(err.strip().splitlines()) == 1, err
+        assert out.read_text() == damaged
+
+
 def test_rows_are_kept_by_the_contents_of_the_files_their_specs_name(tmp_path, capsys):
     """A network replaced at the same path (retrained) is not the one an earlier row measured:
     ``--out`` keys its rows by the SHA-256 of the files the specs name too (it had printed the
