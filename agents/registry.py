@@ -204,8 +204,13 @@ def _run(execute, module, target: str):
     try:
         with no_bytecode():
             return execute(module)
-    except (ValueError, ModuleNotFoundError):
-        raise
+    except ModuleNotFoundError as error:
+        if error.name and f"{target}.".startswith(f"{error.name}."):
+            raise  # the module asked for (or its package) is not there: the caller says so
+        raise ValueError(
+            f"agents module {target!r} failed: it imports {error.name!r}, which Python cannot "
+            "find (not installed, or not on its path)"
+        ) from None
     except SystemExit as stop:
         raise ValueError(
             f"agents module {target!r} ended the program (sys.exit({stop.code!r})) while it "

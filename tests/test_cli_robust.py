@@ -571,6 +571,15 @@ ISOLATION_ERRORS = [
         [*RUN, "--untrusted-module", "{bad}/unused.py"],
         "--untrusted-module {bad}/unused.py defines no agent of this run (it defines unused_bot",
     ),
+    (  # a trusted module whose own import fails: exit status 1 and "internal error" before
+        [*RUN, "--agents-module", "{bad}/broken.py"],
+        "agents module '{bad}/broken.py' failed: it imports 'no_such_package', which Python "
+        "cannot find",
+    ),
+    (
+        [*RUN, "--agents-module", "{bad}/raises.py"],
+        "agents module '{bad}/raises.py' failed: ValueError: a bot's own complaint",
+    ),
     (  # its code would run in this process: refused before either loads it
         [*RUN, "--agents-module", "{bad}/unused.py", "--untrusted-module", "{bad}/unused.py"],
         "unused.py is given as --agents-module and as --untrusted-module: its code would run",
@@ -599,6 +608,7 @@ BAD_MODULES = {
     "broken.py": "import no_such_package\n",
     # importable here (the test sets the key), not in an agent's process: no parent variable
     "needs_key.py": "import os\nKEY = os.environ['GIFTSIM_BOT_KEY']\n",
+    "raises.py": 'raise ValueError("a bot\'s own complaint")\n',
     "unused.py": "from agents.registry import define\n"
     "define('geschenkt', 'unused_bot', lambda obs, params, rng: 0)\n",
 }
