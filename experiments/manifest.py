@@ -300,7 +300,25 @@ def read(folder: Path) -> dict:
         raise ValueError(f"{path} is not a giftsim manifest: it lacks {', '.join(missing)}")
     if not isinstance(manifest["jobs"], list) or not isinstance(manifest["versions"], dict):
         raise ValueError(f"{path} is not a giftsim manifest: bad 'jobs' or 'versions'")
+    for number, job in enumerate(manifest["jobs"]):
+        if not _job_is_whole(job):
+            raise ValueError(
+                f"{path} is damaged: job {number} lacks one of {', '.join(JOB_NUMBERS)} (whole "
+                "numbers) or its agents (names); the folder's games cannot be read by it"
+            )
     return manifest
+
+
+JOB_NUMBERS = ("job", "seed", "n_games", "first_index")  # what reading a job's chunks needs
+
+
+def _job_is_whole(job) -> bool:
+    """Whether a manifest's job has what reading its chunks relies on, of the right types."""
+    if not isinstance(job, dict) or not isinstance(job.get("agents"), list):
+        return False
+    numbers = [job.get(key) for key in JOB_NUMBERS]
+    whole = all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in numbers)
+    return whole and all(isinstance(agent, str) for agent in job["agents"])
 
 
 def _versions() -> dict:

@@ -278,6 +278,21 @@ def test_report_of_a_manifest_without_its_keys(capsys, tmp_path):
     assert "it lacks experiment, design, seed, jobs, versions" in err
 
 
+@pytest.mark.parametrize(
+    ("key", "value"), [("n_games", "x"), ("first_index", -1), ("agents", "greedy"), ("seed", None)]
+)
+def test_report_and_resume_of_a_manifest_with_a_damaged_job(capsys, tmp_path, key, value):
+    """A job's number made text by hand: an internal error (TypeError), exit status 1."""
+    folder = tmp_path / "r"
+    assert seats_into(capsys, folder) == 0
+    manifest = json.loads((folder / MANIFEST).read_text())
+    manifest["jobs"][0][key] = value
+    (folder / MANIFEST).write_text(json.dumps(manifest))
+    assert "is damaged: job 0 lacks one of" in one_line_error(capsys, ["report", str(folder)])
+    resume = ["seats", "geschenkt", "--players", "3", *QUICK, "--out", str(folder), "--resume"]
+    assert "is damaged: job 0 lacks one of" in one_line_error(capsys, resume)
+
+
 def seats_into(capsys, folder, *extra) -> int:
     code = main(["seats", "geschenkt", "--players", "3", *QUICK, "--out", str(folder), *extra])
     capsys.readouterr()
