@@ -23,7 +23,8 @@ MANIFEST = "manifest.json"  # the file that makes a folder a results folder (its
 
 def check_new(path, force: bool = False, what: str = "--out") -> Path:
     """``path`` as a Path, after checking that it can be written: not an existing file (unless
-    ``force``) nor a folder, not a results folder's manifest or chunk (never, even with
+    ``force``) nor a folder nor anything but a regular file (a device such as ``/dev/null``,
+    which a write replaces by a file), not a results folder's manifest or chunk (never, even with
     ``force``: they are its run's games), and inside a folder that exists or can be made and
     is writable. Creates nothing."""
     path = Path(path)
@@ -34,6 +35,8 @@ def check_new(path, force: bool = False, what: str = "--out") -> Path:
             f"{what} {path} is a file of the results in {path.parent} (its run's games are "
             "never replaced, even with --force); choose another name"
         )
+    if path.exists() and not path.is_file():  # a device, a pipe, a socket: not replaced
+        raise ValueError(f"{what} {path} is not a regular file (a device or a pipe); name a file")
     if path.exists() and not force:
         raise ValueError(f"{what} {path} already exists; choose a new name or add --force")
     _check_folder(path.parent, what, path)

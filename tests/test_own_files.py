@@ -4,6 +4,7 @@ changed since (``giftsim.files.write_own``): any other file of those names is re
 line before anything is read or played, unless --force."""
 
 import os
+from pathlib import Path
 
 os.environ.setdefault("MPLBACKEND", "Agg")  # before pyplot is imported: no window
 
@@ -184,3 +185,13 @@ def test_a_new_results_folder_keeps_a_record_so_a_users_summary_is_refused(tmp_p
     (out / "summary.md").write_text("my notes\n")
     assert REFUSED in refused(capsys, ["report", str(out), "--quiet"])
     assert (out / "summary.md").read_text() == "my notes\n"
+
+
+def test_force_never_replaces_a_device_or_a_pipe(tmp_path, capsys):
+    """``--out /dev/null --force`` (run as root) replaced the device with a regular file."""
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    for target in (pipe, "/dev/null"):
+        argv = ["record", "geschenkt", "--out", str(target), "--force"]
+        assert "is not a regular file (a device or a pipe)" in refused(capsys, argv)
+    assert pipe.is_fifo() and Path("/dev/null").is_char_device()
