@@ -274,6 +274,19 @@ def _whole(valid: str):
     return whole
 
 
+def _real(valid: str):
+    """An argparse type: a number, where ``valid`` words the option's range for the message
+    (checked where the option is used)."""
+
+    def real(text: str) -> float:
+        try:
+            return float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{valid}, got {text!r}") from None
+
+    return real
+
+
 def _at_least_one(text: str, what: str) -> int:
     try:
         value = int(text)
@@ -318,19 +331,24 @@ def _run_games(text: str) -> int:
     return value
 
 
-def _held_deals(text: str) -> int:
-    """An argparse type: deals of a study played in memory, a whole number in 0..MAX_HELD
-    (the lower limits are the command's)."""
+def _held_deals(text: str, least: int = 0) -> int:
+    """An argparse type: deals of a study played in memory, a whole number in
+    ``least``..MAX_HELD."""
     try:
         value = int(text)
     except ValueError:
         value = -1
-    if not 0 <= value <= MAX_HELD:
+    if not least <= value <= MAX_HELD:
         raise argparse.ArgumentTypeError(
-            f"deals played in memory are a whole number in 0..{MAX_HELD:,} (more: giftsim "
+            f"deals played in memory are a whole number in {least}..{MAX_HELD:,} (more: giftsim "
             f"tournament --out, which writes as it plays), got {text!r}"
         )
     return value
+
+
+def _held_pairs(text: str) -> int:
+    """``_held_deals`` of at least 2 (an interval needs two deals)."""
+    return _held_deals(text, 2)
 
 
 def _gigabytes(text: str) -> float:
@@ -540,7 +558,7 @@ def _add_isolation_options(p, secret: bool = True) -> None:
     )
     p.add_argument(
         "--time-limit",
-        type=float,
+        type=_real("a positive number of seconds, at most 86,400 (a day)"),
         default=TIME_LIMIT,
         metavar="SECONDS",
         help="isolated agents: wall-clock seconds per decision before the game is forfeited",
@@ -693,7 +711,7 @@ def _add_bound(sub) -> None:
     )
     p.add_argument(
         "--margin",
-        type=float,
+        type=_real("a number of standard errors >= 0"),
         help="standard errors by which an action's rollouts must beat the target's own action "
         f"(0: the best mean; the rollout responder's; default {BOUND_MARGIN:g})",
     )
@@ -903,17 +921,22 @@ def _add_tune(sub) -> None:
     p.add_argument("--players", type=_whole(PLAYER_COUNT), required=True, help="player count")
     p.add_argument("--field", required=True, help="opponent spec filling the other seats")
     _add_agent_options(p, secret=False)
-    p.add_argument("--games", type=_held_deals, default=2000, help="deals per candidate (x seats)")
+    p.add_argument("--games", type=_held_pairs, default=2000, help="deals per candidate (x seats)")
     p.add_argument(
         "--generations", type=_whole("a whole number >= 1"), default=10, help="CMA-ES generations"
     )
     p.add_argument(
         "--popsize", type=_whole("a whole number >= 2"), default=8, help="candidates per generation"
     )
-    p.add_argument("--sigma", type=float, default=0.3, help="initial step, in parameter scales")
+    p.add_argument(
+        "--sigma",
+        type=_real("a positive number of parameter scales"),
+        default=0.3,
+        help="initial step, in parameter scales",
+    )
     p.add_argument("--seed", type=_tune_seed, default=0, help="seed of the deals and of CMA-ES")
     p.add_argument(
-        "--final-games", type=_held_deals, default=20000, help="fresh deals for the score"
+        "--final-games", type=_held_pairs, default=20000, help="fresh deals for the score"
     )
     p.add_argument("--json", type=Path, help="also write the result to this JSON file")
     _add_force(p, "the --json file")
@@ -953,8 +976,10 @@ def _add_train(sub) -> None:
         default=3,
         help="passes over a round's data",
     )
-    p.add_argument("--lr", type=float, default=0.003, help="Adam's step size")
-    p.add_argument("--explore", type=float, default=0.05, help="share of random moves")
+    p.add_argument("--lr", type=_real("a number in (0, 1]"), default=0.003, help="Adam's step size")
+    p.add_argument(
+        "--explore", type=_real("a share in [0, 1]"), default=0.05, help="share of random moves"
+    )
     p.add_argument(
         "--baseline",
         help="opponent and yardstick (default: the tuned agent of the nearest player count)",
@@ -966,11 +991,14 @@ def _add_train(sub) -> None:
         help="held-out deals per round",
     )
     p.add_argument(
-        "--margin", type=float, default=0.0, help="weight of the score lead in the target"
+        "--margin",
+        type=_real("a weight in [0, 1]"),
+        default=0.0,
+        help="weight of the score lead in the target",
     )
     p.add_argument(
         "--margin-scale",
-        type=float,
+        type=_real("a number of points in (0, 1000]"),
         help="points of lead worth one logit (default 10; with --margin)",
     )
     p.add_argument(
@@ -980,10 +1008,16 @@ def _add_train(sub) -> None:
         help="networks trained side by side, played as one (their mean; hidden x members <= 128)",
     )
     p.add_argument(
-        "--selfplay", type=float, default=0.5, help="share of self-play games after round 0"
+        "--selfplay",
+        type=_real("a share in [0, 1]"),
+        default=0.5,
+        help="share of self-play games after round 0",
     )
     p.add_argument(
-        "--lam", type=float, default=1.0, help="TD(lambda) targets below 1 (1: outcomes)"
+        "--lam",
+        type=_real("a number in [0, 1]"),
+        default=1.0,
+        help="TD(lambda) targets below 1 (1: outcomes)",
     )
     p.add_argument(
         "--init",
@@ -1354,7 +1388,7 @@ def _add_demo(sub) -> None:
     p = _command(sub, "demo", "the main job on built-in defaults")
     p.add_argument(
         "--scale",
-        type=float,
+        type=_real("a positive fraction of the full size, at most 100"),
         default=1.0,
         help="fraction of the full size (2.1M No Thanks! and 0.55M Tulips games), above 0 and "
         "at most 100; every seating plays at least 10 games, so a tiny scale plays more than "

@@ -265,6 +265,8 @@ def train(
     _check_learned(settings.game)
     if not (isinstance(workers, int) and workers >= 1):
         raise ValueError(f"--workers must be a whole number >= 1, got {workers}")
+    if out.suffix != ".npz":  # before its name is used: "." or "/" have none
+        raise ValueError(f"--out names the network file, which ends in .npz, got {out}")
     folder = out.with_suffix(".ckpt")
     _check_outputs(out, folder, force)
     state = _start(settings, folder, resume)
@@ -294,10 +296,8 @@ def outputs(out: Path) -> list[Path]:
 
 
 def _check_outputs(out: Path, folder: Path, force: bool) -> None:
-    """A one-line ValueError unless ``out`` ends in .npz and each output either is new, is the
+    """A one-line ValueError unless each output (``out`` ends in .npz) either is new, is the
     file this run's checkpoint says it wrote, or may be replaced (``force``)."""
-    if out.suffix != ".npz":
-        raise ValueError(f"--out names the network file, which ends in .npz, got {out}")
     if folder.exists() and not folder.is_dir():
         raise ValueError(f"{folder} (the checkpoint folder of --out) is a file; move it away")
     for path in outputs(out):
