@@ -205,8 +205,10 @@ def _run(execute, module, target: str):
         with no_bytecode():
             return execute(module)
     except ModuleNotFoundError as error:
-        if error.name and f"{target}.".startswith(f"{error.name}."):
+        if _is_the_module(error, target):
             raise  # the module asked for (or its package) is not there: the caller says so
+        if error.name is None:  # raised by the module's own code
+            raise ValueError(f"agents module {target!r} failed: {error}") from None
         raise ValueError(
             f"agents module {target!r} failed: it imports {error.name!r}, which Python cannot "
             "find (not installed, or not on its path)"
@@ -219,6 +221,14 @@ def _run(execute, module, target: str):
     except Exception as error:
         why = f"{type(error).__name__}: {error}"
         raise ValueError(f"agents module {target!r} failed: {why}") from None
+
+
+def _is_the_module(error: ModuleNotFoundError, target: str) -> bool:
+    """Whether ``error`` says that the module named ``target`` (a dotted name, not a file)
+    or a package above it is not there, rather than something it imports."""
+    if target.endswith(".py") or not error.name:
+        return False
+    return f"{target}.".startswith(f"{error.name}.")
 
 
 def _pickle_by_value(module) -> None:

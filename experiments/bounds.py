@@ -237,7 +237,7 @@ def _worst_words(row) -> str:
     if row.low > 0:
         return f"{figure} ({where})"
     if row.high < 0:
-        return f"no gain found: the best responder lost {figure} ({where})"
+        return f"no gain found (the best responder's gain: {figure}; {where})"
     return f"{figure} (none shown, {where})"
 
 
@@ -471,8 +471,10 @@ def _done(path) -> dict:
     if path is None or not Path(path).exists():
         return {}
     where = f"--out {path}"
-    if not Path(path).is_file():
+    if Path(path).is_dir():
         raise ValueError(f"{where} is a folder; give a CSV file (new, or one giftsim bound wrote)")
+    if not Path(path).is_file():
+        raise ValueError(f"{where} is not a regular file (a device or a pipe); give a CSV file")
     try:
         table = pd.read_csv(path, keep_default_na=False)
     except Exception:  # pandas raises several kinds for a file that is not a CSV table
@@ -511,12 +513,13 @@ def _check_rows(table: pd.DataFrame, path, where: str) -> None:
     if data and not data.endswith(b"\n"):
         raise ValueError(f"{where} is damaged: its last line is cut short; mend or remove it")
     for column in NUMBERS:
-        if not pd.api.types.is_numeric_dtype(table[column]):
-            wrong = pd.to_numeric(table[column], errors="coerce").isna().to_numpy()
-            line = int(wrong.argmax()) + 2  # the header is line 1
+        wrong = pd.to_numeric(table[column], errors="coerce").isna().to_numpy()
+        if wrong.any():
+            row = int(wrong.argmax())
             raise ValueError(
-                f"{where} is damaged: line {line} has {table[column].iat[line - 2]!r} in column "
-                f"{column}, which holds numbers; mend or remove that line"
+                f"{where} is damaged: its row {row + 1} (below the header) has "
+                f"{table[column].iat[row]!r} in column {column}, which holds numbers; mend or "
+                "remove that row"
             )
 
 

@@ -331,24 +331,27 @@ def _run_games(text: str) -> int:
     return value
 
 
-def _held_deals(text: str, least: int = 0) -> int:
+MORE_DEALS = " (more: giftsim tournament --out, which writes as it plays)"
+
+
+def _held_deals(text: str, least: int = 0, more: str = MORE_DEALS) -> int:
     """An argparse type: deals of a study played in memory, a whole number in
-    ``least``..MAX_HELD."""
+    ``least``..MAX_HELD (``more``: where to go for more, in the message)."""
     try:
         value = int(text)
     except ValueError:
         value = -1
     if not least <= value <= MAX_HELD:
         raise argparse.ArgumentTypeError(
-            f"deals played in memory are a whole number in {least}..{MAX_HELD:,} (more: giftsim "
-            f"tournament --out, which writes as it plays), got {text!r}"
+            f"deals played in memory are a whole number in {least}..{MAX_HELD:,}{more}, got "
+            f"{text!r}"
         )
     return value
 
 
 def _held_pairs(text: str) -> int:
-    """``_held_deals`` of at least 2 (an interval needs two deals)."""
-    return _held_deals(text, 2)
+    """``_held_deals`` of at least 2 (an interval needs two deals), for ``tune``."""
+    return _held_deals(text, 2, more="")
 
 
 def _gigabytes(text: str) -> float:
@@ -558,7 +561,7 @@ def _add_isolation_options(p, secret: bool = True) -> None:
     )
     p.add_argument(
         "--time-limit",
-        type=_real("a positive number of seconds, at most 86,400 (a day)"),
+        type=_real(f"a positive number of seconds, at most {MAX_SECONDS:,} (a day)"),
         default=TIME_LIMIT,
         metavar="SECONDS",
         help="isolated agents: wall-clock seconds per decision before the game is forfeited",
@@ -930,7 +933,7 @@ def _add_tune(sub) -> None:
     )
     p.add_argument(
         "--sigma",
-        type=_real("a positive number of parameter scales"),
+        type=_real("a positive number of parameter scales, at most 10"),  # tune.MAX_SIGMA
         default=0.3,
         help="initial step, in parameter scales",
     )
@@ -1388,7 +1391,7 @@ def _add_demo(sub) -> None:
     p = _command(sub, "demo", "the main job on built-in defaults")
     p.add_argument(
         "--scale",
-        type=_real("a positive fraction of the full size, at most 100"),
+        type=_real("a positive fraction of the full size, at most 100"),  # commands.MAX_SCALE
         default=1.0,
         help="fraction of the full size (2.1M No Thanks! and 0.55M Tulips games), above 0 and "
         "at most 100; every seating plays at least 10 games, so a tiny scale plays more than "

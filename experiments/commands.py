@@ -161,9 +161,10 @@ TEST_NOTE = (
     "(chi2: the Wald statistic of equal shares at every position, on dof contrasts; by deal, "
     "p_value is from its F form with the deals' degrees of freedom, larger than the "
     "chi-square's on few deals; from summaries only, chi2 is the counts' divided by the "
-    "games of a deal. seat_effect: p_holm < 0.05, Holm's correction over the {} turn-order "
-    "tests printed; False says no effect was shown on these deals, not that there is none: "
-    "the gap's interval above bounds it, and tests that one pair of positions on its own)"
+    "games of a deal; at 2 players, the square of the gap's t and its p. seat_effect: "
+    "p_holm < 0.05, Holm's correction over the {} turn-order tests printed; False says no "
+    "effect was shown on these deals, not that there is none: the gap's interval above "
+    "bounds it, and tests that one pair of positions on its own)"
 )
 
 
@@ -428,10 +429,15 @@ def describe(manifest: dict, games: int) -> str:
 
 
 def _candidate(jobs: list[dict]) -> str | None:
-    """A field design's candidate: the first seat of every unrotated seating (None if the
-    seatings have no single one)."""
-    found = {job["agents"][0] for job in jobs if job.get("rotation") == 0}
-    return found.pop() if len(found) == 1 else None
+    """A field design's candidate: the first seat of the unrotated seatings, where every
+    seating holds it once beside copies of one other agent; None for any other design of
+    that name (``schedule.seating_groups``)."""
+    pairs = {frozenset(job["agents"]) for job in jobs}
+    firsts = {job["agents"][0] for job in jobs if job.get("rotation") == 0}
+    if len(pairs) != 1 or len(pairs.pop()) != 2 or len(firsts) != 1:
+        return None
+    candidate = firsts.pop()
+    return candidate if all(job["agents"].count(candidate) == 1 for job in jobs) else None
 
 
 def _pyplot():
@@ -785,8 +791,13 @@ def gauntlet_forfeits(made, found: pd.DataFrame, source) -> dict[str, pd.DataFra
 
 
 def _sections(named: dict[str, pd.DataFrame]) -> dict[str, str]:
-    """Tables as markdown sections (name to text), as summary.md shows them."""
-    return {name: _as_markdown(table) for name, table in named.items()}
+    """Tables as markdown sections (name to text), as summary.md shows them: each with its
+    note, if it has one."""
+    return {name: _with_note(_as_markdown(table), table) for name, table in named.items()}
+
+
+def _with_note(text: str, table: pd.DataFrame) -> str:
+    return f"{text}\n\n{table.attrs['note']}" if "note" in table.attrs else text
 
 
 def execute_and_print(jobs, out, options) -> None:

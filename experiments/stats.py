@@ -672,8 +672,8 @@ def seat_test(long: pd.DataFrame, column: str = "seat", alpha: float = 0.05, by=
 
 
 def deal_seat_tables(deals: pd.DataFrame, column="position", by=()):
-    """``deal_seat_advantage``, ``deal_seat_gap`` and ``seat_test`` of the same sums (defaults),
-    counted once."""
+    """``deal_seat_advantage``, ``deal_seat_gap`` and the turn-order test (as ``seat_test``)
+    from these per-deal sums, their defaults, counted once."""
     positions = _deal_positions(deals, column, by)
     return positions.advantage(), positions.gap(0, -1), positions.test(0.05)
 

@@ -461,7 +461,7 @@ CLI = [  # (id, argv, words the one line must hold)
         "--games: deals played in memory are a whole number in 2..",
     ),
     ("tune-popsize-0", [*TUNE, "--popsize", "0"], "--popsize must be at least 2, got 0"),
-    ("tune-final-0", [*TUNE, "--final-games", "0"], "a whole number in 2..10,000,000 (more"),
+    ("tune-final-0", [*TUNE, "--final-games", "0"], "a whole number in 2..10,000,000, got '0'"),
     (
         "tune-games-huge",
         [*TUNE, "--games", "10000000000000"],
@@ -485,9 +485,9 @@ CLI = [  # (id, argv, words the one line must hold)
         "unknown agent 'nobody'",
     ),
     ("tune-module-nothing", [*TUNE, "--agents-module", "nothing.py"], "defines no agents"),
-    ("tune-games-1", [*TUNE, "--games", "1"], "a whole number in 2..10,000,000 (more: giftsim"),
+    ("tune-games-1", [*TUNE, "--games", "1"], "a whole number in 2..10,000,000, got '1'"),
     ("tune-final-games-1", [*TUNE, "--final-games", "1"], "--final-games: deals played in memory"),
-    ("tune-sigma-word", [*TUNE, "--sigma", "abc"], "a positive number of parameter scales, got"),
+    ("tune-sigma-word", [*TUNE, "--sigma", "abc"], "number of parameter scales, at most 10, got"),
     ("demo-scale-word", ["demo", "--scale", "abc"], "a positive fraction of the full size, at"),
     ("train-lr-word", [*TRAIN, "--lr", "fast"], "--lr: a number in (0, 1], got 'fast'"),
     (

@@ -142,7 +142,7 @@ def test_a_damaged_out_file_is_refused_and_left_as_it_was(tmp_path, capsys):
     good = out.read_text()
     bad_row = "geschenkt,3,greedy,rollouts:2:margin=1,notanumber,0.5,0.5,0,0,0,0,0,0,standard,\n"
     for damaged, said in (
-        (good + bad_row, "line 3 has 'notanumber' in column deals"),
+        (good + bad_row, "its row 2 (below the header) has 'notanumber' in column deals"),
         (good + "geschenkt,3,gre", "its last line is cut short"),
     ):
         out.write_text(damaged)
@@ -151,6 +151,8 @@ def test_a_damaged_out_file_is_refused_and_left_as_it_was(tmp_path, capsys):
         err = capsys.readouterr().err
         assert said in err and len(err.strip().splitlines()) == 1, err
         assert out.read_text() == damaged
+    out.write_text(good.splitlines()[0] + "\n")  # the header alone: no rows yet, rows added
+    assert main(argv) == 0 and len(pd.read_csv(out)) == 1
 
 
 def test_rows_are_kept_by_the_contents_of_the_files_their_specs_name(tmp_path, capsys):
@@ -226,7 +228,7 @@ def test_worst_cases_column(tmp_path):
     assert worst["greedy"] == "+0.350 [+0.311, +0.389] (4p, rollouts:8:margin=1)"
     assert worst["sniper"].startswith("-0.010 [-0.030, +0.010] (none shown")
     assert worst["tuned3p"].startswith("+0.019 [-0.001, +0.039] (none shown")  # reaches 0
-    assert worst["ismcts"].startswith("no gain found: the best responder lost -0.137 [-0.221,")
+    assert worst["ismcts"].startswith("no gain found (the best responder's gain: -0.137 [-0.221,")
     assert set(worst) == {"greedy", "sniper", "tuned3p", "ismcts"}
     assert bounds.worst_cases("geschenkt", tmp_path / "missing.csv") == {}
 

@@ -591,6 +591,14 @@ ISOLATION_ERRORS = [
         "agents module '{bad}/broken.py' failed: it imports 'no_such_package', which Python "
         "cannot find",
     ),
+    (  # a file that imports its own name: no module of that name is on the path
+        [*RUN, "--agents-module", "{bad}/selfish.py"],
+        "agents module '{bad}/selfish.py' failed: it imports 'selfish', which Python cannot",
+    ),
+    (
+        [*RUN, "--agents-module", "{bad}/no_plugin.py"],
+        "agents module '{bad}/no_plugin.py' failed: no plugin here",
+    ),
     (
         [*RUN, "--agents-module", "{bad}/raises.py"],
         "agents module '{bad}/raises.py' failed: ValueError: a bot's own complaint",
@@ -623,6 +631,8 @@ BAD_MODULES = {
     "broken.py": "import no_such_package\n",
     # importable here (the test sets the key), not in an agent's process: no parent variable
     "needs_key.py": "import os\nKEY = os.environ['GIFTSIM_BOT_KEY']\n",
+    "selfish.py": "import selfish\n",
+    "no_plugin.py": "raise ModuleNotFoundError('no plugin here')\n",
     "raises.py": 'raise ValueError("a bot\'s own complaint")\n',
     "unused.py": "from agents.registry import define\n"
     "define('geschenkt', 'unused_bot', lambda obs, params, rng: 0)\n",
@@ -1056,7 +1066,7 @@ def test_a_plot_of_a_field_names_its_candidate():
     from dataclasses import asdict
 
     from experiments.commands import describe
-    from experiments.schedule import field_design
+    from experiments.schedule import field_design, seating_groups
 
     for candidate, baseline in (("sniper", "greedy"), ("greedy", "sniper")):
         jobs = [asdict(job) for job in field_design("geschenkt", candidate, baseline, 2, 10)]
@@ -1064,3 +1074,7 @@ def test_a_plot_of_a_field_names_its_candidate():
         assert describe(manifest, 20).startswith(
             f"No Thanks!, {candidate} in a field of {baseline}, 2 players, 20 games"
         )
+    groups = [[("greedy", "greedy", "sniper")], [("greedy", "greedy", "random")]]
+    jobs = [asdict(job) for job in seating_groups("geschenkt", groups, 10)]  # no candidate
+    manifest = {"game": "geschenkt", "design": "field", "jobs": jobs}
+    assert describe(manifest, 60).startswith("No Thanks!, field of greedy, random, sniper, 3 ")

@@ -4,7 +4,6 @@ changed since (``giftsim.files.write_own``): any other file of those names is re
 line before anything is read or played, unless --force."""
 
 import os
-from pathlib import Path
 
 os.environ.setdefault("MPLBACKEND", "Agg")  # before pyplot is imported: no window
 
@@ -188,10 +187,12 @@ def test_a_new_results_folder_keeps_a_record_so_a_users_summary_is_refused(tmp_p
 
 
 def test_force_never_replaces_a_device_or_a_pipe(tmp_path, capsys):
-    """``--out /dev/null --force`` (run as root) replaced the device with a regular file."""
+    """``--out /dev/null --force`` (run as root) replaced the device with a regular file; a
+    named pipe stands in for the device (a test must not risk the real one)."""
     pipe = tmp_path / "pipe"
     os.mkfifo(pipe)
-    for target in (pipe, "/dev/null"):
-        argv = ["record", "geschenkt", "--out", str(target), "--force"]
-        assert "is not a regular file (a device or a pipe)" in refused(capsys, argv)
-    assert pipe.is_fifo() and Path("/dev/null").is_char_device()
+    argv = ["record", "geschenkt", "--out", str(pipe), "--force"]
+    assert "is not a regular file (a device or a pipe)" in refused(capsys, argv)
+    bound = ["bound", "geschenkt", "--players", "3", "--target", "random", "--out", str(pipe)]
+    assert "is not a regular file (a device or a pipe)" in refused(capsys, bound)
+    assert pipe.is_fifo()

@@ -212,9 +212,14 @@ def test_the_readme_python_of_the_batch_api_runs_as_written(start, tmp_path):
     (block,) = [b for b in blocks if b.startswith(start)]
     environment = {**os.environ, "MPLBACKEND": "Agg", "PYTHONPATH": str(README.parent)}
     done = subprocess.run(
-        [sys.executable, "-c", block], cwd=tmp_path, env=environment, capture_output=True, text=True
+        [sys.executable, "-c", block],
+        cwd=tmp_path,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     if start == BATCH_BLOCKS[0]:  # both tables print every agent, with its interval
         for name in ("sniper", "greedy:T=-3", "random", "ci_low"):
-            assert done.stdout.count(name) == 2, done.stdout
+            assert done.stdout.count(name) >= 2, done.stdout  # more where a wide table wraps
