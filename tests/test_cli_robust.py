@@ -46,9 +46,9 @@ ONE_LINE_ERRORS = [
         ["tournament", "tulips", "--agents", "planner:race=inf,greedy", *QUICK],
         "parameter race=inf is out of range (valid: any finite number)",
     ),
-    ([*TUNE, "--games", "0"], "--games must be at least 2, got 0"),
+    ([*TUNE, "--games", "0"], "--games: deals played in memory are a whole number in 2.."),
     ([*TUNE, "--popsize", "0"], "--popsize must be at least 2, got 0"),
-    ([*TUNE, "--final-games", "0"], "--final-games must be at least 2, got 0"),
+    ([*TUNE, "--final-games", "0"], "--final-games: deals played in memory are a whole number"),
     ([*TUNE, "--sigma", "nan"], "sigma must be a positive number"),
     (
         [*TUNE, "--sigma", "1e300"],
