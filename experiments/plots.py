@@ -92,7 +92,15 @@ def subject(
         what = f"{DESIGNS.get(design, design)} of {', '.join(names)}"
     extra = f" ({per})" if per else ""
     line = f"{load_game(game).title}, {what}, {counted(players)}, {games:,} games{extra}"
-    return textwrap.fill(line, SUBJECT_WIDTH, break_long_words=False, break_on_hyphens=False)
+    return _balanced(line, SUBJECT_WIDTH)
+
+
+def _balanced(line: str, width: int) -> str:
+    """``line`` broken into the fewest lines of at most ``width`` characters, of about even
+    length (no short last line), at spaces only."""
+    lines = -(-len(line) // width)  # ceiling division
+    even = min(width, -(-len(line) // lines) + 12)  # room for the words that do not fit
+    return textwrap.fill(line, even, break_long_words=False, break_on_hyphens=False)
 
 
 def subject_of(long: pd.DataFrame, game: str, design: str, per: str = "") -> str:

@@ -190,6 +190,7 @@ def test_subject_names_every_agent_and_a_fields_candidate():
     many = [f"agent_number_{i}" for i in range(12)]
     lines = plots.subject("geschenkt", "round-robin", many, [5], 10).splitlines()
     assert len(lines) > 1 and max(map(len, lines)) <= plots.SUBJECT_WIDTH
+    assert len(lines[-1]) >= len(lines[0]) // 2  # even lines, not a long one and a stub
     assert all(name in " ".join(lines) for name in many)
     field = plots.subject("geschenkt", "field", ["greedy", "sniper"], [4], 8, candidate="sniper")
     assert field == "No Thanks!, sniper in a field of greedy, 4 players, 8 games"
