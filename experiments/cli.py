@@ -264,27 +264,24 @@ def _chunk_size(text: str) -> int:
 def _whole(valid: str):
     """An argparse type: a whole number, where ``valid`` words the option's range for the
     message (the range itself is checked with the other options, where the game is known)."""
-
-    def whole(text: str) -> int:
-        try:
-            return int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{valid}, got {text!r}") from None
-
-    return whole
+    return _number(int, valid)
 
 
 def _real(valid: str):
     """An argparse type: a number, where ``valid`` words the option's range for the message
     (checked where the option is used)."""
+    return _number(float, valid)
 
-    def real(text: str) -> float:
+
+def _number(kind, valid: str):
+    def number(text: str):
         try:
-            return float(text)
+            return kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{valid}, got {text!r}") from None
 
-    return real
+    number.__name__ = kind.__name__  # argparse names the type in some messages
+    return number
 
 
 def _at_least_one(text: str, what: str) -> int:
