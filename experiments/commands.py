@@ -369,12 +369,13 @@ def report(folder, progress: bool = True, workers=None, force=False) -> dict[str
     print(method)
     print_tables(named)
     _say(progress, "report: drawing plots")
-    figures, missing = _draw(sums, named, folder, manifest, force)
+    subject = describe(manifest, played_games(sums))  # in every plot's title and summary.md
+    figures, missing = _draw(sums, named, folder, subject, force)
     for line in [*missing, unfinished]:
         if line:
             print(line)
-    line = describe(manifest, played_games(sums)).replace("\n", " ")
-    _markdown(folder, manifest, named, figures, (missing, unfinished, method, line), force)
+    notes = (missing, unfinished, method, subject.replace("\n", " "))
+    _markdown(folder, manifest, named, figures, notes, force)
     print(f"\nwrote {folder / 'summary.md'} and {count_of(len(figures), 'plot')} in {folder}/")
     return named
 
@@ -449,28 +450,26 @@ def _pyplot():
     return plots
 
 
-def _draw(sums: digest.Digest, named: dict, folder: Path, manifest: dict, force=False):
-    """Every plot the digest allows, saved into ``folder``; the names written and a line for
-    the plots that need per-game rows."""
+def _draw(sums: digest.Digest, named: dict, folder: Path, subject: str, force=False):
+    """Every plot the digest allows, saved into ``folder``, titled with the run's ``subject``
+    (``describe``); the names written and a line for the plots that need per-game rows."""
     plots = _pyplot()
-    games = played_games(sums)
-    line = describe(manifest, games)
     figures = {}
     if sums.mixed and sums.deals is not None:  # the printed table, intervals by deal
-        figures["seat_win_share.png"] = plots.seat_win_share_of(named[TURNS], subject=line)
+        figures["seat_win_share.png"] = plots.seat_win_share_of(named[TURNS], subject=subject)
     else:
-        figures["seat_win_share.png"] = plots.seat_panels(sums.sums, "win_share", subject=line)
+        figures["seat_win_share.png"] = plots.seat_panels(sums.sums, "win_share", subject=subject)
         figures["seat_score.png"] = plots.seat_panels(
-            sums.sums, "mean_score", subject=line, game=sums.game, ranges=sums.score_range
+            sums.sums, "mean_score", subject=subject, game=sums.game, ranges=sums.score_range
         )
     if HEAD_TO_HEAD in named:
         figures["win_rate_heatmap.png"] = plots.win_rate_heatmap_of(
-            named[HEAD_TO_HEAD], subject=line
+            named[HEAD_TO_HEAD], subject=subject
         )
-        figures["ratings.png"] = plots.rating_chart_of(named[RATINGS], subject=line)
+        figures["ratings.png"] = plots.rating_chart_of(named[RATINGS], subject=subject)
     if sums.scores is not None:
         figures["score_distributions.png"] = plots.score_boxes_of(
-            sums.scores, sums.game, sums.mixed, subject=line
+            sums.scores, sums.game, sums.mixed, subject=subject
         )
     for name, figure in figures.items():
         save_png(figure, folder / name, force)
