@@ -473,8 +473,6 @@ def _done(path) -> dict:
     where = f"--out {path}"
     if Path(path).is_dir():
         raise ValueError(f"{where} is a folder; give a CSV file (new, or one giftsim bound wrote)")
-    if not Path(path).is_file():
-        raise ValueError(f"{where} is not a regular file (a device or a pipe); give a CSV file")
     try:
         table = pd.read_csv(path, keep_default_na=False)
     except Exception:  # pandas raises several kinds for a file that is not a CSV table
