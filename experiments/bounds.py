@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from experiments.blocks import z_score
+from experiments.journal import append_row
 from giftsim import files
 from giftsim.game import load_game, rounds_of
 from giftsim.rule_options import changed_pairs
@@ -427,7 +428,8 @@ def _row(args, rules, target: str, done: dict, inputs: str) -> tuple[dict, bool]
         bound = agent_bound(args.game, rules, target, args.responder, *play)
     row = bound.summary() | {"seed": args.seed, "rules": varied, "inputs": inputs}
     assert tuple(row) == COLUMNS  # the order _done checks an earlier file against
-    _append(args.out, row)
+    if args.out is not None:
+        append_row(args.out, row)
     return row, False
 
 
@@ -463,73 +465,27 @@ KEY = ("game", "players", "target", "responder", "deals", "seed", "rules", "inpu
 
 def _done(path) -> dict:
     """The rows of an earlier run's CSV, by ``KEY`` (game, players, target, responder, deals,
-    seed, rules, inputs); a one-line ValueError for a path that is not such a CSV (a folder,
-    another table, a damaged file, an older format), before anything is run, so that no row is
-    added to a file of the user's."""
-    from pathlib import Path
+    seed, rules, inputs); a one-line ValueError for a path that is not such a CSV
+    (``journal.read_table``), before anything is run."""
+    from experiments.journal import read_table
 
-    if path is None or not Path(path).exists():
-        return {}
-    where = f"--out {path}"
-    if Path(path).is_dir():
-        raise ValueError(f"{where} is a folder; give a CSV file (new, or one giftsim bound wrote)")
-    try:
-        table = pd.read_csv(path, keep_default_na=False)
-    except Exception:  # pandas raises several kinds for a file that is not a CSV table
-        table = None
-    if table is not None and tuple(table.columns) == COLUMNS[:-2]:
-        raise ValueError(
-            f"{where} was written by an older giftsim bound, without the rules of its rows; add "
-            f"a column rules holding {STANDARD} to it if they were the rules of record, then a "
-            "column inputs, empty (its rows whose agents read a file are then run again), or "
-            "give a new file"
-        )
-    if table is not None and tuple(table.columns) == COLUMNS[:-1]:
-        raise ValueError(
-            f"{where} was written by an older giftsim bound, without the digests of the files "
-            "its rows' agents read; add a column inputs, empty, to it (its rows whose agents "
-            "read a file are then run again), or give a new file"
-        )
-    if table is None or tuple(table.columns) != COLUMNS:
-        raise ValueError(
-            f"{where} is not a table of giftsim bound (columns {', '.join(COLUMNS)}); give a new "
-            "file, or one an earlier giftsim bound wrote"
-        )
-    _check_rows(table, Path(path), where)
-    return {tuple(row[k] for k in KEY): row.to_dict() for _, row in table.iterrows()}
+    older = {
+        COLUMNS[:-2]: "was written by an older giftsim bound, without the rules of its rows; add "
+        f"a column rules holding {STANDARD} to it if they were the rules of record, then a "
+        "column inputs, empty (its rows whose agents read a file are then run again), or give a "
+        "new file",
+        COLUMNS[:-1]: "was written by an older giftsim bound, without the digests of the files "
+        "its rows' agents read; add a column inputs, empty, to it (its rows whose agents read a "
+        "file are then run again), or give a new file",
+    }
+    table = read_table(path, COLUMNS, NUMBERS, "--out", "a table of giftsim bound", older)
+    return {tuple(row[k] for k in KEY): row for row in table.to_dict("records")}
 
 
-NUMBERS = ("players", "deals", "responder_share", "target_share", "gain", "se", "low", "high")
-NUMBERS += ("cpu_seconds", "seed")  # the columns of ``--out`` that hold numbers
-
-
-def _check_rows(table: pd.DataFrame, path, where: str) -> None:
-    """A one-line ValueError for a damaged row (a number column holding something else: its
-    rows would never be found again, and be run and added twice) or a last line cut short (a
-    row added to it would be glued onto it)."""
-    data = path.read_bytes()
-    if data and not data.endswith(b"\n"):
-        raise ValueError(f"{where} is damaged: its last line is cut short; mend or remove it")
-    for column in NUMBERS:
-        wrong = pd.to_numeric(table[column], errors="coerce").isna().to_numpy()
-        if wrong.any():
-            row = int(wrong.argmax())
-            raise ValueError(
-                f"{where} is damaged: its row {row + 1} (below the header) has "
-                f"{table[column].iat[row]!r} in column {column}, which holds numbers; mend or "
-                "remove that row"
-            )
-
-
-def _append(path, row: dict) -> None:
-    from pathlib import Path
-
-    if path is None:
-        return
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    frame = pd.DataFrame([row])
-    frame.to_csv(path, mode="a", header=not path.is_file(), index=False)
+NUMBERS = {name: int for name in ("players", "deals", "seed")} | {  # the columns holding numbers
+    name: float
+    for name in ("responder_share", "target_share", "gain", "se", "low", "high", "cpu_seconds")
+}
 
 
 def cpu_text(seconds: float) -> str:

@@ -940,8 +940,19 @@ def _add_tune(sub) -> None:
     )
     p.add_argument("--json", type=Path, help="also write the result to this JSON file")
     _add_force(p, "the --json file")
+    _add_journal(p, "candidate's score")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=_tune)
+
+
+def _add_journal(p, what: str) -> None:
+    p.add_argument(
+        "--journal",
+        type=Path,
+        metavar="FILE.csv",
+        help=f"add each {what} to this CSV as it finishes; the same command again takes the "
+        "scores in it instead of playing them (after an interruption, it continues)",
+    )
 
 
 def _add_train(sub) -> None:
@@ -1052,6 +1063,7 @@ def _add_ladder(sub) -> None:
         "--out", type=Path, help="also write the markdown to this file (e.g. runs/ladder.md)"
     )
     _add_force(p, "the --out file")
+    _add_journal(p, "step's score")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=_ladder)
 
@@ -1137,6 +1149,10 @@ def _after_interrupt(args) -> str:
         return f"the rows found are in {out}; the same command again continues from there"
     if args.command == "demo":
         return "the studies written so far are kept; the same command again continues them"
+    if getattr(args, "journal", None) is not None:
+        return f"the scores played are in {args.journal}; the same command again continues"
+    if hasattr(args, "journal"):
+        return "nothing was kept (with --journal FILE the same command again would continue)"
     if args.command == "solve" and out is not None:
         return (
             f"anything finished is in {out}; a solve does not resume: run it again into a new --out"
@@ -1262,7 +1278,7 @@ def _ladder(args) -> None:
 
     games = [args.game] if args.game else None
     options = (args.games, args.search_games, args.seed, args.workers, not args.quiet)
-    commands.ladder(games, *options, args.argv, args.out, args.force)
+    commands.ladder(games, *options, args.argv, args.out, args.force, args.journal)
 
 
 def _execute_and_print(jobs, args) -> None:

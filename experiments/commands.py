@@ -832,9 +832,11 @@ def list_agents(games) -> None:
 def tune(args, argv) -> None:
     """``giftsim tune``: CMA-ES over a family's parameters; the result, and its JSON record."""
     from experiments import tune as tuning
+    from experiments.journal import Journal
 
     if args.json:  # before the run: a name that cannot be written would lose its result
         files.check_new(args.json, args.force, "--json")
+    scores = Journal(args.journal)
     result = tuning.tune(
         args.game,
         args.family,
@@ -847,7 +849,9 @@ def tune(args, argv) -> None:
         seed=args.seed,
         final_games=args.final_games,
         progress=not args.quiet,
+        journal=scores,
     )
+    _say_taken(scores, len(result.history) * args.popsize + 1, "score")
     print(result.history.to_string(index=False))
     low, high = result.ci95
     print(
@@ -859,6 +863,15 @@ def tune(args, argv) -> None:
     if args.json:
         record = json.dumps(tuning.as_record(result, argv), indent=2) + "\n"
         files.write_text(args.json, record, args.force, "--json")
+
+
+def _say_taken(journal, total: int, unit: str) -> None:
+    """On stderr, how many of a run's scores its journal held (none said when none)."""
+    if journal.taken:
+        print(
+            f"{count_of(journal.taken, unit)} of {total:,} taken from {journal.path}, not played",
+            file=sys.stderr,
+        )
 
 
 def train(args, command: str) -> None:
@@ -904,14 +917,20 @@ def train(args, command: str) -> None:
     )
 
 
-def ladder(games, n_games, search_games, seed, workers, progress, argv, out, force=False) -> None:
+def ladder(
+    games, n_games, search_games, seed, workers, progress, argv, out, force=False, journal=None
+) -> None:
     """``giftsim ladder``: play and judge the ladder; print (and write) its markdown (``out``
-    checked first: an existing file is replaced only if ``force``)."""
+    checked first: an existing file is replaced only if ``force``); ``journal``: the file of
+    its steps' scores (``experiments.journal``)."""
     from experiments import ladder as ladders
+    from experiments.journal import Journal
 
     if out:
         files.check_new(out, force)
-    table = ladders.ladder(games, n_games, search_games, seed, workers, progress=progress)
+    scores = Journal(journal)
+    table = ladders.ladder(games, n_games, search_games, seed, workers, progress, scores)
+    _say_taken(scores, len(table), "step")
     text = ladders.markdown(table, argv, seed)
     print(text)
     if out:

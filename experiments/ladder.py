@@ -27,6 +27,7 @@ from tqdm import tqdm
 
 from agents.roster import roster
 from experiments.batch import field
+from experiments.journal import Journal
 from experiments.stats import few_note, holm_adjusted, share_p_value, too_few
 from giftsim.game import GAMES, load_game, register_game
 
@@ -123,26 +124,31 @@ def _family(spec: str) -> str:
     return spec.split(":")[0]
 
 
-def _step(game, n, lower, upper, deals, seed, package):
-    """One step, in a worker process: a game added at run time (``register_game``) is added
-    there too, from its package."""
+def _score(game, n, lower, upper, deals, seed, package) -> dict:
+    """One step's field score, in a worker process: a game added at run time
+    (``register_game``) is added there too, from its package."""
     if game not in GAMES:
         register_game(game, package)
-    result = field(game, upper, lower, n, deals, seed=seed)
-    low, high = result["ci95"]
-    share, fair = result["win_share"], result["fair"]
+    return field(game, upper, lower, n, deals, seed=seed)
+
+
+def _row(step, score: dict) -> dict:
+    """A step's row of the ladder's table."""
+    game, n, lower, upper, deals = step
+    low, high = score["ci95"]
+    share, fair = score["win_share"], score["fair"]
     return {
         "game": game,
         "players": n,
         "upper": upper,
         "lower": lower,
-        "win_share": result["win_share"],
+        "win_share": share,
         "ci_low": low,
         "ci_high": high,
-        "fair": result["fair"],
-        "games": result["games"],
+        "fair": fair,
+        "games": score["games"],
         "deals": deals,
-        "p_value": share_p_value(share, result["se"], deals, fair, deals - 1),
+        "p_value": share_p_value(share, score["se"], deals, fair, deals - 1),
     }
 
 
@@ -171,9 +177,12 @@ def ladder(
     seed=FRESH_SEED,
     workers=1,
     progress=False,
+    journal=None,
 ):
     """Every step of the ladders of ``games`` (default: every game) as one table (rows in
-    ladder order), judged by ``judge``; ``progress``: a bar of steps done on stderr."""
+    ladder order), judged by ``judge``; ``progress``: a bar of steps done on stderr.
+    ``journal`` (an ``experiments.journal.Journal``): its steps' scores are taken from it and
+    the others added to it as each finishes, so that an interrupted ladder continues."""
     for flag, value in (("--games", n_games), ("--search-games", search_games)):
         if value < 0 or value == 1:  # an interval needs two deals
             raise ValueError(f"{flag} must be 0 (no such steps) or at least 2, got {value}")
@@ -182,12 +191,17 @@ def ladder(
     todo = [s for g in games or GAMES for s in steps(g, n_games, search_games)]
     if not todo:
         raise ValueError("--games and --search-games are both 0: the ladder has no step to play")
-    slow_first = sorted(range(len(todo)), key=lambda i: -_cost(todo[i]))
-    tasks = (delayed(_step)(*todo[i], seed, GAMES[todo[i][0]]) for i in slow_first)
+    journal = journal or Journal()
+    keys = [journal.key(game, up, low, n, deals, seed) for game, n, low, up, deals in todo]
+    scores = {i: journal.get(key) for i, key in enumerate(keys)}
+    left = sorted((i for i, s in scores.items() if s is None), key=lambda i: -_cost(todo[i]))
+    tasks = (delayed(_score)(*todo[i], seed, GAMES[todo[i][0]]) for i in left)
     results = Parallel(n_jobs=workers, return_as="generator")(tasks)
-    bar = tqdm(results, total=len(todo), unit="step", disable=not progress)
-    by_index = dict(zip(slow_first, bar, strict=True))
-    return judge(pd.DataFrame([by_index[i] for i in range(len(todo))]), seed)
+    bar = tqdm(results, total=len(left), unit="step", disable=not progress)
+    for i, score in zip(left, bar, strict=True):
+        journal.add(keys[i], score)  # at once: a step finished is never played again
+        scores[i] = score
+    return judge(pd.DataFrame([_row(step, scores[i]) for i, step in enumerate(todo)]), seed)
 
 
 def _cost(step) -> float:

@@ -17,7 +17,7 @@ from tqdm import tqdm
 
 from agents.base import Range
 from agents.registry import parse
-from experiments.batch import field as field_share
+from experiments.journal import Journal
 from experiments.words import count_of
 from giftsim.game import load_game
 
@@ -57,12 +57,16 @@ def tune(
     seed: int = 0,
     final_games: int = 20000,
     progress: bool = False,
+    journal=None,
 ) -> TuneResult:
     """CMA-ES over the parameters of ``family`` for ``players`` seats against ``opponent``.
 
     ``games`` deals (each played once per seat) score a candidate during the search;
     ``final_games`` fresh deals score the best one. ``progress``: a bar of candidates scored
-    on stderr.
+    on stderr. ``journal`` (an ``experiments.journal.Journal``): the candidates' and the final
+    scores are taken from it when it holds them, the others added to it as each finishes, so
+    that an interrupted run continues where it stopped (CMA-ES, a pure function of the scores,
+    proposes the same candidates again).
     """
     _check_sizes(games=games, generations=generations, popsize=popsize, final_games=final_games)
     if not (np.isfinite(sigma) and 0 < sigma <= MAX_SIGMA):
@@ -88,8 +92,10 @@ def tune(
         valid = [_into(r, float(v)) for r, v in zip(ranges, values, strict=True)]
         return base.family(**dict(zip(names, valid, strict=True)))
 
+    scores = journal or Journal()
+
     def loss(x):
-        return -field_share(game, agent(x), opponent, players, games, seed=seed)["win_share"]
+        return -scores.field(game, agent(x), opponent, players, games, seed)["win_share"]
 
     search = cma.CMAEvolutionStrategy(
         np.zeros(len(names)), sigma, _options(popsize, generations, seed)
@@ -107,9 +113,7 @@ def tune(
     bar.close()
     history[-1]["stop"] = ", ".join(search.stop())  # why CMA-ES ended (e.g. maxiter, tolfun)
     best = agent(search.result.xbest)
-    final = field_share(
-        game, best, opponent, players, final_games, seed=seed + EVALUATION_SEED_OFFSET
-    )
+    final = scores.field(game, best, opponent, players, final_games, seed + EVALUATION_SEED_OFFSET)
     return TuneResult(
         game,
         family,

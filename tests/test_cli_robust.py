@@ -886,8 +886,10 @@ def test_the_local_worker_cap_leaves_a_dask_cluster_alone():
         ),
         (["bound", "geschenkt", "--target", "greedy", "--out", "b.csv"], "the rows found are in"),
         (["demo"], "the studies written so far are kept; the same command again continues"),
-        ([*TUNE], "nothing was kept (this command has no"),
-        (["ladder"], "nothing was kept (this command has no --resume)"),
+        ([*TUNE], "nothing was kept (with --journal FILE the same command again would"),
+        (["ladder"], "nothing was kept (with --journal FILE the same command again would"),
+        (["ladder", "--journal", "j.csv"], "the scores played are in j.csv; the same command"),
+        ([*TUNE, "--journal", "j.csv"], "the scores played are in j.csv; the same command"),
         ([*SOLVE, "--out", "s"], "anything finished is in s; a solve does not resume: run it"),
     ],
 )
