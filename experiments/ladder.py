@@ -93,6 +93,10 @@ USED = {  # seeds whose results were looked at (to choose a parameter or not): a
         s: "the second statistics review's large runs (issue 24)" for s in range(910001, 910005)
     },
     **{s: "the coverage tests' designs (tests/test_coverage.py)" for s in range(6101, 6106)},
+    **{  # mirror tables of learned, tuned4p, greedy, random and flatmc at 3-5 Tulips players
+        s: "the Tulips turn-order gap of learned among its own copies (findings section 1)"
+        for s in range(990001, 990015)
+    },
 }
 FRESH_SEED = 2033  # the default: no result on these deals was looked at before
 
