@@ -156,10 +156,13 @@ def load_module(target: str) -> list[Family]:
 
 
 def source_file(game: str, name: str) -> str:
-    """The Python file that defined an agent family (``load_module``, an untrusted module),
-    resolved, or "" (a built-in, a module named by its dotted name, a ``define`` elsewhere)."""
+    """The Python file that defined an agent family (``load_module`` of a file or of a module
+    by its dotted name, an untrusted module), resolved, or "" (a built-in, a ``define``
+    elsewhere)."""
     origin = _ORIGIN.get((game, name), "")
-    return origin if origin.endswith(".py") else ""
+    if origin and not origin.endswith(".py"):  # a dotted name: the file it was imported from
+        origin = getattr(sys.modules.get(origin), "__file__", None) or ""
+    return str(Path(origin).resolve()) if origin.endswith(".py") else ""
 
 
 def _origin(target: str) -> str:

@@ -478,7 +478,8 @@ def _done(path) -> dict:
         "its rows' agents read; add a column inputs, empty, to it (its rows whose agents read a "
         "file are then run again), or give a new file",
     }
-    table = read_table(path, COLUMNS, NUMBERS, "--out", "a table of giftsim bound", older)
+    owner = ("a table of giftsim bound", "an earlier giftsim bound")
+    table = read_table(path, COLUMNS, NUMBERS, "--out", *owner, older)
     return {tuple(row[k] for k in KEY): row for row in table.to_dict("records")}
 
 

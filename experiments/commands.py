@@ -836,7 +836,7 @@ def tune(args, argv) -> None:
 
     if args.json:  # before the run: a name that cannot be written would lose its result
         files.check_new(args.json, args.force, "--json")
-    scores = Journal(args.journal)
+    scores = Journal(_apart(args.journal, args.json, "--json"))
     result = tuning.tune(
         args.game,
         args.family,
@@ -863,6 +863,14 @@ def tune(args, argv) -> None:
     if args.json:
         record = json.dumps(tuning.as_record(result, argv), indent=2) + "\n"
         files.write_text(args.json, record, args.force, "--json")
+
+
+def _apart(journal, path, flag: str):
+    """``journal``, after checking that it is not the file ``flag`` writes at the end (one
+    would replace the other)."""
+    if journal is not None and path is not None and Path(journal).resolve() == Path(path).resolve():
+        raise ValueError(f"--journal and {flag} name the same file, {path}; give two files")
+    return journal
 
 
 def _say_taken(journal, total: int, unit: str) -> None:
@@ -928,7 +936,7 @@ def ladder(
 
     if out:
         files.check_new(out, force)
-    scores = Journal(journal)
+    scores = Journal(_apart(journal, out, "--out"))
     table = ladders.ladder(games, n_games, search_games, seed, workers, progress, scores)
     _say_taken(scores, len(table), "step")
     text = ladders.markdown(table, argv, seed)

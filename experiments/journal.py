@@ -7,14 +7,17 @@ its rows with them). :class:`Journal` keeps the scores of field tournaments
 (a candidate, then the best one's final score): ``--journal FILE``.
 
 A score is a pure function of its key: the game, the player count, the candidate's and the
-field's specs, the deals and their seed, the code that plays them (``manifest.code_digest``:
-the engines, agents and shipped networks) and the other files its agents read
-(``manifest.inputs``: a ``net=`` or ``table=`` file, an agents module). A score is taken from
+field's specs, the deals and their seed, the code that plays and scores them
+(:func:`scoring_code`: the engines, agents and shipped networks, and the modules that play a
+field and compute its interval) and the other files its agents read (``manifest.inputs``: a
+``net=`` or ``table=`` file, an agents module by path or dotted name). A score is taken from
 the journal only when its whole key matches, so a journal is never read by code or files that
 would play other games; rows of other keys are kept and left alone (one journal can serve
 several ladders and tunes).
 """
 
+import hashlib
+import math
 from pathlib import Path
 
 import pandas as pd
@@ -35,12 +38,11 @@ class Journal:
     before anything is played."""
 
     def __init__(self, path=None, what: str = "--journal"):
-        from experiments.manifest import code_digest
-
         self.path = None if path is None else files.check_new(path, True, what)
-        table = read_table(self.path, COLUMNS, NUMBERS, what, "a journal of giftsim ladder or tune")
+        owner = ("a journal of giftsim ladder or tune", "an earlier ladder or tune")
+        table = read_table(self.path, COLUMNS, NUMBERS, what, *owner)
         self.scores = {_key(row): _score(row) for row in table.to_dict("records")}
-        self.code = code_digest()
+        self.code = scoring_code()
         self.taken = 0  # scores found here rather than played
 
     def key(self, game: str, candidate, field, players: int, deals: int, seed: int) -> tuple:
@@ -82,6 +84,18 @@ class Journal:
         return score
 
 
+def scoring_code() -> str:
+    """The hash of the code a score depends on: ``manifest.code_digest`` (the engines, agents
+    and shipped networks) and the modules that play a field and compute its interval."""
+    from experiments import batch, games, stats
+    from experiments.manifest import code_digest
+
+    digest = hashlib.sha1(code_digest().encode())
+    for module in (batch, games, stats):
+        digest.update(Path(module.__file__).read_bytes())
+    return digest.hexdigest()[:12]
+
+
 def _key(row: dict) -> tuple:
     return tuple(row[name] for name in KEY)
 
@@ -97,17 +111,16 @@ def _score(row: dict) -> dict:
     }
 
 
-def read_table(path, columns, numbers, what: str, owner: str, older=None) -> pd.DataFrame:
-    """The rows of a journal (none when ``path`` is None or not there yet), each column of
-    ``numbers`` (a name: ``int`` or ``float``) read back exactly as written (by Python, whatever
-    the pandas), the others as text; a one-line ValueError, before anything is run, for a path
-    that is not such a file (a folder, another table, a damaged file, or a format ``older``
-    maps from its columns to what to do), so that no row is added to a file of the user's."""
+def read_table(path, columns, numbers, what: str, owner: str, writer: str, older=None):
+    """The rows of a journal (none when ``path`` is None or not there yet) as a DataFrame, each
+    column of ``numbers`` (a name: ``int`` or ``float``) read back exactly as written (by
+    Python, whatever the pandas), the others as text; a one-line ValueError, before anything is
+    run, for a file that is not ``owner`` (one ``writer`` wrote): another table, a damaged
+    file, or a format ``older`` maps from its columns to what to do, so that no row is added to
+    a file of the user's."""
     if path is None or not Path(path).exists():
         return pd.DataFrame(columns=list(columns))
     where = f"{what} {path}"
-    if Path(path).is_dir():
-        raise ValueError(f"{where} is a folder; give a CSV file (new, or {owner})")
     try:
         table = pd.read_csv(path, keep_default_na=False, dtype=str)
     except Exception:  # pandas raises several kinds for a file that is not a CSV table
@@ -118,7 +131,7 @@ def read_table(path, columns, numbers, what: str, owner: str, older=None) -> pd.
     if found != tuple(columns):
         raise ValueError(
             f"{where} is not {owner} (columns {', '.join(columns)}); give a new file, or one "
-            "such a command wrote"
+            f"{writer} wrote"
         )
     if not Path(path).read_bytes().endswith(b"\n"):
         raise ValueError(f"{where} is damaged: its last line is cut short; mend or remove it")
@@ -128,17 +141,21 @@ def read_table(path, columns, numbers, what: str, owner: str, older=None) -> pd.
 
 
 def _numbers(texts: pd.Series, kind, column: str, where: str) -> list:
-    """A column's numbers; a one-line ValueError naming a damaged row (its key would never be
-    found again, and its score played and added twice)."""
+    """A column's numbers; a one-line ValueError naming a damaged row (not a finite number: its
+    key would never be found again, and its score played and added twice, or a score that
+    no run wrote would be taken)."""
     values = []
     for row, text in enumerate(texts):
         try:
-            values.append(kind(text))
+            value = kind(text)
         except ValueError:
+            value = math.nan
+        if not math.isfinite(value):
             raise ValueError(
                 f"{where} is damaged: its row {row + 1} (below the header) has {text!r} in "
                 f"column {column}, which holds numbers; mend or remove that row"
-            ) from None
+            )
+        values.append(value)
     return values
 
 

@@ -128,12 +128,12 @@ def _family(spec: str) -> str:
     return spec.split(":")[0]
 
 
-def _score(game, n, lower, upper, deals, seed, package) -> dict:
-    """One step's field score, in a worker process: a game added at run time
+def _play_step(i: int, game, n, lower, upper, deals, seed, package) -> tuple[int, dict]:
+    """Step ``i``'s field score, in a worker process: a game added at run time
     (``register_game``) is added there too, from its package."""
     if game not in GAMES:
         register_game(game, package)
-    return field(game, upper, lower, n, deals, seed=seed)
+    return i, field(game, upper, lower, n, deals, seed=seed)
 
 
 def _row(step, score: dict) -> dict:
@@ -199,11 +199,10 @@ def ladder(
     keys = [journal.key(game, up, low, n, deals, seed) for game, n, low, up, deals in todo]
     scores = {i: journal.get(key) for i, key in enumerate(keys)}
     left = sorted((i for i, s in scores.items() if s is None), key=lambda i: -_cost(todo[i]))
-    tasks = (delayed(_score)(*todo[i], seed, GAMES[todo[i][0]]) for i in left)
-    results = Parallel(n_jobs=workers, return_as="generator")(tasks)
-    bar = tqdm(results, total=len(left), unit="step", disable=not progress)
-    for i, score in zip(left, bar, strict=True):
-        journal.add(keys[i], score)  # at once: a step finished is never played again
+    tasks = (delayed(_play_step)(i, *todo[i], seed, GAMES[todo[i][0]]) for i in left)
+    results = Parallel(n_jobs=workers, return_as="generator_unordered")(tasks)
+    for i, score in tqdm(results, total=len(left), unit="step", disable=not progress):
+        journal.add(keys[i], score)  # as it finishes: a step done is never played again
         scores[i] = score
     return judge(pd.DataFrame([_row(step, scores[i]) for i, step in enumerate(todo)]), seed)
 

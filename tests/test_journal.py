@@ -111,14 +111,19 @@ def test_a_file_an_agent_reads_is_in_the_key(tmp_path):
         ("", "is not a journal of giftsim ladder or tune"),
         ("CUT", "is damaged: its last line is cut short; mend or remove it"),
         ("WORD", "is damaged: its row 1 (below the header) has 'many' in column deals"),
+        ("NAN", "is damaged: its row 1 (below the header) has 'nan' in column se"),
     ],
 )
 def test_a_file_that_is_not_a_journal_is_refused_in_one_line(tmp_path, text, said):
     path = tmp_path / "j.csv"
-    if text in ("CUT", "WORD"):
+    if text in ("CUT", "WORD", "NAN"):
         journal.Journal(path).field("geschenkt", "sniper", "greedy", 3, 10, 7)
         written = path.read_text()
-        text = written[:-5] if text == "CUT" else written.replace(",10,7,", ",many,7,")
+        header, row = written.splitlines()
+        cells = row.split(",")
+        cells[journal.COLUMNS.index("se")] = "nan"
+        damaged = {"CUT": written[:-5], "WORD": written.replace(",10,7,", ",many,7,")}
+        text = damaged.get(text, f"{header}\n{','.join(cells)}\n")
     path.write_text(text)
     with pytest.raises(ValueError, match="^--journal .*j.csv " + re.escape(said)):
         journal.Journal(path)
@@ -144,3 +149,78 @@ def test_the_command_line_says_how_many_scores_it_took(tmp_path, capsys):
     again = capsys.readouterr()
     assert f"3 scores of 3 taken from {path}, not played" in again.err
     assert again.out == first.out
+
+
+def test_an_agents_module_named_by_its_dotted_name_is_in_the_key(tmp_path, monkeypatch):
+    """An ``--agents-module`` given as a module name, edited between two runs: its scores are
+    not taken (it was read as no file at all; also the tournament's resume check)."""
+    from agents import registry
+    from experiments.manifest import inputs
+    from experiments.schedule import Job
+
+    monkeypatch.setattr(registry, "_FAMILIES", {g: dict(t) for g, t in registry._FAMILIES.items()})
+    monkeypatch.setattr(registry, "_ORIGIN", dict(registry._ORIGIN))
+    module = tmp_path / "dotted_takers.py"
+    module.write_text(
+        "from agents.registry import define\n"
+        "from geschenkt_sim import rules, state\n"
+        "def taker(obs, params, rng):\n"
+        "    return rules.TAKE if obs[state.POT] >= params[0] else rules.PASS\n"
+        "define('geschenkt', 'dotted_taker', taker, {'pot': 4})\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    registry.load_module("dotted_takers")
+    assert registry.source_file("geschenkt", "dotted_taker") == str(module.resolve())
+    job = Job(0, "geschenkt", ("dotted_taker", "greedy", "greedy"), 7, 10)
+    assert str(module.resolve()) in inputs([job])
+    scores = journal.Journal()
+    key = scores.key("geschenkt", "dotted_taker", "greedy", 3, 10, 7)
+    module.write_text(module.read_text().replace(">= params[0]", "> params[0]"))
+    assert scores.key("geschenkt", "dotted_taker", "greedy", 3, 10, 7) != key
+
+
+def test_the_code_that_scores_a_field_is_in_the_key(tmp_path, monkeypatch):
+    """The interval comes from experiments.stats, not from the engines the results folders'
+    digest covers: a change there must not let an old score be taken."""
+    from experiments import stats
+
+    before = journal.scoring_code()
+    copy = tmp_path / "stats.py"
+    copy.write_bytes(Path(stats.__file__).read_bytes() + b"\n# changed\n")
+    monkeypatch.setattr(stats, "__file__", str(copy))
+    assert journal.scoring_code() != before
+
+
+@pytest.mark.parametrize(
+    ("command", "flag"),
+    [
+        (["ladder", "--games", "20", "--search-games", "0", "--out"], "--out"),
+        ([*TUNE_ARGV, "--json"], "--json"),
+    ],
+)
+def test_the_journal_and_the_result_cannot_be_one_file(tmp_path, capsys, counted, command, flag):
+    """The result, written at the end, would replace the journal (or be refused after hours of
+    play): refused before anything is played."""
+    path = tmp_path / "same.csv"
+    assert main([*command, str(path), "--journal", str(tmp_path / "." / "same.csv")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith(f"--journal and {flag} name the same file, {path}; give two files")
+    assert counted == [] and not path.exists()
+
+
+def test_ctrl_c_says_where_the_finished_scores_are(tmp_path, capsys, monkeypatch):
+    from experiments import cli
+
+    path = tmp_path / "j.csv"
+    journal.Journal(path).field("geschenkt", "sniper", "greedy", 3, 10, 7)
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "_check_together", interrupted)
+    assert main(["ladder", "--journal", str(path)]) == 130
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        f"giftsim ladder: interrupted; the scores finished are in {path}; the same command "
+        "again continues"
+    )
