@@ -5,6 +5,7 @@ run: ``--help``, argument errors and ``giftsim agents`` compile nothing.
 """
 
 import argparse
+import contextlib
 import os
 import re
 import secrets
@@ -57,6 +58,7 @@ def main(argv=None) -> int:
     if unknown:
         _refuse_unknown(parser.commands[args.command], unknown, getattr(args, "game", None))
     args.argv = list(sys.argv[1:] if argv is None else argv)  # recorded by tune and ladder
+    RUNNING["args"] = args
     notice.QUIET = getattr(args, "quiet", False)
     SIGNALLED.clear()
     before = _stop_on_signals()
@@ -93,6 +95,7 @@ def main(argv=None) -> int:
 
 def _stopped(args, signum: int) -> int:
     """The line of a command stopped by Ctrl-C or SIGTERM, and its exit status."""
+    Watchdog.stopping.set()  # the stop has reached the end of the command
     how = "terminated" if signum == signal.SIGTERM else "interrupted"
     print(f"giftsim {args.command}: {how}; {_after_interrupt(args)}", file=sys.stderr)
     return 128 + signum
@@ -114,6 +117,7 @@ class Terminated(KeyboardInterrupt):
 
 
 SIGNALLED: list[int] = []  # the stop signals this command received (main thread)
+RUNNING: dict = {}  # the command being run (its parsed ``args``), for the watchdog's line
 
 
 def _on_signal(signum, frame):
@@ -135,12 +139,75 @@ def _stop_on_signals() -> dict:
 
 
 def entry() -> int:
-    """The ``giftsim`` console command: :func:`main`, then Ctrl-C ignored while the interpreter
-    shuts down (a process pool's threads may still be joining for a few seconds after the
-    last line; an interrupt there printed a traceback after the work was done)."""
-    code = main()
+    """The ``giftsim`` console command: :func:`main` under a :class:`Watchdog`, then Ctrl-C
+    ignored while the interpreter shuts down (a process pool's threads may still be joining
+    for a few seconds after the last line; an interrupt there printed a traceback after the
+    work was done)."""
+    with Watchdog():
+        code = main()
     signal.signal(signal.SIGINT, _quiet_exit)
     return code
+
+
+STOP_LIMIT = 5.0  # seconds from a stop to the end of the process, past which the watchdog ends it
+
+
+class Watchdog:
+    """Ends the process on Ctrl-C or SIGTERM when the main thread does not. Python runs a
+    signal's handler between bytecodes only, and a library may lose the exception it raises:
+    a stop during a first Numba compilation took effect when an LLVM pass returned (seconds
+    to a minute), or was lost in Numba's code and the command ran on to its end (a cold
+    ``giftsim bench`` stopped 9 s in ended 165 s later). The C-level handler also writes the
+    signal's number to a pipe (``signal.set_wakeup_fd``) that this thread reads (LLVM
+    releases the GIL); if the command has not reached its stop's end (:func:`_stopped`) or
+    returned :data:`STOP_LIMIT` seconds later, the thread prints the stop's line (what was
+    kept, how to go on) and ends the process with its status. Nothing is lost that the stop
+    would have kept: every file is written under a temporary name and renamed, and worker
+    processes end with their parent. Only the console command has one (never a caller of
+    :func:`main` in-process, such as the tests)."""
+
+    stopping = threading.Event()  # set once the stop's line is said, or the command returned
+
+    def __enter__(self):
+        Watchdog.stopping.clear()
+        self.read, self.write = os.pipe()
+        os.set_blocking(self.write, False)
+        try:
+            self.before = signal.set_wakeup_fd(self.write)
+        except ValueError:  # not the main thread: no handler runs here anyway
+            self.before = None
+        threading.Thread(target=self._watch, daemon=True, name="giftsim-watchdog").start()
+        os.register_at_fork(after_in_child=_no_wakeup)  # a forked child's signals are its own
+        return self
+
+    def __exit__(self, *exc) -> None:
+        Watchdog.stopping.set()
+        if self.before is not None:
+            signal.set_wakeup_fd(self.before)
+        os.close(self.write)  # the thread reads the end of the pipe and returns
+
+    def _watch(self) -> None:
+        while data := os.read(self.read, 1):
+            signum = data[0]
+            if signum in (signal.SIGINT, signal.SIGTERM) and not self.stopping.wait(STOP_LIMIT):
+                self._end(signum)
+        os.close(self.read)
+
+    @staticmethod
+    def _end(signum: int) -> None:
+        """The stop's line, as the main thread would have said it, and the process ends."""
+        args = RUNNING.get("args")
+        if args is None:  # stopped before the command was known
+            how = "terminated" if signum == signal.SIGTERM else "interrupted"
+            print(f"giftsim: {how}", file=sys.stderr)
+        code = 128 + signum if args is None else _stopped(args, signum)
+        sys.stderr.flush()
+        os._exit(code)
+
+
+def _no_wakeup() -> None:
+    with contextlib.suppress(ValueError):  # not the child's main thread: none was set
+        signal.set_wakeup_fd(-1)
 
 
 def _quiet_exit(signum, frame) -> None:
@@ -940,7 +1007,7 @@ def _add_tune(sub) -> None:
     )
     p.add_argument("--json", type=Path, help="also write the result to this JSON file")
     _add_force(p, "the --json file")
-    _add_journal(p, "candidate's score")
+    _add_journal(p, "score (each candidate's, then the best one's final score)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=_tune)
 
@@ -1150,7 +1217,9 @@ def _after_interrupt(args) -> str:
     if args.command == "demo":
         return "the studies written so far are kept; the same command again continues them"
     if getattr(args, "journal", None) is not None:
-        return f"the scores played are in {args.journal}; the same command again continues"
+        if not Path(args.journal).is_file():
+            return f"no score had finished ({args.journal} not written yet)"
+        return f"the scores finished are in {args.journal}; the same command again continues"
     if hasattr(args, "journal"):
         return "nothing was kept (with --journal FILE the same command again would continue)"
     if args.command == "solve" and out is not None:

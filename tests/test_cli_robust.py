@@ -425,6 +425,58 @@ def test_sigterm_stops_a_run_as_ctrl_c_does_and_it_resumes(tmp_path):
     assert len(rows.drop_duplicates(["job", "game_index"])) == len(rows) == planned
 
 
+RUNS_ON = """
+import sys, time
+from experiments import cli
+
+def run_on(args):  # a library that loses the stop's exception and runs on
+    end, said = time.monotonic() + 60, False
+    while True:
+        try:
+            if not said:  # in the try: the stop may come as soon as it is said
+                said = True
+                print("started", file=sys.stderr, flush=True)
+            while time.monotonic() < end:
+                time.sleep(0.05)
+            return 0
+        except KeyboardInterrupt:
+            pass
+
+cli._tournament = run_on
+sys.argv = ["giftsim", "tournament", "geschenkt", "--agents", "greedy,random", "--out", sys.argv[1]]
+sys.exit(cli.entry())
+"""
+
+
+@pytest.mark.parametrize(
+    ("signum", "how"), [(signal.SIGINT, "interrupted"), (signal.SIGTERM, "terminated")]
+)
+def test_a_stop_that_a_library_loses_still_ends_the_run_soon(tmp_path, signum, how):
+    """A stop raised inside a library that loses it (Numba while compiling: a cold ``giftsim
+    bench`` stopped 9 s in ran on for 165 s) or in native code that holds on to it: the
+    console command's watchdog ends the run ``STOP_LIMIT`` seconds after the stop, with the
+    stop's line and status."""
+    from experiments.cli import STOP_LIMIT
+
+    out = tmp_path / "r"
+    run = subprocess.Popen(
+        [sys.executable, "-c", RUNS_ON, str(out)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert run.stderr.readline() == "started\n"
+    stopped = time.monotonic()
+    run.send_signal(signum)
+    err = run.communicate(timeout=60)[1]
+    waited = time.monotonic() - stopped
+    assert run.returncode == 128 + signum, err
+    assert err.strip() == (
+        f"giftsim tournament: {how}; the same command with --resume continues from {out}"
+    )
+    assert STOP_LIMIT - 0.5 < waited < STOP_LIMIT + 3, f"the stop took {waited:.1f} s"
+
+
 def test_a_second_run_into_a_folder_being_played_into_is_refused(tmp_path):
     """A ``--resume`` started while a run still plays into its folder is refused in one line
     and touches no file (two runs played every chunk twice and removed each other's
@@ -888,8 +940,8 @@ def test_the_local_worker_cap_leaves_a_dask_cluster_alone():
         (["demo"], "the studies written so far are kept; the same command again continues"),
         ([*TUNE], "nothing was kept (with --journal FILE the same command again would"),
         (["ladder"], "nothing was kept (with --journal FILE the same command again would"),
-        (["ladder", "--journal", "j.csv"], "the scores played are in j.csv; the same command"),
-        ([*TUNE, "--journal", "j.csv"], "the scores played are in j.csv; the same command"),
+        (["ladder", "--journal", "j.csv"], "no score had finished (j.csv not written yet)"),
+        ([*TUNE, "--journal", "j.csv"], "no score had finished (j.csv not written yet)"),
         ([*SOLVE, "--out", "s"], "anything finished is in s; a solve does not resume: run it"),
     ],
 )
