@@ -426,8 +426,11 @@ def test_sigterm_stops_a_run_as_ctrl_c_does_and_it_resumes(tmp_path):
 
 
 RUNS_ON = """
-import sys, time
+import signal, sys, time
 from experiments import cli
+
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal: a background job
+# (make test in CI) starts with Ctrl-C ignored
 
 def run_on(args):  # a library that loses the stop's exception and runs on
     end, said = time.monotonic() + 60, False
