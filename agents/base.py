@@ -210,12 +210,32 @@ class Family:
             check_action_type(self.decide)
         return self.decider
 
+    def ask(self, obs: np.ndarray, params: np.ndarray, rng: np.ndarray) -> int:
+        """One decision called from Python (the slow path, the environments, ``bench``): a
+        compiled ``decide`` gets its arrays typed as its loop entry gives them (a built-in's
+        observation and every parameter row read-only, a user agent's observation its own
+        copy), so the call runs the specialisation the entry compiled or Numba cached instead
+        of compiling ``decide`` a second time for writable arrays (3-18 s for a search agent).
+        A plain-Python ``decide`` gets the arrays as given."""
+        if not self.compiled:
+            return int(self.decide(obs, params, rng))
+        if self.builtin:
+            obs = _read_only(obs)
+        return int(self.decide(obs, _read_only(params), rng))
+
     @property
     def summary(self) -> str:
         """The rule's first sentence (the docstring's opening, on one line)."""
         words = " ".join((self.doc or "").split())
         head, dot, _ = words.partition(". ")
         return head + "." if dot else head
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    """A read-only view of ``array`` (Numba types it ``readonly``; the array stays writable)."""
+    view = array.view()
+    view.flags.writeable = False
+    return view
 
 
 @dataclass(frozen=True)

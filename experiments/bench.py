@@ -95,7 +95,7 @@ def positions(game: str, n_players: int, spec: str, n_games: int) -> list[np.nda
     def seat0(obs, legal):
         seen.append(obs.copy())
         row, rng = agent.param_row(n_players), np.array([len(seen)], np.uint64)
-        return int(agent.family.decide(obs, row, rng))
+        return agent.family.ask(obs, row, rng)
 
     for i in range(n_games):
         players = [seat0] + [agent] * (n_players - 1)
@@ -115,10 +115,10 @@ def search_speed(game: str, n_games: int = 4) -> pd.DataFrame:
     for name in kit.search:
         agent = parse(name, game)
         row, rng = agent.param_row(n_players), np.array([1], np.uint64)
-        agent.family.decide(observations[0], row, rng)  # compile or load
+        agent.family.ask(observations[0], row, rng)  # compile or load
         start = time.perf_counter()
         for obs in observations:
-            agent.family.decide(obs, row, rng)
+            agent.family.ask(obs, row, rng)
         per = (time.perf_counter() - start) / len(observations)
         rows.append(
             {

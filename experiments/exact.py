@@ -202,7 +202,7 @@ def with_agents(decisions: pd.DataFrame, rules: Rules, agents) -> pd.DataFrame:
         agent = parse(spec, "geschenkt")
         row = agent.param_row(rules.n_players)
         out[spec] = [
-            int(agent.family.decide(_obs(rules, s), row, np.zeros(1, np.uint64)) == TAKE)
+            int(agent.family.ask(_obs(rules, s), row, np.zeros(1, np.uint64)) == TAKE)
             for s in decisions.itertuples()
         ]
     return out

@@ -116,6 +116,6 @@ def assert_same_decisions(families, obs, twin, players) -> None:
     for family in families:
         params = quick(family).param_row(players)
         shown = obs.copy()
-        first = family.decide(obs, params, np.array([7], np.uint64))
-        assert first == family.decide(twin, params, np.array([7], np.uint64)), family.name
+        first = family.ask(obs, params, np.array([7], np.uint64))
+        assert first == family.ask(twin, params, np.array([7], np.uint64)), family.name
         assert np.array_equal(obs, shown)  # the fast loop shows the live state: agents only read

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from numba.core.event import install_recorder
 
 from agents.drivers.block import IllegalActionError
 from agents.drivers.generate import driver
@@ -11,7 +12,7 @@ from agents.registry import builtins, define, parse
 from experiments.batch import by_agent, play
 from geschenkt_sim import engine
 from geschenkt_sim.engine import OBS_SIZE, observe
-from geschenkt_sim.rules import MAX_PLAYERS, TAKE
+from geschenkt_sim.rules import MAX_PLAYERS, TAKE, Rules
 from geschenkt_sim.state import DECK, N_CARDS, POS, REMOVED, TURN, cards_of, deal, new_state
 from tests.strategies import assert_same_decisions, quick, random_walk
 
@@ -117,6 +118,25 @@ def test_user_agent_runs_in_the_compiled_loop_without_recompiling():
     # A seat that always takes never passes: it ends with its 11 chips plus nothing.
     assert (frame.n_decisions >= 24).all()
     assert by_agent(frame).loc["taker", "win_share"] < 0.05
+
+
+@pytest.mark.parametrize("spec", ["greedy", "sniper", "taker"])
+def test_a_decision_asked_from_python_runs_the_code_the_loop_compiled(spec):
+    """The slow path, the environments and ``bench`` ask an agent through ``Family.ask``: it
+    runs the ``decide`` its loop entry compiled (a built-in's observation read-only, a user
+    agent's its own copy), so nothing compiles a second time, and the array it is shown and
+    the parameter row stay writable for their owner."""
+    define("geschenkt", "taker", always_take, {"unused": 1.0})
+    agent = parse(spec, "geschenkt")
+    agent.family.entry()
+    state, obs, row = new_state(), np.zeros(OBS_SIZE, np.int64), agent.param_row(4)
+    deal(Rules(n_players=4).to_array(), 5, 0, 0, state)
+    observe(state, int(state[TURN]), obs)
+    with install_recorder("numba:compile") as compiled:  # a cache load is not a compile
+        action = agent.family.ask(obs, row, np.ones(1, np.uint64))
+    assert action in (0, 1)
+    assert compiled.buffer == []
+    assert obs.flags.writeable and row.flags.writeable
 
 
 def test_user_agent_with_illegal_moves_is_reported():

@@ -184,8 +184,8 @@ def assert_same_choices(first, second, n, observations):
     """The two agents choose alike at every observation, each given the same random stream."""
     first_row, second_row = first.param_row(n), second.param_row(n)
     for k, obs in enumerate(observations):
-        a = first.family.decide(obs, first_row, np.array([k + 1], np.uint64))
-        assert a == second.family.decide(obs, second_row, np.array([k + 1], np.uint64))
+        a = first.family.ask(obs, first_row, np.array([k + 1], np.uint64))
+        assert a == second.family.ask(obs, second_row, np.array([k + 1], np.uint64))
 
 
 @pytest.mark.parametrize(("game", "n"), OWN_CASES)
@@ -240,7 +240,7 @@ def test_flatmc_net_on_its_own_leaf_led_by_the_network_alone_is_learned(game, n,
     assert len(observations) > 20
     chosen = set()
     for k, obs in enumerate(observations):
-        a = agent.family.decide(obs, row, np.array([k + 1], np.uint64))
-        assert a == one_ply.family.decide(obs, one_row, np.array([k + 7], np.uint64))
+        a = agent.family.ask(obs, row, np.array([k + 1], np.uint64))
+        assert a == one_ply.family.ask(obs, one_row, np.array([k + 7], np.uint64))
         chosen.add(a)
     assert len(chosen) > 1  # not one action everywhere

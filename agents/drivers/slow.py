@@ -111,6 +111,6 @@ def ask(game: Game, players, state, rngs, legal) -> int:
     if not isinstance(player, Agent):
         return int(player(obs, legal))
     try:
-        return int(player.family.decide(obs, player.param_row(len(players)), rngs[seat]))
+        return player.family.ask(obs, player.param_row(len(players)), rngs[seat])
     except IndexError:  # a bounds-checked user agent read past its observation
         raise AgentError(f"an agent ({player.spec}) read outside its observation") from None

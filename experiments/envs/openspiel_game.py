@@ -642,7 +642,7 @@ class GiftsimBot(pyspiel.Bot):
         self._follow(state)
         obs = state.view(self.seat)
         row = self.agent.param_row(state.num_players())
-        action = int(self.agent.family.decide(obs, row, self._rng))
+        action = self.agent.family.ask(obs, row, self._rng)
         if action not in legal:
             raise ValueError(f"agent {self.agent.spec} chose illegal action {action}")
         return action

@@ -156,7 +156,7 @@ class PythonLanes:
         obs = np.zeros(self.game.obs_size, np.int64)
         self.game.observe(self.states[i], seat, obs)
         stream = self.rngs[i, seat : seat + 1]
-        return int(self.opponents[j].family.decide(obs, self.params[j], stream))
+        return self.opponents[j].family.ask(obs, self.params[j], stream)
 
     def _ask_batch(self, j: int, where: list[int]):
         """Ask the Python callable opponent ``j`` for every lane of ``where`` at once."""
