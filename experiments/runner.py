@@ -11,6 +11,7 @@ aggregates instead of per-game rows, so memory and disk do not grow with the num
 import contextlib
 import ctypes
 import json
+import logging
 import os
 import signal
 import time
@@ -445,4 +446,17 @@ def _on_dask(tasks, scheduler, workers):
     if scheduler is None:
         raise ValueError("the dask backend needs --scheduler tcp://HOST:PORT")
     with Client(scheduler), parallel_config(backend="dask"):
-        yield from Parallel(n_jobs=workers or -1, return_as="generator_unordered")(tasks)
+        try:
+            yield from Parallel(n_jobs=workers or -1, return_as="generator_unordered")(tasks)
+        except BaseException:  # a stop (or an error): the client closes with tasks in flight
+            _hush_dask()
+            raise
+
+
+def _hush_dask() -> None:
+    """Silence what distributed and tornado log when the client closes with tasks in flight
+    (a traceback for each, "Stream is closed", printed before the stop's own line). Only on
+    the way out: the stop or the error that ends the run is reported by the command."""
+    for name in list(logging.root.manager.loggerDict):  # distributed sets some levels itself
+        if name.split(".")[0] in ("distributed", "tornado"):
+            logging.getLogger(name).setLevel(logging.CRITICAL + 1)

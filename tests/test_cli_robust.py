@@ -336,10 +336,21 @@ def tournament_into(out: Path, games: int, chunk_size: int, workers: int) -> lis
     return [*command, "--out", str(out)]
 
 
-def started(command: list[str], out: Path, chunks: int) -> subprocess.Popen:
+def started(
+    command: list[str], out: Path, chunks: int, keep_ctrl_c: bool = False
+) -> subprocess.Popen:
     """``command`` running, once it has written ``chunks`` chunks into ``out``; the test
-    fails, saying why, when the run ends first or has not written them in 120 s."""
-    run = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    fails, saying why, when the run ends first or has not written them in 120 s. With
+    ``keep_ctrl_c`` it takes Ctrl-C as from a terminal (a background job, as make test in CI,
+    starts with it ignored)."""
+    restore = (lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)) if keep_ctrl_c else None
+    run = subprocess.Popen(
+        command,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=restore,
+    )
     deadline = time.time() + 120
     while _chunks(out) < chunks:
         ended = run.poll() is not None  # then count again: it may have written them meanwhile
@@ -422,6 +433,33 @@ def test_sigterm_stops_a_run_as_ctrl_c_does_and_it_resumes(tmp_path):
     manifest, rows = load(out)
     planned = sum(job["n_games"] for job in manifest["jobs"])
     assert 2 <= kept < len(list(out.glob("chunk-*.parquet")))  # stopped part-way
+    assert len(rows.drop_duplicates(["job", "game_index"])) == len(rows) == planned
+
+
+def test_ctrl_c_on_a_dask_cluster_is_one_line_and_the_run_resumes(tmp_path):
+    """A run on a cluster stopped with Ctrl-C: one line and status 130, its chunks kept, and
+    the resume finishes it (the client closing with tasks in flight printed a traceback of
+    distributed's for each, some 90 lines, before the stop's line)."""
+    distributed = pytest.importorskip("distributed")
+    out = tmp_path / "on-a-cluster"
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        command = tournament_into(out, games=60000, chunk_size=2500, workers=2)
+        command += ["--backend", "dask", "--scheduler", cluster.scheduler_address]
+        run = started(command, out, chunks=2, keep_ctrl_c=True)
+        run.send_signal(signal.SIGINT)
+        err = run.communicate(timeout=60)[1]
+        assert run.returncode == 130, err
+        assert err.strip() == (
+            f"giftsim tournament: interrupted; the same command with --resume continues from {out}"
+        )
+        kept = _chunks(out)
+        done = subprocess.run([*command, "--resume"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    manifest, rows = load(out)
+    planned = sum(job["n_games"] for job in manifest["jobs"])
+    assert 2 <= kept < _chunks(out)
     assert len(rows.drop_duplicates(["job", "game_index"])) == len(rows) == planned
 
 
