@@ -420,7 +420,7 @@ def _exploit(rules, targets, args, command_line: str) -> None:
             keep=bool(args.out),
         )
         print(f"\n{result.describe()} ({result.seconds:.1f} s)")
-        print(with_intervals(result.brief()).round(6).to_string(index=False))
+        print(shown(result.brief()))
         queries = result.queries if result.randomised else None  # asked once per decision
         rows.append(with_intervals(result.table).assign(agent=result.agent, queries=queries))
         if args.out is not None:  # after every agent: an interrupt keeps the agents done
@@ -430,19 +430,50 @@ def _exploit(rules, targets, args, command_line: str) -> None:
         print("\n--queries had no use: none of these agents randomises (each asked once)")
 
 
+# the range of each figure of an exploitability table: shares of the win, and gains (a
+# difference of two shares); an interval is cut to it
+RANGES = {"target_share": (0.0, 1.0), "best_response": (0.0, 1.0), "held_out": (0.0, 1.0)}
+RANGES |= {"gain": (-1.0, 1.0), "gain_low": (-1.0, 1.0)}
+
+
 def with_intervals(table):
     """``table`` with a 95% interval (``_ci_low``, ``_ci_high``: the estimate +- 1.96 standard
-    errors, normal) beside each estimate that has a standard error (``_se``); for a
-    deterministic agent the errors are 0 and each interval is its exact figure."""
+    errors, normal, cut to the figure's range ``RANGES``) beside each estimate that has a
+    standard error (``_se``); for a deterministic agent the errors are 0 and each interval is
+    its exact figure."""
     from experiments.stats import Z95
 
     table = table.copy()
     for column in [c for c in table.columns if f"{c}_se" in table.columns]:
         half = Z95 * table[f"{column}_se"]
+        low, high = RANGES.get(column, (-np.inf, np.inf))
         at = table.columns.get_loc(column) + 1
-        table.insert(at, f"{column}_ci_high", table[column] + half)
-        table.insert(at, f"{column}_ci_low", table[column] - half)
+        table.insert(at, f"{column}_ci_high", (table[column] + half).clip(upper=high))
+        table.insert(at, f"{column}_ci_low", (table[column] - half).clip(lower=low))
     return table
+
+
+def shown(table) -> str:
+    """An agent's exploitability as printed: a line per figure and a column per seat, each
+    figure with its 95% interval where it has one (``exploit.csv`` keeps every column)."""
+    import pandas as pd
+
+    table = with_intervals(table)
+    figures = [
+        c for c in table.columns if c != "seat" and not c.endswith(("_se", "_ci_low", "_ci_high"))
+    ]
+    cells = {
+        f"seat {int(row.seat)}": [_cell(row, figure, table.columns) for figure in figures]
+        for _, row in table.iterrows()
+    }
+    return pd.DataFrame(cells, index=figures).to_string()
+
+
+def _cell(row, figure: str, columns) -> str:
+    text = f"{row[figure]:.6f}"
+    if f"{figure}_ci_low" in columns:
+        text += f" [{row[f'{figure}_ci_low']:.6f}, {row[f'{figure}_ci_high']:.6f}]"
+    return text
 
 
 def _write_exploit(table, rules, out, command_line: str) -> None:

@@ -1076,9 +1076,11 @@ def test_the_parser_s_cap_on_games_is_the_runner_s():
 
 def test_exact_exploitability_comes_with_95_percent_intervals(capsys, tmp_path):
     """exploit.csv gives each estimate a 95% interval beside its standard error (it gave the
-    errors alone): +- 1.96 errors for an agent that randomises, the exact figure for one that
-    does not, whose ``queries`` is empty (it read 2); ``--queries`` with no agent that
-    randomises says it had no use; an agent named twice is refused (it was computed twice)."""
+    errors alone): +- 1.96 errors (cut to the figure's range) for an agent that randomises,
+    the exact figure for one that does not, whose ``queries`` is empty (it read 2); the
+    screen shows a figure per line, a seat per column, each with its interval (it printed a
+    row of 20 columns); ``--queries`` with no agent that randomises says it had no use; an
+    agent named twice is refused (it was computed twice)."""
     import numpy as np
     import pandas as pd
 
@@ -1086,10 +1088,23 @@ def test_exact_exploitability_comes_with_95_percent_intervals(capsys, tmp_path):
     args = [*SOLVE, "--no-tables", "--exploit", "greedy,random", "--queries", "8"]
     assert main([*args, "--out", str(out)]) == 0
     table = pd.read_csv(out / "exploit.csv")
+    printed = capsys.readouterr().out.split("\nrandom on ")[1].splitlines()
+    assert printed[1].split() == ["seat", "0", "seat", "1"]
+    figures = ("target_share", "best_response", "gain", "held_out", "gain_low")
+    row = table[table.agent == "random"].iloc[0]
+    for line, column in zip(printed[2:7], figures, strict=True):
+        low, high = row[f"{column}_ci_low"], row[f"{column}_ci_high"]
+        assert (
+            line.startswith(f"{column} ") and f"{row[column]:.6f} [{low:.6f}, {high:.6f}]" in line
+        )
     for column in ("target_share", "best_response", "gain", "held_out", "gain_low"):
-        half = 1.959964 * table[f"{column}_se"]
-        assert np.allclose(table[f"{column}_ci_low"], table[column] - half, atol=1e-6)
-        assert np.allclose(table[f"{column}_ci_high"], table[column] + half, atol=1e-6)
+        half, low = 1.959964 * table[f"{column}_se"], -1.0 if "gain" in column else 0.0
+        low_end, high_end = (
+            (table[column] - half).clip(lower=low),
+            (table[column] + half).clip(upper=1),
+        )
+        assert np.allclose(table[f"{column}_ci_low"], low_end, atol=1e-6)
+        assert np.allclose(table[f"{column}_ci_high"], high_end, atol=1e-6)
     greedy, rand = table[table.agent == "greedy"], table[table.agent == "random"]
     assert (greedy["gain_ci_low"] == greedy["gain"]).all() and greedy["queries"].isna().all()
     assert (rand["gain_ci_high"] > rand["gain_ci_low"]).all() and (rand["queries"] == 8).all()
@@ -1173,3 +1188,17 @@ def test_a_plot_of_a_field_names_its_candidate():
     jobs = [asdict(job) for job in seating_groups("geschenkt", groups, 10)]  # no candidate
     manifest = {"game": "geschenkt", "design": "field", "jobs": jobs}
     assert describe(manifest, 60).startswith("No Thanks!, field of greedy, random, sniper, 3 ")
+
+
+def test_exact_exploitability_intervals_stay_within_their_figures_range():
+    """A share's interval stays in [0, 1] and a gain's in [-1, 1], however large its error."""
+    import pandas as pd
+
+    from experiments.solving import with_intervals
+
+    table = pd.DataFrame({"seat": [0], "target_share": [0.999], "target_share_se": [0.01]})
+    table = table.assign(gain=[-0.998], gain_se=[0.01], best_response=[0.002])
+    table = with_intervals(table.assign(best_response_se=[0.01]))
+    assert table.loc[0, "target_share_ci_high"] == 1.0 and table.loc[0, "gain_ci_low"] == -1.0
+    assert table.loc[0, "best_response_ci_low"] == 0.0
+    assert 0.97 < table.loc[0, "target_share_ci_low"] < 0.99
