@@ -215,8 +215,10 @@ class Family:
         compiled ``decide`` gets its arrays typed as its loop entry gives them (a built-in's
         observation and every parameter row read-only, a user agent's observation its own
         copy), so the call runs the specialisation the entry compiled or Numba cached instead
-        of compiling ``decide`` a second time for writable arrays (3-18 s for a search agent).
-        A plain-Python ``decide`` gets the arrays as given."""
+        of compiling ``decide`` a second time for writable arrays (3-18 s for a search agent;
+        a ``learned`` entry calls the network's code, not ``decide``: its small ``decide``
+        compiles once, for read-only arrays). A plain-Python ``decide`` gets the arrays as
+        given."""
         if not self.compiled:
             return int(self.decide(obs, params, rng))
         if self.builtin:

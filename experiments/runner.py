@@ -445,18 +445,28 @@ def _on_dask(tasks, scheduler, workers):
 
     if scheduler is None:
         raise ValueError("the dask backend needs --scheduler tcp://HOST:PORT")
-    with Client(scheduler), parallel_config(backend="dask"):
-        try:
-            yield from Parallel(n_jobs=workers or -1, return_as="generator_unordered")(tasks)
-        except BaseException:  # a stop (or an error): the client closes with tasks in flight
-            _hush_dask()
-            raise
+    hushed: dict = {}
+    try:
+        with Client(scheduler), parallel_config(backend="dask"):
+            try:
+                yield from Parallel(n_jobs=workers or -1, return_as="generator_unordered")(tasks)
+            except BaseException:  # a stop (or an error): the client closes with tasks in flight
+                hushed = _hush_dask()
+                raise
+    finally:
+        for logger, level in hushed.items():
+            logger.setLevel(level)
 
 
-def _hush_dask() -> None:
-    """Silence what distributed and tornado log when the client closes with tasks in flight
-    (a traceback for each, "Stream is closed", printed before the stop's own line). Only on
-    the way out: the stop or the error that ends the run is reported by the command."""
+def _hush_dask() -> dict:
+    """Silence what distributed and tornado log while the client closes with tasks in flight
+    (a traceback for each, "Stream is closed", printed before the stop's own line); returns
+    each logger's level before, to be set back once the client is closed (a notebook's later
+    runs log as before). The stop or the error that ends the run is reported by its caller."""
+    hushed = {}
     for name in list(logging.root.manager.loggerDict):  # distributed sets some levels itself
         if name.split(".")[0] in ("distributed", "tornado"):
-            logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+            logger = logging.getLogger(name)
+            hushed[logger] = logger.level
+            logger.setLevel(logging.CRITICAL + 1)
+    return hushed

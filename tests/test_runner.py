@@ -63,6 +63,32 @@ def test_same_games_on_a_dask_cluster(jobs, reference):
     pd.testing.assert_frame_equal(frame, reference)
 
 
+def _fails(n: int) -> int:
+    raise ValueError(f"task {n} fails")
+
+
+def test_a_failed_dask_run_leaves_the_logging_of_distributed_as_it_found_it():
+    """A run on a cluster that ends early silences distributed's logs only while its client
+    closes (tests/test_cli_robust.py: the stop is one line); a notebook's later runs log as
+    before."""
+    import logging
+
+    from joblib import delayed
+
+    from experiments.runner import _on_dask
+
+    names = ["distributed", "distributed.client", "tornado.application"]
+    logging.getLogger("distributed.client").setLevel(logging.INFO)
+    before = {name: logging.getLogger(name).level for name in names}
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster:
+        tasks = (delayed(_fails)(n) for n in range(4))
+        with pytest.raises(ValueError, match="fails"):
+            list(_on_dask(tasks, cluster.scheduler_address, 1))
+    assert {name: logging.getLogger(name).level for name in names} == before
+
+
 def test_duplicate_deals_repeat_the_deals_in_every_rotation(reference):
     seeds = reference.groupby("job").deal_seed.apply(tuple)
     assert seeds.nunique() == 1
