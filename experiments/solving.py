@@ -430,10 +430,11 @@ def _exploit(rules, targets, args, command_line: str) -> None:
         print("\n--queries had no use: none of these agents randomises (each asked once)")
 
 
-# the range of each figure of an exploitability table: shares of the win, and gains (a
-# difference of two shares); an interval is cut to it
+# the range of each figure of an exploitability table, to which its interval is cut: shares
+# of the win; the gain of a best response (never below 0: the agent's own play is among the
+# replies it chooses from); ``gain_low``, a difference of two shares measured apart
 RANGES = {"target_share": (0.0, 1.0), "best_response": (0.0, 1.0), "held_out": (0.0, 1.0)}
-RANGES |= {"gain": (-1.0, 1.0), "gain_low": (-1.0, 1.0)}
+RANGES |= {"gain": (0.0, 1.0), "gain_low": (-1.0, 1.0)}
 
 
 def with_intervals(table):
@@ -448,8 +449,10 @@ def with_intervals(table):
         half = Z95 * table[f"{column}_se"]
         low, high = RANGES.get(column, (-np.inf, np.inf))
         at = table.columns.get_loc(column) + 1
-        table.insert(at, f"{column}_ci_high", (table[column] + half).clip(upper=high))
-        table.insert(at, f"{column}_ci_low", (table[column] - half).clip(lower=low))
+        estimate = table[column]  # a sum's rounding may put it a hair past its range
+        high_end = np.maximum(np.minimum(estimate + half, high), estimate)
+        table.insert(at, f"{column}_ci_high", high_end)
+        table.insert(at, f"{column}_ci_low", np.minimum(np.maximum(estimate - half, low), estimate))
     return table
 
 
@@ -505,8 +508,9 @@ def exploit_markdown(table, rules, command_line: str) -> str:
         "half's estimates, and `gain_low` = `held_out` - `target_share` an unbiased "
         "estimate of the gain of that strategy, whose true value is a lower bound of the "
         "exploitability. `_se`: standard errors of the estimates, `_ci_low` and `_ci_high` their "
-        "95% intervals (0 and the exact figure for a deterministic agent, asked once per "
-        "decision: no `queries`).",
+        "95% intervals (+- 1.96 errors, cut to the figure's range: a share and `gain` in "
+        "[0, 1], `gain_low` in [-1, 1]; 0 and the exact figure for a deterministic agent, "
+        "asked once per decision: no `queries`).",
         "",
         table.round(4).to_markdown(index=False),
     ]

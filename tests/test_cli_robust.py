@@ -1098,7 +1098,7 @@ def test_exact_exploitability_comes_with_95_percent_intervals(capsys, tmp_path):
             line.startswith(f"{column} ") and f"{row[column]:.6f} [{low:.6f}, {high:.6f}]" in line
         )
     for column in ("target_share", "best_response", "gain", "held_out", "gain_low"):
-        half, low = 1.959964 * table[f"{column}_se"], -1.0 if "gain" in column else 0.0
+        half, low = 1.959964 * table[f"{column}_se"], -1.0 if column == "gain_low" else 0.0
         low_end, high_end = (
             (table[column] - half).clip(lower=low),
             (table[column] + half).clip(upper=1),
@@ -1191,14 +1191,15 @@ def test_a_plot_of_a_field_names_its_candidate():
 
 
 def test_exact_exploitability_intervals_stay_within_their_figures_range():
-    """A share's interval stays in [0, 1] and a gain's in [-1, 1], however large its error."""
+    """A share's interval stays in [0, 1], a best response's gain in [0, 1] and ``gain_low``
+    (two shares measured apart) in [-1, 1], however large the error."""
     import pandas as pd
 
     from experiments.solving import with_intervals
 
     table = pd.DataFrame({"seat": [0], "target_share": [0.999], "target_share_se": [0.01]})
-    table = table.assign(gain=[-0.998], gain_se=[0.01], best_response=[0.002])
-    table = with_intervals(table.assign(best_response_se=[0.01]))
-    assert table.loc[0, "target_share_ci_high"] == 1.0 and table.loc[0, "gain_ci_low"] == -1.0
-    assert table.loc[0, "best_response_ci_low"] == 0.0
+    table = table.assign(gain_low=[-0.998], gain_low_se=[0.01], best_response=[0.002])
+    table = with_intervals(table.assign(best_response_se=[0.01], gain=[0.001], gain_se=[0.01]))
+    assert table.loc[0, "target_share_ci_high"] == 1.0 and table.loc[0, "gain_low_ci_low"] == -1.0
+    assert table.loc[0, "best_response_ci_low"] == 0.0 and table.loc[0, "gain_ci_low"] == 0.0
     assert 0.97 < table.loc[0, "target_share_ci_low"] < 0.99
