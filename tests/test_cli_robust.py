@@ -427,12 +427,18 @@ def test_sigterm_stops_a_run_as_ctrl_c_does_and_it_resumes(tmp_path):
     assert err.strip() == (
         f"giftsim tournament: terminated; the same command with --resume continues from {out}"
     )
-    kept = len(list(out.glob("chunk-*.parquet")))
+    resumes_in_full(command, out)
+
+
+def resumes_in_full(command: list[str], out: Path) -> None:
+    """The run stopped part-way (at least 2 chunks kept, not all) and ``command --resume``
+    finishes it, every planned game once."""
+    kept = _chunks(out)
     done = subprocess.run([*command, "--resume"], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     manifest, rows = load(out)
     planned = sum(job["n_games"] for job in manifest["jobs"])
-    assert 2 <= kept < len(list(out.glob("chunk-*.parquet")))  # stopped part-way
+    assert 2 <= kept < _chunks(out)  # stopped part-way
     assert len(rows.drop_duplicates(["job", "game_index"])) == len(rows) == planned
 
 
@@ -454,13 +460,7 @@ def test_ctrl_c_on_a_dask_cluster_is_one_line_and_the_run_resumes(tmp_path):
         assert err.strip() == (
             f"giftsim tournament: interrupted; the same command with --resume continues from {out}"
         )
-        kept = _chunks(out)
-        done = subprocess.run([*command, "--resume"], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    manifest, rows = load(out)
-    planned = sum(job["n_games"] for job in manifest["jobs"])
-    assert 2 <= kept < _chunks(out)
-    assert len(rows.drop_duplicates(["job", "game_index"])) == len(rows) == planned
+        resumes_in_full(command, out)
 
 
 RUNS_ON = """
