@@ -51,6 +51,8 @@ from .game import (
 )
 from .loop import SCRATCH_STRIDE
 
+CALL_RULES = True  # the rules' step verbs are called here, not copied in (giftsim.inlining)
+
 S_MATCH, S_ROUND, S_WAIT, S_OUT, S_MASK = 0, 1, 2, 3, 4
 SLOT_WIDTH = 5
 # The block's settings (int64): its first match, the first-player policy, the isolated seats'

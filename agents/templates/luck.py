@@ -67,6 +67,8 @@ from .game import (
 )
 from .leaf import VIEW, WORK, after_shares, new_space
 
+CALL_RULES = True  # the rules' step verbs are called here, not copied in (giftsim.inlining)
+
 SCRATCH_STRIDE = scratch_size(OBS_SIZE, STATE_SIZE)  # a seat's row (as in loop.py)
 DECISIONS = 0  # luck[g, DECISIONS]: the decisions' corrections; chance events of kind k at k
 VALUE_STREAM = 0x1234567  # the fixed stream from which afterstates that sample draw a world

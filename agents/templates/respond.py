@@ -49,6 +49,7 @@ from .game import (
     world,
 )
 
+CALL_RULES = True  # the rules' step verbs are called here, not copied in (giftsim.inlining)
 SCRATCH_STRIDE = scratch_size(OBS_SIZE, STATE_SIZE)  # a seat's scratch row, as the loop's
 WORLD_STREAM = MAX_PLAYERS  # the stream number of a rollout's world (seats use 0 .. n-1)
 SHARE, FIELD_SHARE, ROLLED = 0, 1, 2  # the columns of a row of ``out``

@@ -9,7 +9,10 @@ with the same actions. A seat with one legal action, the learner's included, is 
 
 The helpers a lane runs at every step are inlined into the two kernels (``inline="always"``):
 a call between compiled functions passes every array as a struct and counts its references,
-which cost about as much as the lane's game itself.
+which cost about as much as the lane's game itself. The rules' step verbs are called, not
+copied into each call site (``CALL_RULES``; LLVM still inlines them where it pays): the copies
+doubled the Tulips kernels' cold compile (30.5 CPU-s against 14.8) for the same learner steps
+per second (``docs/perf/README.md``).
 """
 
 import numpy as np
@@ -66,6 +69,8 @@ from .game import (
     show_turn,
 )
 from .loop import SCRATCH_STRIDE
+
+CALL_RULES = True  # the rules' step verbs are called here, not copied in (giftsim.inlining)
 
 
 @njit(cache=True)
