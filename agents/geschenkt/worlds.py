@@ -34,7 +34,7 @@ from geschenkt_sim.state import (
     TURN,
     UNSEEN,
 )
-from giftsim.contract import MAX_PARAMS
+from giftsim.contract import MAX_PARAMS, readonly
 from giftsim.rng import next_below, shuffle
 
 # Default policies of the playouts, by the number in a search agent's ``policy`` parameter.
@@ -91,7 +91,7 @@ def policy_action(state, policy, rng):
     state[SEAT] = seat
     if state[CHIPS + seat] == 0:
         return TAKE
-    obs = state[:OBS_SIZE]
+    obs = readonly(state[:OBS_SIZE])  # typed as the entries show it: one compilation
     if policy == 0:
         return random_agent.decide(obs, _POLICY_PARAMS[0], rng)
     if policy == 1:

@@ -15,7 +15,7 @@ from agents.kernels.search import fingerprint
 from agents.tulips import greedy, hoarder, planner, random_agent
 from agents.tulips.features import all_standings
 from agents.tulips.tuned import TUNED
-from giftsim.contract import MAX_PARAMS
+from giftsim.contract import MAX_PARAMS, readonly
 from giftsim.rng import next_below, next_u64, shuffle
 from tulips_sim.engine import (
     is_over,
@@ -182,7 +182,7 @@ def _fill_setup(obs, cards, used, state):
 @njit(cache=True)
 def policy_action(state, policy, rng):
     """The default policy's action for the seat to act (the state's prefix is its view)."""
-    obs = state[:OBS_SIZE]
+    obs = readonly(state[:OBS_SIZE])  # typed as the entries show it: one compilation
     if policy == 0:
         return random_agent.decide(obs, _POLICY_PARAMS[0], rng)
     if policy == 1:
