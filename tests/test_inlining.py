@@ -27,11 +27,15 @@ def test_a_verb_is_copied_into_a_caller_and_called_from_a_module_that_says_so():
     assert (called(1), len(_step.signatures)) == (4, 1)
 
 
-@pytest.mark.parametrize(
-    "kind", ["flatmc", "flatmc_net", "ismcts", "ismcts_net", "leaf", "playouts"]
-)
-def test_the_searches_generated_modules_call_the_verbs(kind):
-    """The flag survives generation (``agents.drivers.generate``) in every search template."""
+CALLERS = ["flatmc", "flatmc_net", "ismcts", "ismcts_net", "leaf", "playouts"]  # the searches
+CALLERS += ["vector", "luck", "respond", "isolated"]  # drivers whose cost is not the step
+
+
+@pytest.mark.parametrize("kind", CALLERS)
+def test_the_generated_modules_of_searches_and_other_drivers_call_the_verbs(kind):
+    """The flag survives generation (``agents.drivers.generate``) in every template that calls
+    the verbs: without it a cold compile of the Tulips vector environment took twice as long
+    (``docs/perf/README.md``)."""
     assert driver("tulips", kind).CALL_RULES is True
 
 
