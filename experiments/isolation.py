@@ -135,10 +135,15 @@ def check_start(isolation: Isolation | None, game: str, tables) -> None:
                 box.close()
 
 
+def forfeit_columns(forfeits: np.ndarray) -> dict:
+    """The ``forfeit_<s>`` columns of a block's forfeit codes, by name."""
+    return {f"forfeit_{s}": forfeits[:, s].astype(np.int8) for s in range(forfeits.shape[1])}
+
+
 def with_forfeits(frame: pd.DataFrame, forfeits: np.ndarray) -> pd.DataFrame:
     """Add the ``forfeit_<s>`` columns (in place) and return the frame."""
-    for s in range(forfeits.shape[1]):
-        frame[f"forfeit_{s}"] = forfeits[:, s].astype(np.int8)
+    for name, values in forfeit_columns(forfeits).items():
+        frame[name] = values
     return frame
 
 

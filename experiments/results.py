@@ -33,7 +33,6 @@ def read_chunks(paths, manifests) -> pd.DataFrame:
     file's manifest (or ``chunk_plan``), the same errors and the same frame, made by joining
     the files as Arrow tables and converting once (a round-robin writes thousands of small
     chunks: pandas took 5 ms a file to read, check and join them, Arrow under 1 ms)."""
-    import pyarrow as pa
     import pyarrow.parquet as pq
     from pyarrow import ArrowException
 
@@ -46,9 +45,18 @@ def read_chunks(paths, manifests) -> pd.DataFrame:
             raise _unreadable(path, error) from None
         check_chunk(Path(path), table, manifest)
         tables.append(table)
+    return frame_of_tables(tables)
+
+
+def frame_of_tables(tables) -> pd.DataFrame:
+    """Chunks' Arrow tables as one frame: the frame of ``pd.concat`` of each table's
+    ``to_pandas()``, made by joining the tables and converting once."""
+    import pyarrow as pa
+    from pyarrow import ArrowException
+
     try:
         joined = pa.concat_tables(tables)
-    except ArrowException:  # files of other columns or types: pandas joins them
+    except ArrowException:  # tables of other columns or types: pandas joins them
         return pd.concat([table.to_pandas() for table in tables], ignore_index=True)
     frame = joined.to_pandas()
     for name, dtype in frame.dtypes.items():  # pandas joins chunks of other agents in a

@@ -32,8 +32,9 @@ from agents.registry import parse_list
 from experiments import manifest as manifest_io
 from experiments.batch import frame_columns
 from experiments.games import play_block, play_block_isolated
-from experiments.isolation import FAULTS_KEY, fault_records, merged_faults, with_forfeits
+from experiments.isolation import FAULTS_KEY, fault_records, forfeit_columns, merged_faults
 from experiments.luck import luck_rows
+from experiments.results import frame_of_tables
 from experiments.schedule import Job
 from giftsim.game import load_game
 from giftsim.rng import game_keys
@@ -77,28 +78,48 @@ def chunks_of(jobs: list[Job], chunk_size: int) -> list[Chunk]:
             f"{games:,} games in chunks of {chunk_size:,} make {count:,} chunks; at most "
             f"{MAX_CHUNKS:,} in a run (fewer games or a larger --chunk-size)"
         )
-    for job in jobs:
-        for agent in parse_list(list(dict.fromkeys(job.agents)), job.game):
-            agent.check_rules(job.make_rules())
+    seated = _seated_agents(jobs)
     return [
         Chunk(job, start, min(chunk_size, job.n_games - start), agents)
-        for job, agents in ((job, tuple(parse_list(list(job.agents), job.game))) for job in jobs)
+        for job, agents in zip(jobs, seated, strict=True)
         for start in range(0, job.n_games, chunk_size)
     ]
 
 
-def rows(chunk: Chunk) -> pd.DataFrame:
-    """Per-game rows of a chunk: job, game index, deal seed, first player, decisions, and per
-    seat the agent, score (and the game's other result blocks) and win share; with isolated
-    agents also each seat's forfeit code (``experiments.isolation.with_forfeits``) and, in
-    ``attrs["faults"]``, the chunk's fault records (``experiments.isolation.fault_records``);
-    for a job with ``luck``, per seat ``luck_s``, the sum of its corrections
-    (``experiments.luck``)."""
+def _seated_agents(jobs: list[Job]) -> list[tuple]:
+    """Each job's agents, parsed once per game and spec and checked once per rules: a
+    round-robin seats the same few agents thousands of times."""
+    parsed: dict = {}
+    checked: set = set()
+    seated = []
+    for job in jobs:
+        agents = []
+        for spec in job.agents:
+            if (job.game, spec) not in parsed:
+                parsed[job.game, spec] = parse_list([spec], job.game)[0]
+            agents.append(parsed[job.game, spec])
+        rules = job.make_rules()
+        for spec, agent in zip(job.agents, agents, strict=True):
+            if (job.game, spec, rules) not in checked:
+                agent.check_rules(rules)
+                checked.add((job.game, spec, rules))
+        seated.append(tuple(agents))
+    return seated
+
+
+def rows(chunk: Chunk) -> pa.Table:
+    """Per-game rows of a chunk, as its file holds them (an Arrow table; ``to_pandas()``
+    gives the frame): job, game index, deal seed, first player, decisions, and per seat the
+    agent, score (and the game's other result blocks) and win share; with isolated agents
+    also each seat's forfeit code (``forfeit_s``) and, in the table's metadata
+    (``experiments.isolation.FAULTS_KEY``), the chunk's fault records
+    (``experiments.isolation.fault_records``); for a job with ``luck``, per seat ``luck_s``,
+    the sum of its corrections (``experiments.luck``)."""
     job = chunk.job
     agents = list(chunk.agents) or parse_list(list(job.agents), job.game)
     first = job.first_index + chunk.start
     where = (job.seed, first, chunk.size, job.first_player, job.secret)
-    luck = None
+    luck, faults = {}, None
     if job.isolation:
         raw, forfeits, explained = play_block_isolated(
             job.game, job.make_rules(), agents, *where, job.isolation
@@ -111,16 +132,19 @@ def rows(chunk: Chunk) -> pd.DataFrame:
     game_keys(np.uint64(job.seed), first, seeds)
     columns = frame_columns(load_game(job.game), raw, agents, first)
     index = columns.pop("game_index")
-    frame = pd.DataFrame(
-        {"job": np.full(chunk.size, job.job, np.int32), "game_index": index, "deal_seed": seeds}
-        | columns
-    )
+    columns = {
+        "job": np.full(chunk.size, job.job, np.int32),
+        "game_index": index,
+        "deal_seed": seeds,
+    } | columns
     if job.isolation:
-        with_forfeits(frame, forfeits)
-        frame.attrs["faults"] = fault_records(explained, forfeits, agents, job.job, first)
-    if luck is not None:
-        frame = frame.assign(**luck)
-    return frame
+        columns |= forfeit_columns(forfeits)
+        faults = fault_records(explained, forfeits, agents, job.job, first)
+    table = _table_of(columns | luck)
+    if faults is not None:
+        metadata = {**table.schema.metadata, FAULTS_KEY: json.dumps(faults).encode()}
+        table = table.replace_schema_metadata(metadata)
+    return table
 
 
 def summary(frame: pd.DataFrame, job: Job) -> pd.DataFrame:
@@ -210,18 +234,15 @@ def play_chunk(chunk: Chunk, folder: str | None, summary_only: bool, owner: int 
     worker then ends as soon as that process does (killed or not), and never writes a chunk
     for a run that is gone."""
     _follow(owner)
-    frame = rows(chunk)
-    if summary_only:
-        faults = frame.attrs.get("faults")
-        frame = summary(frame, chunk.job)
-        if faults is not None:  # a summary chunk keeps its fault records as a chunk of rows
-            frame.attrs["faults"] = faults
+    part = rows(chunk)
+    if summary_only:  # a summary chunk keeps its fault records as a chunk of rows does
+        part = arrow_table(summary(part.to_pandas(), chunk.job), _faults_of(part))
     if folder is None:
-        return chunk.size, frame
+        return chunk.size, part
     path = Path(folder) / chunk.name
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        _write(frame, temporary)
+        _write(part, temporary)
     except OSError as error:  # pyarrow's message (a full disk) does not name the file
         temporary.unlink(missing_ok=True)
         reason = error.strerror or str(error).strip().splitlines()[0]
@@ -259,47 +280,63 @@ def _orphaned(owner: int | None) -> bool:
     return owner is not None and owner != os.getpid() and os.getppid() != owner
 
 
-def _write(frame: pd.DataFrame, path: Path) -> None:
+def _write(table: pa.Table, path: Path) -> None:
     """Parquet without column statistics and with dictionaries only for the agent names: a
-    third of pandas' default write time for these all-numeric rows. A chunk's fault records
-    go into the file's metadata (``experiments.isolation.FAULTS_KEY``), in the same write."""
-    faults = frame.attrs.pop("faults", None)
-    table = arrow_table(frame)
-    if faults is not None:
-        metadata = {**(table.schema.metadata or {}), FAULTS_KEY: json.dumps(faults).encode()}
-        table = table.replace_schema_metadata(metadata)
-    names = [c for c in frame.columns if c.startswith("agent")]
+    third of pandas' default write time for these all-numeric rows (the fault records travel
+    in the table's metadata)."""
+    names = [c for c in table.column_names if c.startswith("agent")]
     pq.write_table(table, path, write_statistics=False, use_dictionary=names or False)
+
+
+def _faults_of(table: pa.Table):
+    """The fault records in a table's metadata, or None when it has none."""
+    text = (table.schema.metadata or {}).get(FAULTS_KEY)
+    return None if text is None else json.loads(text)
 
 
 _SCHEMAS: dict = {}  # Arrow schemas (with pandas' metadata) by layout of columns
 
 
-def arrow_table(frame: pd.DataFrame) -> pa.Table:
-    """``pa.Table.from_pandas(frame, preserve_index=False)``, the same table, with the schema
-    and its pandas metadata made once for each layout of columns (names and types): pandas
-    and Arrow work them out afresh for each frame, two thirds of writing a small chunk."""
-    names = list(frame.columns)
-    columns = [frame[name].array for name in names]
-    layout = tuple((name, _kind(column.dtype)) for name, column in zip(names, columns, strict=True))
+def arrow_table(frame: pd.DataFrame, faults=None) -> pa.Table:
+    """``pa.Table.from_pandas(frame, preserve_index=False)``, the same table (and ``faults``,
+    fault records, in its metadata), made as :func:`_table_of` makes it."""
+    table = _table_of({name: frame[name].array for name in frame.columns}, frame)
+    if faults is not None:
+        metadata = {**(table.schema.metadata or {}), FAULTS_KEY: json.dumps(faults).encode()}
+        table = table.replace_schema_metadata(metadata)
+    return table
+
+
+def _table_of(columns: dict, frame: pd.DataFrame | None = None) -> pa.Table:
+    """The Arrow table of ``pd.DataFrame(columns)`` (``frame``, if made already) without the
+    frame: its schema and pandas metadata made once for each layout of columns (names and
+    types). Pandas and Arrow work them out afresh for each frame, and building the frame
+    cost as much again: most of a small chunk's time (a round-robin plays thousands)."""
+    layout = tuple((name, _kind(column.dtype)) for name, column in columns.items())
     if layout not in _SCHEMAS:
+        frame = pd.DataFrame(columns) if frame is None else frame
         _SCHEMAS[layout] = pa.Table.from_pandas(frame, preserve_index=False).schema
     schema = _SCHEMAS[layout]
     try:
-        arrays = [_arrow(column, field.type) for column, field in zip(columns, schema, strict=True)]
+        arrays = [_arrow(c, field.type) for c, field in zip(columns.values(), schema, strict=True)]
         return pa.Table.from_arrays(arrays, schema=schema)
     except (pa.ArrowException, TypeError, ValueError):  # a column Arrow types otherwise
+        frame = pd.DataFrame(columns) if frame is None else frame
         return pa.Table.from_pandas(frame, preserve_index=False)
 
 
 def _kind(dtype) -> tuple:
     """What of a column's type its Arrow type and pandas metadata depend on."""
+    if isinstance(dtype, np.dtype):  # the common case first, and the quickest to tell
+        return (dtype,)
     if isinstance(dtype, pd.CategoricalDtype):  # not the names: they are the data
         return ("category", len(dtype.categories), dtype.ordered, str(dtype.categories.dtype))
     return (str(dtype),)
 
 
 def _arrow(column, kind: pa.DataType) -> pa.Array:
+    if isinstance(column, np.ndarray):
+        return pa.array(column, kind)
     if isinstance(column, pd.Categorical):
         values = pa.array(np.asarray(column.categories, dtype=object), kind.value_type)
         return pa.DictionaryArray.from_arrays(pa.array(column.codes, kind.index_type), values)
@@ -384,13 +421,14 @@ def _to_play(todo: list[Chunk], folder: Path | None) -> list[Chunk]:
     return [c for c in todo if c.name not in done]
 
 
-def _merged(frames: list[pd.DataFrame]) -> pd.DataFrame:
-    """The chunks' rows in order, with isolated agents' merged fault records."""
-    faults = [f for frame in frames for f in frame.attrs.get("faults", ())]
-    explained = any("faults" in frame.attrs for frame in frames)
-    frame = _ordered(pd.concat(frames, ignore_index=True) if frames else pd.DataFrame())
-    if explained:
-        frame.attrs["faults"] = merged_faults(faults)
+def _merged(parts: list[pa.Table]) -> pd.DataFrame:
+    """The chunks' rows (or summaries) in order, as ``pd.concat`` of each one's frame would
+    give them (``experiments.results.frame_of_tables``), with isolated agents' merged fault
+    records."""
+    faults = [_faults_of(part) for part in parts]
+    frame = _ordered(frame_of_tables(parts) if parts else pd.DataFrame())
+    if any(f is not None for f in faults):
+        frame.attrs["faults"] = merged_faults([r for f in faults if f for r in f])
     return frame
 
 

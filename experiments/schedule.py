@@ -73,7 +73,16 @@ class Job:
             object.__setattr__(self, "first_player", fixed)
 
     def make_rules(self):
-        return load_game(self.game).rules(n_players=self.n_players, **self.rules)
+        """The job's rules, built once per process for each game, player count and options
+        (a round-robin asks for them several times for each of thousands of seatings; the
+        rules are frozen, so one object serves every job)."""
+        key = (self.game, self.n_players, repr(sorted(self.rules.items())))
+        if key not in _RULES:
+            _RULES[key] = load_game(self.game).rules(n_players=self.n_players, **self.rules)
+        return _RULES[key]
+
+
+_RULES: dict = {}
 
 
 def _check(game: str, specs, players) -> list[str]:

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.results import load, summary_of
+from experiments.results import load, load_faults, summary_of
 from experiments.runner import run
 from experiments.schedule import field_design, mirror, round_robin
 
@@ -343,10 +343,8 @@ def test_summaries_of_many_jobs_at_once_equal_each_jobs_summary():
     pd.testing.assert_frame_equal(summaries(frame, jobs), pd.concat(each, ignore_index=True))
 
 
-@pytest.fixture(scope="module")
-def small_folders(tmp_path_factory):
-    """Results folders of small chunks of every kind of row: a round-robin's rows, its
-    summaries, a mirror of two player counts, luck-adjusted rows and isolated agents' rows."""
+def _small_designs() -> dict:
+    """Designs of small chunks of every kind of row, by name: ``(jobs, summary_only)``."""
     from dataclasses import replace
 
     from agents.isolation import Isolation
@@ -357,18 +355,39 @@ def small_folders(tmp_path_factory):
         replace(j, isolation=Isolation(agents=("random",)), secret=3)
         for j in round_robin("geschenkt", ["random", "greedy"], 3, 3, seed=2)
     ]
-    designs = {
+    return {
         "rows": (rr, False),
         "summaries": (rr, True),
         "mirror": (mirror("tulips", ["greedy", "random"], [3, 4], 5, seed=2), False),
         "luck": (luck, False),
         "isolated": (isolated, False),
+        "isolated summaries": (isolated, True),
     }
+
+
+@pytest.fixture(scope="module")
+def small_folders(tmp_path_factory):
+    """Results folders of small chunks of every kind of row: a round-robin's rows, its
+    summaries, a mirror of two player counts, luck-adjusted rows and isolated agents' rows
+    and summaries."""
     folders = {}
-    for name, (jobs, summary_only) in designs.items():
-        folder = folders[name] = tmp_path_factory.mktemp(name)
+    for name, (jobs, summary_only) in _small_designs().items():
+        folder = folders[name] = tmp_path_factory.mktemp(name.replace(" ", "_"))
         run(jobs, folder, "serial", chunk_size=2, summary_only=summary_only, progress=False)
     return folders
+
+
+def test_a_run_in_memory_gives_the_frame_of_its_folder(small_folders):
+    """A run in memory joins its chunks' Arrow tables and converts them once: the frame read
+    back from the folder of the same run (types and fault records included), for every kind
+    of row."""
+    for name, (jobs, summary_only) in _small_designs().items():
+        frame, _, _ = run(jobs, backend="serial", chunk_size=2, summary_only=summary_only)
+        _, stored = load(small_folders[name])
+        pd.testing.assert_frame_equal(frame, stored)
+        assert list(frame.dtypes) == list(stored.dtypes), name
+        assert frame.attrs.get("faults") == load_faults(small_folders[name]), name
+        assert ("faults" in frame.attrs) == name.startswith("isolated"), name
 
 
 def test_chunks_read_as_one_are_pandas_concat_of_each_chunk(small_folders, tmp_path):
@@ -393,7 +412,7 @@ def test_chunks_read_as_one_are_pandas_concat_of_each_chunk(small_folders, tmp_p
         files[2].rename(files[3])
         with pytest.raises(ValueError, match="does not hold the games its name says"):
             read_chunks(files[3:4], [manifest])
-        if name != "summaries":  # a chunk whose seat 0 is another agent's, in one row
+        if "summaries" not in name:  # a chunk whose seat 0 is another agent's, in one row
             frame = read_chunk(files[4])
             names = [*frame["agent_0"].cat.categories, "intruder"]
             frame["agent_0"] = frame["agent_0"].cat.set_categories(names)

@@ -32,6 +32,7 @@ A network file (``.npz``) holds ``w1``, ``b1``, ``w2``, ``b2`` and a JSON ``meta
 """
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -124,14 +125,15 @@ def check_file(path, game: str) -> None:
 
 
 def file_key(path) -> tuple:
-    """A file as a cache key: its resolved path, and its size and time of last change (so a
-    file replaced at the same path, a network retrained there, is not the one cached)."""
-    resolved = Path(path).resolve()
+    """A file as a cache key: its device and inode (the file, whatever path names it), size
+    and time of last change (so a file replaced at the same path, a network retrained there,
+    is not the one cached). One ``stat``, not a resolved path as well: a round-robin asks for
+    it at every seating."""
     try:
-        state = resolved.stat()
+        state = os.stat(path)
     except OSError:  # missing: reading it says so
-        return (str(resolved), -1, -1)
-    return (str(resolved), state.st_size, state.st_mtime_ns)
+        return (str(path), -1, -1)
+    return (state.st_dev, state.st_ino, state.st_size, state.st_mtime_ns)
 
 
 def load(path, game: str, players: int, n_features: int) -> np.ndarray:
