@@ -6,8 +6,9 @@ observation of the seat to act (int64 slots, layout in the game's ``state.py``/`
 for ``giftsim.rng``.
 
 The compiled loop calls agents through an *entry* of the one Numba function type
-``DECIDER_SIG``, which takes raw pointers, so that a tuple of entries (one per seat) is a single
-type and the loop compiles once for any mix of agents, user-defined ones included. The entry
+``DECIDER_SIG``, which takes raw pointers, so that every seat's entry (given to the loop by its
+addresses: ``agents.kernels.entries``) is of one type and the loop compiles once for any mix
+of agents, user-defined ones included. The entry
 views the pointers as arrays and calls ``decide`` directly. Sealing:
 
 * a built-in's entry (:func:`as_arrays`) views the observation as a *read-only* array, so a

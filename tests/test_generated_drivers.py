@@ -11,6 +11,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from agents.drivers import generate
@@ -216,13 +217,12 @@ def _entry_tag(agent) -> str:
     return agent.family.decider.py_func.__module__.replace(".", "_")
 
 
-def test_the_seats_entries_are_typed_as_their_plain_tuple_and_compile_nothing_new():
-    """``block.Entries`` only memoises Numba's type of the seats' entries: the type is the
-    plain tuple's, for mixed and single-family tables, and playing through it adds no
-    signature to the loop."""
-    import numba
-
+def test_the_seats_entries_reach_the_loop_as_addresses_looked_up_once(monkeypatch):
+    """The seats' entries go to the loop as one row of addresses each (padded rows repeat the
+    first seat's), looked up once per process: mixed and single-family tables play through
+    the loop's one signature, again and again, with the same games."""
     from agents.drivers import block
+    from agents.kernels import entries as entries_module
     from agents.registry import parse_list
     from giftsim.game import load_game
 
@@ -230,12 +230,16 @@ def test_the_seats_entries_are_typed_as_their_plain_tuple_and_compile_nothing_ne
     rules = game.rules(n_players=3)
     for specs in (["greedy", "random", "sniper"], ["greedy"] * 3):
         agents = parse_list(specs, "geschenkt")
-        entries = block._seating(game, rules, agents, 0)[0]
-        assert type(entries) is block.Entries and len(entries) == game.max_players
-        assert numba.typeof(entries) == numba.typeof(tuple(entries))
+        addresses = block._seating(game, rules, agents, 0)[0]
+        assert addresses.dtype == np.int64 and addresses.shape == (game.max_players, 3)
+        assert (addresses[3:] == addresses[0]).all() and (addresses[:, [0, 2]] > 0).all()
         loop = block._loop(game, agents).play_games
-        block.play_block(game, rules, agents, 3, 0, 5)
+        first = block.play_block(game, rules, agents, 3, 0, 5)
         before = list(loop.signatures)
+        looked_up = []
+        monkeypatch.setattr(entries_module, "_get_wrapper_address", looked_up.append)
         again = block.play_block(game, rules, agents, 3, 0, 5)
-        assert loop.signatures == before
-        assert (again == block.play_block(game, rules, agents, 3, 0, 5)).all()
+        monkeypatch.undo()
+        assert loop.signatures == before and len(before) == 1
+        assert looked_up == [] and (again == first).all()
+        assert (block._seating(game, rules, agents, 0)[0] == addresses).all()

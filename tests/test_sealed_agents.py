@@ -238,9 +238,9 @@ def test_every_builtin_reads_only_its_observation_when_bounds_are_checked(game, 
     observation it is shown would be an IndexError, reported as AgentError. Nothing compiled
     with bounds checks can be cached (Numba: "uses dynamic globals"), so each process compiles
     the engine and the game loop again: one process per game compiles them once for all its
-    families, where one per family compiled them 23 times (about 250 CPU-s more) and one per
-    game and kind (one-ply, search) twice (2026-12-06: Tulips 57.2 CPU-s against 48.4, No
-    Thanks! 27.2 against 21.6). No time limit: on a loaded machine it only takes longer. LLVM
+    families, where one per family compiled them 23 times and one per game and kind (one-ply,
+    search) twice (measurements: ``docs/perf/README.md``). No time limit: on a loaded machine
+    it only takes longer. LLVM
     does not optimise (``NUMBA_OPT=0``): every bounds check stays, and compiling, nearly all
     of this test's time, takes a third less."""
     command = [sys.executable, "-c", BOUNDS_CHECKED_RUN, game, ";".join(specs)]

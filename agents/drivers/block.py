@@ -2,15 +2,16 @@
 a recorder hook: one wrapper for every game.
 
 A block is the games ``first_index .. first_index + n_games - 1`` of a root seed, one agent
-per seat. The tuple of agent entries is padded to ``game.max_players``, so that every mix has
-the same Numba type: one compilation per game and loop.
+per seat. The seats' entries go to the loop as an array of their addresses, padded to
+``game.max_players`` rows (``agents.kernels.entries``): one compilation per game and loop for
+every mix.
 """
 
 import numpy as np
-from numba.core.typing.typeof import typeof_impl
 
 from agents.base import Agent
 from agents.drivers.generate import driver
+from agents.kernels.entries import entry_addresses
 from agents.registry import param_table
 from giftsim import notice
 from giftsim.contract import MAX_PARAMS, first_policy
@@ -114,36 +115,20 @@ def announce(label: str, kernel, agents, slow: bool = False) -> None:
 
 
 def _seating(game: Game, rules, agents, secret) -> tuple:
-    """The padded tuple of the seats' entries and their parameter rows."""
+    """The seats' entry addresses (``agents.kernels.entries``; padded to the game's largest
+    table), their parameter rows and the agents' names."""
     n = rules.n_players
     if len(agents) != n:
         raise ValueError(f"{n} players need {n} agents, got {len(agents)}")
     check_secret(secret)
     for agent in agents:
         agent.check_rules(rules)
-    entries = tuple(a.family.entry() for a in agents)
-    entries = Entries(entries + (entries[0],) * (game.max_players - n))
+    entries = [a.family.entry() for a in agents]
+    addresses = entry_addresses(entries + entries[:1] * (game.max_players - n))
     params = np.zeros((game.max_players, MAX_PARAMS), np.float64)
     params[:n] = param_table(agents, n)
     names = ", ".join(dict.fromkeys(a.spec for a in agents))
-    return entries, params, names
-
-
-class Entries(tuple):
-    """The seats' entries: a tuple whose Numba type is worked out once for each content, not
-    on every call (Numba types a tuple of compiled functions afresh each time, about 0.2 ms:
-    half of the call of a small block, and a round-robin plays thousands of them)."""
-
-
-_ENTRY_TYPES: dict = {}
-
-
-@typeof_impl.register(Entries)
-def _typeof_entries(entries: Entries, context):
-    key = (tuple(entries), context.purpose)  # a plain tuple: the type of a plain tuple
-    if key not in _ENTRY_TYPES:
-        _ENTRY_TYPES[key] = typeof_impl(key[0], context)
-    return _ENTRY_TYPES[key]
+    return addresses, params, names
 
 
 class _Call:

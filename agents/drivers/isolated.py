@@ -25,7 +25,7 @@ from agents.drivers.generate import driver
 from agents.drivers.slow import play_slow
 from agents.isolation import ILLEGAL, Isolation
 from agents.isolation.host import Sandbox
-from agents.kernels.lanes import entry_addresses
+from agents.kernels.entries import entry_addresses
 from giftsim.contract import MAX_PARAMS, first_policy
 from giftsim.game import TAIL, Game, rounds_of
 from giftsim.rng import check_secret

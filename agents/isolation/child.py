@@ -221,7 +221,7 @@ def _server(start: dict, agent, block_fd: int, control: socket.socket):
 
     from agents.isolation.protocol import Block
     from agents.isolation.serve import fault_of, python_server, serve
-    from agents.kernels.lanes import entry_addresses
+    from agents.kernels.entries import entry_addresses
     from giftsim.contract import scratch_size
     from giftsim.game import load_game
 

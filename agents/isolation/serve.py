@@ -13,7 +13,7 @@ from numba import njit
 
 from agents.isolation import MEMORY, NOT_INTEGER, RAISED, explain
 from agents.isolation.protocol import H_COUNT, H_DONE, H_FAULT, H_FIRST
-from agents.kernels.lanes import entry_at
+from agents.kernels.entries import entry_at
 from giftsim.contract import address
 
 

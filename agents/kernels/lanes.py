@@ -29,12 +29,7 @@ finished one, each the start state (``state_size`` slots) then the actions.
 """
 
 import numpy as np
-from numba import njit, types
-from numba.core import cgutils
-from numba.experimental.function_type import _get_jit_address, _get_wrapper_address
-from numba.extending import intrinsic
-
-from giftsim.contract import DECIDER_SIG
+from numba import njit
 
 L_ID, L_NEXT, L_INDEX, L_SEAT, L_LOGGED = 0, 1, 2, 3, 4
 L_DONE_INDEX, L_DONE_SEAT, L_DONE_LOGGED, L_SKIPPED = 5, 6, 7, 8
@@ -97,38 +92,6 @@ def keep_finished(record, lane, log, base):
         lane[L_DONE_LOGGED] = lane[L_LOGGED]
         end = base + lane[L_LOGGED]
         log[FINISHED, :end] = log[CURRENT, :end]
-
-
-ENTRY_TYPE = types.FunctionType(DECIDER_SIG)
-
-
-@intrinsic
-def entry_at(typingctx, c_addr, py_addr, jit_addr):
-    """The agent entry whose addresses are :func:`entry_addresses` (compiled code only).
-
-    The kernels take their opponents as addresses in an int64 array, not as a tuple of
-    entries: Numba's dispatcher types a tuple of functions in Python on every call (about
-    0.2 ms, a step of a few hundred lanes), an array of ints in C. The value built here is the
-    one Numba builds when it unboxes an entry, so the call is the same (exceptions of a
-    bounds-checked user agent propagate)."""
-
-    def codegen(context, builder, signature, args):
-        entry = cgutils.create_struct_proxy(ENTRY_TYPE)(context, builder)
-        pointer = context.get_value_type(types.voidptr)
-        entry.c_addr, entry.py_addr, entry.jit_addr = (builder.inttoptr(a, pointer) for a in args)
-        return entry._getvalue()
-
-    return ENTRY_TYPE(types.int64, types.int64, types.int64), codegen
-
-
-def entry_addresses(entries) -> np.ndarray:
-    """One row ``(c_addr, py_addr, jit_addr)`` per compiled entry (the caller keeps the
-    entries alive while the addresses are used)."""
-    rows = [
-        (_get_wrapper_address(e, DECIDER_SIG), id(e), _get_jit_address(e, DECIDER_SIG))
-        for e in entries
-    ]
-    return np.array(rows, np.int64)
 
 
 def empty_lanes(n_envs: int) -> np.ndarray:

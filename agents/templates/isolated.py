@@ -29,7 +29,7 @@ import numpy as np
 from numba import njit
 
 from agents.isolation import ILLEGAL
-from agents.kernels.lanes import entry_at
+from agents.kernels.entries import entry_at
 from giftsim.bits import lowest_bit
 from giftsim.contract import MAX_PARAMS, address, first_seat
 from giftsim.game import N_PLAYERS

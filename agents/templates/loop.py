@@ -1,8 +1,9 @@
 """Whole games, every agent's decisions included, in one compiled loop.
 
-Agents are called through their pointer entries (``giftsim.contract``), one per seat in a tuple
-of ``MAX_PLAYERS`` (padded), so the loop is compiled once per game, cached on disk, and never
-recompiled for another pairing, seating or user-defined agent.
+Agents are called through their pointer entries (``giftsim.contract``), given as an array of
+their addresses, one row per seat of ``MAX_PLAYERS`` (padded; ``agents.kernels.entries``), so
+the loop is compiled once per game, cached on disk, and never recompiled for another pairing,
+seating or user-defined agent.
 
 Sealed agents (``giftsim.contract``): the seat to act is shown its observation where it lies,
 the live state's public prefix, whenever ``show_turn`` says that prefix is its view (else a
@@ -19,7 +20,7 @@ The hook (the marked import below; ``agents.drivers.generate.driver(..., hook=..
 every game and action: the plain loop's hooks do nothing and compile away; the self-play
 recorder and the event recorder are variants of this text. So is the loop of a table where
 every seat plays one built-in family (the marked ``ask`` import: ``ask_entry.py``), which calls
-that family's entry directly instead of through the tuple of pointers.
+that family's entry directly instead of through the seat's addresses.
 """
 
 import numpy as np
@@ -65,7 +66,7 @@ def play_games(rules_vec, root_seed, secret, first_index, policy, entries, param
     shown, live = address(obs, 0), address(state, 0)
     scratch = np.zeros(MAX_PLAYERS * SCRATCH_STRIDE, np.int64)
     rngs = np.zeros(MAX_PLAYERS, np.uint64)
-    flat_params = params.ravel()
+    flat_params, flat_entries = params.ravel(), entries.ravel()
     for g in range(out.shape[0]):
         if not has_room(hook):
             return g
@@ -88,7 +89,7 @@ def play_games(rules_vec, root_seed, secret, first_index, policy, entries, param
                         view = shown
                     row, own = address(flat_params, seat * MAX_PARAMS), seat * SCRATCH_STRIDE
                     action = ask(
-                        entries, seat, view, row, address(rngs, seat), address(scratch, own)
+                        flat_entries, seat, view, row, address(rngs, seat), address(scratch, own)
                     )
                     if action < 0 or action > 62 or not (mask >> action) & 1:
                         return -1 - g

@@ -35,6 +35,7 @@ decisions, ``k`` the chance events of kind ``k`` (``Game.chance_kinds[k - 1]``).
 import numpy as np
 from numba import njit
 
+from agents.kernels.entries import entry_at
 from agents.kernels.net import first_layer, output
 from giftsim.bits import lowest_bit
 from giftsim.contract import MAX_PARAMS, address, first_seat, scratch_size
@@ -127,7 +128,8 @@ def play_luck(rules_vec, root_seed, secret, first_index, policy, entries, params
                 observe(state, seat, obs)
                 view = shown
             row, own = address(flat_params, seat * MAX_PARAMS), seat * SCRATCH_STRIDE
-            action = entries[seat](view, row, address(rngs, seat), address(scratch, own))
+            entry = entry_at(entries[seat, 0], entries[seat, 1], entries[seat, 2])
+            action = entry(view, row, address(rngs, seat), address(scratch, own))
             if action < 0 or action > 62 or not (mask >> action) & 1:
                 return g
             if (known >> seat) & 1:

@@ -27,6 +27,7 @@ on the same deal, and the decisions at which the responder rolled out.
 import numpy as np
 from numba import njit
 
+from agents.kernels.entries import entry_at
 from giftsim.bits import lowest_bit
 from giftsim.contract import MAX_PARAMS, address, first_seat, scratch_size
 from giftsim.game import N_PLAYERS
@@ -198,7 +199,8 @@ def _ask(state, entries, flat, streams, work):
         observe(state, seat, obs)
         view = address(obs, 0)
     row, own = address(flat, seat * MAX_PARAMS), address(scratch, seat * SCRATCH_STRIDE)
-    action = entries[seat](view, row, address(streams, seat), own)
+    entry = entry_at(entries[seat, 0], entries[seat, 1], entries[seat, 2])
+    action = entry(view, row, address(streams, seat), own)
     if action < 0 or action > 62 or not (mask >> action) & 1:
         return -1
     return action

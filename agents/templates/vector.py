@@ -11,13 +11,13 @@ The helpers a lane runs at every step are inlined into the two kernels (``inline
 a call between compiled functions passes every array as a struct and counts its references,
 which cost about as much as the lane's game itself. The rules' step verbs are called, not
 copied into each call site (``CALL_RULES``; LLVM still inlines them where it pays): the copies
-doubled the Tulips kernels' cold compile (30.5 CPU-s against 14.8) for the same learner steps
-per second (``docs/perf/README.md``).
+doubled the Tulips kernels' cold compile (measurements: ``docs/perf/README.md``).
 """
 
 import numpy as np
 from numba import njit
 
+from agents.kernels.entries import entry_at
 from agents.kernels.lanes import (
     CURRENT,
     KEY_SECRET,
@@ -38,7 +38,6 @@ from agents.kernels.lanes import (
     RUN_FIRST,
     RUN_LEARNER,
     RUN_RECORD,
-    entry_at,
     keep_finished,
     learner_seat,
     log_action,

@@ -31,6 +31,7 @@ from numba import njit
 from agents.drivers.block import _seating
 from agents.drivers.generate import package
 from agents.kernels import net
+from agents.kernels.entries import entry_at
 from agents.registry import parse_list
 from agents.roster import roster
 from experiments.network import Network, fit
@@ -95,7 +96,8 @@ def record(rules_vec, root_seed, first_index, n_games, policy, entries, params, 
                     G.observe(state, seat, obs)
                     shown_view = shown
                 row, own = address(flat, seat * MAX_PARAMS), address(scratch, seat * STRIDE)
-                action = entries[seat](shown_view, row, address(rngs, seat), own)
+                entry = entry_at(entries[seat, 0], entries[seat, 1], entries[seat, 2])
+                action = entry(shown_view, row, address(rngs, seat), own)
             if seat == mover:
                 G.observe(state, seat, view)
                 rng[0] = WORLD_STREAM

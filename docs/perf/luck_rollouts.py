@@ -33,6 +33,7 @@ from numba import njit
 from agents.drivers.block import _seating
 from agents.drivers.generate import package
 from agents.drivers.slow import ask, seat_streams
+from agents.kernels.entries import entry_at
 from agents.registry import parse_list
 from giftsim.bits import lowest_bit
 from giftsim.contract import MAX_PARAMS, address, scratch_size
@@ -79,7 +80,8 @@ def playout(start, entries, params, seed, work, into):
             G.observe(state, seat, obs)
             view = address(obs, 0)
         row, own = address(flat, seat * MAX_PARAMS), address(scratch, seat * STRIDE)
-        G.apply_action(state, entries[seat](view, row, address(rngs, seat), own))
+        entry = entry_at(entries[seat, 0], entries[seat, 1], entries[seat, 2])
+        G.apply_action(state, entry(view, row, address(rngs, seat), own))
     G.rewards(state, shares)
     for p in range(state[N_PLAYERS]):
         into[p] += shares[p]

@@ -61,6 +61,7 @@ import numpy as np
 from agents.base import Agent
 from agents.drivers.block import IllegalActionError, announce
 from agents.drivers.generate import driver
+from agents.kernels.entries import entry_addresses
 from agents.kernels.lanes import (
     FINISHED,
     KEY_SECRET,
@@ -82,7 +83,6 @@ from agents.kernels.lanes import (
     RUN_RECORD,
     RUN_SLOTS,
     empty_lanes,
-    entry_addresses,
 )
 from agents.registry import parse
 from experiments.envs.opponents import LiveNetwork
