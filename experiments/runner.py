@@ -42,6 +42,8 @@ from giftsim.rng import game_keys
 BACKENDS = ("serial", "processes", "dask")
 MAX_CHUNKS = 1_000_000  # chunks (tasks, files) in a run: each is held in memory while planning
 MAX_CHUNK_SIZE = 2_000_000  # games per chunk: its rows (a few hundred bytes a game) are in memory
+TASK_CHUNKS = 64  # chunks in one task of a worker, at most (runner.batches)
+TASKS_PER_WORKER = 8  # tasks a worker, at least, where there are chunks enough
 
 
 @dataclass(frozen=True)
@@ -402,7 +404,7 @@ def run(
         start = time.perf_counter()
         try:
             where = None if folder is None else str(folder)
-            frames, played = _dispatch(
+            parts, played = _dispatch(
                 todo, where, summary_only, backend, workers, scheduler, progress
             )
         finally:
@@ -410,7 +412,7 @@ def run(
     seconds = time.perf_counter() - start
     if folder is not None:
         return None, seconds, played
-    return _merged(frames), seconds, played
+    return _merged(parts), seconds, played
 
 
 def _to_play(todo: list[Chunk], folder: Path | None) -> list[Chunk]:
@@ -438,27 +440,72 @@ def _ordered(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _dispatch(todo, folder, summary_only, backend, workers, scheduler, progress):
+    """Play the chunks ``todo``: ``(parts, games played)``, the rows (or summaries) of the
+    chunks kept in memory in the chunks' order, however the workers finish."""
     total = sum(c.size for c in todo)
-    frames, played = [], 0
+    parts, played = [], 0
     bar = tqdm(total=total, unit="game", unit_scale=True, disable=not progress, smoothing=0.1)
     with bar:
-        for size, frame in _results(todo, folder, summary_only, backend, workers, scheduler):
+        for at, size, part in _results(todo, folder, summary_only, backend, workers, scheduler):
             played += size
             bar.update(size)
-            if frame is not None:
-                frames.append(frame)
-    return frames, played
+            if part is not None:
+                parts.append((at, part))
+    return [part for _, part in sorted(parts, key=lambda item: item[0])], played
 
 
 def _results(todo, folder, summary_only, backend, workers, scheduler):
-    owner = os.getpid() if backend == "processes" else None  # local workers follow this one
-    tasks = (delayed(play_chunk)(c, folder, summary_only, owner) for c in todo)
+    """``(place, games, rows or None)``: each chunk's place in ``todo`` (or that of the first
+    of a task's chunks sent as one table) and its results, in the order they finish."""
     if backend == "serial":
-        yield from (play_chunk(c, folder, summary_only) for c in todo)
-    elif backend == "processes":
-        yield from Parallel(n_jobs=workers or -1, return_as="generator_unordered")(tasks)
+        for at, chunk in enumerate(todo):
+            yield at, *play_chunk(chunk, folder, summary_only)
+        return
+    owner = os.getpid() if backend == "processes" else None  # local workers follow this one
+    tasks, at = [], 0
+    for batch in batches(todo, workers or os.cpu_count() or 1):
+        tasks.append(delayed(play_chunks)(batch, folder, summary_only, owner, at))
+        at += len(batch)
+    if backend == "processes":
+        done = Parallel(n_jobs=workers or -1, return_as="generator_unordered")(tasks)
     else:
-        yield from _on_dask(tasks, scheduler, workers)
+        done = _on_dask(tasks, scheduler, workers)
+    for results in done:
+        yield from results
+
+
+def batches(chunks: list, workers: int) -> list[list]:
+    """The chunks cut into tasks of consecutive chunks: at most ``TASK_CHUNKS`` each, and
+    ``TASKS_PER_WORKER`` tasks a worker or more, so that the workers stay busy to the end. A
+    task of its own for each of a round-robin's small chunks cost more to send and collect
+    than the chunk cost to play."""
+    per = max(1, min(TASK_CHUNKS, len(chunks) // (TASKS_PER_WORKER * workers)))
+    return [chunks[i : i + per] for i in range(0, len(chunks), per)]
+
+
+def play_chunks(chunks: list[Chunk], folder, summary_only: bool, owner=None, at: int = 0):
+    """One task of a worker: :func:`play_chunk` of each chunk, in order, each result as
+    ``(place, games, rows or None)`` with ``at`` the first chunk's place in the run. Rows kept
+    in memory come back as one table (each table carries its columns' pandas metadata, about
+    12 kB, as long to send as a small chunk to play)."""
+    done = [play_chunk(chunk, folder, summary_only, owner) for chunk in chunks]
+    if folder is None and len(done) > 1:
+        try:
+            return [(at, sum(size for size, _ in done), _joined([part for _, part in done]))]
+        except pa.ArrowException:  # chunks of other columns or types: sent one by one
+            pass
+    return [(at + k, size, part) for k, (size, part) in enumerate(done)]
+
+
+def _joined(parts: list[pa.Table]) -> pa.Table:
+    """Tables of chunks as one, with all their fault records (if any has them), each column
+    in one piece: a table of many pieces took 50 times as long to send."""
+    joined = pa.concat_tables(parts).combine_chunks()
+    faults = [_faults_of(part) for part in parts]
+    metadata = {k: v for k, v in (joined.schema.metadata or {}).items() if k != FAULTS_KEY}
+    if any(f is not None for f in faults):
+        metadata[FAULTS_KEY] = json.dumps([r for f in faults if f for r in f]).encode()
+    return joined.replace_schema_metadata(metadata)
 
 
 def start_workers(chunks: list[Chunk], backend: str, workers) -> None:

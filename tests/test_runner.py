@@ -445,3 +445,54 @@ def test_a_chunk_is_written_as_the_table_pandas_makes_of_it(small_folders):
                 reference = pa.Table.from_pandas(part, preserve_index=False)
                 assert made.equals(reference), name
                 assert made.schema.equals(reference.schema, check_metadata=True), name
+
+
+def test_tasks_hold_consecutive_chunks_and_leave_every_worker_busy():
+    """``batches`` cuts the chunks, in order, into tasks of at most ``TASK_CHUNKS`` chunks and
+    at least ``TASKS_PER_WORKER`` tasks a worker where there are chunks enough."""
+    from experiments.runner import TASK_CHUNKS, TASKS_PER_WORKER, batches
+
+    for n_chunks in (1, 7, 100, 1_000, 20_000):
+        for workers in (1, 2, 8):
+            chunks = list(range(n_chunks))
+            tasks = batches(chunks, workers)
+            assert [c for task in tasks for c in task] == chunks
+            assert max(len(task) for task in tasks) <= TASK_CHUNKS
+            assert len(tasks) >= min(n_chunks, TASKS_PER_WORKER * workers)
+
+
+def test_a_task_sends_its_chunks_as_one_table_with_every_fault_record():
+    """A worker's task of in-memory chunks comes back as one table whose rows and fault
+    records are those of its chunks, one after the other; written chunks come back one by
+    one, without rows."""
+    import pyarrow as pa
+
+    from experiments.runner import _faults_of, chunks_of, play_chunk, play_chunks
+
+    designs = _small_designs()
+    for name in ("isolated", "rows"):
+        jobs, summary_only = designs[name]
+        chunks = chunks_of(jobs, 2)[:9]
+        each = [play_chunk(chunk, None, summary_only) for chunk in chunks]
+        ((at, size, table),) = play_chunks(chunks, None, summary_only, at=5)
+        assert at == 5 and size == sum(s for s, _ in each)
+        joined = pa.concat_tables([part for _, part in each])
+        pd.testing.assert_frame_equal(table.to_pandas(), joined.to_pandas())
+        assert all(column.num_chunks == 1 for column in table.columns)
+        expected = [_faults_of(part) for _, part in each]
+        if name == "isolated":
+            assert _faults_of(table) == [r for f in expected for r in f]
+        else:
+            assert _faults_of(table) is None and expected == [None] * len(chunks)
+
+
+def test_a_run_on_worker_processes_gives_the_frame_of_a_serial_run():
+    """Tasks of several chunks (a round-robin of many small chunks, rows and summaries): the
+    frame a serial run gives, row for row, whichever task finishes first (summaries have no
+    game index to sort by: the chunks' results are put in the chunks' order)."""
+    for name in ("rows", "summaries"):
+        jobs, summary_only = _small_designs()[name]
+        options = {"chunk_size": 2, "summary_only": summary_only, "progress": False}
+        serial, _, _ = run(jobs, backend="serial", **options)
+        parallel, _, _ = run(jobs, backend="processes", workers=2, **options)
+        pd.testing.assert_frame_equal(parallel, serial)
