@@ -43,6 +43,7 @@ BACKENDS = ("serial", "processes", "dask")
 MAX_CHUNKS = 1_000_000  # chunks (tasks, files) in a run: each is held in memory while planning
 MAX_CHUNK_SIZE = 2_000_000  # games per chunk: its rows (a few hundred bytes a game) are in memory
 TASK_CHUNKS = 64  # chunks in one task of a worker, at most (runner.batches)
+TASK_GAMES = 10_000  # games in one task of several chunks, at most (a larger chunk goes alone)
 TASKS_PER_WORKER = 8  # tasks a worker, at least, where there are chunks enough
 
 
@@ -142,11 +143,7 @@ def rows(chunk: Chunk) -> pa.Table:
     if job.isolation:
         columns |= forfeit_columns(forfeits)
         faults = fault_records(explained, forfeits, agents, job.job, first)
-    table = _table_of(columns | luck)
-    if faults is not None:
-        metadata = {**table.schema.metadata, FAULTS_KEY: json.dumps(faults).encode()}
-        table = table.replace_schema_metadata(metadata)
-    return table
+    return _with_faults(_table_of(columns | luck), faults)
 
 
 def summary(frame: pd.DataFrame, job: Job) -> pd.DataFrame:
@@ -290,6 +287,14 @@ def _write(table: pa.Table, path: Path) -> None:
     pq.write_table(table, path, write_statistics=False, use_dictionary=names or False)
 
 
+def _with_faults(table: pa.Table, faults) -> pa.Table:
+    """``table`` with the fault records ``faults`` in its metadata (None: as it is)."""
+    if faults is None:
+        return table
+    metadata = {**(table.schema.metadata or {}), FAULTS_KEY: json.dumps(faults).encode()}
+    return table.replace_schema_metadata(metadata)
+
+
 def _faults_of(table: pa.Table):
     """The fault records in a table's metadata, or None when it has none."""
     text = (table.schema.metadata or {}).get(FAULTS_KEY)
@@ -302,11 +307,9 @@ _SCHEMAS: dict = {}  # Arrow schemas (with pandas' metadata) by layout of column
 def arrow_table(frame: pd.DataFrame, faults=None) -> pa.Table:
     """``pa.Table.from_pandas(frame, preserve_index=False)``, the same table (and ``faults``,
     fault records, in its metadata), made as :func:`_table_of` makes it."""
-    table = _table_of({name: frame[name].array for name in frame.columns}, frame)
-    if faults is not None:
-        metadata = {**(table.schema.metadata or {}), FAULTS_KEY: json.dumps(faults).encode()}
-        table = table.replace_schema_metadata(metadata)
-    return table
+    return _with_faults(
+        _table_of({name: frame[name].array for name in frame.columns}, frame), faults
+    )
 
 
 def _table_of(columns: dict, frame: pd.DataFrame | None = None) -> pa.Table:
@@ -474,13 +477,20 @@ def _results(todo, folder, summary_only, backend, workers, scheduler):
         yield from results
 
 
-def batches(chunks: list, workers: int) -> list[list]:
-    """The chunks cut into tasks of consecutive chunks: at most ``TASK_CHUNKS`` each, and
-    ``TASKS_PER_WORKER`` tasks a worker or more, so that the workers stay busy to the end. A
-    task of its own for each of a round-robin's small chunks cost more to send and collect
-    than the chunk cost to play."""
+def batches(chunks: list[Chunk], workers: int) -> list[list[Chunk]]:
+    """The chunks cut into tasks of consecutive chunks: at most ``TASK_CHUNKS`` chunks and
+    ``TASK_GAMES`` games each (a larger chunk alone), and ``TASKS_PER_WORKER`` tasks a worker
+    or more, so that the workers stay busy to the end. A task of its own for each of a
+    round-robin's small chunks cost more to send and collect than the chunk cost to play."""
     per = max(1, min(TASK_CHUNKS, len(chunks) // (TASKS_PER_WORKER * workers)))
-    return [chunks[i : i + per] for i in range(0, len(chunks), per)]
+    tasks, task, games = [], [], 0
+    for chunk in chunks:
+        if task and (len(task) == per or games + chunk.size > TASK_GAMES):
+            tasks.append(task)
+            task, games = [], 0
+        task.append(chunk)
+        games += chunk.size
+    return [*tasks, task] if task else tasks
 
 
 def play_chunks(chunks: list[Chunk], folder, summary_only: bool, owner=None, at: int = 0):
@@ -503,9 +513,10 @@ def _joined(parts: list[pa.Table]) -> pa.Table:
     joined = pa.concat_tables(parts).combine_chunks()
     faults = [_faults_of(part) for part in parts]
     metadata = {k: v for k, v in (joined.schema.metadata or {}).items() if k != FAULTS_KEY}
-    if any(f is not None for f in faults):
-        metadata[FAULTS_KEY] = json.dumps([r for f in faults if f for r in f]).encode()
-    return joined.replace_schema_metadata(metadata)
+    joined = joined.replace_schema_metadata(metadata)
+    if all(f is None for f in faults):
+        return joined
+    return _with_faults(joined, [r for f in faults if f for r in f])
 
 
 def start_workers(chunks: list[Chunk], backend: str, workers) -> None:

@@ -449,16 +449,22 @@ def test_a_chunk_is_written_as_the_table_pandas_makes_of_it(small_folders):
 
 def test_tasks_hold_consecutive_chunks_and_leave_every_worker_busy():
     """``batches`` cuts the chunks, in order, into tasks of at most ``TASK_CHUNKS`` chunks and
-    at least ``TASKS_PER_WORKER`` tasks a worker where there are chunks enough."""
-    from experiments.runner import TASK_CHUNKS, TASKS_PER_WORKER, batches
+    ``TASK_GAMES`` games (a larger chunk alone), and at least ``TASKS_PER_WORKER`` tasks a
+    worker where there are chunks enough."""
+    from types import SimpleNamespace
+
+    from experiments.runner import TASK_CHUNKS, TASK_GAMES, TASKS_PER_WORKER, batches
 
     for n_chunks in (1, 7, 100, 1_000, 20_000):
         for workers in (1, 2, 8):
-            chunks = list(range(n_chunks))
-            tasks = batches(chunks, workers)
-            assert [c for task in tasks for c in task] == chunks
-            assert max(len(task) for task in tasks) <= TASK_CHUNKS
-            assert len(tasks) >= min(n_chunks, TASKS_PER_WORKER * workers)
+            for size in (1, 500, 3_000, 50_000):
+                chunks = [SimpleNamespace(size=size, n=k) for k in range(n_chunks)]
+                tasks = batches(chunks, workers)
+                assert [c for task in tasks for c in task] == chunks
+                assert max(len(task) for task in tasks) <= TASK_CHUNKS
+                assert len(tasks) >= min(n_chunks, TASKS_PER_WORKER * workers)
+                for task in tasks:
+                    assert len(task) == 1 or sum(c.size for c in task) <= TASK_GAMES
 
 
 def test_a_task_sends_its_chunks_as_one_table_with_every_fault_record():
