@@ -28,7 +28,7 @@ from tqdm import tqdm
 from agents.drivers.block import announce
 from agents.drivers.generate import driver
 from agents.isolation.host import end_idle
-from agents.registry import parse_list
+from agents.registry import parse, parse_list
 from experiments import manifest as manifest_io
 from experiments.batch import frame_columns
 from experiments.games import play_block, play_block_isolated
@@ -99,7 +99,7 @@ def _seated_agents(jobs: list[Job]) -> list[tuple]:
         agents = []
         for spec in job.agents:
             if (job.game, spec) not in parsed:
-                parsed[job.game, spec] = parse_list([spec], job.game)[0]
+                parsed[job.game, spec] = parse(spec, job.game)
             agents.append(parsed[job.game, spec])
         rules = job.make_rules()
         for spec, agent in zip(job.agents, agents, strict=True):
@@ -301,6 +301,14 @@ def _faults_of(table: pa.Table):
     return None if text is None else json.loads(text)
 
 
+def _all_faults(tables: list[pa.Table]):
+    """The fault records of all ``tables`` in order, or None when none of them has any."""
+    faults = [_faults_of(table) for table in tables]
+    if all(f is None for f in faults):
+        return None
+    return [record for f in faults if f for record in f]
+
+
 _SCHEMAS: dict = {}  # Arrow schemas (with pandas' metadata) by layout of columns
 
 
@@ -430,10 +438,10 @@ def _merged(parts: list[pa.Table]) -> pd.DataFrame:
     """The chunks' rows (or summaries) in order, as ``pd.concat`` of each one's frame would
     give them (``experiments.results.frame_of_tables``), with isolated agents' merged fault
     records."""
-    faults = [_faults_of(part) for part in parts]
+    faults = _all_faults(parts)
     frame = _ordered(frame_of_tables(parts) if parts else pd.DataFrame())
-    if any(f is not None for f in faults):
-        frame.attrs["faults"] = merged_faults([r for f in faults if f for r in f])
+    if faults is not None:
+        frame.attrs["faults"] = merged_faults(faults)
     return frame
 
 
@@ -511,12 +519,8 @@ def _joined(parts: list[pa.Table]) -> pa.Table:
     """Tables of chunks as one, with all their fault records (if any has them), each column
     in one piece: a table of many pieces took 50 times as long to send."""
     joined = pa.concat_tables(parts).combine_chunks()
-    faults = [_faults_of(part) for part in parts]
     metadata = {k: v for k, v in (joined.schema.metadata or {}).items() if k != FAULTS_KEY}
-    joined = joined.replace_schema_metadata(metadata)
-    if all(f is None for f in faults):
-        return joined
-    return _with_faults(joined, [r for f in faults if f for r in f])
+    return _with_faults(joined.replace_schema_metadata(metadata), _all_faults(parts))
 
 
 def start_workers(chunks: list[Chunk], backend: str, workers) -> None:

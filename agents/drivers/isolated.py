@@ -112,9 +112,8 @@ class _Loop:
     def _trusted(self, agents, n: int) -> None:
         """The trusted seats' entry addresses and parameter rows."""
         trusted = [s for s in range(n) if s not in self.seats]
-        self.kept = [agents[s].family.entry() for s in trusted]  # alive while addresses are used
         if trusted:
-            self.entries[trusted] = entry_addresses(self.kept)
+            self.entries[trusted] = entry_addresses([agents[s].family.entry() for s in trusted])
         for s in trusted:
             self.params[s] = agents[s].param_row(n)
         self.names = ", ".join(dict.fromkeys(agents[s].spec for s in trusted))

@@ -203,13 +203,11 @@ class VectorEnv:
         self._buffers = self._outputs()
         self._ready = False
         if self.slow:
-            self._entries = []
             self._kernels = PythonLanes(game, self.rules, self.opponents)
             addresses = np.zeros((0, 3), np.int64)
         else:
-            self._entries = [a.family.entry() for a in agents]  # kept alive: addresses
             self._kernels = driver(game.name, "vector")
-            addresses = entry_addresses(self._entries)
+            addresses = entry_addresses([a.family.entry() for a in agents])
             announce(f"the {game.title} vector environment", self._kernels.step_lanes, agents)
         self._call = (
             self.rules.to_array(),
