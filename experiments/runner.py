@@ -527,17 +527,30 @@ def start_workers(chunks: list[Chunk], backend: str, workers) -> None:
     """Compile (or load) every loop the jobs need where the games will run, before the
     clock starts: in this process for the serial backend and for a cluster (whose workers
     then find a filled cache), in each local worker process otherwise, so that no task pays
-    for start-up or compilation and this process keeps no compiled code it does not run."""
-    for chunk in _first_of_each_seating(chunks):
-        game = chunk.job.game
-        label = f"the {load_game(game).title} game loop"
-        announce(label, driver(game, "loop").play_games, list(chunk.agents))
+    for start-up or compilation and this process keeps no compiled code it does not run.
+    What is not in the cache yet compiles once, in one worker; the others then load it."""
+    firsts = _first_of_each_seating(chunks)
+    cold = [_announce(chunk) for chunk in firsts]
     count = (workers or os.cpu_count() or 1) if backend == "processes" else 1
     if count == 1:
         warm_up(chunks)
         return
-    firsts, owner = _first_of_each_seating(chunks), os.getpid()
-    Parallel(n_jobs=count)(delayed(warm_up)(firsts, owner) for _ in range(count))
+    owner = os.getpid()
+    with Parallel(n_jobs=count) as parallel:
+        if any(cold):
+            parallel([delayed(warm_up)(firsts, owner)])
+        parallel(delayed(warm_up)(firsts, owner) for _ in range(count))
+
+
+def _announce(chunk: Chunk) -> bool:
+    """The first-run line for the loop (and luck estimator) of a chunk's agents; True if any
+    of them is not in the cache yet."""
+    game, agents = load_game(chunk.job.game), list(chunk.agents)
+    cold = announce(f"the {game.title} game loop", driver(game.name, "loop").play_games, agents)
+    if chunk.job.luck:
+        label = f"the {game.title} luck estimator"
+        cold |= announce(label, driver(game.name, "luck").play_luck, agents)
+    return cold
 
 
 def _on_dask(tasks, scheduler, workers):

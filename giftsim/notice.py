@@ -25,20 +25,18 @@ def cached(dispatcher) -> bool:
         return False
 
 
-def compiling(what: dict[str, tuple[object, float]]) -> None:
+def compiling(what: dict[str, tuple[object, float]]) -> bool:
     """Say once that the kernels ``what`` (label -> (dispatcher, seconds it takes to compile,
     measured on a 2-core machine)) without a cached copy are being compiled, and about how
-    long that takes: the sum over those kernels."""
-    missing = {
-        label: seconds
-        for label, (dispatcher, seconds) in what.items()
-        if not cached(dispatcher) and label not in _SAID
-    }
+    long that takes: the sum over those kernels. True if any of them has no cached copy."""
+    uncached = {label: seconds for label, (d, seconds) in what.items() if not cached(d)}
+    missing = {label: seconds for label, seconds in uncached.items() if label not in _SAID}
     if QUIET or not missing or multiprocessing.parent_process() is not None:
-        return
+        return bool(uncached)
     _SAID.update(missing)
     print(
         f"giftsim: compiling {', '.join(missing)} (first run only; about "
         f"{max(1, round(sum(missing.values())))} s, then cached)",
         file=sys.stderr,
     )
+    return True

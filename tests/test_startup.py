@@ -13,8 +13,8 @@ from types import SimpleNamespace
 from giftsim import notice
 
 
-def _run(args, cache: Path, quiet=False):
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache)}
+def _run(args, cache: Path, quiet=False, **env_vars):
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), **env_vars}
     command = [sys.executable, "-m", "experiments.cli", *args] + (["--quiet"] if quiet else [])
     return subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
 
@@ -73,3 +73,19 @@ def test_the_compile_estimate_counts_only_the_kernels_not_cached(capsys, monkeyp
     )
     notice.compiling({"agent a": (to_do, 3.0), "agent c": (to_do, 18.0)})  # a: said once
     assert "compiling agent c (first run only; about 18 s," in capsys.readouterr().err
+    assert notice.compiling({"agent a": (to_do, 3.0)})  # said already, still not cached
+    monkeypatch.setattr(notice, "QUIET", True)
+    assert notice.compiling({"agent d": (to_do, 3.0)}) and not capsys.readouterr().err
+    assert not notice.compiling({"the loop": (done, 3.0), "agent b": (done, 18.0)})
+
+
+def test_workers_on_an_empty_cache_compile_each_kernel_once(tmp_path):
+    """Two worker processes, nothing cached: one compiles and fills the cache, the other
+    loads from it (both used to compile everything, twice the CPU of a first run)."""
+    args = ["tournament", "geschenkt", "--agents", "greedy,random", "--players", "3"]
+    args += ["--games", "20", "--backend", "processes", "--workers", "2"]
+    done = _run(args, tmp_path, quiet=True, NUMBA_DEBUG_CACHE="1")
+    assert done.returncode == 0, done.stderr
+    saved = [line for line in done.stdout.splitlines() if "data saved to" in line]
+    assert any("greedy.decide" in line for line in saved)
+    assert len(saved) == len(set(saved))  # no file saved twice

@@ -100,10 +100,11 @@ def event_block(
     return out, events
 
 
-def announce(label: str, kernel, agents, slow: bool = False) -> None:
+def announce(label: str, kernel, agents, slow: bool = False) -> bool:
     """The first-run line: what of ``kernel`` (called ``label``) and the agents is not in
     Numba's cache yet (see giftsim.notice): their loop entries, or with ``slow`` the decision
-    functions the slow path calls. About 3 s a kernel (1-8 s measured), 15 s more a search."""
+    functions the slow path calls. About 3 s a kernel (1-8 s measured), 15 s more a search.
+    True if any of them has no cached copy."""
     what = {label: (kernel, 3.0)} if hasattr(kernel, "signatures") else {}
     for agent in agents:
         if isinstance(agent, Agent) and agent.family.builtin:
@@ -111,7 +112,7 @@ def announce(label: str, kernel, agents, slow: bool = False) -> None:
             if hasattr(kernel, "signatures"):  # compiled (a plain Python decide is not)
                 search = "iters" in agent.family.defaults
                 what[f"agent {agent.name}"] = (kernel, 3.0 + 15.0 * search)
-    notice.compiling(what)
+    return notice.compiling(what)
 
 
 def _seating(game: Game, rules, agents, secret) -> tuple:
