@@ -5,17 +5,17 @@ run: ``--help``, argument errors and ``giftsim agents`` compile nothing.
 """
 
 import argparse
-import contextlib
 import os
 import re
 import secrets
 import signal
 import sys
-import threading
 import traceback
 from pathlib import Path
 
 import giftsim
+from experiments import arguments, stopping
+from experiments.stopping import SIGNALLED
 from giftsim import notice
 from giftsim.game import GAMES, load_game
 
@@ -61,7 +61,7 @@ def main(argv=None) -> int:
     RUNNING["args"] = args
     notice.QUIET = getattr(args, "quiet", False)
     SIGNALLED.clear()
-    before = _stop_on_signals()
+    before = stopping.stop_on_signals()
     try:
         _check_together(args)
         _load_agent_modules(args)
@@ -95,7 +95,7 @@ def main(argv=None) -> int:
 
 def _stopped(args, signum: int) -> int:
     """The line of a command stopped by Ctrl-C or SIGTERM, and its exit status."""
-    Watchdog.stopping.set()  # the stop has reached the end of the command
+    stopping.Watchdog.stopping.set()  # the stop has reached the end of the command
     how = "terminated" if signum == signal.SIGTERM else "interrupted"
     print(f"giftsim {args.command}: {how}; {_after_interrupt(args)}", file=sys.stderr)
     return 128 + signum
@@ -111,109 +111,29 @@ def _stopped_by(args, error: Exception) -> int:
     return _stopped(args, SIGNALLED[-1])
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM (``kill``, a batch system's time limit): the command stops as on Ctrl-C, what
-    it wrote kept and the way to go on said, exit status 143."""
-
-
-SIGNALLED: list[int] = []  # the stop signals this command received (main thread)
-RUNNING: dict = {}  # the command being run (its parsed ``args``), for the watchdog's line
-
-
-def _on_signal(signum, frame):
-    SIGNALLED.append(signum)
-    raise Terminated if signum == signal.SIGTERM else KeyboardInterrupt
-
-
-def _stop_on_signals() -> dict:
-    """Make SIGTERM stop the command as Ctrl-C does (:class:`Terminated`), both noted in
-    :data:`SIGNALLED` (Ctrl-C where Python's own handler has it: not where it is ignored,
-    as in a shell's background job); the handlers replaced, to put back (none off the main
-    thread, where no handler can be set)."""
-    if threading.current_thread() is not threading.main_thread():
-        return {}
-    taken = [signal.SIGTERM]
-    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-        taken.append(signal.SIGINT)
-    return {s: signal.signal(s, _on_signal) for s in taken}
-
-
 def entry() -> int:
-    """The ``giftsim`` console command: :func:`main` under a :class:`Watchdog`, then Ctrl-C
-    ignored while the interpreter shuts down (a process pool's threads may still be joining
-    for a few seconds after the last line; an interrupt there printed a traceback after the
-    work was done)."""
-    with Watchdog():
+    """The ``giftsim`` console command: :func:`main` under a watchdog
+    (``experiments.stopping``), then Ctrl-C ignored while the interpreter shuts down (a
+    process pool's threads may still be joining for a few seconds after the last line; an
+    interrupt there printed a traceback after the work was done)."""
+    with stopping.Watchdog(_stop_line):
         code = main()
-    signal.signal(signal.SIGINT, _quiet_exit)
+    signal.signal(signal.SIGINT, stopping.quiet_exit)
     return code
 
 
-STOP_LIMIT = 5.0  # seconds from a stop to the end of the process, past which the watchdog ends it
+RUNNING: dict = {}  # the command being run (its parsed ``args``), for the watchdog's line
 
 
-class Watchdog:
-    """Ends the process on Ctrl-C or SIGTERM when the main thread does not. Python runs a
-    signal's handler between bytecodes only, and a library may lose the exception it raises:
-    a stop during a first Numba compilation took effect when an LLVM pass returned (seconds
-    to a minute), or was lost in Numba's code and the command ran on to its end (a cold
-    ``giftsim bench`` stopped 9 s in ended 165 s later). The C-level handler also writes the
-    signal's number to a pipe (``signal.set_wakeup_fd``) that this thread reads (LLVM
-    releases the GIL); if the command has not reached its stop's end (:func:`_stopped`) or
-    returned :data:`STOP_LIMIT` seconds later, the thread prints the stop's line (what was
-    kept, how to go on) and ends the process with its status. Nothing is lost that the stop
-    would have kept: every file is written under a temporary name and renamed, and worker
-    processes end with their parent. Only the console command has one (never a caller of
-    :func:`main` in-process, such as the tests)."""
-
-    stopping = threading.Event()  # set once the stop's line is said, or the command returned
-
-    def __enter__(self):
-        Watchdog.stopping.clear()
-        self.read, self.write = os.pipe()
-        os.set_blocking(self.write, False)
-        try:
-            self.before = signal.set_wakeup_fd(self.write)
-        except ValueError:  # not the main thread: no handler runs here anyway
-            self.before = None
-        threading.Thread(target=self._watch, daemon=True, name="giftsim-watchdog").start()
-        os.register_at_fork(after_in_child=_no_wakeup)  # a forked child's signals are its own
-        return self
-
-    def __exit__(self, *exc) -> None:
-        Watchdog.stopping.set()
-        if self.before is not None:
-            signal.set_wakeup_fd(self.before)
-        os.close(self.write)  # the thread reads the end of the pipe and returns
-
-    def _watch(self) -> None:
-        while data := os.read(self.read, 1):
-            signum = data[0]
-            if signum in (signal.SIGINT, signal.SIGTERM) and not self.stopping.wait(STOP_LIMIT):
-                self._end(signum)
-        os.close(self.read)
-
-    @staticmethod
-    def _end(signum: int) -> None:
-        """The stop's line, as the main thread would have said it, and the process ends."""
-        args = RUNNING.get("args")
-        if args is None:  # stopped before the command was known
-            how = "terminated" if signum == signal.SIGTERM else "interrupted"
-            print(f"giftsim: {how}", file=sys.stderr)
-        code = 128 + signum if args is None else _stopped(args, signum)
-        sys.stderr.flush()
-        os._exit(code)
-
-
-def _no_wakeup() -> None:
-    with contextlib.suppress(ValueError):  # not the child's main thread: none was set
-        signal.set_wakeup_fd(-1)
-
-
-def _quiet_exit(signum, frame) -> None:
-    """Ctrl-C after the command returned: end at once, without a traceback (a shutdown that
-    hangs can still be stopped)."""
-    os._exit(130)
+def _stop_line(signum: int) -> int:
+    """The line of a stop that the watchdog ends (as the main thread would have said it),
+    and the exit status."""
+    args = RUNNING.get("args")
+    if args is None:  # stopped before the command was known
+        how = "terminated" if signum == signal.SIGTERM else "interrupted"
+        print(f"giftsim: {how}", file=sys.stderr)
+        return 128 + signum
+    return _stopped(args, signum)
 
 
 def _refuse_unknown(command: argparse.ArgumentParser, unknown: list, game_given) -> None:
@@ -256,17 +176,6 @@ def _first(error) -> str:
     return lines[0] if lines else repr(error)
 
 
-class _Help(argparse.RawDescriptionHelpFormatter):
-    """Help that shows each option's default (unless it has none or says it itself) and
-    keeps the example's line breaks."""
-
-    def _get_help_string(self, action):
-        text = action.help or ""
-        none = action.default is None or action.default is False  # 0 is a default to show
-        silent = none or action.default == argparse.SUPPRESS or "default" in text
-        return text if silent or not action.option_strings else f"{text} (default: %(default)s)"
-
-
 def _command(sub, name: str, summary: str):
     """A subcommand with its one-line summary and its example."""
     return sub.add_parser(
@@ -274,91 +183,8 @@ def _command(sub, name: str, summary: str):
         help=summary,
         description=summary,
         epilog=f"example:\n  {EXAMPLES[name]}",
-        formatter_class=_Help,
+        formatter_class=arguments.Help,
     )
-
-
-def _seed(text: str, most: int | None = None, why: str = "") -> int:
-    """An argparse type: a root seed, a whole number in 0..2**64-1 (``giftsim.rng``), or
-    in 0..``most`` where the command needs room above it (``why``)."""
-    from giftsim.rng import MAX_SEED
-
-    most = MAX_SEED if most is None else most
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if not 0 <= value <= most:
-        limit = {MAX_SEED: "2**64-1", 2**63 - 1: "2**63-1"}.get(most, f"{most:,}")
-        raise argparse.ArgumentTypeError(
-            f"a seed is a whole number in 0..{limit}{why}, got {text!r}"
-        )
-    return value
-
-
-def _query_seed(text: str) -> int:
-    """``solve``'s key of the queries' streams (an int64 slot)."""
-    return _seed(text, 2**63 - 1)
-
-
-def _tune_seed(text: str) -> int:
-    """``tune``'s seed: its final score plays on seed + 2**32."""
-    from experiments.tune import EVALUATION_SEED_OFFSET
-    from giftsim.rng import MAX_SEED
-
-    return _seed(text, MAX_SEED - EVALUATION_SEED_OFFSET, " (the score plays on seed + 2**32)")
-
-
-def _train_seed(text: str) -> int:
-    """``train``'s seed: its held-out and fresh deals are seed + 2**40 and + 2**41."""
-    from experiments.train import CONFIRM_SEED_OFFSET
-    from giftsim.rng import MAX_SEED
-
-    return _seed(text, MAX_SEED - CONFIRM_SEED_OFFSET, " (the fresh deals are seed + 2**41)")
-
-
-def _workers(text: str) -> int:
-    """An argparse type: worker processes, a whole number >= 1 (the cap: ``_check_workers``)."""
-    return _at_least_one(text, "worker processes")
-
-
-def _chunk_size(text: str) -> int:
-    """An argparse type: games per chunk, a whole number >= 1 (checked with the other
-    options, before anything is printed)."""
-    return _at_least_one(text, "games per chunk")
-
-
-def _whole(valid: str):
-    """An argparse type: a whole number, where ``valid`` words the option's range for the
-    message (the range itself is checked with the other options, where the game is known)."""
-    return _number(int, valid)
-
-
-def _real(valid: str):
-    """An argparse type: a number, where ``valid`` words the option's range for the message
-    (checked where the option is used)."""
-    return _number(float, valid)
-
-
-def _number(kind, valid: str):
-    def number(text: str):
-        try:
-            return kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{valid}, got {text!r}") from None
-
-    number.__name__ = kind.__name__  # argparse names the type in some messages
-    return number
-
-
-def _at_least_one(text: str, what: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{what} are a whole number >= 1, got {text!r}")
-    return value
 
 
 def _check_workers(args) -> None:
@@ -374,112 +200,17 @@ def _check_workers(args) -> None:
 
 PLAYER_COUNT = "one player count, a whole number"
 BOUND_ROLLOUTS, BOUND_MARGIN = 8, 1.0  # giftsim bound's rollout responder's defaults
-MAX_HELD = 10_000_000  # deals of a study whose games are held in memory (tune, ladder)
-
-
-MAX_RUN = 2 * 10**12  # games of a run: runner.MAX_CHUNKS chunks of runner.MAX_CHUNK_SIZE
-
-
-def _run_games(text: str) -> int:
-    """An argparse type: games per seating of a run, a whole number up to ``MAX_RUN`` (the
-    lower limit, and the run's whole size, are checked with the design)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"games are a whole number, got {text!r}") from None
-    if value > MAX_RUN:
-        raise argparse.ArgumentTypeError(
-            f"at most {MAX_RUN:,} games a seating (a run holds at most a million chunks of "
-            f"2,000,000 games), got {text!r}"
-        )
-    return value
-
-
-MORE_DEALS = " (more: giftsim tournament --out, which writes as it plays)"
-
-
-def _held_deals(text: str, least: int = 0, more: str = MORE_DEALS) -> int:
-    """An argparse type: deals of a study played in memory, a whole number in
-    ``least``..MAX_HELD (``more``: where to go for more, in the message)."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if not least <= value <= MAX_HELD:
-        raise argparse.ArgumentTypeError(
-            f"deals played in memory are a whole number in {least}..{MAX_HELD:,}{more}, got "
-            f"{text!r}"
-        )
-    return value
-
-
-def _held_pairs(text: str) -> int:
-    """``_held_deals`` of at least 2 (an interval needs two deals), for ``tune``."""
-    return _held_deals(text, 2, more="")
-
-
-def _gigabytes(text: str) -> float:
-    """An argparse type: a memory limit, a positive finite number of GB."""
-    import math
-
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"a positive number of GB, got {text!r}")
-    return value
-
-
-def _folder(text: str) -> Path:
-    """A folder's path; an empty name (which Path reads as this folder) is refused."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError("an empty name; name a folder")
-    return Path(text)
-
-
-class _Once(argparse._StoreAction):
-    """An option that takes one value: given twice, it is refused (argparse keeps the last,
-    so ``--games 10 --games 20`` ran another experiment than the first value says)."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.given = None
-
-    def __call__(self, parser, namespace, values, option_string=None):
-        if self.given is not None and option_string is not None:
-            parser.error(
-                f"argument {option_string}: given twice ({self.given} and {values}); give it once"
-            )
-        self.given = values
-        super().__call__(parser, namespace, values, option_string)
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line (with a hint to --help) and exit status 2, an
-    option is only its whole name (an abbreviation such as ``--agents`` for
-    ``--agents-module`` would run another experiment than the one typed), and an option of
-    one value is given at most once (:class:`_Once`)."""
-
-    def __init__(self, *args, **kwargs):
-        kwargs.setdefault("allow_abbrev", False)
-        super().__init__(*args, **kwargs)
-        self.register("action", None, _Once)
-        self.register("action", "store", _Once)
-
-    def error(self, message):
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = arguments.Parser(
         prog="giftsim",
         description=DESCRIPTION,
         epilog="`giftsim COMMAND --help` shows a command's options, their defaults and an example",
     )
     parser.add_argument("--version", action="version", version=f"giftsim {giftsim.__version__}")
     sub = parser.add_subparsers(
-        dest="command", required=True, metavar="COMMAND", parser_class=_Parser
+        dest="command", required=True, metavar="COMMAND", parser_class=arguments.Parser
     )
     _add_bench(sub)
     _add_record(sub)
@@ -625,14 +356,14 @@ def _add_isolation_options(p, secret: bool = True) -> None:
     )
     p.add_argument(
         "--time-limit",
-        type=_real(f"a positive number of seconds, at most {MAX_SECONDS:,} (a day)"),
+        type=arguments.real(f"a positive number of seconds, at most {MAX_SECONDS:,} (a day)"),
         default=TIME_LIMIT,
         metavar="SECONDS",
         help="isolated agents: wall-clock seconds per decision before the game is forfeited",
     )
     p.add_argument(
         "--memory-limit",
-        type=_whole(f"a whole number of MiB in 1..{MAX_MIB:,}"),
+        type=arguments.whole(f"a whole number of MiB in 1..{MAX_MIB:,}"),
         default=MEMORY_MB,
         metavar="MIB",
         help="isolated agents: address space of each agent's process, in MiB",
@@ -724,11 +455,15 @@ def _add_agents(sub) -> None:
 def _add_solve(sub) -> None:
     p = _command(sub, "solve", "solve a small No Thanks! variant exactly; exploitability of agents")
     p.add_argument("game", choices=sorted(GAMES), help="which game (the solver models geschenkt)")
-    p.add_argument("--players", type=_whole(PLAYER_COUNT), default=2, help="number of players")
+    p.add_argument(
+        "--players", type=arguments.whole(PLAYER_COUNT), default=2, help="number of players"
+    )
     _add_rule_option(p)
     p.add_argument("--out", type=Path, help="a new folder for the tables and the summary")
     p.add_argument("--no-tables", action="store_true", help="with --out: the summary only")
-    p.add_argument("--memory", type=_gigabytes, help="memory limit in GB (default: what is free)")
+    p.add_argument(
+        "--memory", type=arguments.gigabytes, help="memory limit in GB (default: what is free)"
+    )
     p.add_argument(
         "--exploit",
         help="agent specs whose exact exploitability to compute, comma-separated ('solved': "
@@ -736,11 +471,13 @@ def _add_solve(sub) -> None:
     )
     p.add_argument(
         "--queries",
-        type=_whole("a whole number in 2..254"),
+        type=arguments.whole("a whole number in 2..254"),
         help="with --exploit: queries per decision of an agent that randomises, 2..254 (32)",
     )
     p.add_argument(
-        "--seed", type=_query_seed, help="key of --exploit's queries' random streams (default 0)"
+        "--seed",
+        type=arguments.query_seed,
+        help="key of --exploit's queries' random streams (default 0)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_agent_options(p, secret=False)
@@ -760,7 +497,7 @@ def _add_bound(sub) -> None:
     p.add_argument("--target", required=True, help="agent specs to answer, comma-separated")
     p.add_argument(
         "--deals",
-        type=_whole("a whole number in 2..10,000,000"),
+        type=arguments.whole("a whole number in 2..10,000,000"),
         default=3200,
         help="deals per target and player count",
     )
@@ -773,16 +510,16 @@ def _add_bound(sub) -> None:
     )
     p.add_argument(
         "--rollouts",
-        type=_whole("a whole number in 1..100,000"),
+        type=arguments.whole("a whole number in 1..100,000"),
         help=f"rollouts per legal action (the rollout responder's; default {BOUND_ROLLOUTS})",
     )
     p.add_argument(
         "--margin",
-        type=_real("a number of standard errors >= 0"),
+        type=arguments.real("a number of standard errors >= 0"),
         help="standard errors by which an action's rollouts must beat the target's own action "
         f"(0: the best mean; the rollout responder's; default {BOUND_MARGIN:g})",
     )
-    p.add_argument("--seed", type=_seed, default=0, help="root seed of the deals")
+    p.add_argument("--seed", type=arguments.seed, default=0, help="root seed of the deals")
     _add_rule_option(p)
     p.add_argument(
         "--out",
@@ -851,9 +588,13 @@ def _add_execution_options(p) -> None:
         default="processes",
         help="where games run",
     )
-    p.add_argument("--workers", type=_workers, help="worker processes (default: all cores)")
+    p.add_argument(
+        "--workers", type=arguments.workers, help="worker processes (default: all cores)"
+    )
     p.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://HOST:8786")
-    p.add_argument("--chunk-size", type=_chunk_size, default=50_000, help="games per task and file")
+    p.add_argument(
+        "--chunk-size", type=arguments.chunk_size, default=50_000, help="games per task and file"
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -869,8 +610,8 @@ SEATS_GAMES = (
 
 def _add_run_options(p, games_help: str = TOURNAMENT_GAMES) -> None:
     _add_rule_option(p)
-    p.add_argument("--games", type=_run_games, default=10_000, help=games_help)
-    p.add_argument("--seed", type=_seed, default=0, help="root seed of every deal")
+    p.add_argument("--games", type=arguments.run_games, default=10_000, help=games_help)
+    p.add_argument("--seed", type=arguments.seed, default=0, help="root seed of every deal")
     p.add_argument("--out", type=Path, help="results folder (manifest + parquet chunks)")
     p.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
     p.add_argument(
@@ -950,7 +691,7 @@ def _add_gauntlet(sub) -> None:
     )
     p.add_argument(
         "--deals",
-        type=_whole("a whole number >= 1"),
+        type=arguments.whole("a whole number >= 1"),
         default=1000,
         help="deals per cell (one agent in one field), each played once with the agent in "
         "every seat",
@@ -958,7 +699,7 @@ def _add_gauntlet(sub) -> None:
     _add_agent_options(p)
     _add_isolation_options(p)
     _add_rule_option(p)
-    p.add_argument("--seed", type=_seed, default=0, help="root seed of every deal")
+    p.add_argument("--seed", type=arguments.seed, default=0, help="root seed of every deal")
     p.add_argument(
         "--out",
         type=Path,
@@ -985,25 +726,37 @@ def _add_tune(sub) -> None:
     p = _command(sub, "tune", "tune an agent family's parameters by CMA-ES against a field")
     p.add_argument("game", choices=sorted(GAMES), help="which game")
     p.add_argument("--family", required=True, help="agent family to tune, e.g. sniper")
-    p.add_argument("--players", type=_whole(PLAYER_COUNT), required=True, help="player count")
+    p.add_argument(
+        "--players", type=arguments.whole(PLAYER_COUNT), required=True, help="player count"
+    )
     p.add_argument("--field", required=True, help="opponent spec filling the other seats")
     _add_agent_options(p, secret=False)
-    p.add_argument("--games", type=_held_pairs, default=2000, help="deals per candidate (x seats)")
     p.add_argument(
-        "--generations", type=_whole("a whole number >= 1"), default=10, help="CMA-ES generations"
+        "--games", type=arguments.held_pairs, default=2000, help="deals per candidate (x seats)"
     )
     p.add_argument(
-        "--popsize", type=_whole("a whole number >= 2"), default=8, help="candidates per generation"
+        "--generations",
+        type=arguments.whole("a whole number >= 1"),
+        default=10,
+        help="CMA-ES generations",
+    )
+    p.add_argument(
+        "--popsize",
+        type=arguments.whole("a whole number >= 2"),
+        default=8,
+        help="candidates per generation",
     )
     p.add_argument(
         "--sigma",
-        type=_real("a positive number of parameter scales, at most 10"),  # tune.MAX_SIGMA
+        type=arguments.real("a positive number of parameter scales, at most 10"),  # tune.MAX_SIGMA
         default=0.3,
         help="initial step, in parameter scales",
     )
-    p.add_argument("--seed", type=_tune_seed, default=0, help="seed of the deals and of CMA-ES")
     p.add_argument(
-        "--final-games", type=_held_pairs, default=20000, help="fresh deals for the score"
+        "--seed", type=arguments.tune_seed, default=0, help="seed of the deals and of CMA-ES"
+    )
+    p.add_argument(
+        "--final-games", type=arguments.held_pairs, default=20000, help="fresh deals for the score"
     )
     p.add_argument("--json", type=Path, help="also write the result to this JSON file")
     _add_force(p, "the --json file")
@@ -1025,38 +778,45 @@ def _add_journal(p, what: str) -> None:
 def _add_train(sub) -> None:
     p = _command(sub, "train", "train a learned agent's network by self-play")
     p.add_argument("game", choices=sorted(GAMES), help="which game")
-    p.add_argument("--players", type=_whole(PLAYER_COUNT), required=True, help="player count")
     p.add_argument(
-        "--seed", type=_train_seed, default=0, help="seed of the games and of the fitting"
+        "--players", type=arguments.whole(PLAYER_COUNT), required=True, help="player count"
+    )
+    p.add_argument(
+        "--seed", type=arguments.train_seed, default=0, help="seed of the games and of the fitting"
     )
     p.add_argument("--out", type=Path, required=True, help="network file to write (.npz)")
     p.add_argument(
         "--rounds",
-        type=_whole("a whole number in 1..1000"),
+        type=arguments.whole("a whole number in 1..1000"),
         default=8,
         help="rounds of play and fitting",
     )
     p.add_argument(
         "--games",
-        type=_whole("a whole number in 2 x players..100,000,000"),
+        type=arguments.whole("a whole number in 2 x players..100,000,000"),
         default=20_000,
         help="self-play games per round",
     )
     p.add_argument(
         "--hidden",
-        type=_whole("a whole number in 1..128"),
+        type=arguments.whole("a whole number in 1..128"),
         default=32,
         help="hidden units (at most 128)",
     )
     p.add_argument(
         "--epochs",
-        type=_whole("a whole number in 1..100"),
+        type=arguments.whole("a whole number in 1..100"),
         default=3,
         help="passes over a round's data",
     )
-    p.add_argument("--lr", type=_real("a number in (0, 1]"), default=0.003, help="Adam's step size")
     p.add_argument(
-        "--explore", type=_real("a share in [0, 1]"), default=0.05, help="share of random moves"
+        "--lr", type=arguments.real("a number in (0, 1]"), default=0.003, help="Adam's step size"
+    )
+    p.add_argument(
+        "--explore",
+        type=arguments.real("a share in [0, 1]"),
+        default=0.05,
+        help="share of random moves",
     )
     p.add_argument(
         "--baseline",
@@ -1064,36 +824,36 @@ def _add_train(sub) -> None:
     )
     p.add_argument(
         "--eval-games",
-        type=_whole("a whole number in 2..10,000,000"),
+        type=arguments.whole("a whole number in 2..10,000,000"),
         default=2000,
         help="held-out deals per round",
     )
     p.add_argument(
         "--margin",
-        type=_real("a weight in [0, 1]"),
+        type=arguments.real("a weight in [0, 1]"),
         default=0.0,
         help="weight of the score lead in the target",
     )
     p.add_argument(
         "--margin-scale",
-        type=_real("a number of points in (0, 1000]"),
+        type=arguments.real("a number of points in (0, 1000]"),
         help="points of lead worth one logit (default 10; with --margin)",
     )
     p.add_argument(
         "--members",
-        type=_whole("a whole number in 1..128"),
+        type=arguments.whole("a whole number in 1..128"),
         default=1,
         help="networks trained side by side, played as one (their mean; hidden x members <= 128)",
     )
     p.add_argument(
         "--selfplay",
-        type=_real("a share in [0, 1]"),
+        type=arguments.real("a share in [0, 1]"),
         default=0.5,
         help="share of self-play games after round 0",
     )
     p.add_argument(
         "--lam",
-        type=_real("a number in [0, 1]"),
+        type=arguments.real("a number in [0, 1]"),
         default=1.0,
         help="TD(lambda) targets below 1 (1: outcomes)",
     )
@@ -1105,7 +865,7 @@ def _add_train(sub) -> None:
         "best response to it (its hidden units; default: fresh weights)",
     )
     _add_rule_option(p)
-    p.add_argument("--workers", type=_workers, default=1, help="worker processes")
+    p.add_argument("--workers", type=arguments.workers, default=1, help="worker processes")
     p.add_argument("--resume", action="store_true", help="continue the run checkpointed")
     _add_force(p, "--out and its .json, .csv and .png")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -1115,17 +875,21 @@ def _add_train(sub) -> None:
 def _add_ladder(sub) -> None:
     p = _command(sub, "ladder", "strength ladder of the built-ins, written as markdown")
     p.add_argument("--game", choices=sorted(GAMES), help="one game (default: every game)")
-    p.add_argument("--games", type=_held_deals, default=20000, help="deals per heuristic step")
-    p.add_argument("--search-games", type=_held_deals, default=100, help="deals per search step")
+    p.add_argument(
+        "--games", type=arguments.held_deals, default=20000, help="deals per heuristic step"
+    )
+    p.add_argument(
+        "--search-games", type=arguments.held_deals, default=100, help="deals per search step"
+    )
     p.add_argument(
         "--seed",
-        type=_seed,
+        type=arguments.seed,
         default=2033,
         help="root seed of the deals (default 2033: no result on it was looked at before; the "
         "seeds in experiments/ladder.py's USED, such as 0, 7, 11 and 2027, were, and give an "
         "exploratory ladder)",
     )
-    p.add_argument("--workers", type=_workers, default=1, help="steps run in parallel")
+    p.add_argument("--workers", type=arguments.workers, default=1, help="steps run in parallel")
     p.add_argument(
         "--out", type=Path, help="also write the markdown to this file (e.g. runs/ladder.md)"
     )
@@ -1139,9 +903,13 @@ def _add_report(sub) -> None:
     what = "tables, PNG plots and summary.md (a gauntlet's: gauntlet.md) for a results folder"
     p = _command(sub, "report", what)
     p.add_argument(
-        "folder", type=_folder, help="a folder written by tournament, seats or gauntlet --out"
+        "folder",
+        type=arguments.folder,
+        help="a folder written by tournament, seats or gauntlet --out",
     )
-    p.add_argument("--workers", type=_workers, help="processes reading it (default: all cores)")
+    p.add_argument(
+        "--workers", type=arguments.workers, help="processes reading it (default: all cores)"
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_force(p, "a report file (summary.md, a plot) that an earlier report did not write")
     p.set_defaults(run=_report)
@@ -1151,11 +919,14 @@ def _add_play(sub) -> None:
     p = _command(sub, "play", "play a game at the terminal against the bots")
     p.add_argument("game", choices=sorted(GAMES), help="which game")
     p.add_argument(
-        "--players", type=_whole(PLAYER_COUNT), default=4, help="number of players, you included"
+        "--players",
+        type=arguments.whole(PLAYER_COUNT),
+        default=4,
+        help="number of players, you included",
     )
     p.add_argument(
         "--seat",
-        type=_whole("a seat, a whole number from 0"),
+        type=arguments.whole("a seat, a whole number from 0"),
         default=0,
         help="your seat, 0-based (default 0)",
     )
@@ -1163,7 +934,7 @@ def _add_play(sub) -> None:
         "--vs", help="the other seats' agent specs, comma-separated, in seat order (default greedy)"
     )
     p.add_argument(
-        "--seed", type=_seed, help="root seed of the deal (default: a random one, shown)"
+        "--seed", type=arguments.seed, help="root seed of the deal (default: a random one, shown)"
     )
     p.add_argument(
         "--record",
@@ -1415,7 +1186,10 @@ def _replay(args) -> None:
 def _add_bench(sub) -> None:
     p = _command(sub, "bench", "games per second per core, and start-up times")
     p.add_argument(
-        "--games", type=_whole("a whole number >= 1"), default=200_000, help="games per measurement"
+        "--games",
+        type=arguments.whole("a whole number >= 1"),
+        default=200_000,
+        help="games per measurement",
     )
     p.add_argument("--no-startup", action="store_true", help="skip the cold/warm start-up probe")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -1440,14 +1214,16 @@ def _add_bench(sub) -> None:
 def _add_record(sub) -> None:
     p = _command(sub, "record", "play one game and write it as a JSON record")
     p.add_argument("game", choices=sorted(GAMES), help="which game")
-    p.add_argument("--players", type=_whole(PLAYER_COUNT), default=4, help="number of players")
+    p.add_argument(
+        "--players", type=arguments.whole(PLAYER_COUNT), default=4, help="number of players"
+    )
     p.add_argument("--agents", help="comma-separated agent specs, one per seat (default greedy)")
     _add_agent_options(p)
     _add_isolation_options(p)
-    p.add_argument("--seed", type=_seed, default=0, help="root seed")
+    p.add_argument("--seed", type=arguments.seed, default=0, help="root seed")
     p.add_argument(
         "--game-index",
-        type=_whole("a whole number from 0"),
+        type=arguments.whole("a whole number from 0"),
         default=0,
         help="index of the game under the seed",
     )
@@ -1473,17 +1249,21 @@ def _add_demo(sub) -> None:
     p = _command(sub, "demo", "the main job on built-in defaults")
     p.add_argument(
         "--scale",
-        type=_real("a positive fraction of the full size, at most 100"),  # commands.MAX_SCALE
+        type=arguments.real(
+            "a positive fraction of the full size, at most 100"
+        ),  # commands.MAX_SCALE
         default=1.0,
         help="fraction of the full size (2.1M No Thanks! and 0.55M Tulips games), above 0 and "
         "at most 100; every seating plays at least 10 games, so a tiny scale plays more than "
         "its fraction",
     )
-    p.add_argument("--seed", type=_seed, default=2026, help="root seed")
+    p.add_argument("--seed", type=arguments.seed, default=2026, help="root seed")
     p.add_argument(
         "--out", type=Path, help="folder for results and plots (default: results/demo-SCALE-SEED)"
     )
-    p.add_argument("--workers", type=_workers, help="worker processes (default: all cores)")
+    p.add_argument(
+        "--workers", type=arguments.workers, help="worker processes (default: all cores)"
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     _add_force(p, "findings.md, a summary.md or a plot that the demo did not write")
     p.set_defaults(run=_demo)

@@ -751,7 +751,7 @@ def test_every_command_has_bad_inputs_in_the_table():
 
 def test_no_option_is_parsed_by_bare_int():
     """argparse words a bare ``int``'s refusal "invalid int value", naming no range: every
-    whole-number option says what it takes (``cli._whole``)."""
+    whole-number option says what it takes (``arguments.whole``)."""
     from experiments.cli import _parser
 
     bare = [

@@ -497,7 +497,7 @@ def test_a_stop_that_a_library_loses_still_ends_the_run_soon(tmp_path, signum, h
     bench`` stopped 9 s in ran on for 165 s) or in native code that holds on to it: the
     console command's watchdog ends the run ``STOP_LIMIT`` seconds after the stop, with the
     stop's line and status."""
-    from experiments.cli import STOP_LIMIT
+    from experiments.stopping import STOP_LIMIT
 
     out = tmp_path / "r"
     run = subprocess.Popen(
@@ -1010,8 +1010,8 @@ def test_the_console_command_ignores_ctrl_c_once_its_work_is_done():
     code = (
         "import signal, sys; from experiments.cli import entry; sys.argv = ['giftsim', 'agents',"
         " 'geschenkt']; code = entry(); "
-        "from experiments.cli import _quiet_exit; "
-        "print(code, signal.getsignal(signal.SIGINT) is _quiet_exit, file=sys.stderr)"
+        "from experiments.stopping import quiet_exit; "
+        "print(code, signal.getsignal(signal.SIGINT) is quiet_exit, file=sys.stderr)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.stderr.strip().splitlines()[-1] == "0 True"
@@ -1069,9 +1069,9 @@ def test_report_of_a_folder_of_results_folders_names_them(capsys, tmp_path):
 def test_the_parser_s_cap_on_games_is_the_runner_s():
     """``--games`` is capped in the parser (which must not import the runner, for a quick
     ``--help``) at what the runner can hold: a million chunks of its largest size."""
-    from experiments import cli, runner
+    from experiments import arguments, runner
 
-    assert cli.MAX_RUN == runner.MAX_CHUNKS * runner.MAX_CHUNK_SIZE
+    assert arguments.MAX_RUN == runner.MAX_CHUNKS * runner.MAX_CHUNK_SIZE
 
 
 def test_exact_exploitability_comes_with_95_percent_intervals(capsys, tmp_path):
