@@ -189,6 +189,20 @@ MAX_DEALS = 10_000_000  # a bound's rows (a few floats a deal) are held in memor
 MAX_ROLLOUTS = 100_000  # per legal action and decision: more is days of CPU a thousand deals
 
 
+def _responder(spec: str, game: str) -> list:
+    """The agent ``--responder`` names (in a list); an unknown name's message lists
+    ``rollouts`` among the valid ones."""
+    from agents.registry import parse_list
+
+    try:
+        return parse_list([spec], game)
+    except ValueError as error:
+        text = str(error)
+        if text.startswith("unknown agent") and text.endswith(")"):
+            text = f"{text[:-1]}; or {ROLLOUTS}, the rollout responder)"
+        raise ValueError(f"--responder: {text}") from None
+
+
 def check(rules, deals: int, rollouts: int, margin: float = 1.0) -> None:
     """A one-line ValueError for what the responder does not do."""
     if rounds_of(rules) != 1:
@@ -371,7 +385,7 @@ def command(args) -> None:
     targets = [agent.spec for agent in agents]
     args.responder = args.responder.strip()
     if args.responder != ROLLOUTS:  # a bad spec or file: one line, nothing run
-        agents += parse_list([args.responder], args.game)
+        agents += _responder(args.responder, args.game)
     rules = {n: _rules(definition, n, args.rule) for n in counts}
     if len(set(counts)) < len(counts) or len(set(targets)) < len(targets):
         raise ValueError("--players and --target name each count and agent once")

@@ -17,6 +17,7 @@ import giftsim
 from experiments import arguments, stopping
 from experiments.stopping import SIGNALLED
 from giftsim import notice
+from giftsim.files import MANIFEST
 from giftsim.game import GAMES, load_game
 
 DESCRIPTION = "giftsim: tournaments, seat studies, reports, records and benchmarks of No Thanks!"
@@ -61,7 +62,7 @@ def main(argv=None) -> int:
     RUNNING["args"] = args
     notice.QUIET = getattr(args, "quiet", False)
     SIGNALLED.clear()
-    before = stopping.stop_on_signals()
+    before, unraisable = stopping.stop_on_signals(), stopping.hush_lost_stops()
     try:
         _check_together(args)
         _load_agent_modules(args)
@@ -91,6 +92,7 @@ def main(argv=None) -> int:
     finally:
         for signum, handler in before.items():
             signal.signal(signum, handler)
+        sys.unraisablehook = unraisable
 
 
 def _stopped(args, signum: int) -> int:
@@ -255,15 +257,20 @@ def _add_agent_options(p, secret: bool = True) -> None:
 def _check_resumable(out) -> None:
     """``--resume`` continues a run that is in ``--out``: a mistyped folder must not start
     another run in its place."""
-    from experiments.manifest import MANIFEST, TEMPORARY  # a run killed before its rename
-
     if out is None:
         raise CliError("--resume continues the run in an --out folder: give --out")
-    if not any((out / name).is_file() for name in (MANIFEST, TEMPORARY)):
+    if not _holds_run(out):
         raise CliError(
             f"--resume: {out} holds no run to continue (no {MANIFEST}); "
             "leave out --resume to start one"
         )
+
+
+def _holds_run(out) -> bool:
+    """Whether the folder ``out`` holds a run that ``--resume`` continues."""
+    from experiments.manifest import TEMPORARY  # a run killed before its rename
+
+    return any((Path(out) / name).is_file() for name in (MANIFEST, TEMPORARY))
 
 
 def _check_together(args) -> None:
@@ -931,7 +938,9 @@ def _add_play(sub) -> None:
         help="your seat, 0-based (default 0)",
     )
     p.add_argument(
-        "--vs", help="the other seats' agent specs, comma-separated, in seat order (default greedy)"
+        "--vs",
+        help="the other seats' agent specs, comma-separated, in seat order (default: greedy "
+        "in every other seat)",
     )
     p.add_argument(
         "--seed", type=arguments.seed, help="root seed of the deal (default: a random one, shown)"
@@ -982,6 +991,11 @@ def _after_interrupt(args) -> str:
     if hasattr(args, "resume"):
         if out is None:
             return "without --out nothing was kept"
+        from experiments.train import checkpointed
+
+        began = checkpointed(out) if args.command == "train" else _holds_run(out)
+        if not began:
+            return "nothing was kept (the run had not begun); the same command starts it"
         return f"the same command with --resume continues from {out}"
     if args.command == "bound" and out is not None:
         return f"the rows found are in {out}; the same command again continues from there"
@@ -1217,7 +1231,10 @@ def _add_record(sub) -> None:
     p.add_argument(
         "--players", type=arguments.whole(PLAYER_COUNT), default=4, help="number of players"
     )
-    p.add_argument("--agents", help="comma-separated agent specs, one per seat (default greedy)")
+    p.add_argument(
+        "--agents",
+        help="comma-separated agent specs, one per seat (default: greedy in every seat)",
+    )
     _add_agent_options(p)
     _add_isolation_options(p)
     p.add_argument("--seed", type=arguments.seed, default=0, help="root seed")
@@ -1241,6 +1258,7 @@ def _add_record(sub) -> None:
 def _add_replay(sub) -> None:
     p = _command(sub, "replay", "check a JSON record rule by rule and by its seed and agents")
     p.add_argument("file", type=Path, help="record file ('-' for stdin)")
+    _add_agent_options(p, secret=False)  # the record's own agents, to check its provenance
     p.add_argument("--quiet", action="store_true", help="no notice while agents compile")
     p.set_defaults(run=_replay)
 

@@ -510,11 +510,12 @@ def display(made: Plan, found: pd.DataFrame, n: int) -> pd.DataFrame:
     gap. Cells on fewer than ``stats.FEW_DEALS`` deals are marked with a dagger."""
     part = found.xs(n, level="n_players")
     agents, fields = listed_agents(made, n), listed_fields(made, n)
-    text = {f: [_cell_text(part.loc[(a, f)]) for a in agents] for f in fields}
+    shown = SELF in fields
+    text = {f: [_cell_text(part.loc[(a, f)], shown) for a in agents] for f in fields}
     return pd.DataFrame(text, index=pd.Index(agents, name="agent"))
 
 
-def _cell_text(row) -> str:
+def _cell_text(row, self_shown: bool) -> str:
     few = " †" if stats.too_few(row["deals"]) else ""
     if row.get("forfeits", 0) > 0:
         few += f" ({count_of(int(row['forfeits']), 'game')} forfeited)"
@@ -524,7 +525,9 @@ def _cell_text(row) -> str:
         return f"gap {_round(row['gap']):+.3f} {_ends(row['gap_low'], row['gap_high'], '+')}{few}"
     if row["kind"] == NOT_YET:
         return "no games yet (--resume)"
-    return "its own field (see self)"
+    if self_shown:
+        return "its own field (see self)"
+    return "its own field (its copies: the field self, not asked for here)"
 
 
 def _ends(low: float, high: float, sign: str) -> str:

@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from agents.isolation import FAULTS, Isolation
+from experiments.words import count_of
 
 if TYPE_CHECKING:  # pandas only where the tables are made: the CLI parses options without it
     import pandas as pd
@@ -167,7 +168,8 @@ def forfeit_table(long: pd.DataFrame) -> pd.DataFrame:
     table["reasons"] = [
         _reasons(reasons[(long.agent == agent).to_numpy() & (codes != 0)]) for agent in table.index
     ]
-    table.attrs["note"] = SEAT_GAMES
+    every_seat = long.assign(lost=codes != 0).groupby(["job", "game_index"]).lost.all()
+    table.attrs["note"] = _note(int(every_seat.sum()), len(every_seat))
     return table
 
 
@@ -176,8 +178,21 @@ def forfeit_sums_table(sums: pd.DataFrame) -> pd.DataFrame:
     keep no reasons)."""
     table = sums.groupby("agent").agg(seat_games=("games", "sum"), forfeits=("forfeits", "sum"))
     table["share"] = table.forfeits / table.seat_games
-    table.attrs["note"] = SEAT_GAMES
+    games = int(sums.loc[sums.seat == 0, "games"].sum())
+    won = round(float(sums["win_sum"].sum()))  # a game with a winner shares out a whole win
+    table.attrs["note"] = _note(games - won, games)
     return table
+
+
+def _note(no_winner: int, games: int) -> str:
+    """The forfeits table's note: what seat games are, and the games no seat won."""
+    if not no_winner:
+        return SEAT_GAMES
+    return (
+        f"{SEAT_GAMES}; {count_of(no_winner, 'game')} of {games:,} had no winner: every seat "
+        "forfeited, so each seat's win share of them is 0 and the win shares of a table add up "
+        "to less than 1"
+    )
 
 
 def _reasons(reasons: pd.Series) -> str:

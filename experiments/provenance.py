@@ -39,7 +39,10 @@ def check(made: dict) -> str:
     try:
         players = parse_list(agents, definition.name)
     except ValueError as error:
-        return f"provenance not checked (its agents cannot play here: {error})"
+        return (
+            f"provenance not checked (its agents cannot play here: {error}; an agent of your "
+            "own plays with --agents-module)"
+        )
     again = _again(definition, rules, players, made)
     for key in dict.fromkeys([*made, *again]):
         if made.get(key) != again.get(key):

@@ -34,6 +34,22 @@ def stop_on_signals() -> dict:
     return {s: signal.signal(s, _on_signal) for s in taken}
 
 
+def hush_lost_stops():
+    """Keep Python from printing the stop's exception where it cannot be raised, such as in a
+    ctypes callback (Numba's LLVM object cache calls one during a first compilation: Ctrl-C
+    there printed "Exception ignored on calling ctypes callback function" and a traceback
+    above the stop's line). Such a stop still ends the command: the main thread sees
+    :data:`SIGNALLED`, or the :class:`Watchdog` ends it. Returns the hook before, to put back."""
+    before = sys.unraisablehook
+
+    def hook(unraisable):
+        if not isinstance(unraisable.exc_value, KeyboardInterrupt):
+            before(unraisable)
+
+    sys.unraisablehook = hook
+    return before
+
+
 STOP_LIMIT = 5.0  # seconds from a stop to the end of the process, past which the watchdog ends it
 
 

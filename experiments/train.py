@@ -267,7 +267,7 @@ def train(
         raise ValueError(f"--workers must be a whole number >= 1, got {workers}")
     if out.suffix != ".npz":  # before its name is used: "." or "/" have none
         raise ValueError(f"--out names the network file, which ends in .npz, got {out}")
-    folder = out.with_suffix(".ckpt")
+    folder = checkpoint_folder(out)
     _check_outputs(out, folder, force)
     state = _start(settings, folder, resume)
     finished = len(state["history"]) >= settings.rounds
@@ -381,9 +381,22 @@ def _round(settings, folder, round_, state, workers, bar) -> dict:
     }
 
 
+def checkpoint_folder(out) -> Path:
+    """Where a run writing the network ``out`` keeps its checkpoint."""
+    return Path(out).with_suffix(".ckpt")
+
+
+def checkpointed(out) -> bool:
+    """Whether a run writing ``out`` has a checkpoint to go on from (``resume``)."""
+    return (checkpoint_folder(out) / PROGRESS).is_file()
+
+
+PROGRESS = "progress.json"  # in the checkpoint folder: the settings and each round's scores
+
+
 def _start(settings, folder: Path, resume: bool) -> dict:
     """A fresh run's state, or the checkpointed one (``resume``), checked to be the same run."""
-    progress = folder / "progress.json"
+    progress = folder / PROGRESS
     if not progress.is_file():
         if resume:
             raise ValueError(
@@ -463,9 +476,9 @@ def _save_progress(folder: Path, settings, history) -> None:
     """The run's settings and learning curve so far, replaced at once (an interruption
     leaves the old file or the new one, never a part)."""
     record = {"settings": asdict(settings), "history": history}
-    partial = folder / "progress.json.part"
+    partial = folder / f"{PROGRESS}.part"
     partial.write_text(json.dumps(record, indent=1))
-    partial.replace(folder / "progress.json")
+    partial.replace(folder / PROGRESS)
 
 
 def _write_best(settings, out: Path, folder: Path, curve, command: str, force: bool) -> dict:

@@ -625,6 +625,11 @@ CLI = [  # (id, argv, words the one line must hold)
     ("bound-out-folder", [*BOUND, "--out", "userfolder"], "userfolder is a folder"),
     ("bound-out-in-a-file", [*BOUND, "--out", "a_file/b.csv"], "a_file is not a folder"),
     (
+        "bound-unknown-responder",
+        [*BOUND, "--responder", "foo"],
+        "; or rollouts, the rollout responder)",  # after the agents known here
+    ),
+    (
         "bound-rollouts-with-responder",
         [*BOUND, "--responder", "sniper", "--rollouts", "64", "--margin", "3"],
         "--rollouts and --margin set the rollout responder; --responder sniper plays by itself",

@@ -391,6 +391,8 @@ def test_a_stop_whose_exception_a_library_lost_still_ends_as_a_stop(
     error, before = LOST[lost]
 
     def run_and_lose_the_stop(args):
+        args.out.mkdir()
+        (args.out / "manifest.json").write_text("{}")  # the run has begun: it can resume
         try:
             os.kill(os.getpid(), signum)
             time.sleep(5)  # the handler raises here
@@ -471,6 +473,8 @@ signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal: a 
 # (make test in CI) starts with Ctrl-C ignored
 
 def run_on(args):  # a library that loses the stop's exception and runs on
+    args.out.mkdir()
+    (args.out / "manifest.json").write_text("{}")  # the run has begun: it can resume
     end, said = time.monotonic() + 60, False
     while True:
         try:
@@ -971,11 +975,11 @@ def test_the_local_worker_cap_leaves_a_dask_cluster_alone():
 @pytest.mark.parametrize(
     ("argv", "said"),
     [
-        (["tournament", "geschenkt", "--out", "r"], "the same command with --resume continues"),
+        (["tournament", "geschenkt", "--out", "r"], "nothing was kept (the run had not begun)"),
         (["tournament", "geschenkt"], "without --out nothing was kept"),
         (
             ["train", "geschenkt", "--players", "3", "--out", "n.npz"],
-            "the same command with --resume continues",
+            "nothing was kept (the run had not begun); the same command starts it",
         ),
         (["bound", "geschenkt", "--target", "greedy", "--out", "b.csv"], "the rows found are in"),
         (["demo"], "the studies written so far are kept; the same command again continues"),
@@ -1203,3 +1207,54 @@ def test_exact_exploitability_intervals_stay_within_their_figures_range():
     assert table.loc[0, "target_share_ci_high"] == 1.0 and table.loc[0, "gain_low_ci_low"] == -1.0
     assert table.loc[0, "best_response_ci_low"] == 0.0 and table.loc[0, "gain_ci_low"] == 0.0
     assert 0.97 < table.loc[0, "target_share_ci_low"] < 0.99
+
+
+def test_a_run_stopped_before_it_began_is_not_sent_to_resume(tmp_path, monkeypatch, capsys):
+    """Stopped before its folder held a run, the advice was "--resume continues from OUT",
+    which then refused: OUT holds no run. A train run is judged by its checkpoint."""
+    from types import SimpleNamespace
+
+    def stopped_at_once(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "_tournament", stopped_at_once)
+    out = tmp_path / "r"
+    code = main(["tournament", "geschenkt", "--agents", "greedy,random", "--out", str(out)])
+    assert (code, capsys.readouterr().err.strip()) == (
+        130,
+        "giftsim tournament: interrupted; nothing was kept (the run had not begun); the same "
+        "command starts it",
+    )
+    network = tmp_path / "n.npz"
+    train = SimpleNamespace(command="train", out=network, resume=False)
+    assert cli._after_interrupt(train).startswith("nothing was kept")
+    (tmp_path / "n.ckpt").mkdir()
+    (tmp_path / "n.ckpt" / "progress.json").write_text("{}")
+    assert cli._after_interrupt(train) == f"the same command with --resume continues from {network}"
+
+
+def test_a_stop_lost_in_a_ctypes_callback_prints_no_traceback(tmp_path, monkeypatch, capsys):
+    """Ctrl-C while Numba's LLVM calls back into Python (its object cache, during a first
+    compilation) raised in a ctypes callback, where Python cannot raise it: it printed
+    "Exception ignored on calling ctypes callback function" and a traceback above the stop's
+    line. The stop still ends the command, with its one line."""
+    import ctypes
+
+    def run_through_a_callback(args):
+        def callback():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)  # the handler raises here, inside the callback
+
+        ctypes.CFUNCTYPE(None)(callback)()
+        return 0
+
+    monkeypatch.setattr(cli, "_tournament", run_through_a_callback)
+    monkeypatch.setattr(signal, "getsignal", lambda s: signal.default_int_handler)
+    monkeypatch.setattr(sys, "unraisablehook", sys.__unraisablehook__)  # not pytest's
+    out = tmp_path / "r"
+    code = main(["tournament", "geschenkt", "--agents", "greedy,random", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 130 and err.strip().splitlines() == [
+        "giftsim tournament: interrupted; nothing was kept (the run had not begun); the same "
+        "command starts it"
+    ], err

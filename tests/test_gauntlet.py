@@ -415,12 +415,22 @@ def test_a_cell_on_one_deal_says_it_has_no_interval():
 
     field = {"kind": "field", "win_share": 0.0, "ci_low": np.nan, "ci_high": np.nan, "deals": 1}
     mirror = {"kind": "mirror", "gap": 1.0, "gap_low": np.nan, "gap_high": np.nan, "deals": 1}
-    assert _cell_text(field) == "0.000 (no interval) †"
-    assert _cell_text(mirror) == "gap +1.000 (no interval) †"
+    assert _cell_text(field, True) == "0.000 (no interval) †"
+    assert _cell_text(mirror, True) == "gap +1.000 (no interval) †"
     sound = field | {"win_share": 0.4, "ci_low": 0.3, "ci_high": 0.5, "deals": 400}
-    assert _cell_text(sound) == "0.400 [0.300, 0.500]"
+    assert _cell_text(sound, True) == "0.400 [0.300, 0.500]"
     tiny = mirror | {"gap": -0.0002, "gap_low": -0.159, "gap_high": -0.00004, "deals": 400}
-    assert _cell_text(tiny) == "gap +0.000 [-0.159, +0.000]"  # never "-0.000"
+    assert _cell_text(tiny, True) == "gap +0.000 [-0.159, +0.000]"  # never "-0.000"
+
+
+def test_an_agent_s_own_field_points_to_self_only_where_self_is_a_column():
+    """An agent's cell in the field of itself alone is not played; it pointed to the column
+    ``self`` also in tables without one."""
+    from experiments.gauntlet import _cell_text
+
+    own = {"kind": "its own field", "deals": 0}
+    assert _cell_text(own, True) == "its own field (see self)"
+    assert "self, not asked for here" in _cell_text(own, False)
 
 
 def test_deals_per_cell_take_the_singular_for_one_deal():

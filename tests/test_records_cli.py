@@ -72,6 +72,30 @@ def test_replay_accepts_the_record(record, tmp_path):
     assert done.returncode == 0 and "record OK" in done.stdout
 
 
+def test_a_record_of_your_own_agents_is_checked_with_their_module(tmp_path):
+    """``replay --agents-module``: the record's own agents play its game again (replay had no
+    such option, so a record of your agents could never have its seed and agents checked)."""
+    from pathlib import Path
+
+    module = str(Path(__file__).parents[1] / "docs" / "examples" / "my_agents.py")
+    path = tmp_path / "mine.json"
+    made = giftsim(
+        "record", "geschenkt", "--agents-module", module, "--players", "3",
+        "--agents", "pot_hunter,greedy,greedy", "--seed", "3", "--out", str(path),
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    alone = giftsim("replay", str(path))
+    assert alone.returncode == 0 and "provenance not checked" in alone.stdout
+    assert "--agents-module" in alone.stdout
+    done = giftsim("replay", str(path), "--agents-module", module)
+    assert done.returncode == 0 and "provenance OK: game 0 of seed 3" in done.stdout
+    changed = json.loads(path.read_text())
+    changed["agents"] = ["greedy", "greedy", "greedy"]
+    path.write_text(json.dumps(changed))
+    wrong = giftsim("replay", str(path), "--agents-module", module)
+    assert wrong.returncode == 2 and "is not what game 0 of seed 3" in wrong.stderr
+
+
 def tampered(record, key, value):
     return {**record, key: value}
 
