@@ -8,6 +8,7 @@ compiled until a family first plays, so importing the agents compiles nothing.
 """
 
 import math
+import operator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -220,7 +221,7 @@ class Family:
         compiles once, for read-only arrays). A plain-Python ``decide`` gets the arrays as
         given."""
         if not self.compiled:
-            return int(self.decide(obs, params, rng))
+            return _action_id(self.decide(obs, params, rng), self.name)
         if self.builtin:
             obs = _read_only(obs)
         return int(self.decide(obs, _read_only(params), rng))
@@ -231,6 +232,19 @@ class Family:
         words = " ".join((self.doc or "").split())
         head, dot, _ = words.partition(". ")
         return head + "." if dot else head
+
+
+def _action_id(answer, name: str) -> int:
+    """A plain-Python ``decide``'s answer as an action id; a float or anything else that is
+    not a whole number is refused (``int`` would truncate 0.7 to 0), as a compiled one is
+    (``giftsim.contract.check_action_type``)."""
+    try:
+        return operator.index(answer)
+    except TypeError:
+        raise ValueError(
+            f"agent {name!r} answered {answer!r}, not a whole number: an action is an int "
+            "(return int(...) of a computed action)"
+        ) from None
 
 
 def _read_only(array: np.ndarray) -> np.ndarray:

@@ -100,6 +100,12 @@ def _code(fn):
 
 
 def _make(game, name, decide, defaults, ranges, doc, compiled, source) -> Family:
+    for what, value in (("defaults", defaults), ("ranges", ranges)):
+        if value is not None and not isinstance(value, dict):
+            raise TypeError(
+                f"agent {name!r}: {what} is a dict by parameter name (e.g. {{'milk': 4}}), got "
+                f"{value!r}"
+            )
     defaults = {k: _default(name, k, v) for k, v in dict(defaults or {}).items()}
     ranges = {k: (ranges or {}).get(k, ANY) for k in defaults}
     obs_size = load_game(game).obs_size
@@ -245,6 +251,8 @@ def _pickle_by_value(module) -> None:
 
 def parse(spec: str, game: str) -> Agent:
     """An agent from a spec string ``name[:key=value[:key=value ...]]``."""
+    if not isinstance(spec, str):
+        raise TypeError(f"an agent is a spec such as 'greedy' or 'sniper:milk=4', got {spec!r}")
     name, *pairs = spec.strip().split(":")
     chosen = family(game, name)
     values = {}

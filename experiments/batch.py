@@ -182,6 +182,9 @@ def field(
 
     if not _whole(n_games) or n_games < 2:
         raise ValueError(f"n_games must be a whole number >= 2 (an interval), got {n_games!r}")
+    counts = load_game(game).players
+    if not _whole(n_players) or n_players not in counts:
+        raise ValueError(f"n_players must be in {counts[0]}..{counts[-1]}, got {n_players!r}")
     shares = np.zeros(n_games)
     for seat in range(n_players):
         agents = [baseline] * n_players
@@ -210,6 +213,8 @@ def by_agent(frame: pd.DataFrame) -> pd.DataFrame:
     from experiments import stats  # scipy: only when summed up
     from experiments.results import long_table
 
+    if frame.empty:
+        raise ValueError("the frame holds no game: play at least one (n_games >= 1)")
     long = long_table(frame)
     table = stats.win_share(long)
     scores = long.groupby("agent")["score"].agg(mean_score="mean", score_sd="std")

@@ -43,6 +43,7 @@ from datetime import date
 from itertools import combinations
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from agents.registry import parse
@@ -143,8 +144,8 @@ def plan(
     take and a field that names no agent. The jobs carry ``secret`` and ``isolation``
     (``experiments.isolation.secured``)."""
     agents, fields, players = _listed(game, agents, fields, players)
-    if deals < 1:
-        raise ValueError(f"--deals must be at least 1, got {deals}")
+    if not isinstance(deals, int | np.integer) or isinstance(deals, bool) or deals < 1:
+        raise ValueError(f"--deals must be a whole number >= 1, got {deals!r}")
     notes: list[str] = []
     agent_specs = _resolve(game, agents, players, _agent, "agent", notes)
     pools = _resolve(game, fields, players, _pool, "field", notes)
@@ -177,7 +178,8 @@ def _listed(game, agents, fields, players):
         )
     agents = _words(agents if agents is not None else defaults.agents, "--agents", "agent")
     fields = _words(fields if fields is not None else defaults.fields, "--fields", "field")
-    players = tuple(players if players is not None else defaults.players)
+    players = players if players is not None else defaults.players
+    players = tuple([players] if isinstance(players, int | np.integer) else players)
     definition = load_game(game)
     for n in players:
         if n not in definition.players:

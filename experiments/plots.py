@@ -110,6 +110,16 @@ def subject_of(long: pd.DataFrame, game: str, design: str, per: str = "") -> str
     return subject(game, design, long["agent"].unique(), long["n_players"].unique(), games, per)
 
 
+def rows_subject(long: pd.DataFrame, game: str | None = None) -> str:
+    """The subject of a figure drawn from a long table when none is given: the game (when
+    known), every agent, the player counts and the number of games."""
+    games = long.groupby([c for c in ("table", "job", "game_index") if c in long]).ngroups
+    head = f"{load_game(game).title}, " if game else ""
+    agents = ", ".join(sorted(set(long["agent"])))
+    line = f"{head}{agents}, {counted(long['n_players'].unique())}, {games:,} games"
+    return _balanced(line, SUBJECT_WIDTH)
+
+
 def _title(ax, what: str, subject_line=None) -> None:
     ax.set_title(what if subject_line is None else f"{what}\n{subject_line}", fontsize=9)
 
@@ -158,6 +168,7 @@ def seat_win_share(long: pd.DataFrame, ax=None, column: str = "seat", subject=No
     """Win share per seat with 95% intervals by deal (``stats.seat_advantage``: Wilson's
     when every game is its own deal), one line per player count, and a dashed line at each
     count's fair share 1/n."""
+    subject = rows_subject(long) if subject is None else subject
     return seat_win_share_of(stats.seat_advantage(long, column), ax, column, subject)
 
 
@@ -315,6 +326,7 @@ def win_rate_heatmap(long: pd.DataFrame, ax=None, subject=None):
     """Head to head (how often the row agent finishes ahead of the column agent,
     ``stats.pairwise_table``) as a heatmap centred at 1/2, each cell annotated with its share
     and the half width of its 95% interval."""
+    subject = rows_subject(long) if subject is None else subject
     return win_rate_heatmap_of(stats.pairwise_table(long), ax, subject)
 
 
@@ -370,6 +382,7 @@ def rating_chart(long: pd.DataFrame, ax=None, subject=None, **kw):
     says which order the fit used (the whole finishing order when ``long`` has ``finish``)."""
     order = kw.get("order") or ("finish" if "finish" in long.columns else "win")
     table = stats.ratings(long, **kw)
+    subject = rows_subject(long) if subject is None else subject
     return rating_chart_of(table, ax, kw.get("scale", "log"), order, subject)
 
 
@@ -520,6 +533,7 @@ def score_distributions(long: pd.DataFrame, game: str, axes=None, subject=None):
     """``score_boxes_of`` the scores of a long frame (a mirror study when no table seats two
     agents)."""
     mixed = bool((long.groupby(["job", "game_index"]).agent.nunique() > 1).any())
+    subject = rows_subject(long, game) if subject is None else subject
     return score_boxes_of(score_counts(long), game, mixed, axes, subject)
 
 
@@ -530,7 +544,7 @@ def score_boxes_of(counts: pd.DataFrame, game: str, mixed: bool, axes=None, subj
     if axes is None:
         columns = min(len(panels), 5 if not mixed else 6)
         rows = -(-len(panels) // columns)
-        size = (3.2 * columns + 0.5, 2.9 * rows + 0.9)
+        size = (max(3.2 * columns + 0.5, 6.4), 2.9 * rows + 0.9)  # room for the titles
         fig, axes = plt.subplots(rows, columns, figsize=size, squeeze=False, sharey=True)
         fig.set_layout_engine("constrained")
     axes = np.ravel(axes)
@@ -775,6 +789,7 @@ def point_sources(long: pd.DataFrame, by=("agent", "n_players"), ax=None, subjec
     """Stacked bars of the mean giving, keeping and majority points per seat for each group
     of ``by``, with the 95% interval of the mean score on top; ``subject``: the run."""
     data = point_sources_data(long, by)
+    subject = rows_subject(long) if subject is None else subject
     fig, ax = _axes(ax)
     x = np.arange(len(data))
     bottom = np.zeros(len(data))

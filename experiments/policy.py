@@ -129,6 +129,11 @@ def _action(answer, mask: np.ndarray) -> int:
         answer = answer.detach().cpu().numpy()
     scores = np.asarray(answer)
     if scores.size == 1:
+        if scores.dtype.kind not in "iub":  # int() would truncate a probability to 0
+            raise ValueError(
+                f"a policy answers an action id (a whole number) or {mask.size} scores, got "
+                f"{scores.reshape(()).item()!r}"
+            )
         return int(scores.reshape(()))
     if scores.shape[-1:] != mask.shape:
         raise ValueError(

@@ -10,6 +10,7 @@ serial backend) unless ``options`` for ``runner.run`` say otherwise.
 
 from typing import NamedTuple
 
+import numpy as np
 import pandas as pd
 
 from agents.registry import builtins
@@ -52,6 +53,11 @@ def seat_study(game: str, agents: dict[str, int], players=None, seed=0, rules=No
     count the engine accepts; ``rules``: options besides ``n_players``. Returns the
     per-(job, seat, position) sums of ``results.summary_of``, for ``stats.summary_seat_table``
     and its kin."""
+    if not isinstance(agents, dict):
+        raise TypeError(
+            "agents is a dict of agent spec -> games per player count, e.g. {'greedy': 20000}, "
+            f"got {type(agents).__name__}"
+        )
     players = players or load_game(game).players
     designs = [mirror(game, [spec], players, n, seed, rules) for spec, n in agents.items()]
     frame, _, _ = run(join(*designs), summary_only=True, **{**SERIAL, **options})
@@ -161,6 +167,10 @@ def strategy_study(game, n_players, games, seed=0, n_boot=None, agents=None, **o
     from experiments.marks import flag_few
     from experiments.schedule import round_robin
 
+    if not isinstance(games, int | np.integer) or isinstance(games, bool) or games < 1:
+        raise ValueError(f"games must be a whole number >= 1, got {games!r}")
+    if isinstance(agents, str):  # "greedy,sniper", as batch.play takes them
+        agents = [spec.strip() for spec in agents.split(",") if spec.strip()]
     agents = list(agents or lineup(game, n_players))
     seatings = len(round_robin(game, agents, n_players, 1, seed))
     per = max(1, games // seatings)

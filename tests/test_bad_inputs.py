@@ -558,7 +558,7 @@ CLI = [  # (id, argv, words the one line must hold)
     (
         "gauntlet-deals-0",
         ["gauntlet", "geschenkt", "--deals", "0"],
-        "--deals must be at least 1, got 0",
+        "--deals must be a whole number >= 1, got 0",
     ),
     (
         "gauntlet-deals-twice",
@@ -857,6 +857,52 @@ def _define(defaults):
     return lambda: registry.define("geschenkt", "bad_input_api", decide, defaults)
 
 
+def _by_agent(frame):
+    from experiments.batch import by_agent
+
+    return by_agent(frame)
+
+
+def _compare(**options):
+    from experiments import studies
+
+    return lambda: studies.compare("geschenkt", 3, ["greedy", "random"], **options)
+
+
+def _python_answer(answer):
+    def call():
+        registry.define("geschenkt", "answers_py", lambda o, p, r: answer, {}, compiled=False)
+        _batch(agents=["answers_py", "greedy", "greedy"], n_games=3)()
+
+    return call
+
+
+def _policy_answer(answer):
+    def call():
+        from experiments.policy import from_policy
+
+        from_policy("geschenkt", "answers_policy", lambda x, m: answer, players=3)
+        _batch(agents=["answers_policy", "greedy", "greedy"], n_games=3)()
+
+    return call
+
+
+def _gauntlet(**options):
+    from experiments import gauntlet
+
+    kw = {"agents": ["greedy"], "fields": ["random"], "players": 3} | options
+    return lambda: gauntlet.plan("geschenkt", **kw)
+
+
+def _vector_answer(opponent):
+    def call():
+        from experiments.envs.vector import VectorEnv
+
+        VectorEnv("geschenkt", 4, 3, opponents=opponent, seed=1).reset()
+
+    return call
+
+
 API = [  # (id, call, words of the message)
     ("batch-rules-list", _batch(rules=["n_removed=99"]), "rules must be geschenkt_sim.rules"),
     (
@@ -878,6 +924,19 @@ API = [  # (id, call, words of the message)
     ("field-games-1", _field("greedy", "random", 4, 1), "n_games must be a whole number >= 2"),
     ("field-players", _field("greedy", "random", 9, 10), "n_players must be in 2..7"),
     ("field-candidate", _field("bogus", "random", 4, 10), "unknown agent 'bogus'"),
+    ("field-players-0", _field("greedy", "random", 0, 10), "n_players must be in 2..7, got 0"),
+    ("field-players-text", _field("greedy", "random", "3", 10), "n_players must be in 2..7"),
+    ("by-agent-no-game", lambda: _by_agent(_batch(n_games=0)()), "holds no game"),
+    ("compare-games-0", _compare(games=0), "games must be a whole number >= 1, got 0"),
+    ("compare-games-float", _compare(games=100.5), "games must be a whole number >= 1"),
+    ("python-agent-float", _python_answer(0.3), "answered 0.3, not a whole number"),
+    ("policy-float", _policy_answer(0.9), "an action id (a whole number) or 2 scores, got 0.9"),
+    ("gauntlet-deals-float", _gauntlet(deals=2.5), "--deals must be a whole number >= 1"),
+    (
+        "vector-python-opponent-shape",
+        _vector_answer(lambda x, m: np.zeros(len(m) + 1, int)),
+        "shape",
+    ),
     ("spec-net-empty", _parse("learned:net="), "net= names no file"),
     ("spec-key-twice", _parse("greedy:T=1:T=2"), "is given twice"),
     ("define-default-text", _define({"k": "abc"}), "must be a number, got 'abc'"),
@@ -922,6 +981,27 @@ def test_a_bad_argument_is_one_clear_value_error(workspace, call, words):
     message = str(raised.value)
     assert words in message and len(message.strip().splitlines()) == 1, message
     assert checksums(workspace) == before
+
+
+@pytest.mark.parametrize(
+    ("call", "words"),
+    [
+        (_batch(agents=[None, "greedy", "greedy"]), "got None"),
+        (_define([8]), "defaults is a dict by parameter name"),
+        (lambda: _study_of_a_list(), "agents is a dict of agent spec -> games"),
+    ],
+    ids=["agent-none", "define-defaults-list", "seat-study-list"],
+)
+def test_an_argument_of_the_wrong_kind_is_one_clear_type_error(call, words):
+    with pytest.raises(TypeError) as raised:
+        call()
+    assert words in str(raised.value) and len(str(raised.value).splitlines()) == 1
+
+
+def _study_of_a_list():
+    from experiments import studies
+
+    studies.seat_study("geschenkt", ["greedy"], players=[3])
 
 
 # ---- Output to a reader that went away ---------------------------------------------------

@@ -331,7 +331,7 @@ BAD = [
     (["--fields", "greedy+"], "names no agent in one of its places"),
     (["--players", "9"], "is played by 2..7 players, not 9"),
     (["--players", "x"], "--players"),
-    (["--deals", "0"], "--deals must be at least 1, got 0"),
+    (["--deals", "0"], "--deals must be a whole number >= 1, got 0"),
     (["--agents", "sniper:T=nan"], "out of range"),
 ]
 

@@ -179,6 +179,32 @@ def test_score_distributions_of_a_mirror_study_never_compare_tables():
     assert panels[0].get_ylabel() == "score in points (highest wins)"
 
 
+@pytest.mark.parametrize(
+    "draw",
+    [
+        plots.seat_win_share,
+        plots.win_rate_heatmap,
+        lambda long: plots.rating_chart(long, n_boot=20),
+        lambda long: plots.score_distributions(long, "geschenkt"),
+    ],
+)
+def test_a_figure_of_rows_without_a_subject_names_its_agents_and_games(long, draw):
+    """Drawn from a long table with no ``subject``, a figure still says what it shows: the
+    agents, the player counts and the games (it named neither before)."""
+    drawn = draw(long)
+    fig = drawn if isinstance(drawn, Figure) else drawn[0] if isinstance(drawn, tuple) else None
+    fig = fig if fig is not None else plt.gcf()
+    said = " ".join(titles(fig).split())
+    assert "a, b, c, d, 3, 4 players, 1,200 games" in said, said
+
+
+def test_one_panel_of_scores_is_wide_enough_for_its_titles(long):
+    """A report of one player count drew its score panel 3.7 inches wide, cutting its title
+    and legend at both sides."""
+    fig = plots.score_distributions(long[long["n_players"] == 3], "geschenkt")
+    assert fig.get_figwidth() >= 6.4
+
+
 def test_subject_names_every_agent_and_a_fields_candidate():
     assert plots.subject("geschenkt", "round-robin", ["b", "a", "a"], [4], 1200) == (
         "No Thanks!, round-robin of a, b, 4 players, 1,200 games"

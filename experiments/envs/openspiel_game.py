@@ -616,6 +616,10 @@ class GiftsimBot(pyspiel.Bot):
         super().__init__()
         check_secret(secret)
         self.setup = game.setup
+        if not isinstance(seat, int | np.integer) or not 0 <= seat < self.setup.n:
+            raise ValueError(
+                f"seat must be 0..{self.setup.n - 1} at {self.setup.n} players, got {seat!r}"
+            )
         self.seat = seat
         self.agent = agent if isinstance(agent, Agent) else parse(agent, self.setup.game.name)
         self.secret = np.uint64(secret)

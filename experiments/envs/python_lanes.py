@@ -169,7 +169,10 @@ class PythonLanes:
             write_mask(self.game.legal_mask(state), masks[row])
         actions = np.asarray(self.opponents[j](tensors, masks))
         if actions.shape != (len(where),) or actions.dtype.kind not in "iu":
-            return where[0], OPPONENT_ILLEGAL
+            raise ValueError(
+                f"a Python opponent answers one action id per lane asked, an int array of shape "
+                f"({len(where)},); got shape {actions.shape}, dtype {actions.dtype}"
+            )
         for row, i in enumerate(where):
             action = int(actions[row])
             if not 0 <= action < self.game.num_actions or not masks[row, action]:
