@@ -60,7 +60,7 @@ def play(
     rules = _rules(definition, rules, len(agent_list))
     first_player = first_player_for(first_player, rules)
     for name, value in (("n_games", n_games), ("first_index", first_index)):
-        if not _whole(value) or value < 0:
+        if not whole(value) or value < 0:
             raise ValueError(f"{name} must be a whole number >= 0, got {value!r}")
     check_seed(seed, first_index + max(n_games - 1, 0))
     if isolation is not None:
@@ -97,7 +97,8 @@ def play(
     return frame
 
 
-def _whole(value) -> bool:
+def whole(value) -> bool:
+    """Whether ``value`` is a whole number (a Python or NumPy int; not a bool, not a float)."""
     return isinstance(value, int | np.integer) and not isinstance(value, bool)
 
 
@@ -180,10 +181,10 @@ def field(
     seat would get by chance (``fair``)."""
     from experiments.stats import quantile, share_interval  # scipy: only when scored
 
-    if not _whole(n_games) or n_games < 2:
+    if not whole(n_games) or n_games < 2:
         raise ValueError(f"n_games must be a whole number >= 2 (an interval), got {n_games!r}")
     counts = load_game(game).players
-    if not _whole(n_players) or n_players not in counts:
+    if not whole(n_players) or n_players not in counts:
         raise ValueError(f"n_players must be in {counts[0]}..{counts[-1]}, got {n_players!r}")
     shares = np.zeros(n_games)
     for seat in range(n_players):

@@ -43,13 +43,13 @@ from datetime import date
 from itertools import combinations
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from agents.registry import parse
 from agents.roster import roster
 from experiments import manifest as manifest_io
 from experiments import stats
+from experiments.batch import whole
 from experiments.isolation import secured
 from experiments.results import load_faults, long_table, read_chunks
 from experiments.runner import run
@@ -144,7 +144,7 @@ def plan(
     take and a field that names no agent. The jobs carry ``secret`` and ``isolation``
     (``experiments.isolation.secured``)."""
     agents, fields, players = _listed(game, agents, fields, players)
-    if not isinstance(deals, int | np.integer) or isinstance(deals, bool) or deals < 1:
+    if not whole(deals) or deals < 1:
         raise ValueError(f"--deals must be a whole number >= 1, got {deals!r}")
     notes: list[str] = []
     agent_specs = _resolve(game, agents, players, _agent, "agent", notes)
@@ -179,7 +179,7 @@ def _listed(game, agents, fields, players):
     agents = _words(agents if agents is not None else defaults.agents, "--agents", "agent")
     fields = _words(fields if fields is not None else defaults.fields, "--fields", "field")
     players = players if players is not None else defaults.players
-    players = tuple([players] if isinstance(players, int | np.integer) else players)
+    players = tuple([players] if whole(players) else players)
     definition = load_game(game)
     for n in players:
         if n not in definition.players:

@@ -106,17 +106,21 @@ def _balanced(line: str, width: int) -> str:
 def subject_of(long: pd.DataFrame, game: str, design: str, per: str = "") -> str:
     """``subject`` of the games of a long frame (``stats``' layout; stacked tables, such as
     ``anatomy.field_points``', count apart by their ``table`` column)."""
-    games = long.groupby([c for c in ("table", "job", "game_index") if c in long]).ngroups
-    return subject(game, design, long["agent"].unique(), long["n_players"].unique(), games, per)
+    agents, counts = long["agent"].unique(), long["n_players"].unique()
+    return subject(game, design, agents, counts, games_in(long), per)
+
+
+def games_in(long: pd.DataFrame) -> int:
+    """The games of a long frame (stacked tables count apart by their ``table`` column)."""
+    return long.groupby([c for c in ("table", "job", "game_index") if c in long]).ngroups
 
 
 def rows_subject(long: pd.DataFrame, game: str | None = None) -> str:
     """The subject of a figure drawn from a long table when none is given: the game (when
     known), every agent, the player counts and the number of games."""
-    games = long.groupby([c for c in ("table", "job", "game_index") if c in long]).ngroups
     head = f"{load_game(game).title}, " if game else ""
     agents = ", ".join(sorted(set(long["agent"])))
-    line = f"{head}{agents}, {counted(long['n_players'].unique())}, {games:,} games"
+    line = f"{head}{agents}, {counted(long['n_players'].unique())}, {games_in(long):,} games"
     return _balanced(line, SUBJECT_WIDTH)
 
 

@@ -10,11 +10,10 @@ serial backend) unless ``options`` for ``runner.run`` say otherwise.
 
 from typing import NamedTuple
 
-import numpy as np
 import pandas as pd
 
 from agents.registry import builtins
-from experiments.batch import field
+from experiments.batch import field, whole
 from experiments.results import summary_of
 from experiments.runner import run
 from experiments.schedule import join, mirror
@@ -167,7 +166,7 @@ def strategy_study(game, n_players, games, seed=0, n_boot=None, agents=None, **o
     from experiments.marks import flag_few
     from experiments.schedule import round_robin
 
-    if not isinstance(games, int | np.integer) or isinstance(games, bool) or games < 1:
+    if not whole(games) or games < 1:
         raise ValueError(f"games must be a whole number >= 1, got {games!r}")
     if isinstance(agents, str):  # "greedy,sniper", as batch.play takes them
         agents = [spec.strip() for spec in agents.split(",") if spec.strip()]
