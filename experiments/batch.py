@@ -19,6 +19,7 @@ from agents.isolation.host import end_idle
 from agents.registry import parse_list
 from experiments.games import TAIL, play_block, play_block_isolated
 from experiments.isolation import fault_records, merged_faults, with_forfeits
+from giftsim.checks import is_whole
 from giftsim.contract import first_player_for
 from giftsim.game import load_game
 from giftsim.rng import check_seed
@@ -60,7 +61,7 @@ def play(
     rules = _rules(definition, rules, len(agent_list))
     first_player = first_player_for(first_player, rules)
     for name, value in (("n_games", n_games), ("first_index", first_index)):
-        if not whole(value) or value < 0:
+        if not is_whole(value) or value < 0:
             raise ValueError(f"{name} must be a whole number >= 0, got {value!r}")
     check_seed(seed, first_index + max(n_games - 1, 0))
     if isolation is not None:
@@ -95,11 +96,6 @@ def play(
         n = len(agent_list)
         with_forfeits(frame, np.concatenate(lost) if lost else np.zeros((0, n), np.int8))
     return frame
-
-
-def whole(value) -> bool:
-    """Whether ``value`` is a whole number (a Python or NumPy int; not a bool, not a float)."""
-    return isinstance(value, int | np.integer) and not isinstance(value, bool)
 
 
 def _specs(agents):
@@ -181,10 +177,10 @@ def field(
     seat would get by chance (``fair``)."""
     from experiments.stats import quantile, share_interval  # scipy: only when scored
 
-    if not whole(n_games) or n_games < 2:
+    if not is_whole(n_games) or n_games < 2:
         raise ValueError(f"n_games must be a whole number >= 2 (an interval), got {n_games!r}")
     counts = load_game(game).players
-    if not whole(n_players) or n_players not in counts:
+    if not is_whole(n_players) or n_players not in counts:
         raise ValueError(f"n_players must be in {counts[0]}..{counts[-1]}, got {n_players!r}")
     shares = np.zeros(n_games)
     for seat in range(n_players):

@@ -49,13 +49,13 @@ from agents.registry import parse
 from agents.roster import roster
 from experiments import manifest as manifest_io
 from experiments import stats
-from experiments.batch import whole
 from experiments.isolation import secured
 from experiments.results import load_faults, long_table, read_chunks
 from experiments.runner import run
 from experiments.schedule import Job, arrangements, join, rotations, seating_groups
 from experiments.words import count_of
 from giftsim import files
+from giftsim.checks import is_whole
 from giftsim.game import load_game
 
 SELF = "self"  # the field of an agent's own copies, in every game
@@ -144,7 +144,7 @@ def plan(
     take and a field that names no agent. The jobs carry ``secret`` and ``isolation``
     (``experiments.isolation.secured``)."""
     agents, fields, players = _listed(game, agents, fields, players)
-    if not whole(deals) or deals < 1:
+    if not is_whole(deals) or deals < 1:
         raise ValueError(f"--deals must be a whole number >= 1, got {deals!r}")
     notes: list[str] = []
     agent_specs = _resolve(game, agents, players, _agent, "agent", notes)
@@ -179,7 +179,7 @@ def _listed(game, agents, fields, players):
     agents = _words(agents if agents is not None else defaults.agents, "--agents", "agent")
     fields = _words(fields if fields is not None else defaults.fields, "--fields", "field")
     players = players if players is not None else defaults.players
-    players = tuple([players] if whole(players) else players)
+    players = tuple([players] if is_whole(players) else players)
     definition = load_game(game)
     for n in players:
         if n not in definition.players:

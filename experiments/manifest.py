@@ -22,6 +22,7 @@ import pyarrow
 
 import giftsim
 from experiments.schedule import Job, experiment_id
+from giftsim.checks import is_whole
 from giftsim.files import MANIFEST, RUN_LOCK, held, start_record
 
 TEMPORARY = f".{MANIFEST}.tmp"  # written first, then renamed to MANIFEST
@@ -317,7 +318,7 @@ def _job_is_whole(job) -> bool:
     if not isinstance(job, dict) or not isinstance(job.get("agents"), list):
         return False
     numbers = [job.get(key) for key in JOB_NUMBERS]
-    whole = all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in numbers)
+    whole = all(is_whole(n) and n >= 0 for n in numbers)
     return whole and all(isinstance(agent, str) for agent in job["agents"])
 
 

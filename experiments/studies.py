@@ -13,10 +13,11 @@ from typing import NamedTuple
 import pandas as pd
 
 from agents.registry import builtins
-from experiments.batch import field, whole
+from experiments.batch import field
 from experiments.results import summary_of
 from experiments.runner import run
 from experiments.schedule import join, mirror
+from giftsim.checks import is_whole
 from giftsim.game import load_game
 
 SERIAL = {"backend": "serial", "progress": False}
@@ -166,7 +167,7 @@ def strategy_study(game, n_players, games, seed=0, n_boot=None, agents=None, **o
     from experiments.marks import flag_few
     from experiments.schedule import round_robin
 
-    if not whole(games) or games < 1:
+    if not is_whole(games) or games < 1:
         raise ValueError(f"games must be a whole number >= 1, got {games!r}")
     if isinstance(agents, str):  # "greedy,sniper", as batch.play takes them
         agents = [spec.strip() for spec in agents.split(",") if spec.strip()]

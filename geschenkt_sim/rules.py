@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from giftsim import rule_options as opt
+from giftsim.checks import is_whole
 
 PASS = 0
 TAKE = 1
@@ -97,7 +98,7 @@ def default_chips(n_players: int) -> int:
 
 
 def _check_range(name: str, value: int, low: int, high: int, note: str = "") -> None:
-    if not isinstance(value, int | np.integer) or isinstance(value, bool):
+    if not is_whole(value):
         raise ValueError(f"{name} must be an integer in {low}..{high}{note}, got {value!r}")
     if not low <= value <= high:
         raise ValueError(f"{name} must be in {low}..{high}{note}, got {value}")

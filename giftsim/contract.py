@@ -42,6 +42,8 @@ from numba import carray, njit, types
 from numba.core.imputils import impl_ret_borrowed
 from numba.extending import intrinsic
 
+from giftsim.checks import is_whole
+
 MAX_PARAMS = 8
 # A seat's scratch row holds OBS_SIZE + STATE_SIZE + SCRATCH_WORK int64 slots, rounded up to
 # whole cache lines (``scratch_size``): a user agent's copy of its observation, then zeros a
@@ -152,9 +154,8 @@ def first_policy(first_player, n_players: int) -> int:
         return FIRST_ROTATE
     if first_player == "random":
         return FIRST_RANDOM
-    is_seat = isinstance(first_player, int) and not isinstance(first_player, bool)
-    if is_seat and 0 <= first_player < n_players:
-        return first_player
+    if is_whole(first_player) and 0 <= first_player < n_players:
+        return int(first_player)
     raise ValueError(
         f"first_player must be 'rotate', 'random' or a seat in 0..{n_players - 1}, "
         f"got {first_player!r}"

@@ -27,6 +27,8 @@ agents              --      ``agent_stream(key, secret, seat)``, one per seat
 import numpy as np
 from numba import njit
 
+from giftsim.checks import is_whole
+
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
@@ -212,7 +214,7 @@ MAX_GAME_INDEX = 2**63 - 1
 
 def check_secret(secret) -> None:
     """Raise ValueError unless ``secret`` (the key of agents' streams) is a 64-bit word."""
-    if not isinstance(secret, int | np.integer) or isinstance(secret, bool):
+    if not is_whole(secret):
         raise ValueError(f"the secret must be a whole number in 0..{MAX_SEED}, got {secret!r}")
     if not 0 <= int(secret) <= MAX_SEED:
         raise ValueError(f"the secret must be in 0..{MAX_SEED}, got {secret}")
@@ -221,7 +223,7 @@ def check_secret(secret) -> None:
 def check_seed(seed, game_index=0) -> None:
     """Raise ValueError unless ``seed`` and ``game_index`` are whole numbers in range."""
     for name, value, top in (("seed", seed, MAX_SEED), ("game index", game_index, MAX_GAME_INDEX)):
-        if not isinstance(value, int | np.integer) or isinstance(value, bool):
+        if not is_whole(value):
             raise ValueError(f"the {name} must be a whole number in 0..{top}, got {value!r}")
         if not 0 <= int(value) <= top:
             raise ValueError(f"the {name} must be in 0..{top}, got {value}")

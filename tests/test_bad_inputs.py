@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from agents import registry
@@ -920,6 +921,7 @@ API = [  # (id, call, words of the message)
     ("batch-agents-unknown", _batch(agents=["bogus"] * 4), "unknown agent 'bogus'"),
     ("batch-agents-one", _batch(agents=["greedy"]), "n_players must be in 2..7"),
     ("batch-first-seat", _batch(first_player=7), "a seat in 0..3, got 7"),
+    ("batch-first-seat-bool", _batch(first_player=True), "a seat in 0..3, got True"),
     ("batch-game", _batch(game="chess"), "unknown game 'chess'"),
     ("field-games-1", _field("greedy", "random", 4, 1), "n_games must be a whole number >= 2"),
     ("field-players", _field("greedy", "random", 9, 10), "n_players must be in 2..7"),
@@ -996,6 +998,24 @@ def test_an_argument_of_the_wrong_kind_is_one_clear_type_error(call, words):
     with pytest.raises(TypeError) as raised:
         call()
     assert words in str(raised.value) and len(str(raised.value).splitlines()) == 1
+
+
+def test_numpy_whole_numbers_are_taken_where_python_ints_are():
+    """One check of a whole number (``giftsim.checks.is_whole``) serves every layer: a NumPy
+    integer is taken wherever a Python int is (a seat of ``first_player`` was refused), a bool
+    and a float nowhere."""
+    from agents.isolation import Isolation
+    from experiments.batch import play
+    from giftsim.checks import is_whole
+
+    assert [is_whole(v) for v in (3, np.int64(3), np.uint8(0), -2)] == [True] * 4
+    assert not any(is_whole(v) for v in (True, np.bool_(True), 3.0, np.float64(3), "3", None))
+    plain = play("geschenkt", ["greedy"] * 3, n_games=4, seed=5, first_player=1)
+    numpy = play(
+        "geschenkt", ["greedy"] * 3, n_games=np.int64(4), seed=np.uint64(5), first_player=np.int8(1)
+    )
+    pd.testing.assert_frame_equal(plain, numpy)
+    assert json.dumps(Isolation(memory_mb=np.int64(256)).as_dict())  # a manifest can hold it
 
 
 def _study_of_a_list():

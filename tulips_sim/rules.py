@@ -49,6 +49,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from giftsim import rule_options as opt
+from giftsim.checks import is_whole
 
 VARIETIES = ("purple", "blue", "pink", "orange")
 N_VARIETIES = 4
@@ -159,7 +160,7 @@ TABLES = ("base_copies", "extra_copies", "giving_bonus", "keeping_points", "majo
 
 
 def _check_int(name: str, value, low: int, high: int) -> None:
-    if not isinstance(value, int | np.integer) or isinstance(value, bool):
+    if not is_whole(value):
         raise ValueError(f"{name} must be an integer in {low}..{high}, got {value!r}")
     if not low <= value <= high:
         raise ValueError(f"{name} must be in {low}..{high}, got {value}")

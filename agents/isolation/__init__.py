@@ -38,6 +38,8 @@ import sysconfig
 import traceback
 from dataclasses import asdict, dataclass
 
+from giftsim.checks import is_whole
+
 # Fault codes of a forfeit (``forfeit_<seat>`` result columns): index into FAULTS.
 NO_FAULT, RAISED, CRASHED, TIMEOUT, MEMORY, ILLEGAL, NOT_INTEGER, NO_START = range(8)
 FAULTS = (
@@ -112,8 +114,9 @@ class Isolation:
         if not isinstance(limit, int | float) or not math.isfinite(limit) or limit <= 0:
             raise ValueError(f"the time limit must be a positive number of seconds, got {limit}")
         memory = self.memory_mb
-        if not isinstance(memory, int) or isinstance(memory, bool) or memory <= 0:
+        if not is_whole(memory) or memory <= 0:
             raise ValueError(f"the memory limit must be a positive number of MiB, got {memory}")
+        object.__setattr__(self, "memory_mb", int(memory))
 
     def as_dict(self) -> dict:
         """A plain dict (for a job and its manifest)."""

@@ -25,6 +25,7 @@ from agents.kernels.lanes import MAX_SKIPPED
 from agents.registry import parse
 from experiments.play.screen import Seats
 from experiments.play.session import screens
+from giftsim.checks import is_whole
 from giftsim.contract import first_player_for, first_policy
 from giftsim.game import load_game, rounds_of
 from giftsim.rng import check_secret, check_seed
@@ -81,7 +82,7 @@ def action_id(action, num_actions: int):
     it is not an integer at all."""
     if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
         action = action[()]
-    if not isinstance(action, int | np.integer) or isinstance(action, bool | np.bool_):
+    if not is_whole(action):
         raise EnvError(f"an action is an integer action id in 0..{num_actions - 1}, got {action!r}")
     return int(action) if 0 <= action < num_actions else None
 

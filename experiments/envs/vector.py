@@ -95,6 +95,7 @@ from experiments.envs.table import (
     make_rules,
     no_decision,
 )
+from giftsim.checks import is_whole
 from giftsim.contract import MAX_PARAMS, first_player_for, first_policy
 from giftsim.game import Game, load_game
 
@@ -301,7 +302,7 @@ def _rules(game: Game, players, rules, rule):
 
 
 def _positive(value, name: str) -> int:
-    if not isinstance(value, int | np.integer) or isinstance(value, bool) or value < 1:
+    if not is_whole(value) or value < 1:
         raise EnvError(f"{name} must be a whole number of at least 1, got {value!r}")
     if value > 1 << 31:
         raise EnvError(f"{name} must be at most 2**31, got {value}")
@@ -371,8 +372,7 @@ def _run_settings(first_player, learner_seat, n_players: int, record: bool) -> n
 def _learner_policy(learner_seat, n_players: int) -> int:
     if learner_seat == "rotate":
         return LEARNER_ROTATE
-    is_seat = isinstance(learner_seat, int | np.integer) and not isinstance(learner_seat, bool)
-    if is_seat and 0 <= learner_seat < n_players:
+    if is_whole(learner_seat) and 0 <= learner_seat < n_players:
         return int(learner_seat)
     raise ValueError(
         f"learner_seat must be 'rotate' or a seat in 0..{n_players - 1}, got {learner_seat!r}"
