@@ -277,9 +277,15 @@ def _is_net(chosen: Family, key: str) -> bool:
 
 def parse_list(specs, game: str) -> list[Agent]:
     """Agents from a comma-separated string or a list of specs (or agents)."""
+    return [s if isinstance(s, Agent) else parse(s, game) for s in spec_list(specs)]
+
+
+def spec_list(specs) -> list:
+    """Specs as a list: a comma-separated string split (blank items dropped), a sequence as
+    it is."""
     if isinstance(specs, str):
-        specs = [s for s in specs.split(",") if s.strip()]
-    return [s if isinstance(s, Agent) else parse(s, game) for s in specs]
+        return [s.strip() for s in specs.split(",") if s.strip()]
+    return list(specs)
 
 
 def param_table(agents: list[Agent], players: int | None = None) -> np.ndarray:

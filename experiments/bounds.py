@@ -192,15 +192,19 @@ MAX_ROLLOUTS = 100_000  # per legal action and decision: more is days of CPU a t
 def _responder(spec: str, game: str) -> list:
     """The agent ``--responder`` names (in a list); an unknown name's message lists
     ``rollouts`` among the valid ones."""
-    from agents.registry import parse_list
+    from agents.registry import families, parse
 
+    names = [chosen.name for chosen in families(game)]
+    name = spec.strip().partition(":")[0]
+    if name not in names:
+        raise ValueError(
+            f"--responder: unknown agent {name!r} for {game} (valid: {ROLLOUTS}, the rollout "
+            f"responder, or an agent: {', '.join(names)})"
+        )
     try:
-        return parse_list([spec], game)
+        return [parse(spec, game)]
     except ValueError as error:
-        text = str(error)
-        if text.startswith("unknown agent") and text.endswith(")"):
-            text = f"{text[:-1]}; or {ROLLOUTS}, the rollout responder)"
-        raise ValueError(f"--responder: {text}") from None
+        raise ValueError(f"--responder: {error}") from None
 
 
 def check(rules, deals: int, rollouts: int, margin: float = 1.0) -> None:
@@ -373,11 +377,11 @@ def command(args) -> None:
     row printed and added to ``--out`` as it is found (rows already there are kept, not run
     again, and marked so: a row is kept by its key, the contents of the files its specs name
     included, :func:`inputs_text`), then the worst case per target."""
-    from agents.registry import families, parse_list
+    from agents.registry import families, parse_list, spec_list
 
     definition = load_game(args.game)
     counts = _counts(args.players, definition.players)
-    specs = [spec.strip() for spec in args.target.split(",") if spec.strip()]
+    specs = spec_list(args.target)
     if not specs:
         names = ", ".join(family.name for family in families(args.game))
         raise ValueError(f"--target names no agent; give agent specs, comma-separated ({names})")

@@ -959,10 +959,11 @@ def _add_play(sub) -> None:
 
 
 def _play(args) -> int:
+    from agents.registry import spec_list
     from experiments import play  # only this command needs the terminal game
 
     bots = args.vs or ",".join(["greedy"] * (args.players - 1))
-    table = (args.players, [s for s in bots.split(",") if s.strip()])  # the seat left over is yours
+    table = (args.players, spec_list(bots))  # the seat left over is yours
     isolation = _isolation(args, [table], args.game)
     try:
         where = (args.seed, args.record, args.rule)
@@ -1042,13 +1043,14 @@ def _players(text, game) -> list[int]:
 
 
 def _tournament(args) -> None:
+    from agents.registry import spec_list
     from experiments import commands
 
     players = _players(args.players, args.game)
     jobs = commands.design_jobs(
         args.game,
         args.design,
-        (args.agents or "random,greedy").split(","),
+        spec_list(args.agents or "random,greedy"),
         players,
         args.games,
         args.seed,
@@ -1067,13 +1069,14 @@ def _tournament(args) -> None:
 
 
 def _seats(args) -> None:
+    from agents.registry import spec_list
     from experiments import commands
 
     players = _players(args.players, args.game)
     jobs = commands.design_jobs(
         args.game,
         "mirror",
-        args.agents.split(","),
+        spec_list(args.agents),
         players,
         args.games,
         args.seed,
@@ -1178,12 +1181,13 @@ def _bench(args) -> None:
 
 
 def _record(args) -> None:
+    from agents.registry import spec_list
     from experiments import recording  # not commands: no statistics (scipy) to import
 
     rules = _rules(args, args.players)
     first = _first_player(args, rules)
     specs = args.agents or ",".join(["greedy"] * args.players)
-    table = (args.players, [s for s in specs.split(",") if s.strip()])
+    table = (args.players, spec_list(specs))
     isolation = _isolation(args, [table], args.game)
     random = isolation is not None and args.secret is None  # isolated: a random secret
     secret = secrets.randbits(64) if random else _secret(args)

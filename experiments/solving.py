@@ -345,13 +345,13 @@ def command(args) -> None:
     """``giftsim solve``: plan (refusing what does not fit before anything is written, the
     ``--exploit`` agents and the exploit step's memory included), solve, print and write the
     summary, then the exploitability of each ``--exploit`` agent."""
-    from agents.registry import parse_list
+    from agents.registry import parse_list, spec_list
     from experiments import exploit
 
     rules = rules_of(args.game, args.players, args.rule)
     tables = args.out is not None and not args.no_tables
     the_plan = plan(rules, args.memory, tables)
-    specs = [spec.strip() for spec in (args.exploit or "").split(",") if spec.strip()]
+    specs = spec_list(args.exploit or "")
     own = SELF in specs
     if own and not tables:
         raise ValueError(f"--exploit {SELF} (this solve's policy) needs --out and its tables")

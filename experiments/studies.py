@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import pandas as pd
 
-from agents.registry import builtins
+from agents.registry import builtins, spec_list
 from experiments.batch import field
 from experiments.results import summary_of
 from experiments.runner import run
@@ -169,9 +169,7 @@ def strategy_study(game, n_players, games, seed=0, n_boot=None, agents=None, **o
 
     if not is_whole(games) or games < 1:
         raise ValueError(f"games must be a whole number >= 1, got {games!r}")
-    if isinstance(agents, str):  # "greedy,sniper", as batch.play takes them
-        agents = [spec.strip() for spec in agents.split(",") if spec.strip()]
-    agents = list(agents or lineup(game, n_players))
+    agents = spec_list(agents) if agents else lineup(game, n_players)  # as batch.play takes them
     seatings = len(round_robin(game, agents, n_players, 1, seed))
     per = max(1, games // seatings)
     jobs = round_robin(game, agents, n_players, per, seed)

@@ -628,7 +628,7 @@ CLI = [  # (id, argv, words the one line must hold)
     (
         "bound-unknown-responder",
         [*BOUND, "--responder", "foo"],
-        "; or rollouts, the rollout responder)",  # after the agents known here
+        "(valid: rollouts, the rollout responder, or an agent: random, greedy",
     ),
     (
         "bound-rollouts-with-responder",

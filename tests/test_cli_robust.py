@@ -259,6 +259,18 @@ def test_an_agent_that_breaks_the_rules_is_one_line(capsys):
     assert "check the agents' code and parameters" in err
 
 
+def test_every_command_reads_a_list_of_agents_as_batch_play_does(capsys, tmp_path):
+    """A blank item of a comma list (a typing slip) is dropped everywhere, as ``batch.play``
+    drops it (``registry.spec_list``): ``tournament`` refused it as "unknown agent ''"."""
+    tables = []
+    for agents in ("greedy,,random", " greedy , random"):
+        main(["tournament", "geschenkt", "--agents", agents, "--out", str(tmp_path / agents)])
+        tables.append(load(tmp_path / agents)[1])
+        capsys.readouterr()
+    pd.testing.assert_frame_equal(*tables)
+    assert list(tables[0]["agent_0"].unique()) == ["greedy", "random"]
+
+
 def test_replay_of_deeply_nested_json_is_one_line(capsys, tmp_path):
     path = tmp_path / "deep.json"
     path.write_text("[" * 100_000)

@@ -66,6 +66,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from agents.registry import spec_list
 from experiments.envs.table import (
     EnvError,
     Table,
@@ -215,7 +216,7 @@ def default_illegal_reward(game, rules, margin: float) -> float:
 def _bots(opponents, others: list[int]) -> dict:
     """``{seat: spec}`` for the seats ``others`` from one spec or a list of one per seat."""
     if isinstance(opponents, str) and "," in opponents:
-        opponents = [s.strip() for s in opponents.split(",")]
+        opponents = spec_list(opponents)
     if not isinstance(opponents, list | tuple):
         return dict.fromkeys(others, opponents)
     if len(opponents) != len(others):

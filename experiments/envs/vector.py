@@ -84,7 +84,7 @@ from agents.kernels.lanes import (
     RUN_SLOTS,
     empty_lanes,
 )
-from agents.registry import parse
+from agents.registry import parse, spec_list
 from experiments.envs.opponents import LiveNetwork
 from experiments.envs.python_lanes import PythonLanes
 from experiments.envs.table import (
@@ -313,7 +313,7 @@ def _opponents(game: Game, specs, n_players: int) -> list:
     """``n_players - 1`` opponents (one is repeated) from specs, agents, live networks or
     Python callables (a comma-separated string of specs too)."""
     if isinstance(specs, str):
-        specs = [s for s in specs.split(",") if s.strip()]
+        specs = spec_list(specs)
     elif not isinstance(specs, list | tuple):
         specs = [specs]
     opponents = [_opponent(game, s, n_players) for s in specs]
