@@ -422,6 +422,7 @@ class _Positions:
     codes, strata and residuals of the clusters, from which any contrast of places follows."""
 
     def __init__(self, frame, win, count, keys, column, cluster, stratum):
+        keys = [key for key in keys if key != "n_players"]  # every table is by player count
         _require(frame, [win, count, "n_players", column, cluster, stratum, *keys])
         self.keys, self.column, self.parts, tables = keys, column, {}, []
         for n, part in frame.groupby("n_players", sort=True):

@@ -524,6 +524,17 @@ def test_every_interval_stays_in_its_range_with_some_width_at_its_edge():
     assert (low >= 0).all() and (high <= 1).all() and (high - low > 0.05).all()
 
 
+def test_the_turn_order_tables_take_n_players_among_their_groups():
+    """Every turn-order table is by player count already: naming ``n_players`` in ``by`` as
+    well gives the same table (it gave pandas' "n_players occurs multiple times")."""
+    long = pd.concat([make_long(11, 300, 4), make_long(13, 300, 3, job=1)])
+    for table in (stats.seat_advantage, stats.seat_gap, stats.seat_test):
+        pd.testing.assert_frame_equal(
+            table(long, column="seat", by=["agent", "n_players"]),
+            table(long, column="seat", by="agent"),
+        )
+
+
 def test_a_standard_error_of_rounding_is_no_spread():
     """Sums of thirds leave a standard error of about 1e-18 where every deal is alike: the
     interval is that of no spread on the deals, not one of width 0."""
