@@ -54,7 +54,7 @@ import pandas as pd
 from joblib import Parallel, delayed
 from tqdm import tqdm
 
-from agents.drivers.block import recorded_block
+from agents.drivers.block import announce_recorder, recorded_block
 from agents.kernels import net
 from agents.registry import parse, parse_list
 from experiments.batch import field as field_share
@@ -217,17 +217,26 @@ def generate(settings, round_, candidate, workers: int, bar, block: int = BLOCK)
             tasks.append((lineup, seats, base + start, min(block, games - start)))
     game, n, seed, explore = settings.game, settings.players, settings.seed, settings.explore
     blend = (settings.margin, settings.margin_scale)
-    calls = (
+    calls = [
         delayed(play_task)(game, n, *task[:2], seed, *task[2:], explore, *blend, settings.rules)
         for task in tasks
-    )
+    ]
+    agents = parse_list(sorted({spec for lineup, *_ in tasks for spec in lineup}), game)
+    cold = announce_recorder(load_game(game), agents)
     parts = []
-    for (*_, count), part in zip(
-        tasks, Parallel(n_jobs=workers, return_as="generator")(calls), strict=True
-    ):
+    for (*_, count), part in zip(tasks, _in_workers(calls, workers, cold), strict=True):
         parts.append(part)
         bar.update(count)
     return tuple(np.concatenate([p[k] for p in parts]) for k in range(3))
+
+
+def _in_workers(calls: list, workers: int, cold: bool):
+    """The calls' results in order; on several workers with something to compile (``cold``),
+    the first call runs alone, so that it compiles once and the other workers load it."""
+    with Parallel(n_jobs=workers, return_as="generator") as parallel:
+        first = 1 if cold and workers > 1 else 0
+        yield from parallel(calls[:first])
+        yield from parallel(calls[first:])
 
 
 def evaluate(settings: TrainSettings, path: Path, offset: int = EVAL_SEED_OFFSET) -> dict:

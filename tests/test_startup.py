@@ -89,3 +89,18 @@ def test_workers_on_an_empty_cache_compile_each_kernel_once(tmp_path):
     saved = [line for line in done.stdout.splitlines() if "data saved to" in line]
     assert any("greedy.decide" in line for line in saved)
     assert len(saved) == len(set(saved))  # no file saved twice
+
+
+def test_training_on_two_workers_compiles_its_recorder_once_and_says_so(tmp_path):
+    """``train --workers 2`` into an empty cache: the first-run line names the self-play
+    recorder (the workers' own lines are silent: the bar sat at 0% with no word), and one
+    worker compiles it while the other waits to load it."""
+    args = ["train", "geschenkt", "--players", "3", "--baseline", "greedy", "--selfplay", "0"]
+    args += ["--rounds", "1", "--games", "4000", "--eval-games", "10", "--workers", "2"]  # 2 tasks
+    args += ["--out", str(tmp_path / "net.npz")]
+    done = _run(args, tmp_path / "cache", NUMBA_DEBUG_CACHE="1")
+    assert done.returncode == 0, done.stderr
+    assert "compiling the No Thanks! self-play recorder, agent greedy" in done.stderr
+    saved = [line for line in done.stdout.splitlines() if "data saved to" in line]
+    assert any("play_games" in line for line in saved)
+    assert len(saved) == len(set(saved))  # no file saved twice

@@ -63,8 +63,8 @@ def recorded_block(game: Game, rules, agents, root_seed, first_index, n_games, r
     Returns ``(rows, feats, owners)``: the result rows, the float32 features and the int64
     owners (game index, seat, decision number) of every kept decision, in as many calls as
     the features need. The first player rotates."""
+    announce_recorder(game, agents)
     kernel = driver(game.name, "loop", hook="selfplay_hook").play_games
-    announce(f"the {game.title} self-play recorder", kernel, agents)
     n, (explore, seats) = rules.n_players, recording
     width = driver(game.name, "selfplay_hook").feature_width(n)
     per_game = int(getattr(rules, "max_decisions", game.max_decisions)) * rounds_of(rules)
@@ -81,6 +81,13 @@ def recorded_block(game: Game, rules, agents, root_seed, first_index, n_games, r
         owners[: rows[0], 0] += start  # the recorder numbers the games of its call from 0
         parts.append((feats[: rows[0]].astype(np.float32), owners[: rows[0]].copy()))
     return out, np.concatenate([f for f, _ in parts]), np.concatenate([o for _, o in parts])
+
+
+def announce_recorder(game: Game, agents) -> bool:
+    """The self-play recorder's first-run line (``announce``) for ``agents``; True if any of
+    it is not in the cache yet."""
+    kernel = driver(game.name, "loop", hook="selfplay_hook").play_games
+    return announce(f"the {game.title} self-play recorder", kernel, agents)
 
 
 def event_block(
