@@ -25,8 +25,10 @@ import pandas as pd
 from joblib import Parallel, delayed
 from tqdm import tqdm
 
+from agents.drivers.block import announce_loop
+from agents.registry import parse_list
 from agents.roster import roster
-from experiments.batch import field
+from experiments.batch import field, play
 from experiments.journal import Journal
 from experiments.stats import few_note, holm_adjusted, share_p_value, too_few
 from giftsim.game import GAMES, load_game, register_game
@@ -199,12 +201,46 @@ def ladder(
     keys = [journal.key(game, up, low, n, deals, seed) for game, n, low, up, deals in todo]
     scores = {i: journal.get(key) for i, key in enumerate(keys)}
     left = sorted((i for i, s in scores.items() if s is None), key=lambda i: -_cost(todo[i]))
-    tasks = (delayed(_play_step)(i, *todo[i], seed, GAMES[todo[i][0]]) for i in left)
-    results = Parallel(n_jobs=workers, return_as="generator_unordered")(tasks)
-    for i, score in tqdm(results, total=len(left), unit="step", disable=not progress):
+    tasks = [delayed(_play_step)(i, *todo[i], seed, GAMES[todo[i][0]]) for i in left]
+    for i, score in tqdm(
+        _in_workers(tasks, [todo[i] for i in left], seed, workers),
+        total=len(left),
+        unit="step",
+        disable=not progress,
+    ):
         journal.add(keys[i], score)  # as it finishes: a step done is never played again
         scores[i] = score
     return judge(pd.DataFrame([_row(step, scores[i]) for i, step in enumerate(todo)]), seed)
+
+
+def _in_workers(tasks: list, steps: list, seed: int, workers: int):
+    """The tasks' results as they finish. The first-run line is said here (the workers' own
+    are silent); when something the steps play is not in the cache yet and there are several
+    workers, one of them first plays a game of each pair of agents, so that it compiles once
+    and the others load it."""
+    cold = any([_announce(game, steps) for game in dict.fromkeys(step[0] for step in steps)])
+    with Parallel(n_jobs=workers, return_as="generator_unordered") as parallel:
+        if cold and workers > 1 and len(steps) > 1:
+            pairs = {
+                (game, frozenset((low, up))): (game, n, low, up) for game, n, low, up, _ in steps
+            }
+            list(parallel([delayed(_warm_up)(list(pairs.values()), seed, dict(GAMES))]))
+        yield from parallel(tasks)
+
+
+def _announce(game: str, steps: list) -> bool:
+    """One first-run line for the loop of ``game`` and every agent of its ``steps``."""
+    agents = dict.fromkeys(spec for g, _, *pair, _ in steps if g == game for spec in pair)
+    return announce_loop(load_game(game), parse_list(list(agents), game))
+
+
+def _warm_up(pairs: list, seed: int, games: dict) -> None:
+    """One game of each pair ``(game, n, lower, upper)`` of agents (compiling, or loading,
+    what it plays); ``games``: the main process's ``GAMES``, for a game added at run time."""
+    for game, n, lower, upper in pairs:
+        if game not in GAMES:
+            register_game(game, games[game])
+        play(game, [upper, *[lower] * (n - 1)], n_games=1, seed=seed)
 
 
 def _cost(step) -> float:

@@ -25,7 +25,7 @@ import pyarrow.parquet as pq
 from joblib import Parallel, delayed, parallel_config
 from tqdm import tqdm
 
-from agents.drivers.block import announce
+from agents.drivers.block import announce, announce_loop
 from agents.drivers.generate import driver
 from agents.isolation.host import end_idle
 from agents.registry import parse, parse_list
@@ -546,7 +546,7 @@ def _announce(chunk: Chunk) -> bool:
     """The first-run line for the loop (and luck estimator) of a chunk's agents; True if any
     of them is not in the cache yet."""
     game, agents = load_game(chunk.job.game), list(chunk.agents)
-    cold = announce(f"the {game.title} game loop", driver(game.name, "loop").play_games, agents)
+    cold = announce_loop(game, agents)
     if chunk.job.luck:
         label = f"the {game.title} luck estimator"
         cold |= announce(label, driver(game.name, "luck").play_luck, agents)

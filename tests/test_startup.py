@@ -91,6 +91,20 @@ def test_workers_on_an_empty_cache_compile_each_kernel_once(tmp_path):
     assert len(saved) == len(set(saved))  # no file saved twice
 
 
+def test_a_ladder_on_two_workers_compiles_each_kernel_once_and_says_so(tmp_path):
+    """``ladder --workers 2`` into an empty cache: one first-run line names the loop and every
+    agent (the workers' own lines are silent: nothing was said), and one worker plays a game
+    of each pair first, so that the other loads what it compiled."""
+    args = ["ladder", "--game", "geschenkt", "--games", "20", "--search-games", "0"]
+    done = _run([*args, "--workers", "2"], tmp_path, quiet=False, NUMBA_DEBUG_CACHE="1")
+    assert done.returncode == 0, done.stderr
+    said = [line for line in done.stderr.split("\r") if "giftsim: compiling" in line]
+    assert len(said) == 1 and "the No Thanks! game loop, agent random, agent greedy" in said[0]
+    saved = [line for line in done.stdout.splitlines() if "data saved to" in line]
+    assert any("sniper.decide" in line for line in saved)
+    assert len(saved) == len(set(saved))  # no file saved twice
+
+
 def test_training_on_two_workers_compiles_its_recorder_once_and_says_so(tmp_path):
     """``train --workers 2`` into an empty cache: the first-run line names the self-play
     recorder (the workers' own lines are silent: the bar sat at 0% with no word), and one

@@ -83,6 +83,12 @@ def recorded_block(game: Game, rules, agents, root_seed, first_index, n_games, r
     return out, np.concatenate([f for f, _ in parts]), np.concatenate([o for _, o in parts])
 
 
+def announce_loop(game: Game, agents) -> bool:
+    """The game loop's first-run line (``announce``) for ``agents``; True if any of it is not
+    in the cache yet."""
+    return announce(f"the {game.title} game loop", driver(game.name, "loop").play_games, agents)
+
+
 def announce_recorder(game: Game, agents) -> bool:
     """The self-play recorder's first-run line (``announce``) for ``agents``; True if any of
     it is not in the cache yet."""
