@@ -111,7 +111,10 @@ def subject_of(long: pd.DataFrame, game: str, design: str, per: str = "") -> str
 
 
 def games_in(long: pd.DataFrame) -> int:
-    """The games of a long frame (stacked tables count apart by their ``table`` column)."""
+    """The games of a long frame (stacked tables count apart by their ``table`` column), or
+    of streamed sums (``games`` a row: each game counted once, at its seat 0)."""
+    if "games" in long and "seat" in long:
+        return int(long.loc[long["seat"] == 0, "games"].sum())
     return long.groupby([c for c in ("table", "job", "game_index") if c in long]).ngroups
 
 
@@ -253,9 +256,11 @@ def seat_panels(
     ("win_share" or "mean_score") per ``column`` with 95% intervals, one line per player
     count, on one y scale; win shares with dashed fair shares 1/n. ``axes``: one Axes per
     group, or None. The title: ``suptitle`` if given, else what is drawn (with the way a score
-    wins when ``game`` is given) over ``subject``; the legend sits below the panels. Mean
+    wins when ``game`` is given) over ``subject`` (by default: the game when given, the
+    agents, the player counts and the games); the legend sits below the panels. Mean
     scores' intervals stay in ``ranges`` (``schedule.score_ranges``), when given."""
     data = seat_panels_data(sums, column, by, ranges)
+    subject = rows_subject(sums, game) if subject is None and suptitle is None else subject
     low, high, ylabel = SEAT_VALUES[value]
     if value == "mean_score" and game is not None:
         ylabel = score_label(game, ylabel)

@@ -144,6 +144,10 @@ def test_seat_panels_draw_one_panel_per_agent(sums):
         if value == "mean_score":
             assert fig.axes[0].get_ylabel() == "mean score in points (lowest wins)"
         plt.close(fig)
+    unnamed = plots.seat_panels(sums, game="geschenkt")  # the sums say what they hold
+    assert unnamed.get_suptitle().endswith(
+        f"No Thanks!, {', '.join(sorted(AGENTS))}, 3, 4 players, {2 * sum(AGENTS.values()):,} games"
+    ), unnamed.get_suptitle()
     _, axes = plt.subplots(2, 1)
     assert plots.seat_panels(sums, axes=axes) is axes[0].figure
     assert np.all([ax.has_data() for ax in axes])
