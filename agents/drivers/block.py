@@ -7,6 +7,8 @@ per seat. The seats' entries go to the loop as an array of their addresses, padd
 every mix.
 """
 
+import contextlib
+
 import numpy as np
 
 from agents.base import Agent
@@ -25,6 +27,24 @@ class AgentError(ValueError):
 
 class IllegalActionError(AgentError):
     """An agent returned an action that is not legal in the state it was shown."""
+
+
+def illegal_action(names: str, game_index: int) -> IllegalActionError:
+    """The error of an illegal action by one of the agents ``names`` in game ``game_index``."""
+    return IllegalActionError(
+        f"an agent ({names}) chose an illegal action in game {game_index}; "
+        "check the agents' code and parameters"
+    )
+
+
+@contextlib.contextmanager
+def reads_checked(names: str):
+    """Around a compiled loop's call: an ``IndexError`` is an agent's read outside its
+    observation (only user agents are bounds-checked: the engine's reads are in range)."""
+    try:
+        yield
+    except IndexError:
+        raise AgentError(f"an agent ({names}) read outside its observation") from None
 
 
 def play_block(
@@ -157,16 +177,10 @@ class _Call:
 
     def __call__(self, first_index: int, out: np.ndarray, hook) -> int:
         args = (self.rules_vec, self.seed, self.key, first_index, self.policy, self.entries)
-        try:
+        with reads_checked(self.names):
             played = self.kernel(*args, self.params, out, hook)
-        except IndexError:  # only user agents are bounds-checked: the engine's reads are in range
-            raise AgentError(f"an agent ({self.names}) read outside its observation") from None
         if played < 0:  # -1 - g: match g of the block had an illegal action
-            game = first_index - 1 - played
-            raise IllegalActionError(
-                f"an agent ({self.names}) chose an illegal action in game {game}; "
-                "check the agents' code and parameters"
-            )
+            raise illegal_action(self.names, first_index - 1 - played)
         return played
 
 
@@ -184,13 +198,8 @@ def respond_block(game: Game, rules, agents, seat, search, root_seed, first_inde
     out = np.zeros((n_games, 3), np.float64)
     policy = first_policy("rotate", rules.n_players)
     args = (rules.to_array(), np.uint64(root_seed), np.uint64(0), first_index, policy, entries)
-    try:
-        search = (int(search[0]), float(search[1]))
-        bad = kernel(*args, params, seat, search, out)
-    except IndexError:
-        raise AgentError(f"an agent ({names}) read outside its observation") from None
+    with reads_checked(names):
+        bad = kernel(*args, params, seat, (int(search[0]), float(search[1])), out)
     if bad >= 0:
-        raise IllegalActionError(
-            f"an agent ({names}) chose an illegal action in game {first_index + bad}"
-        )
+        raise illegal_action(names, first_index + bad)
     return out

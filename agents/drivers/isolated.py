@@ -20,7 +20,7 @@ isolated seat a :class:`IsolatedSeat` of one decision at a time.
 import numpy as np
 
 from agents.base import Agent
-from agents.drivers.block import IllegalActionError, announce
+from agents.drivers.block import announce, illegal_action, reads_checked
 from agents.drivers.generate import driver
 from agents.drivers.slow import play_slow
 from agents.isolation import ILLEGAL, Isolation
@@ -126,30 +126,19 @@ class _Loop:
     def play(self, kernel, boxes: dict) -> None:
         """Advance until no slot waits, each isolated seat answering its batch in turn."""
         while True:
-            bad, waiting = kernel(
-                self.rules_vec,
-                self.block,
-                self.keys,
-                self.entries,
-                self.params,
-                self.out,
-                self.slots,
-                self.states,
-                self.rngs,
-                self.rows,
-                self.answers,
-                self.forfeits,
-            )
+            with reads_checked(self.names):
+                bad, waiting = kernel(*self._arrays())
             if bad >= 0:
-                first = int(self.block[0]) + int(bad)
-                raise IllegalActionError(
-                    f"an agent ({self.names}) chose an illegal action in game {first}; "
-                    "check the agents' code and parameters"
-                )
+                raise illegal_action(self.names, int(self.block[0]) + int(bad))
             if waiting == 0:
                 return
             for seat, box in boxes.items():
                 self._ask(seat, box)
+
+    def _arrays(self) -> tuple:
+        """The compiled step's arguments, in its order."""
+        head = (self.rules_vec, self.block, self.keys, self.entries, self.params, self.out)
+        return (*head, self.slots, self.states, self.rngs, self.rows, self.answers, self.forfeits)
 
     def _ask(self, seat: int, box: Sandbox) -> None:
         """Send ``seat``'s pending decisions to its process; keep its answers and words."""

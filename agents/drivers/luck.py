@@ -10,7 +10,7 @@ line why it cannot.
 import numpy as np
 from numba import njit
 
-from agents.drivers.block import IllegalActionError, _seating, announce
+from agents.drivers.block import _seating, announce, illegal_action, reads_checked
 from agents.drivers.generate import driver
 from agents.kernels import net
 from agents.roster import roster
@@ -80,10 +80,8 @@ def luck_block(game: Game, rules, agents, root_seed, first_index, n_games, first
     luck = np.zeros((n_games, len(game.chance_kinds) + 1, game.max_players))
     policy = first_policy(first_player, n)
     head = (rules.to_array(), np.uint64(root_seed), np.uint64(secret), first_index, policy)
-    bad = kernel(*head, entries, params, seat_probers, known, value, out, luck)
+    with reads_checked(names):
+        bad = kernel(*head, entries, params, seat_probers, known, value, out, luck)
     if bad >= 0:
-        raise IllegalActionError(
-            f"an agent ({names}) chose an illegal action in game {first_index + bad}; "
-            "check the agents' code and parameters"
-        )
+        raise illegal_action(names, first_index + bad)
     return out, luck[:, :, :n]
