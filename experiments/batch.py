@@ -1,7 +1,8 @@
 """The batch play API: many games of one seating, as arrays or a tidy DataFrame.
 
 Game ``i`` of root seed ``S`` is a pure function of ``(S, i, rules, agents)``, so a batch can
-be cut into blocks of any size (and, later, spread over workers) without changing any game.
+be cut into blocks of any size (and spread over workers, ``experiments.runner``) without
+changing any game.
 
 Bad arguments (an unknown game or agent, rules of another game, a count that is not a whole
 number, a first player the rules contradict) raise ``ValueError`` with a one-line message,
@@ -189,7 +190,7 @@ def field(
         frame = play(game, agents, n_games, rules=rules, seed=seed)
         shares += frame[f"win_{seat}"].to_numpy() / n_players
     mean = shares.mean()
-    se = shares.std(ddof=1) / np.sqrt(n_games) if n_games > 1 else float("nan")
+    se = shares.std(ddof=1) / np.sqrt(n_games)
     low, high = share_interval(mean, se, n_games, quantile(n_games - 1))
     return {
         "win_share": mean,

@@ -23,10 +23,18 @@ COLUMNS = ("job", "game_index", "n_players", "seat", "agent", "score", "win", "f
 EPS = 1e-9  # win shares closer than this are equal (a tie)
 
 
-def require(long: pd.DataFrame, columns) -> None:
-    missing = sorted(set(columns) - set(long.columns))
+def require(frame: pd.DataFrame, columns) -> None:
+    """A one-line ValueError unless ``frame`` (a long table, sums, deals or pairs) has
+    ``columns``."""
+    missing = sorted(set(columns) - set(frame.columns))
     if missing:
-        raise ValueError(f"long frame lacks columns {missing}")
+        if "agent_0" in frame.columns:  # a game a row, as batch.play returns them
+            raise ValueError(
+                f"the table lacks columns {missing}: it has a game a row (agent_0, ...); "
+                "results.long_table(frame) makes the long table of a seat a row"
+            )
+        has = ", ".join(map(str, frame.columns))
+        raise ValueError(f"the table lacks columns {missing} (it has {has or 'none'})")
 
 
 def deal_codes(long: pd.DataFrame) -> np.ndarray:

@@ -942,7 +942,7 @@ def ladder(
     text = ladders.markdown(table, argv, seed)
     print(text)
     if out:
-        write_text(out, text + "\n", force)
+        files.write_text(out, text + "\n", force)
         print(f"\nwritten to {out}")
 
 
@@ -1011,12 +1011,6 @@ def bench_rules(pairs) -> dict:
         for n in roster(game).bench.players:
             cls(n_players=n, **options[game])
     return options
-
-
-def write_text(path: Path, text: str, force: bool = False) -> None:
-    """Write a file through a temporary one, creating its folder; an existing file is
-    replaced only if ``force`` (``giftsim.files``: else a one-line error naming it)."""
-    files.write_text(path, text, force)
 
 
 def save_png(figure, path: Path, force: bool = False) -> None:

@@ -259,6 +259,8 @@ def seat_panels(
     wins when ``game`` is given) over ``subject`` (by default: the game when given, the
     agents, the player counts and the games); the legend sits below the panels. Mean
     scores' intervals stay in ``ranges`` (``schedule.score_ranges``), when given."""
+    if value not in SEAT_VALUES:
+        raise ValueError(f"value must be one of {', '.join(SEAT_VALUES)}, got {value!r}")
     data = seat_panels_data(sums, column, by, ranges)
     subject = rows_subject(sums, game) if subject is None and suptitle is None else subject
     low, high, ylabel = SEAT_VALUES[value]
@@ -419,7 +421,8 @@ def rating_chart_of(table: pd.DataFrame, ax=None, scale="log", order="finish", s
         _mark_unbounded(ax, bars, y, infinite, edges)
     else:
         ax.legend(fontsize=8, loc="best")
-    what = f"Plackett-Luce ratings from {ORDERS[order]},\n95% intervals (bootstrap over deals)"
+    fitted = ORDERS.get(order, f"the order of {label(order)}")
+    what = f"Plackett-Luce ratings from {fitted},\n95% intervals (bootstrap over deals)"
     _title(ax, what, subject)
     return fig
 

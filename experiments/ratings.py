@@ -52,6 +52,7 @@ import pandas as pd
 from scipy import sparse, stats
 
 from experiments.blocks import EPS, Block, blocks, row_ids, stratum_values
+from giftsim.checks import is_whole
 
 SCALES = {"log": 1.0, "elo": 400 / np.log(10)}
 Z95 = float(stats.norm.ppf(0.975))
@@ -226,8 +227,12 @@ def deal_ratings(
     events: pd.DataFrame, n_boot: int = N_BOOT, seed: int = 0, scale: str = "log", prior=1.0
 ) -> pd.DataFrame:
     """``ratings`` from summed choice events (``rating_events``)."""
-    if scale not in SCALES or prior <= 0 or n_boot < 0:
-        raise ValueError(f"need scale in {sorted(SCALES)}, prior > 0, n_boot >= 0")
+    if scale not in SCALES:
+        raise ValueError(f"scale must be one of {', '.join(SCALES)}, got {scale!r}")
+    if not prior > 0:
+        raise ValueError(f"prior must be a number > 0, got {prior!r}")
+    if not is_whole(n_boot) or n_boot < 0:
+        raise ValueError(f"n_boot must be a whole number >= 0, got {n_boot!r}")
     columns = [c for c in events.columns if c.startswith(IN_PLAY)]
     names = np.asarray([c[len(IN_PLAY) :] for c in columns], dtype=object)
     pat = _patterns(events, names, columns)

@@ -904,7 +904,45 @@ def _vector_answer(opponent):
     return call
 
 
+def _long():
+    from experiments import results
+
+    return results.long_table(_batch(n_games=20)())
+
+
+def _rated(**options):
+    def call():
+        from experiments import stats
+
+        stats.ratings(_long(), **options)
+
+    return call
+
+
+def _panels(value):
+    def call():
+        from experiments import plots, studies
+
+        plots.seat_panels(studies.seat_study("geschenkt", {"greedy": 10}, [3]), value)
+
+    return call
+
+
 API = [  # (id, call, words of the message)
+    ("ratings-scale", _rated(scale="elo400"), "scale must be one of log, elo, got 'elo400'"),
+    ("ratings-prior", _rated(prior=0), "prior must be a number > 0, got 0"),
+    ("ratings-boot", _rated(n_boot=-1), "n_boot must be a whole number >= 0, got -1"),
+    ("seat-panels-value", _panels("bogus"), "value must be one of win_share, mean_score"),
+    (
+        "stats-wide-frame",
+        lambda: __import__("experiments.stats").stats.win_share(_batch(n_games=3)()),
+        "it has a game a row (agent_0, ...); results.long_table(frame) makes the long table",
+    ),
+    (
+        "stats-columns",
+        lambda: __import__("experiments.stats").stats.win_share(_long().drop(columns="win")),
+        "the table lacks columns ['win'] (it has job, game_index",
+    ),
     ("batch-rules-list", _batch(rules=["n_removed=99"]), "rules must be geschenkt_sim.rules"),
     (
         "batch-rules-other-game",

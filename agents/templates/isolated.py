@@ -67,7 +67,7 @@ def advance(
     """Apply the answers of the slots that wait, then play every slot on until it waits for
     an isolated seat again or the block has no match left for it. ``block``: the settings
     above; ``keys``: the root seed and the secret; ``entries``: the trusted seats' entry
-    addresses (``agents.kernels.lanes.entry_addresses``). Returns ``(bad, waiting)``: ``bad``
+    addresses (``agents.kernels.entries.entry_addresses``). Returns ``(bad, waiting)``: ``bad``
     -1, or the match where a trusted agent chose an illegal action; ``waiting``: how many
     slots wait for an answer (0: the block is done)."""
     scratch = np.zeros(MAX_PLAYERS * SCRATCH_STRIDE, np.int64)

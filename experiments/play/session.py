@@ -150,7 +150,7 @@ def run(
     try:
         result = _play(text, definition, rules, seats, bots, seed, console, meta)
     except (InputEnded, KeyboardInterrupt) as stop:
-        _save_stopped(stop, text, rules, meta, path, record is None, force, console)
+        _save_stopped(stop, text, rules, meta, path, record is None, force)
         raise
     finally:
         isolated.close(bots)
@@ -178,7 +178,7 @@ def _save(path: Path, made: dict, default: bool, force: bool) -> Path:
     return files.write_text(path, json.dumps(made, indent=1) + "\n", force, "--record")
 
 
-def _save_stopped(stop, text, rules, meta, path, default, force, console) -> None:
+def _save_stopped(stop, text, rules, meta, path, default, force) -> None:
     """Save the game so far of a game stopped by the end of the input or Ctrl-C, and say
     where (in the message of ``InputEnded``, in ``saved`` of a ``KeyboardInterrupt``)."""
     played = getattr(stop, "played", None)
