@@ -5,6 +5,8 @@ and exit status 2 (``experiments.cli`` builds the commands from these)."""
 import argparse
 from pathlib import Path
 
+from experiments.words import repeated
+
 
 class Help(argparse.RawDescriptionHelpFormatter):
     """Help that shows each option's default (unless it has none or says it itself) and
@@ -15,6 +17,21 @@ class Help(argparse.RawDescriptionHelpFormatter):
         none = action.default is None or action.default is False  # 0 is a default to show
         silent = none or action.default == argparse.SUPPRESS or "default" in text
         return text if silent or not action.option_strings else f"{text} (default: %(default)s)"
+
+
+def player_counts(text: str) -> list[int]:
+    """``--players`` of a command that plays several counts: whole numbers separated by
+    commas, each once (an empty item is a typing slip, not a count left out); the game
+    checks that it takes them."""
+    try:
+        counts = [int(item) for item in text.split(",")]
+    except ValueError:
+        counts = []
+    if not counts:
+        raise ValueError(f"--players takes whole numbers separated by commas, got {text!r}")
+    if twice := repeated(counts):
+        raise ValueError(f"--players lists {twice[0]} twice; list each player count once")
+    return counts
 
 
 def seed(text: str, most: int | None = None, why: str = "") -> int:

@@ -180,9 +180,7 @@ def field(
 
     if not is_whole(n_games) or n_games < 2:
         raise ValueError(f"n_games must be a whole number >= 2 (an interval), got {n_games!r}")
-    counts = load_game(game).players
-    if not is_whole(n_players) or n_players not in counts:
-        raise ValueError(f"n_players must be in {counts[0]}..{counts[-1]}, got {n_players!r}")
+    load_game(game).check_players(n_players)
     shares = np.zeros(n_games)
     for seat in range(n_players):
         agents = [baseline] * n_players

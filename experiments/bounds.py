@@ -29,8 +29,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from experiments.arguments import player_counts
 from experiments.blocks import z_score
 from experiments.journal import append_row
+from experiments.words import repeated
 from giftsim import files
 from giftsim.game import load_game, rounds_of
 from giftsim.rule_options import changed_pairs
@@ -380,7 +382,7 @@ def command(args) -> None:
     from agents.registry import families, parse_list, spec_list
 
     definition = load_game(args.game)
-    counts = _counts(args.players, definition.players)
+    counts = [definition.check_players(n, "--players") for n in player_counts(args.players)]
     specs = spec_list(args.target)
     if not specs:
         names = ", ".join(family.name for family in families(args.game))
@@ -391,8 +393,8 @@ def command(args) -> None:
     if args.responder != ROLLOUTS:  # a bad spec or file: one line, nothing run
         agents += _responder(args.responder, args.game)
     rules = {n: _rules(definition, n, args.rule) for n in counts}
-    if len(set(counts)) < len(counts) or len(set(targets)) < len(targets):
-        raise ValueError("--players and --target name each count and agent once")
+    if twice := repeated(targets):
+        raise ValueError(f"--target lists {twice[0]} twice; list each agent once")
     for n in counts:
         check(rules[n], args.deals, args.rollouts, args.margin)
         for agent in agents:  # a table or network of another count: before any row is run
@@ -449,16 +451,6 @@ def _row(args, rules, target: str, done: dict, inputs: str) -> tuple[dict, bool]
     if args.out is not None:
         append_row(args.out, row)
     return row, False
-
-
-def _counts(text: str, valid) -> list[int]:
-    try:
-        counts = [int(part) for part in str(text).split(",") if part.strip()]
-    except ValueError:
-        counts = []
-    if not counts or any(n not in valid for n in counts):
-        raise ValueError(f"--players takes counts among {', '.join(map(str, valid))}, got {text!r}")
-    return counts
 
 
 def _rules(record, players: int, pairs):

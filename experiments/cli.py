@@ -1028,18 +1028,7 @@ def _run_options(args) -> dict:
 
 
 def _players(text, game) -> list[int]:
-    if text is None:
-        return list(load_game(game).official)
-    try:
-        players = [int(x) for x in text.split(",")]  # an empty item is a typing slip
-    except ValueError:
-        players = []
-    if not players:
-        raise CliError(f"--players takes whole numbers separated by commas, got {text!r}")
-    twice = sorted({n for n in players if players.count(n) > 1})
-    if twice:
-        raise CliError(f"--players lists {twice[0]} twice; list each player count once")
-    return players
+    return list(load_game(game).official) if text is None else arguments.player_counts(text)
 
 
 def _tournament(args) -> None:

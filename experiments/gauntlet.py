@@ -53,7 +53,7 @@ from experiments.isolation import secured
 from experiments.results import load_faults, long_table, read_chunks
 from experiments.runner import run
 from experiments.schedule import Job, arrangements, join, rotations, seating_groups
-from experiments.words import count_of
+from experiments.words import count_of, repeated
 from giftsim import files
 from giftsim.checks import is_whole
 from giftsim.game import load_game
@@ -182,9 +182,7 @@ def _listed(game, agents, fields, players):
     players = tuple([players] if is_whole(players) else players)
     definition = load_game(game)
     for n in players:
-        if n not in definition.players:
-            valid = f"{definition.players[0]}..{definition.players[-1]}"
-            raise ValueError(f"{game} is played by {valid} players, not {n}")
+        definition.check_players(n, "--players")
     if not players:
         raise ValueError("--players names no player count")
     return agents, fields, tuple(sorted(set(players)))
@@ -196,8 +194,7 @@ def _words(items, option: str, kind: str) -> tuple[str, ...]:
     words = [w for w in words if w]
     if not words:
         raise ValueError(f"{option} names no {kind}")
-    twice = sorted({w for w in words if words.count(w) > 1})
-    if twice:
+    if twice := repeated(words):
         raise ValueError(f"{kind} {twice[0]!r} is listed twice; list each {kind} once")
     return tuple(words)
 

@@ -30,6 +30,7 @@ import pandas as pd
 
 from agents.isolation import Isolation
 from agents.registry import parse_list
+from experiments.words import repeated
 from giftsim.game import load_game
 from giftsim.rng import check_secret, check_seed
 
@@ -89,16 +90,13 @@ def _check(game: str, specs, players) -> list[str]:
     """Validated agent specs (canonical spelling); player counts checked against the game."""
     definition = load_game(game)
     for n in players:
-        if n not in definition.players:
-            valid = f"{definition.players[0]}..{definition.players[-1]}"
-            raise ValueError(f"{game} is played by {valid} players, not {n}")
+        definition.check_players(n, "--players")
     return [a.spec for a in parse_list(specs, game)]
 
 
 def _listed_once(specs: list[str], design: str) -> list[str]:
     """``specs``, or a one-line ValueError naming the first agent listed twice."""
-    twice = sorted({s for s in specs if specs.count(s) > 1})
-    if twice:
+    if twice := repeated(specs):
         raise ValueError(f"agent {twice[0]} is listed twice; {design} lists each agent once")
     return specs
 

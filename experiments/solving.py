@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from experiments.words import repeated
 from geschenkt_sim import solve
 from giftsim.files import check_new, write_with
 
@@ -387,8 +388,7 @@ def _check_options(args, specs) -> None:
         raise ValueError("--seed goes with --exploit (the key of its queries' random streams)")
     if args.queries is not None and not 2 <= args.queries <= MAX_QUERIES:
         raise ValueError(f"--queries must be in 2..{MAX_QUERIES}, got {args.queries}")
-    twice = sorted({spec for spec in specs if specs.count(spec) > 1})
-    if twice:
+    if twice := repeated(specs):
         raise ValueError(f"--exploit names {', '.join(twice)} more than once; name each once")
     if args.no_tables and args.out is None:
         raise ValueError("--no-tables goes with --out (it leaves the tables out of the folder)")

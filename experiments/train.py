@@ -102,10 +102,7 @@ class TrainSettings:
 
     def check(self) -> None:
         """A one-line ValueError for a setting out of range, naming the valid values."""
-        game = load_game(self.game)
-        if self.players not in game.players:
-            valid = ", ".join(map(str, game.players))
-            raise ValueError(f"{self.game} has no {self.players}-player game (valid: {valid})")
+        load_game(self.game).check_players(self.players, "--players")
         limits = {
             "rounds": (self.rounds, 1, 1000),
             "games": (self.games, 2 * self.players, 10**8),

@@ -6,6 +6,12 @@ def count_of(n: int, noun: str) -> str:
     return f"{n:,} {noun}{'s' * (n != 1)}"
 
 
+def repeated(items) -> list:
+    """The items a list holds more than once, sorted (for a message naming the first)."""
+    items = list(items)
+    return sorted({item for item in items if items.count(item) > 1})
+
+
 def listed(names) -> str:
     """Names in a sentence: 'a', 'a and b', 'a, b and c'."""
     names = list(names)

@@ -89,6 +89,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from giftsim.checks import is_whole
 from giftsim.records import seats_of
 
 # Signatures of the verbs (the compiled ones are Numba dispatchers over int64 arrays: ``Vec`` is
@@ -177,6 +178,14 @@ class Game:
     event_columns: tuple[str, ...] = ()
     score_parts: tuple[str, ...] = ()  # per-seat blocks whose sum is the score, if any
     score_range: ScoreRange | None = None  # (rules) -> a seat's lowest and highest score
+
+    def check_players(self, n, what: str = "n_players") -> int:
+        """``n`` as an int if the engine takes that many players, else a one-line ValueError
+        naming the valid counts (``what``: the name the caller knows it by)."""
+        if not is_whole(n) or n not in self.players:
+            low, high = self.players[0], self.players[-1]
+            raise ValueError(f"{what} must be in {low}..{high} for {self.title}, got {n!r}")
+        return int(n)
 
     @property
     def event_width(self) -> int:

@@ -331,7 +331,7 @@ CLI = [  # (id, argv, words the one line must hold)
     (
         "tournament-players-9",
         ["tournament", "geschenkt", "--players", "9", *QUICK],
-        "geschenkt is played by 2..7 players, not 9",
+        "--players must be in 2..7 for No Thanks!, got 9",
     ),
     (
         "tournament-games-0",
@@ -429,7 +429,7 @@ CLI = [  # (id, argv, words the one line must hold)
         "ended the program",
     ),
     # seats
-    ("seats-players", ["seats", "geschenkt", "--players", "9", *QUICK], "not 9"),
+    ("seats-players", ["seats", "geschenkt", "--players", "9", *QUICK], "No Thanks!, got 9"),
     ("seats-agent", ["seats", "geschenkt", "--agents", "bogus", *QUICK], "unknown agent 'bogus'"),
     (
         "seats-scheduler",
@@ -511,7 +511,7 @@ CLI = [  # (id, argv, words the one line must hold)
         "argument --workers: worker processes are a whole number >= 1",
     ),
     ("train-workers-neg", [*TRAIN, "--out", "n.npz", "--workers", "-3"], "got '-3'"),
-    ("train-players", [*TRAIN[:2], "--players", "9", "--out", "n.npz"], "no 9-player game"),
+    ("train-players", [*TRAIN[:2], "--players", "9", "--out", "n.npz"], "must be in 2..7 for"),
     ("train-hidden", [*TRAIN, "--out", "n.npz", "--hidden", "500"], "hidden must be a whole"),
     ("train-lam", [*TRAIN, "--out", "n.npz", "--lam", "1.5"], "lam must be in [0, 1]"),
     ("train-lr-nan", [*TRAIN, "--out", "n.npz", "--lr", "nan"], "lr must be in (0, 1]"),
@@ -574,7 +574,7 @@ CLI = [  # (id, argv, words the one line must hold)
         ["gauntlet", "geschenkt", "--agents", "greedy", "--fields", "greedy", "--players", "3"],
         "every cell is an agent against a field of its own copies alone",
     ),
-    ("gauntlet-players-9", [*GAUNTLET, "--players", "9"], "played by 2..7 players, not 9"),
+    ("gauntlet-players-9", [*GAUNTLET, "--players", "9"], "in 2..7 for No Thanks!, got 9"),
     ("gauntlet-players-text", [*GAUNTLET, "--players", "3,x"], "got '3,x'"),
     (
         "gauntlet-time-limit-alone",
@@ -964,7 +964,7 @@ API = [  # (id, call, words of the message)
     ("field-games-1", _field("greedy", "random", 4, 1), "n_games must be a whole number >= 2"),
     ("field-players", _field("greedy", "random", 9, 10), "n_players must be in 2..7"),
     ("field-candidate", _field("bogus", "random", 4, 10), "unknown agent 'bogus'"),
-    ("field-players-0", _field("greedy", "random", 0, 10), "n_players must be in 2..7, got 0"),
+    ("field-players-0", _field("greedy", "random", 0, 10), "in 2..7 for No Thanks!, got 0"),
     ("field-players-text", _field("greedy", "random", "3", 10), "n_players must be in 2..7"),
     ("by-agent-no-game", lambda: _by_agent(_batch(n_games=0)()), "holds no game"),
     ("compare-games-0", _compare(games=0), "games must be a whole number >= 1, got 0"),

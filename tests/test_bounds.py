@@ -75,10 +75,10 @@ def test_tulips_bound_and_positions():
         (["--target", ""], "--target names no agent; give agent specs, comma-separated (random"),
         (["--target", " , "], "--target names no agent"),  # both were KeyError: 'game'
         (["--margin", "nan"], "margin must be a finite number of standard errors >= 0"),
-        (["--players", "9"], "--players takes counts among"),
+        (["--players", "9"], "--players must be in 2..7 for No Thanks!, got 9"),
         (["--target", "nobody"], "nobody"),
-        (["--players", "3,3"], "--players and --target name each count and agent once"),
-        (["--target", "greedy,greedy"], "--players and --target name each count and agent once"),
+        (["--players", "3,3"], "--players lists 3 twice; list each player count once"),
+        (["--target", "greedy,greedy"], "--target lists greedy twice; list each agent once"),
     ],
 )
 def test_bad_input_is_one_line(argv, message, capsys, tmp_path):

@@ -329,7 +329,7 @@ BAD = [
     (["--fields", "greedy,nowhere"], "field 'nowhere' is not a field of geschenkt's gauntlet"),
     (["--fields", "greedy+greedy"], "field 'greedy+greedy' names an agent twice"),
     (["--fields", "greedy+"], "names no agent in one of its places"),
-    (["--players", "9"], "is played by 2..7 players, not 9"),
+    (["--players", "9"], "--players must be in 2..7 for No Thanks!, got 9"),
     (["--players", "x"], "--players"),
     (["--deals", "0"], "--deals must be a whole number >= 1, got 0"),
     (["--agents", "sniper:T=nan"], "out of range"),

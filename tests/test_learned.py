@@ -265,7 +265,7 @@ def test_resuming_a_finished_run_plays_and_writes_nothing_while_its_outputs_are_
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--players", "9"], "no 9-player game (valid: 2, 3, 4, 5, 6, 7)"),
+        (["--players", "9"], "--players must be in 2..7 for No Thanks!, got 9"),
         (["--players", "3", "--hidden", "500"], "hidden must be a whole number in [1, 128]"),
         (["--players", "3", "--explore", "2"], "explore must be in [0, 1]"),
         (["--players", "3", "--lam", "1.5"], "lam must be in [0, 1]"),

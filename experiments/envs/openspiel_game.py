@@ -227,9 +227,7 @@ def setup_of(name: str, params: tuple) -> Setup:
 
 
 def _setup(game: Game, params: dict) -> Setup:
-    n = params["players"]
-    if n not in game.players:
-        raise ValueError(f"players must be one of {list(game.players)} for {game.name}, got {n}")
+    n = game.check_players(params["players"], "players")
     rules = _rules(game, params, n)
     if getattr(rules, "rounds", 1) != 1:
         raise ValueError(f"OpenSpiel plays single games: rounds must be 1, got {rules.rounds}")

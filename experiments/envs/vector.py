@@ -295,10 +295,11 @@ def lane_game_index(lane: int, episode: int) -> int:
 
 
 def _rules(game: Game, players, rules, rule):
-    valid = ", ".join(map(str, game.players))
-    if not isinstance(players, int | np.integer) or players not in game.players:
-        raise EnvError(f"{game.title} takes {valid} players, got {players!r}")
-    return make_rules(game, int(players), rules, rule)
+    try:
+        players = game.check_players(players, "players")
+    except ValueError as error:
+        raise EnvError(str(error)) from None
+    return make_rules(game, players, rules, rule)
 
 
 def _positive(value, name: str) -> int:
