@@ -21,6 +21,7 @@ import pandas as pd
 GAME = ["job", "game_index"]
 COLUMNS = ("job", "game_index", "n_players", "seat", "agent", "score", "win", "first")
 EPS = 1e-9  # win shares closer than this are equal (a tie)
+Z95 = 1.959963984540054  # the normal's 97.5% point (scipy.stats.norm.ppf(0.975)), no scipy needed
 
 
 def require(frame: pd.DataFrame, columns) -> None:

@@ -125,11 +125,14 @@ def _cut_interval(mean, half):
     return np.clip(low, 0, 1), np.clip(high, 0, 1)
 
 
-def field(game, candidate, baseline, n_players, n_games, seed=0, value=SHIPPED, rules=None):
-    """``candidate`` against ``n_players - 1`` copies of ``baseline`` on ``n_games`` duplicate
-    deals in every seat (``experiments.schedule.field_design``), its luck measured by
-    ``value``: the :func:`win_share` row of the candidate as a dict (adjusted share, interval,
-    raw share, variance ratio, deals)."""
+def adjusted_field(
+    game, candidate, baseline, n_players, n_games, seed=0, value=SHIPPED, rules=None
+):
+    """``batch.field`` with the luck adjusted: ``candidate`` against ``n_players - 1`` copies
+    of ``baseline`` on ``n_games`` duplicate deals in every seat
+    (``experiments.schedule.field_design``), its luck measured by ``value``. The
+    :func:`win_share` row of the candidate as a dict: ``win_share`` is the *adjusted* share
+    (``raw_share`` the played one), with its interval, the variance ratio and the deals."""
     from experiments.results import deal_sums
     from experiments.runner import run
     from experiments.schedule import deal_strata as strata_of

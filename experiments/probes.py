@@ -15,9 +15,8 @@ from agents.drivers.block import recorded_block
 from agents.kernels import net
 from agents.registry import parse_list
 from agents.roster import roster
+from experiments.blocks import Z95
 from giftsim.game import load_game
-
-Z95 = 1.959963984540054
 
 
 def shares(weights: dict, x: np.ndarray) -> np.ndarray:

@@ -49,13 +49,12 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-from scipy import sparse, stats
+from scipy import sparse
 
-from experiments.blocks import EPS, Block, blocks, row_ids, stratum_values
+from experiments.blocks import EPS, Z95, Block, blocks, row_ids, stratum_values
 from giftsim.checks import is_whole
 
 SCALES = {"log": 1.0, "elo": 400 / np.log(10)}
-Z95 = float(stats.norm.ppf(0.975))
 NEWTON_TOL = 1e-10
 NEWTON_MAX = 100
 N_BOOT = 1000  # bootstrap draws of an interval (at 100 its half width moved by about 10%)

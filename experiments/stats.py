@@ -53,6 +53,7 @@ from experiments.blocks import (
     COLUMNS,
     EPS,
     GAME,
+    Z95,
     Block,
     blocks,
     deal_codes,
@@ -76,7 +77,6 @@ SEAT_TABLE = (  # the columns of summary_seat_table
     "score_low",
     "score_high",
 )
-Z95 = float(stats.norm.ppf(0.975))
 FEW_DEALS = 30  # an interval over fewer deals is flagged: its coverage is not assured
 NO_SPREAD = 1e-12  # a standard error below this is rounding (1e-18 from sums of thirds): none
 

@@ -48,3 +48,23 @@ def test_maskable_ppo_without_its_extra_says_what_to_install_in_one_line():
         "maskable_ppo.py needs torch (pip install 'giftsim[sb3]', with CPU torch as the README "
         "shows)"
     ]
+
+
+def test_every_measurement_aid_loads():
+    """Each script of ``docs/perf`` the docs tell a reader to run imports what it names (one
+    imported a function from the module it had left: an ImportError as its first line).
+    Loaded in a process of their own: loading registers their agents."""
+    import subprocess
+    import sys
+
+    aids = sorted((ROOT / "docs" / "perf").glob("*.py"))
+    code = (
+        "import sys; sys.path[:0] = [sys.argv[1], sys.argv[2]]\n"
+        "from tests.scripts import load_script\n"
+        "from pathlib import Path\n"
+        "for path in sys.argv[3:]:\n"
+        "    load_script(Path(path), 'aid_' + Path(path).stem)\n"
+    )
+    argv = [sys.executable, "-c", code, str(ROOT), str(ROOT / "docs" / "perf"), *map(str, aids)]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    assert len(aids) >= 10 and done.returncode == 0, done.stderr

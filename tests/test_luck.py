@@ -252,7 +252,7 @@ def test_round_robin_and_the_python_api():
     table = luck.win_share(deal_sums(frame, deal_strata(jobs)))
     assert set(table.index) == {"greedy", "random"}
     assert np.isclose(table["win_share"].sum(), table["raw_share"].sum(), atol=0.2)
-    found = luck.field("geschenkt", "learned", "tuned4p", 4, 30, seed=6204)
+    found = luck.adjusted_field("geschenkt", "learned", "tuned4p", 4, 30, seed=6204)
     assert 0 <= found["ci_low"] <= found["win_share"] <= found["ci_high"] <= 1
     assert found["deals"] == 30 and found["variance_ratio"] > 0
 

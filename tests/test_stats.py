@@ -850,3 +850,12 @@ def test_a_seat_study_corrects_its_turn_order_tests_for_their_number():
     assert (every["seat_effect"] == (every["p_holm"] < 0.05)).all()
     assert ((every["p_value"] < 0.05) & ~every["seat_effect"]).any()
     assert all("over the 15 turn-order tests" in t.attrs["note"] for t in tests)
+
+
+def test_the_normal_quantile_is_one_number_everywhere():
+    """``Z95`` is written once (``experiments.blocks``; the probes read it without scipy)."""
+    from scipy.stats import norm
+
+    from experiments import probes, ratings
+
+    assert stats.Z95 == ratings.Z95 == probes.Z95 == pytest.approx(norm.ppf(0.975), abs=1e-15)

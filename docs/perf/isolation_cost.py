@@ -29,7 +29,7 @@ from agents.isolation import Isolation
 from agents.isolation.host import Sandbox, end_idle
 from agents.isolation.serve import serve
 from agents.isolation.untrusted import load_untrusted
-from agents.kernels.lanes import entry_addresses
+from agents.kernels.entries import entry_addresses
 from agents.registry import load_module, parse
 from experiments.runner import run
 from experiments.schedule import field_design
