@@ -44,9 +44,11 @@ from experiments.results import (
     manifest_jobs,
     read_chunks,
     round_table,
+    strata_column,
+    summaries,
     summary_of,
 )
-from experiments.schedule import deal_strata, rows_per_deal, score_ranges, stratum_of
+from experiments.schedule import deal_strata, rows_per_deal, score_ranges
 
 BATCH_GAMES = 50_000  # chunks read and summed together, up to this many games in all
 COLLAPSE = 8  # batches read between two summings of the parts
@@ -242,7 +244,7 @@ def _agents(jobs) -> tuple[list[str], bool]:
 
 
 def _row_jobs(frame: pd.DataFrame) -> list:
-    """Per job of per-game rows, what ``runner.summary`` needs: number, agents, players."""
+    """Per job of per-game rows, what ``results.summary`` needs: number, agents, players."""
     seats = sorted(int(c.split("_")[1]) for c in frame.columns if c.startswith("agent_"))
     jobs = {}
     for job, rows in frame.groupby("job", sort=True):
@@ -325,8 +327,6 @@ def _parts(chunk, run: _Run) -> dict:
     always)."""
     if run.summary_only:
         return {"sums": chunk}
-    from experiments.runner import summaries
-
     if "deal_seed" not in chunk.columns:  # rows of batch.play: every game its own deal
         code = chunk["job"].to_numpy(np.uint64) * GAME_CODE + chunk["game_index"].to_numpy()
         chunk = chunk.assign(deal_seed=code.astype(np.uint64))
@@ -336,7 +336,7 @@ def _parts(chunk, run: _Run) -> dict:
         parts["deals"] = deal_sums(chunk, run.strata)
     if wanted & {"scores", "pairs", "events"}:
         long = long_table(chunk, run.game)
-        long["stratum"] = _strata(long, run.strata)
+        long["stratum"] = strata_column(long, run.strata)
         if "scores" in wanted:
             parts["scores"] = score_counts(long)
         if run.mixed and "pairs" in wanted:
@@ -347,15 +347,6 @@ def _parts(chunk, run: _Run) -> dict:
     if not rounds.empty:
         parts["rounds"] = rounds
     return {field: _coded(part, run.names) for field, part in parts.items()}
-
-
-def _strata(long: pd.DataFrame, strata: dict) -> np.ndarray:
-    """Each row's stratum (``schedule.stratum_of``), from its job and game index."""
-    out = np.zeros(len(long), np.int64)
-    index = long["game_index"].to_numpy()
-    for job, rows in long.groupby("job", sort=False).indices.items():
-        out[rows] = stratum_of(strata, job, index[rows])
-    return out
 
 
 def _named(part: pd.DataFrame) -> pd.DataFrame:

@@ -277,7 +277,7 @@ def deal_sums(frame: pd.DataFrame, strata: dict) -> pd.DataFrame:
     ``deal_seat_advantage`` (and its gap and test) follow from them."""
     seats = sorted(int(c.split("_")[1]) for c in frame.columns if c.startswith("agent_"))
     n = _n_players(frame, seats)
-    stratum = _strata(frame, strata)
+    stratum = strata_column(frame, strata)
     first = frame["first_player"].to_numpy().astype(np.int64)
     parts = [
         pd.DataFrame(
@@ -306,7 +306,8 @@ def _adjusted(frame: pd.DataFrame, s: int) -> dict:
     return {"adjusted_sum": (frame[f"win_{s}"] - frame[f"luck_{s}"]).to_numpy(float)}
 
 
-def _strata(frame: pd.DataFrame, strata: dict) -> np.ndarray:
+def strata_column(frame: pd.DataFrame, strata: dict) -> np.ndarray:
+    """Each row's stratum (``schedule.stratum_of``), from its job and game index."""
     from experiments.schedule import stratum_of
 
     out = np.zeros(len(frame), np.int64)
@@ -362,12 +363,90 @@ def _n_players(rows: pd.DataFrame, seats: list[int]) -> np.ndarray:
     return sum(rows[f"agent_{s}"].notna().to_numpy().astype(np.int64) for s in seats)
 
 
+def summary(frame: pd.DataFrame, job) -> pd.DataFrame:
+    """Streaming aggregates of a chunk's rows, per seat and place in the turn order (position
+    0 = first player): sums from which win shares, mean scores, their intervals and the
+    turn-order advantage follow. One table built at once (a round-robin of thousands of
+    seatings makes one a seating)."""
+    n = job.n_players
+    seat = np.arange(n)
+    first = frame.first_player.to_numpy().astype(np.int64)
+    key = (seat[:, None] * n + (seat[:, None] - first) % n).ravel()  # seat-major cells
+
+    def total(weights=None):
+        if weights is not None:
+            weights = np.broadcast_to(weights, (n, len(frame))).ravel()
+        return np.bincount(key, weights, n * n)
+
+    def by_seat(column: str, dtype=None):
+        return np.stack([frame[f"{column}_{s}"].to_numpy(dtype) for s in seat])
+
+    win, score = by_seat("win"), by_seat("score", np.float64)
+    sums = {
+        "job": np.full(n * n, job.job),
+        "n_players": np.full(n * n, n),
+        "seat": np.repeat(seat, n),
+        "position": np.tile(seat, n),
+        "agent": np.repeat(np.array(job.agents, dtype=object), n),
+        "games": total(),
+        "win_sum": total(win),
+        "win_sq": total(win * win),
+        "score_sum": total(score),
+        "score_sq": total(score * score),
+        "decisions_sum": total(frame.n_decisions.to_numpy(np.float64)).astype(np.int64),
+    }
+    if "forfeit_0" in frame:  # isolated agents: the games each seat forfeited
+        sums["forfeits"] = total((by_seat("forfeit") != 0).astype(np.float64)).astype(np.int64)
+    return pd.DataFrame(sums)
+
+
+def summaries(frame: pd.DataFrame, jobs) -> pd.DataFrame:
+    """``summary`` of the rows of many jobs at once (``jobs``: every job, by number): the same
+    rows, job by job, with one pass per seat instead of one per job, which matters when a
+    design has thousands of small jobs (a round-robin of every arrangement)."""
+    present, local = np.unique(frame["job"].to_numpy(np.int64), return_inverse=True)
+    sizes = np.array([jobs[j].n_players for j in present], np.int64)
+    width, n = int(sizes.max()), sizes[local]
+    first = frame.first_player.to_numpy().astype(np.int64)
+    decisions = frame.n_decisions.to_numpy().astype(np.float64)
+    cell_job, cell_position = np.divmod(np.arange(len(present) * width), width)
+    parts = []
+    for s in range(width):
+        kept = n > s
+        key = local[kept] * width + (s - first[kept]) % n[kept]
+        win = frame[f"win_{s}"].to_numpy()[kept]
+        score = frame[f"score_{s}"].to_numpy(np.float64)[kept]
+
+        def total(weights=None, key=key):
+            return np.bincount(key, weights, len(present) * width)
+
+        valid = (cell_position < sizes[cell_job]) & (sizes[cell_job] > s)
+        jobs_here = present[cell_job[valid]]
+        sums = {
+            "job": jobs_here,
+            "n_players": sizes[cell_job[valid]],
+            "seat": s,
+            "position": cell_position[valid],
+            "agent": [jobs[j].agents[s] for j in jobs_here],
+            "games": total()[valid],
+            "win_sum": total(win)[valid],
+            "win_sq": total(win * win)[valid],
+            "score_sum": total(score)[valid],
+            "score_sq": total(score * score)[valid],
+            "decisions_sum": total(decisions[kept])[valid].astype(np.int64),
+        }
+        if f"forfeit_{s}" in frame:  # isolated agents: the games each seat forfeited
+            lost = (frame[f"forfeit_{s}"].to_numpy()[kept] != 0).astype(np.float64)
+            sums["forfeits"] = total(lost)[valid].astype(np.int64)
+        parts.append(pd.DataFrame(sums))
+    out = pd.concat(parts, ignore_index=True)
+    return out.sort_values(["job", "seat", "position"], kind="stable", ignore_index=True)
+
+
 def summary_of(frame: pd.DataFrame, summary_only: bool, jobs=None) -> pd.DataFrame:
     """Per (job, seat, position) sums: chunk summaries added up, or computed from rows of
     the given jobs (``experiments.schedule.Job``)."""
     if not summary_only:
-        from experiments.runner import summaries
-
         frame = summaries(frame, jobs)
     keys = ["job", "n_players", "seat", "position", "agent"]
     return frame.groupby(keys, as_index=False, sort=True).sum(numeric_only=True)

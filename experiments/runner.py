@@ -34,7 +34,7 @@ from experiments.batch import frame_columns
 from experiments.games import play_block, play_block_isolated
 from experiments.isolation import FAULTS_KEY, fault_records, forfeit_columns, merged_faults
 from experiments.luck import luck_rows
-from experiments.results import frame_of_tables
+from experiments.results import frame_of_tables, summary
 from experiments.schedule import Job
 from giftsim.game import load_game
 from giftsim.rng import game_keys
@@ -144,86 +144,6 @@ def rows(chunk: Chunk) -> pa.Table:
         columns |= forfeit_columns(forfeits)
         faults = fault_records(explained, forfeits, agents, job.job, first)
     return _with_faults(_table_of(columns | luck), faults)
-
-
-def summary(frame: pd.DataFrame, job: Job) -> pd.DataFrame:
-    """Streaming aggregates of a chunk's rows, per seat and place in the turn order (position
-    0 = first player): sums from which win shares, mean scores, their intervals and the
-    turn-order advantage follow. One table built at once (a round-robin of thousands of
-    seatings makes one a seating)."""
-    n = job.n_players
-    seat = np.arange(n)
-    first = frame.first_player.to_numpy().astype(np.int64)
-    key = (seat[:, None] * n + (seat[:, None] - first) % n).ravel()  # seat-major cells
-
-    def total(weights=None):
-        if weights is not None:
-            weights = np.broadcast_to(weights, (n, len(frame))).ravel()
-        return np.bincount(key, weights, n * n)
-
-    def by_seat(column: str, dtype=None):
-        return np.stack([frame[f"{column}_{s}"].to_numpy(dtype) for s in seat])
-
-    win, score = by_seat("win"), by_seat("score", np.float64)
-    sums = {
-        "job": np.full(n * n, job.job),
-        "n_players": np.full(n * n, n),
-        "seat": np.repeat(seat, n),
-        "position": np.tile(seat, n),
-        "agent": np.repeat(np.array(job.agents, dtype=object), n),
-        "games": total(),
-        "win_sum": total(win),
-        "win_sq": total(win * win),
-        "score_sum": total(score),
-        "score_sq": total(score * score),
-        "decisions_sum": total(frame.n_decisions.to_numpy(np.float64)).astype(np.int64),
-    }
-    if "forfeit_0" in frame:  # isolated agents: the games each seat forfeited
-        sums["forfeits"] = total((by_seat("forfeit") != 0).astype(np.float64)).astype(np.int64)
-    return pd.DataFrame(sums)
-
-
-def summaries(frame: pd.DataFrame, jobs) -> pd.DataFrame:
-    """``summary`` of the rows of many jobs at once (``jobs``: every job, by number): the same
-    rows, job by job, with one pass per seat instead of one per job, which matters when a
-    design has thousands of small jobs (a round-robin of every arrangement)."""
-    present, local = np.unique(frame["job"].to_numpy(np.int64), return_inverse=True)
-    sizes = np.array([jobs[j].n_players for j in present], np.int64)
-    width, n = int(sizes.max()), sizes[local]
-    first = frame.first_player.to_numpy().astype(np.int64)
-    decisions = frame.n_decisions.to_numpy().astype(np.float64)
-    cell_job, cell_position = np.divmod(np.arange(len(present) * width), width)
-    parts = []
-    for s in range(width):
-        kept = n > s
-        key = local[kept] * width + (s - first[kept]) % n[kept]
-        win = frame[f"win_{s}"].to_numpy()[kept]
-        score = frame[f"score_{s}"].to_numpy(np.float64)[kept]
-
-        def total(weights=None, key=key):
-            return np.bincount(key, weights, len(present) * width)
-
-        valid = (cell_position < sizes[cell_job]) & (sizes[cell_job] > s)
-        jobs_here = present[cell_job[valid]]
-        sums = {
-            "job": jobs_here,
-            "n_players": sizes[cell_job[valid]],
-            "seat": s,
-            "position": cell_position[valid],
-            "agent": [jobs[j].agents[s] for j in jobs_here],
-            "games": total()[valid],
-            "win_sum": total(win)[valid],
-            "win_sq": total(win * win)[valid],
-            "score_sum": total(score)[valid],
-            "score_sq": total(score * score)[valid],
-            "decisions_sum": total(decisions[kept])[valid].astype(np.int64),
-        }
-        if f"forfeit_{s}" in frame:  # isolated agents: the games each seat forfeited
-            lost = (frame[f"forfeit_{s}"].to_numpy()[kept] != 0).astype(np.float64)
-            sums["forfeits"] = total(lost)[valid].astype(np.int64)
-        parts.append(pd.DataFrame(sums))
-    out = pd.concat(parts, ignore_index=True)
-    return out.sort_values(["job", "seat", "position"], kind="stable", ignore_index=True)
 
 
 def play_chunk(chunk: Chunk, folder: str | None, summary_only: bool, owner: int | None = None):

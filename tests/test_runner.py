@@ -271,7 +271,7 @@ def test_cli_tournament_seats_and_report(tmp_path):
         capture_output=True,
         text=True,
     )
-    assert done.returncode == 2 and "played by 2..7 players, not 9" in done.stderr
+    assert done.returncode == 2 and "--players must be in 2..7 for No Thanks!, got 9" in done.stderr
     done = subprocess.run(giftsim("report", str(tmp_path)), capture_output=True, text=True)
     assert done.returncode == 2 and "not a giftsim results folder" in done.stderr
 
@@ -322,7 +322,7 @@ def test_warm_up_plays_each_set_of_agents_once_not_each_arrangement():
 
 
 def test_summaries_of_many_jobs_at_once_equal_each_jobs_summary():
-    from experiments.runner import summaries, summary
+    from experiments.results import summaries, summary
     from experiments.schedule import join
 
     jobs = join(
