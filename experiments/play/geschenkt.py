@@ -1,12 +1,8 @@
 """No Thanks! at the terminal: a seat's observation as text, its choices, the public moves."""
 
-import numpy as np
-
 from experiments.play.screen import Seats, count
 from geschenkt_sim.engine import (
     HIDDEN_CHIPS,
-    OBS_SIZE,
-    observe,
 )
 from geschenkt_sim.record import unfinished_record as unfinished_record  # for a game quit part-way
 from geschenkt_sim.rules import PASS, TAKE
@@ -39,13 +35,6 @@ def rules_in_brief(rules) -> list[str]:
         "a card scores its number, but a run of consecutive cards scores only its lowest; each "
         "chip takes a point off",
     ]
-
-
-def public_obs(state, seat: int) -> np.ndarray:
-    """The observation of ``seat`` (at the end of the game: what everyone may see)."""
-    obs = np.zeros(OBS_SIZE, np.int64)
-    observe(state, seat, obs)
-    return obs
 
 
 def runs(mask) -> str:

@@ -7,6 +7,8 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
+
 from agents.base import Agent
 from agents.drivers import isolated
 from agents.registry import parse_list
@@ -205,7 +207,8 @@ def _play(text, definition, rules, seats: Seats, bots, seed: int, console: Conso
         console.show([rule("you quit"), f"stopped after {count(len(stop.played.actions), 'move')}"])
         return text.unfinished_record(rules, stop.played.start, stop.played.actions, meta)
     result = definition.make_record(rules, played.start, played.actions, meta)
-    final = text.public_obs(played.final, seats.human)
+    final = np.zeros(definition.obs_size, np.int64)  # what the end shows everyone
+    definition.observe(played.final, seats.human, final)
     log.catch_up(final)
     console.show([rule("game over"), *log.flush(), *text.final(final, result, seats)])
     console.show(_winners(result, seats))

@@ -5,13 +5,8 @@ face up (keep, give, festival); a card it adds to the secret festival and its se
 stay unnamed.
 """
 
-import numpy as np
-
 from agents.tulips.features import immediate_points, points_now
 from experiments.play.screen import Seats, count
-from tulips_sim.engine import (
-    observe,
-)
 from tulips_sim.record import unfinished_record as unfinished_record  # for a game quit part-way
 from tulips_sim.rules import (
     FESTIVAL,
@@ -39,7 +34,6 @@ from tulips_sim.state import (
     KEEP_POINTS,
     N_PLAYERS,
     N_REVEALED,
-    OBS_SIZE,
     ORDER,
     OWN_SECRET,
     PHASE,
@@ -84,13 +78,6 @@ def rules_in_brief(rules) -> list[str]:
         f"players with the most cards of them (then the higher total value): {pays}",
         "highest score wins; a tie goes to the most bouquet cards",
     ]
-
-
-def public_obs(state, seat: int) -> np.ndarray:
-    """The observation of ``seat`` (at the end of the game: what everyone may see)."""
-    obs = np.zeros(OBS_SIZE, np.int64)
-    observe(state, seat, obs)
-    return obs
 
 
 def card_text(card) -> str:
