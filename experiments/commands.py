@@ -472,7 +472,7 @@ def _draw(sums: digest.Digest, named: dict, folder: Path, subject: str, force=Fa
             sums.scores, sums.game, sums.mixed, subject=subject
         )
     for name, figure in figures.items():
-        save_png(figure, folder / name, force)
+        plots.save_png(figure, folder / name, force)
         plots.plt.close(figure)
     missing = []
     if sums.deals is None:
@@ -1011,11 +1011,3 @@ def bench_rules(pairs) -> dict:
         for n in roster(game).bench.players:
             cls(n_players=n, **options[game])
     return options
-
-
-def save_png(figure, path: Path, force: bool = False) -> None:
-    """A figure as a PNG file, through a temporary file (``giftsim.files.write_own``: an
-    earlier one replaced only if giftsim wrote it, or with ``force``)."""
-    files.write_own(
-        path, lambda p: figure.savefig(p, dpi=110, bbox_inches="tight", format="png"), force
-    )

@@ -36,7 +36,6 @@ in process under that secret, so the cells are the same. Their forfeits and why 
 of the whole run beside the gauntlet's (``giftsim gauntlet``, ``report`` and gauntlet.md).
 """
 
-import functools
 import math
 from dataclasses import dataclass
 from datetime import date
@@ -697,8 +696,7 @@ def report(
     images = {n: image_name(made, n) for n in _counts(made, found)}
     for n, name in images.items():
         figure = plots.gauntlet_chart(chart_data(made, found, n), title(made, found, n))
-        draw = functools.partial(figure.savefig, dpi=110, bbox_inches="tight", format="png")
-        files.write_own(folder / name, draw, force)
+        plots.save_png(figure, folder / name, force)
         plots.plt.close(figure)
     when = when or date.today().isoformat()
     text = markdown(made, found, command, when, images, unfinished, sections)

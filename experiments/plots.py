@@ -13,6 +13,7 @@ and every reference line and box is named in a legend. No backend is forced here
 tests choose one (e.g. ``MPLBACKEND=Agg``).
 """
 
+import functools
 import textwrap
 
 import matplotlib
@@ -25,6 +26,7 @@ from matplotlib.patches import Patch
 
 from experiments import anatomy, stats
 from experiments.digest import score_counts
+from giftsim import files
 from giftsim.game import load_game
 
 SEAT_SPREAD = 0.25  # total horizontal spread of the player-count groups around each seat
@@ -53,6 +55,16 @@ BOX_LEGEND = [  # what each part of a box means (score_boxes_of)
     Line2D([], [], color="black", label="whiskers: within 1.5 box heights (outliers hidden)"),
     Line2D([], [], color="green", marker="^", ls="", label="triangle: mean"),
 ]
+
+
+DPI = 110  # every PNG giftsim writes
+
+
+def save_png(figure, path, force: bool = False) -> None:
+    """A figure as a PNG file, through a temporary file (``giftsim.files.write_own``: an
+    earlier one replaced only if giftsim wrote it, or with ``force``)."""
+    draw = functools.partial(figure.savefig, dpi=DPI, bbox_inches="tight", format="png")
+    files.write_own(path, draw, force)
 
 
 def label(column: str) -> str:

@@ -536,7 +536,7 @@ def _plot(settings, curve: pd.DataFrame, path: Path) -> None:
         f"{games:,} held-out games per round (seat-rotated deals), seed {settings.seed}"
     )
     fig = plots.training_curve(curve, title, 1 / n, ax=Figure(figsize=(7, 4.5)).subplots())
-    fig.savefig(path, dpi=100, bbox_inches="tight", format="png")
+    fig.savefig(path, dpi=plots.DPI, bbox_inches="tight", format="png")
 
 
 def _check_learned(game: str) -> None:
