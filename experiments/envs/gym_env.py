@@ -155,7 +155,7 @@ class GiftsimEnv(gym.Env):
         self.done = table.over()
         reward = self._final_reward() if self.done else 0.0
         if self.done and table.keeps:
-            self._kept.append(self._record())
+            self._kept.append(table.record(self.root_seed, self.index))
         return self._observation(), reward, self.done, False, self._info()
 
     def action_masks(self) -> np.ndarray:
@@ -190,12 +190,6 @@ class GiftsimEnv(gym.Env):
         abandoned game's state still has legal actions) and the game index."""
         mask = np.zeros(self.action_space.n, np.int8) if self.done else self.table.mask()
         return {"action_mask": mask, "game_index": self.index}
-
-    def _record(self) -> dict:
-        meta = {"agents": self.table.agents(), "seed": self.root_seed, "game_index": self.index}
-        if self.table.secret:
-            meta["secret"] = self.table.secret
-        return self.table.record(meta)
 
 
 def default_illegal_reward(game, rules, margin: float) -> float:

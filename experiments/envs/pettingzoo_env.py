@@ -185,7 +185,7 @@ class raw_env(AECEnv):  # PettingZoo's name for the unwrapped class
             self.terminations = dict.fromkeys(self.agents, True)
             self._accumulate_rewards()
             if self.table.keeps:
-                self._kept.append(self._record())
+                self._kept.append(self.table.record(self.root_seed, self.index))
         else:
             self.agent_selection = seat_name(self.table.to_act())
 
@@ -195,12 +195,6 @@ class raw_env(AECEnv):  # PettingZoo's name for the unwrapped class
         if not self.table.keeps:
             raise EnvError("records() needs env(..., record=True)")
         return list(self._kept)
-
-    def _record(self) -> dict:
-        meta = {"agents": self.table.agents(), "seed": self.root_seed, "game_index": self.index}
-        if self.table.secret:
-            meta["secret"] = self.table.secret
-        return self.table.record(meta)
 
     def render(self):
         """The public state as text (``"ansi"``), printed (``"human"``: returns None)."""

@@ -237,9 +237,13 @@ class Table:
         if self.keeps:
             self.actions.append(action)
 
-    def record(self, meta: dict) -> dict:
+    def record(self, root_seed: int, game_index: int) -> dict:
         """The JSON game record (``Game.make_record``, what ``giftsim replay`` checks) of the
-        finished game, with ``meta`` (agents, seed, game index) added."""
+        finished game ``game_index`` of ``root_seed``, with its agents (and the secret of
+        their streams, when there is one)."""
+        meta = {"agents": self.agents(), "seed": root_seed, "game_index": game_index}
+        if self.secret:
+            meta["secret"] = self.secret
         return self.game.make_record(self.rules, self.start_state, self.actions, meta)
 
     def agents(self) -> list[str]:
