@@ -1028,7 +1028,11 @@ def _run_options(args) -> dict:
 
 
 def _players(text, game) -> list[int]:
-    return list(load_game(game).official) if text is None else arguments.player_counts(text)
+    """``--players``: the game's official counts when not given."""
+    definition = load_game(game)
+    if text is None:
+        return list(definition.official)
+    return [definition.check_players(n, "--players") for n in arguments.player_counts(text)]
 
 
 def _tournament(args) -> None:

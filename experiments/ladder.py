@@ -202,23 +202,20 @@ def ladder(
     scores = {i: journal.get(key) for i, key in enumerate(keys)}
     left = sorted((i for i, s in scores.items() if s is None), key=lambda i: -_cost(todo[i]))
     tasks = [delayed(_play_step)(i, *todo[i], seed, GAMES[todo[i][0]]) for i in left]
-    for i, score in tqdm(
-        _in_workers(tasks, [todo[i] for i in left], seed, workers),
-        total=len(left),
-        unit="step",
-        disable=not progress,
-    ):
+    plays = [todo[i] for i in left]
+    cold = any([_announce(game, plays) for game in dict.fromkeys(step[0] for step in plays)])
+    results = _in_workers(tasks, plays, seed, workers, cold)
+    for i, score in tqdm(results, total=len(left), unit="step", disable=not progress):
         journal.add(keys[i], score)  # as it finishes: a step done is never played again
         scores[i] = score
     return judge(pd.DataFrame([_row(step, scores[i]) for i, step in enumerate(todo)]), seed)
 
 
-def _in_workers(tasks: list, steps: list, seed: int, workers: int):
-    """The tasks' results as they finish. The first-run line is said here (the workers' own
-    are silent); when something the steps play is not in the cache yet and there are several
-    workers, one of them first plays a game of each pair of agents, so that it compiles once
-    and the others load it."""
-    cold = any([_announce(game, steps) for game in dict.fromkeys(step[0] for step in steps)])
+def _in_workers(tasks: list, steps: list, seed: int, workers: int, cold: bool):
+    """The tasks' results as they finish. When something the steps play is not in the cache
+    yet (``cold``: the first-run line was said in this process, as the workers' own are
+    silent) and there are several workers, one of them first plays a game of each pair of
+    agents, so that it compiles once and the others load it."""
     with Parallel(n_jobs=workers, return_as="generator_unordered") as parallel:
         if cold and workers > 1 and len(steps) > 1:
             pairs = {

@@ -131,8 +131,8 @@ def games_in(long: pd.DataFrame) -> int:
 
 
 def rows_subject(long: pd.DataFrame, game: str | None = None) -> str:
-    """The subject of a figure drawn from a long table when none is given: the game (when
-    known), every agent, the player counts and the number of games."""
+    """The subject of a figure drawn from a long table (or streamed sums, ``games_in``) when
+    none is given: the game (when known), every agent, the player counts and the games."""
     head = f"{load_game(game).title}, " if game else ""
     agents = ", ".join(sorted(set(long["agent"])))
     line = f"{head}{agents}, {counted(long['n_players'].unique())}, {games_in(long):,} games"
@@ -410,7 +410,8 @@ def rating_chart(long: pd.DataFrame, ax=None, subject=None, **kw):
 
 
 def rating_chart_of(table: pd.DataFrame, ax=None, scale="log", order="finish", subject=None):
-    """``rating_chart`` of a ``stats.ratings`` table fitted on ``order`` ("finish" or "win").
+    """``rating_chart`` of a ``stats.ratings`` table fitted on the order of the column ``order``
+    ("finish", "win", or another column of the long table).
     An infinite end (a rating with no finite estimate on that side, ``experiments.ratings``)
     is drawn as an arrow out to the edge of the plot, and its agent's bar hatched (the rating
     shown is held finite by the prior only)."""

@@ -90,7 +90,7 @@ def _check(game: str, specs, players) -> list[str]:
     """Validated agent specs (canonical spelling); player counts checked against the game."""
     definition = load_game(game)
     for n in players:
-        definition.check_players(n, "--players")
+        definition.check_players(n)
     return [a.spec for a in parse_list(specs, game)]
 
 

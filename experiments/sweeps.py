@@ -19,6 +19,7 @@ import pandas as pd
 
 from experiments import stats
 from experiments.batch import field, play
+from giftsim.checks import is_whole
 from giftsim.game import load_game
 
 
@@ -110,7 +111,7 @@ def sweep(game: str, agent: str, variants, n_games: int, players=4, seed: int = 
     list): one row per (variant, n_players) with the ``variant`` label, its options as columns
     and the :func:`balance` figures of ``n_games`` games (first player rotating)."""
     definition = load_game(game)
-    players = [players] if isinstance(players, int) else list(players)
+    players = [players] if is_whole(players) else list(players)
     rows = []
     for name, options in _labelled(variants).items():
         for n in players:

@@ -61,6 +61,7 @@ from experiments.batch import field as field_share
 from experiments.network import Network, ensemble, fit
 from experiments.targets import successors, targets
 from giftsim import files
+from giftsim.checks import is_whole
 from giftsim.game import load_game, rounds_of
 
 EVAL_SEED_OFFSET = 2**40  # held-out deals: no training game (any seed) uses this root seed
@@ -113,7 +114,7 @@ class TrainSettings:
             "members": (self.members, 1, net.MAX_HIDDEN),
         }
         for name, (value, low, high) in limits.items():
-            if not (isinstance(value, int) and low <= value <= high):
+            if not (is_whole(value) and low <= value <= high):
                 raise ValueError(f"{name} must be a whole number in [{low}, {high}], got {value}")
         if not 0.0 <= self.explore <= 1.0:
             raise ValueError(f"explore must be in [0, 1], got {self.explore}")
@@ -269,7 +270,7 @@ def train(
     ValueError names the first that is not."""
     settings, out = settings.resolved(), Path(out)
     _check_learned(settings.game)
-    if not (isinstance(workers, int) and workers >= 1):
+    if not (is_whole(workers) and workers >= 1):
         raise ValueError(f"--workers must be a whole number >= 1, got {workers}")
     if out.suffix != ".npz":  # before its name is used: "." or "/" have none
         raise ValueError(f"--out names the network file, which ends in .npz, got {out}")

@@ -966,6 +966,11 @@ API = [  # (id, call, words of the message)
     ("field-candidate", _field("bogus", "random", 4, 10), "unknown agent 'bogus'"),
     ("field-players-0", _field("greedy", "random", 0, 10), "in 2..7 for No Thanks!, got 0"),
     ("field-players-text", _field("greedy", "random", "3", 10), "n_players must be in 2..7"),
+    (
+        "study-players",
+        lambda: _seat_study_at([9]),
+        "n_players must be in 2..7 for No Thanks!, got 9",
+    ),
     ("by-agent-no-game", lambda: _by_agent(_batch(n_games=0)()), "holds no game"),
     ("compare-games-0", _compare(games=0), "games must be a whole number >= 1, got 0"),
     ("compare-games-float", _compare(games=100.5), "games must be a whole number >= 1"),
@@ -1054,6 +1059,22 @@ def test_numpy_whole_numbers_are_taken_where_python_ints_are():
     )
     pd.testing.assert_frame_equal(plain, numpy)
     assert json.dumps(Isolation(memory_mb=np.int64(256)).as_dict())  # a manifest can hold it
+    from experiments.envs.gym_env import GiftsimEnv
+    from experiments.sweeps import sweep
+    from experiments.train import TrainSettings
+
+    assert GiftsimEnv("geschenkt", players=3, learner_seat=np.int64(1)).seat == 1  # was refused
+    with pytest.raises(ValueError, match=r"learner_seat must be a seat in 0\.\.2, got True"):
+        GiftsimEnv("geschenkt", players=3, learner_seat=True)  # it was taken as seat 1
+    TrainSettings("geschenkt", 3, rounds=np.int64(2)).check()  # "must be a whole number, got 2"
+    swept = sweep("geschenkt", "greedy", {"standard": {}}, 4, players=np.int64(3))  # TypeError
+    assert swept["n_players"].tolist() == [3]
+
+
+def _seat_study_at(players):
+    from experiments import studies
+
+    studies.seat_study("geschenkt", {"greedy": 10}, players=players)
 
 
 def _study_of_a_list():

@@ -120,6 +120,8 @@ def test_rating_chart(long, tmp_path):
     assert [t.get_text() for t in ax.get_yticklabels()] == list(data.index)
     assert "from the winners only" in ax.get_title()
     assert ax.get_legend_handles_labels()[1] == ["0: the mean of these agents"]
+    scored = plots.rating_chart(long, n_boot=5, order="score").axes[0].get_title()
+    assert "from the order of score" in scored  # another column of the table: no KeyError
     ranked = long.assign(finish=long["win"])
     assert "whole finishing order" in plots.rating_chart(ranked, n_boot=5).axes[0].get_title()
     elo = plots.rating_chart(long, n_boot=20, seed=0, scale="elo")

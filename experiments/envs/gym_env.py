@@ -77,6 +77,7 @@ from experiments.envs.table import (
     render_text,
 )
 from experiments.policy import tensor_scale
+from giftsim.checks import is_whole
 from giftsim.game import GAMES
 from giftsim.rng import MAX_SEED
 
@@ -109,8 +110,9 @@ class GiftsimEnv(gym.Env):
         entry = load(game)
         rules = make_rules(entry, players, rules, rule)
         n = rules.n_players
-        if not (isinstance(learner_seat, int) and 0 <= learner_seat < n):
+        if not (is_whole(learner_seat) and 0 <= learner_seat < n):
             raise EnvError(f"learner_seat must be a seat in 0..{n - 1}, got {learner_seat!r}")
+        learner_seat = int(learner_seat)
         others = [s for s in range(n) if s != learner_seat]
         bots = _bots(opponents, others)
         self.table = Table(game, rules, bots, first_player, secret, record)

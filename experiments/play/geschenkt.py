@@ -1,9 +1,7 @@
 """No Thanks! at the terminal: a seat's observation as text, its choices, the public moves."""
 
 from experiments.play.screen import Seats, count
-from geschenkt_sim.engine import (
-    HIDDEN_CHIPS,
-)
+from geschenkt_sim.engine import HIDDEN_CHIPS
 from geschenkt_sim.record import unfinished_record as unfinished_record  # for a game quit part-way
 from geschenkt_sim.rules import PASS, TAKE
 from geschenkt_sim.scoring import card_points, take_delta
