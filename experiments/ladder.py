@@ -31,6 +31,8 @@ from agents.roster import roster
 from experiments.batch import field, play
 from experiments.journal import Journal
 from experiments.stats import few_note, holm_adjusted, share_p_value, too_few
+from experiments.train import CONFIRM_SEED_OFFSET, EVAL_SEED_OFFSET
+from experiments.tune import EVALUATION_SEED_OFFSET
 from giftsim.game import GAMES, load_game, register_game
 
 ALPHA = 0.025  # family-wise, one-sided (the lower end of a two-sided 95% interval)
@@ -74,13 +76,13 @@ USED = {  # seeds whose results were looked at (to choose a parameter or not): a
     240301: "a regression on the deal as control variate, learned (docs/luck.md)",
     240302: "a regression on the deal as control variate, greedy (docs/luck.md)",
     777000: "the README's PPO example, evaluated against greedy",
-    2**32: "the tuned agents' final scores (giftsim tune --seed 0 scores on seed + 2**32)",
+    EVALUATION_SEED_OFFSET: "the tuned agents' final scores (giftsim tune --seed 0 scores here)",
     **{
-        2**40 + s: f"the held-out deals of giftsim train --seed {s}, which chose its round"
+        EVAL_SEED_OFFSET + s: f"the held-out deals that chose the round of train --seed {s}"
         for s in (1, 3, 4, 5, 42)
     },
     **{
-        2**41 + s: f"the fresh deals that confirm the shipped networks of --seed {s} (.json)"
+        CONFIRM_SEED_OFFSET + s: f"the fresh deals that confirm the network of --seed {s}"
         for s in (1, 3, 4, 5)
     },
     **{  # the learned-agents review (not in the repository): learned and the tuned agents in fields
