@@ -34,7 +34,9 @@ def compiling(what: dict[str, tuple[object, float]]) -> bool:
     if QUIET or not missing or multiprocessing.parent_process() is not None:
         return bool(uncached)
     _SAID.update(missing)
-    print(
+    from tqdm import tqdm  # its write clears a progress bar on the screen, then redraws it
+
+    tqdm.write(
         f"giftsim: compiling {', '.join(missing)} (first run only; about "
         f"{max(1, round(sum(missing.values())))} s, then cached)",
         file=sys.stderr,

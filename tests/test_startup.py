@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
+from tqdm import tqdm
+
 from giftsim import notice
 
 
@@ -77,6 +79,21 @@ def test_the_compile_estimate_counts_only_the_kernels_not_cached(capsys, monkeyp
     monkeypatch.setattr(notice, "QUIET", True)
     assert notice.compiling({"agent d": (to_do, 3.0)}) and not capsys.readouterr().err
     assert not notice.compiling({"the loop": (done, 3.0), "agent b": (done, 18.0)})
+
+
+def test_the_compile_notice_takes_a_line_of_its_own_under_a_progress_bar(capsys, monkeypatch):
+    """A notice said while a progress bar is on the screen clears the bar's line first (it had
+    run on after the bar: "round 0:   0%| ... giftsim: compiling ..."), and the bar comes back."""
+    monkeypatch.setattr(notice, "_SAID", set())
+    monkeypatch.setattr(notice, "QUIET", False)
+    with tqdm(total=4, file=sys.stderr, desc="round 0", mininterval=0) as bar:
+        bar.update(1)
+        notice.compiling({"agent a": (SimpleNamespace(signatures=[]), 3.0)})
+        bar.update(1)
+    err = capsys.readouterr().err
+    before, _, after = err.partition("giftsim: compiling agent a")
+    assert after and before[-1] in "\r\n"  # the notice starts a line
+    assert "round 0:" in after.partition("\n")[2]  # the bar is drawn again below it
 
 
 def test_workers_on_an_empty_cache_compile_each_kernel_once(tmp_path):
