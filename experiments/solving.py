@@ -22,6 +22,7 @@ names as the solve goes and renamed when it is done.
 import json
 import os
 import resource
+import textwrap
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -457,8 +458,9 @@ def with_intervals(table):
 
 
 def shown(table) -> str:
-    """An agent's exploitability as printed: a line per figure and a column per seat, each
-    figure with its 95% interval where it has one (``exploit.csv`` keeps every column)."""
+    """An agent's exploitability as printed: a line per figure, a column per seat and their
+    mean, each figure with its 95% interval where it has one (``exploit.csv`` keeps every
+    column), and a legend that says which figure to quote."""
     import pandas as pd
 
     table = with_intervals(table)
@@ -469,7 +471,47 @@ def shown(table) -> str:
         f"seat {int(row.seat)}": [_cell(row, figure, table.columns) for figure in figures]
         for _, row in table.iterrows()
     }
-    return pd.DataFrame(cells, index=figures).to_string()
+    cells["mean"] = [_mean_cell(table, figure) for figure in figures]
+    legend = [textwrap.fill(line, LEGEND_WIDTH) for line in _legend(figures)]
+    return "\n".join([pd.DataFrame(cells, index=figures).to_string(), *legend])
+
+
+LEGEND_WIDTH = 100  # characters of a printed legend line
+
+
+def _mean_cell(table, figure: str) -> str:
+    """The mean over seats of ``figure``; its interval takes the seats' mean standard error,
+    which bounds the mean's error whatever the seats' correlation (the seats share the
+    agent's estimated probabilities)."""
+    from experiments.stats import Z95
+
+    estimate = float(table[figure].mean())
+    text = f"{estimate:.6f}"
+    if f"{figure}_se" in table.columns and figure != "target_share":  # its shares sum to 1
+        half = Z95 * float(table[f"{figure}_se"].mean())
+        low, high = RANGES.get(figure, (-np.inf, np.inf))
+        ends = min(max(estimate - half, low), estimate), max(min(estimate + half, high), estimate)
+        text += f" [{ends[0]:.6f}, {ends[1]:.6f}]"
+    return text
+
+
+def _legend(figures) -> list[str]:
+    """What the printed figures are, and for an agent that randomises which one to quote."""
+    lines = [
+        "seat: position in the turn order (0 first); target_share: the agent's share when it "
+        "plays every seat; best_response: a best response's share in that seat against the "
+        "agent in the others; gain = best_response - target_share; mean: over the seats (its "
+        "interval from their mean error, wide enough whatever their correlation; "
+        "target_share's is 1/players exactly)."
+    ]
+    if "gain_low" in figures:
+        lines.append(
+            "The agent randomises: gain answers its estimated probabilities and can overstate. "
+            "Quote gain_low (held_out - target_share, the best response to half the queries "
+            "played under the other half's estimates): an unbiased estimate of a strategy's "
+            "gain, so a lower bound of the exploitability."
+        )
+    return lines
 
 
 def _cell(row, figure: str, columns) -> str:
@@ -495,7 +537,7 @@ def pd_concat(rows):
 def exploit_markdown(table, rules, command_line: str) -> str:
     layout = solve.Layout.of(rules)
     lines = [
-        f"# Exact exploitability: No Thanks!, {layout.describe()}",
+        f"# Exploitability: No Thanks!, {layout.describe()}",
         "",
         f"`{command_line}`",
         "",

@@ -1105,14 +1105,24 @@ def test_exact_exploitability_comes_with_95_percent_intervals(capsys, tmp_path):
     assert main([*args, "--out", str(out)]) == 0
     table = pd.read_csv(out / "exploit.csv")
     printed = capsys.readouterr().out.split("\nrandom on ")[1].splitlines()
-    assert printed[1].split() == ["seat", "0", "seat", "1"]
+    assert printed[1].split() == ["seat", "0", "seat", "1", "mean"]
     figures = ("target_share", "best_response", "gain", "held_out", "gain_low")
-    row = table[table.agent == "random"].iloc[0]
+    rows = table[table.agent == "random"]
+    row = rows.iloc[0]
     for line, column in zip(printed[2:7], figures, strict=True):
         low, high = row[f"{column}_ci_low"], row[f"{column}_ci_high"]
         assert (
             line.startswith(f"{column} ") and f"{row[column]:.6f} [{low:.6f}, {high:.6f}]" in line
         )
+        # the mean over seats, with the seats' mean error: it bounds the mean's, whatever
+        # their correlation (the target's shares sum to 1: their mean is 1/2, no interval)
+        mean, half = rows[column].mean(), 1.959964 * rows[f"{column}_se"].mean()
+        if column == "target_share":
+            assert line.endswith(f"{mean:.6f}") and abs(mean - 0.5) < 1e-9
+        else:
+            assert f"{mean:.6f} [{max(mean - half, -1.0):.6f}" in line.split("]")[-2] + "]"
+    legend = " ".join(printed[7:])
+    assert "Quote gain_low" in legend and "lower bound of the exploitability" in legend
     for column in ("target_share", "best_response", "gain", "held_out", "gain_low"):
         half, low = 1.959964 * table[f"{column}_se"], -1.0 if column == "gain_low" else 0.0
         low_end, high_end = (
