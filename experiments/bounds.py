@@ -209,19 +209,22 @@ def _responder(spec: str, game: str) -> list:
         raise ValueError(f"--responder: {error}") from None
 
 
-def check(rules, deals: int, rollouts: int, margin: float = 1.0) -> None:
-    """A one-line ValueError for what the responder does not do."""
+def check(rules, deals: int, rollouts: int, margin: float = 1.0, flag: str = "") -> None:
+    """A one-line ValueError for what the responder does not do; ``flag`` goes before each
+    setting's name (the command line's "--")."""
     if rounds_of(rules) != 1:
         raise ValueError("the rollout responder plays single games: use rounds=1")
     if not 2 <= deals <= MAX_DEALS:
         raise ValueError(
-            f"deals must be in 2..{MAX_DEALS:,} (an error needs two; the rows are held in "
+            f"{flag}deals must be in 2..{MAX_DEALS:,} (an error needs two; the rows are held in "
             f"memory), got {deals}"
         )
     if not 1 <= rollouts <= MAX_ROLLOUTS:
-        raise ValueError(f"rollouts must be in 1..{MAX_ROLLOUTS:,}, got {rollouts}")
+        raise ValueError(f"{flag}rollouts must be in 1..{MAX_ROLLOUTS:,}, got {rollouts}")
     if not 0 <= margin < float("inf"):
-        raise ValueError(f"margin must be a finite number of standard errors >= 0, got {margin}")
+        raise ValueError(
+            f"{flag}margin must be a finite number of standard errors >= 0, got {margin}"
+        )
 
 
 def worst_case(table: pd.DataFrame) -> pd.DataFrame:
@@ -396,7 +399,7 @@ def command(args) -> None:
     if twice := repeated(targets):
         raise ValueError(f"--target lists {twice[0]} twice; list each agent once")
     for n in counts:
-        check(rules[n], args.deals, args.rollouts, args.margin)
+        check(rules[n], args.deals, args.rollouts, args.margin, "--")
         for agent in agents:  # a table or network of another count: before any row is run
             agent.check_rules(rules[n])
     if args.out is not None:  # a CSV that cannot be written: said before the first row is run
@@ -508,9 +511,12 @@ def _line(row: dict) -> str:
     from experiments.stats import few_note
 
     few = few_note(row["deals"])
+    se = f"se {row['se']:.4f}"
+    if row["se"] == 0:  # the interval is then the least width a score interval has
+        se += ": every deal alike, the interval is a score interval's on this many deals"
     return (
         f"{row['players']}p {row['target']}: gain {row['gain']:+.4f} "
-        f"[{row['low']:+.4f}, {row['high']:+.4f}] (se {row['se']:.4f}; responder "
+        f"[{row['low']:+.4f}, {row['high']:+.4f}] ({se}; responder "
         f"{row['responder_share']:.4f} vs own {row['target_share']:.4f}) over {row['deals']:,} "
         f"deals, {row['responder']}, {cpu_text(row['cpu_seconds'])} of CPU"
         + (f" ({few})" if few else "")

@@ -704,7 +704,12 @@ def report(
     return [folder / "gauntlet.md", *(folder / name for name in images.values())]
 
 
-# The terminal's word on the self column (gauntlet.md says it in its opening paragraph).
+# The terminal's word on a cell (gauntlet.md says it in its opening paragraph) and on the self
+# column.
+CELL = (
+    "  cell: the agent's win share (ties split) against the field of its column, the agent in "
+    "every seat, with its 95% interval by deal; fair share {fair}"
+)
 SELF_CELL = ": the cell is the turn-order gap, the last position's win share minus the first's"
 
 
@@ -713,6 +718,7 @@ def print_tables(made: Plan, found: pd.DataFrame) -> None:
     title = load_game(made.game).title
     for n in _counts(made, found):
         print(f"\n== {title}, {n} players ({deals_text(found, n)} per cell)")
+        print(CELL.format(fair=f"1/{n} = {1 / n:.3f}"))
         for name, words in field_words(made, n).items():
             print(f"  {name}: {words}{SELF_CELL * (name == SELF)}")
         print(display(made, found, n).to_string())

@@ -337,7 +337,9 @@ def rules_of(game: str, players: int, pairs) -> object:
             "private, so its states are not public"
         )
     from geschenkt_sim.rules import Rules
+    from giftsim.game import load_game
 
+    load_game(game).check_players(players, "--players")
     rules = Rules.from_pairs(pairs, players)
     solve.check_rules(rules)
     return rules

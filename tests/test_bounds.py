@@ -68,13 +68,13 @@ def test_tulips_bound_and_positions():
     ("argv", "message"),
     [
         (["--rule", "rounds=3"], "the rollout responder plays single games: use rounds=1"),
-        (["--deals", "1"], "deals must be in 2..10,000,000"),
-        (["--responder", "greedy", "--deals", str(10**11)], "deals must be in 2..10,000,000"),
-        (["--rollouts", "0"], "rollouts must be in 1..100,000"),
-        (["--rollouts", str(10**20)], "rollouts must be in 1..100,000"),  # was a TypingError
+        (["--deals", "1"], "--deals must be in 2..10,000,000"),
+        (["--responder", "greedy", "--deals", str(10**11)], "--deals must be in 2..10,000,000"),
+        (["--rollouts", "0"], "--rollouts must be in 1..100,000"),
+        (["--rollouts", str(10**20)], "--rollouts must be in 1..100,000"),  # was a TypingError
         (["--target", ""], "--target names no agent; give agent specs, comma-separated (random"),
         (["--target", " , "], "--target names no agent"),  # both were KeyError: 'game'
-        (["--margin", "nan"], "margin must be a finite number of standard errors >= 0"),
+        (["--margin", "nan"], "--margin must be a finite number of standard errors >= 0"),
         (["--players", "9"], "--players must be in 2..7 for No Thanks!, got 9"),
         (["--target", "nobody"], "nobody"),
         (["--players", "3,3"], "--players lists 3 twice; list each player count once"),
@@ -286,6 +286,8 @@ def test_a_gain_with_no_spread_keeps_an_interval_of_some_width():
     row = bounds.Bound("geschenkt", 3, "greedy", "rollouts:2:margin=1", 12, 0, 0.0, rows).summary()
     assert row["gain"] == 1 and row["se"] == 0
     assert -1 <= row["low"] < 0.9 and row["high"] == 1
+    line = bounds._line(row | {"responder_share": 1.0, "target_share": 0.0, "players": 3})
+    assert "(se 0.0000: every deal alike, the interval is a score interval's" in line
     lots = np.column_stack([np.arange(400) % 2, np.zeros(400), np.ones(400)]).astype(float)
     wide = bounds.Bound("geschenkt", 3, "greedy", "r", 400, 0, 0.0, lots).summary()
     half = 1.966 * wide["se"]  # many deals: the plain t interval

@@ -96,6 +96,7 @@ ONE_LINE_ERRORS = [
         "the exact solver solves single games (rounds=1), not rounds=4",
     ),
     (["solve", "tulips", "--out", "x"], "the exact solver models No Thanks! (geschenkt) only"),
+    (["solve", "geschenkt", "--players", "8"], "--players must be in 2..7 for No Thanks!, got 8"),
     (["solve", "geschenkt", *SMALL, "--exploit", "solved"], "--exploit solved (this solve's"),
     (
         ["solve", "geschenkt", *SMALL, "--exploit", "solved:table=no.parquet", "--out", "x"],

@@ -131,6 +131,9 @@ def test_resume_loses_and_repeats_no_game(tmp_path, capsys):
     args += [",".join(TOY_FIELDS), "--players", "2,3", "--deals", "30", "--seed", "12"]
     args += [*SERIAL, "--chunk-size", "20", "--out", str(out)]
     assert main(args) == 0
+    printed = capsys.readouterr().out  # each table says what its cells are
+    for n in (2, 3):
+        assert f"with its 95% interval by deal; fair share 1/{n} = {1 / n:.3f}\n" in printed
     chunks = sorted(out.glob("chunk-*.parquet"))
     lost = sum(len(pd.read_parquet(chunk)) for chunk in chunks[::3])
     for chunk in chunks[::3]:  # as if killed: some chunks never written, one half-written
