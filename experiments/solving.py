@@ -449,14 +449,19 @@ def with_intervals(table):
 
     table = table.copy()
     for column in [c for c in table.columns if f"{c}_se" in table.columns]:
-        half = Z95 * table[f"{column}_se"]
-        low, high = RANGES.get(column, (-np.inf, np.inf))
+        low_end, high_end = _interval(table[column], Z95 * table[f"{column}_se"], column)
         at = table.columns.get_loc(column) + 1
-        estimate = table[column]  # a sum's rounding may put it a hair past its range
-        high_end = np.maximum(np.minimum(estimate + half, high), estimate)
         table.insert(at, f"{column}_ci_high", high_end)
-        table.insert(at, f"{column}_ci_low", np.minimum(np.maximum(estimate - half, low), estimate))
+        table.insert(at, f"{column}_ci_low", low_end)
     return table
+
+
+def _interval(estimate, half, figure: str):
+    """``estimate`` +- ``half`` cut to the figure's range (``RANGES``), each end kept on its
+    side of the estimate (a sum's rounding may put the estimate a hair past its range)."""
+    low, high = RANGES.get(figure, (-np.inf, np.inf))
+    low_end = np.minimum(np.maximum(estimate - half, low), estimate)
+    return low_end, np.maximum(np.minimum(estimate + half, high), estimate)
 
 
 def shown(table) -> str:
@@ -490,10 +495,8 @@ def _mean_cell(table, figure: str) -> str:
     estimate = float(table[figure].mean())
     text = f"{estimate:.6f}"
     if f"{figure}_se" in table.columns and figure != "target_share":  # its shares sum to 1
-        half = Z95 * float(table[f"{figure}_se"].mean())
-        low, high = RANGES.get(figure, (-np.inf, np.inf))
-        ends = min(max(estimate - half, low), estimate), max(min(estimate + half, high), estimate)
-        text += f" [{ends[0]:.6f}, {ends[1]:.6f}]"
+        low_end, high_end = _interval(estimate, Z95 * float(table[f"{figure}_se"].mean()), figure)
+        text += f" [{low_end:.6f}, {high_end:.6f}]"
     return text
 
 
