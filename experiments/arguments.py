@@ -5,6 +5,7 @@ and exit status 2 (``experiments.cli`` builds the commands from these)."""
 import argparse
 from pathlib import Path
 
+from experiments.seeds import CONFIRM_SEED_OFFSET, EVALUATION_SEED_OFFSET
 from experiments.words import repeated
 
 
@@ -59,7 +60,6 @@ def query_seed(text: str) -> int:
 
 def tune_seed(text: str) -> int:
     """``tune``'s seed: its final score plays on seed + 2**32."""
-    from experiments.tune import EVALUATION_SEED_OFFSET
     from giftsim.rng import MAX_SEED
 
     return seed(text, MAX_SEED - EVALUATION_SEED_OFFSET, " (the score plays on seed + 2**32)")
@@ -67,7 +67,6 @@ def tune_seed(text: str) -> int:
 
 def train_seed(text: str) -> int:
     """``train``'s seed: its held-out and fresh deals are seed + 2**40 and + 2**41."""
-    from experiments.train import CONFIRM_SEED_OFFSET
     from giftsim.rng import MAX_SEED
 
     return seed(text, MAX_SEED - CONFIRM_SEED_OFFSET, " (the fresh deals are seed + 2**41)")

@@ -30,9 +30,8 @@ from agents.registry import parse_list
 from agents.roster import roster
 from experiments.batch import field, play
 from experiments.journal import Journal
+from experiments.seeds import CONFIRM_SEED_OFFSET, EVAL_SEED_OFFSET, EVALUATION_SEED_OFFSET
 from experiments.stats import few_note, holm_adjusted, share_p_value, too_few
-from experiments.train import CONFIRM_SEED_OFFSET, EVAL_SEED_OFFSET
-from experiments.tune import EVALUATION_SEED_OFFSET
 from giftsim.game import GAMES, load_game, register_game
 
 ALPHA = 0.025  # family-wise, one-sided (the lower end of a two-sided 95% interval)

@@ -59,13 +59,12 @@ from agents.kernels import net
 from agents.registry import parse, parse_list
 from experiments.batch import field as field_share
 from experiments.network import Network, ensemble, fit
+from experiments.seeds import CONFIRM_SEED_OFFSET, EVAL_SEED_OFFSET
 from experiments.targets import successors, targets
 from giftsim import files
 from giftsim.checks import is_whole
 from giftsim.game import load_game, rounds_of
 
-EVAL_SEED_OFFSET = 2**40  # held-out deals: no training game (any seed) uses this root seed
-CONFIRM_SEED_OFFSET = 2**41  # fresh deals that score the network written, after the choice
 ROUND_STRIDE = 2**36  # game indices of round r start at r * ROUND_STRIDE
 LINEUP_STRIDE = 2**30  # ... and of its lineup k at k * LINEUP_STRIDE within the round
 BLOCK = 2000  # games per task sent to a worker (at most)

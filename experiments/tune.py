@@ -18,10 +18,10 @@ from tqdm import tqdm
 from agents.base import Range
 from agents.registry import parse
 from experiments.journal import Journal
+from experiments.seeds import EVALUATION_SEED_OFFSET
 from experiments.words import count_of
 from giftsim.game import load_game
 
-EVALUATION_SEED_OFFSET = 2**32  # the final score uses deals no search (any seed) sees
 MAX_SIGMA = 10.0  # the initial step, in parameter scales: past a few scales CMA-ES samples noise
 
 
