@@ -47,18 +47,26 @@ def test_a_no_thanks_record_compiles_no_tulips_kernel_and_no_other_agent(tmp_pat
     assert "greedy.decide" in names and "sniper" not in names and "ismcts" not in names
 
 
-def test_the_first_compile_is_announced_once_and_quiet_silences_it(tmp_path):
+def test_the_first_compile_is_announced_once_done_once_and_quiet_silences_it(tmp_path):
+    """A first run on two worker processes, nothing cached: one line says what compiles, and
+    one worker compiles and fills the cache while the other loads from it (both used to
+    compile everything, twice the CPU of a first run). Run again, nothing is said; an agent
+    not compiled yet compiles without a word under ``--quiet``."""
     args = ["tournament", "geschenkt", "--agents", "greedy,random", "--players", "3"]
-    args += ["--games", "20", "--backend", "serial"]
-    first = _run(args, tmp_path)
+    args += ["--games", "20"]
+    workers = ["--backend", "processes", "--workers", "2"]
+    first = _run([*args, *workers], tmp_path, NUMBA_DEBUG_CACHE="1")
     assert first.returncode == 0, first.stderr
     said = [line for line in first.stderr.splitlines() if line.startswith("giftsim: compiling")]
     assert len(said) == 1 and "No Thanks! game loop" in said[0] and "then cached" in said[0]
-    again = _run(args, tmp_path)
-    assert "giftsim: compiling" not in again.stderr
+    saved = [line for line in first.stdout.splitlines() if "data saved to" in line]
+    assert any("greedy.decide" in line for line in saved)
+    assert len(saved) == len(set(saved))  # no file saved twice
+    again = _run([*args, "--backend", "serial"], tmp_path)
+    assert again.returncode == 0 and "giftsim: compiling" not in again.stderr
     assert not [name for name in _compiled(tmp_path) if "sniper" in name]
     other = [arg.replace("random", "sniper") for arg in args]  # an agent not compiled yet
-    quiet = _run(other, tmp_path, quiet=True)
+    quiet = _run([*other, "--backend", "serial"], tmp_path, quiet=True)
     assert quiet.returncode == 0 and "giftsim: compiling" not in quiet.stderr
     assert [name for name in _compiled(tmp_path) if "sniper" in name]  # it did compile
 
@@ -94,18 +102,6 @@ def test_the_compile_notice_takes_a_line_of_its_own_under_a_progress_bar(capsys,
     before, _, after = err.partition("giftsim: compiling agent a")
     assert after and before[-1] in "\r\n"  # the notice starts a line
     assert "round 0:" in after.partition("\n")[2]  # the bar is drawn again below it
-
-
-def test_workers_on_an_empty_cache_compile_each_kernel_once(tmp_path):
-    """Two worker processes, nothing cached: one compiles and fills the cache, the other
-    loads from it (both used to compile everything, twice the CPU of a first run)."""
-    args = ["tournament", "geschenkt", "--agents", "greedy,random", "--players", "3"]
-    args += ["--games", "20", "--backend", "processes", "--workers", "2"]
-    done = _run(args, tmp_path, quiet=True, NUMBA_DEBUG_CACHE="1")
-    assert done.returncode == 0, done.stderr
-    saved = [line for line in done.stdout.splitlines() if "data saved to" in line]
-    assert any("greedy.decide" in line for line in saved)
-    assert len(saved) == len(set(saved))  # no file saved twice
 
 
 def test_a_ladder_on_two_workers_compiles_each_kernel_once_and_says_so(tmp_path):
