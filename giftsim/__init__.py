@@ -7,7 +7,10 @@ Numba cache location.
 Numba's on-disk cache checks only the source file of each cached function, not the modules it
 calls, so an edit to ``state.py`` could leave a stale compiled loop in ``agents/``. Importing
 this package therefore points ``NUMBA_CACHE_DIR`` at a folder named by a hash of all kernel
-sources (unless the user set the variable): any edit gets a fresh cache.
+sources (unless the user set the variable): any edit gets a fresh cache. Numba's cache does not
+key its entries by the optimisation level either (``NUMBA_OPT``), so a level other than the
+default gets a folder of its own: kernels compiled unoptimised to debug are never loaded by a
+later run at full speed.
 """
 
 import hashlib
@@ -34,11 +37,19 @@ def source_hash(suffixes=(".py",)) -> str:
     return digest.hexdigest()[:12]
 
 
+def cache_folder_name() -> str:
+    """The Numba cache folder's name: the hash of the kernel sources, and the optimisation level
+    where ``NUMBA_OPT`` sets one other than Numba's default (3; Numba takes a value it cannot
+    read as the default)."""
+    level = os.environ.get("NUMBA_OPT", "3")
+    return f"numba-{source_hash()}" + (f"-opt{level}" if level in ("0", "1", "2", "max") else "")
+
+
 def _set_cache_dir() -> None:
     if "NUMBA_CACHE_DIR" in os.environ:
         return
     base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "giftsim"
-    os.environ["NUMBA_CACHE_DIR"] = str(base / f"numba-{source_hash()}")
+    os.environ["NUMBA_CACHE_DIR"] = str(base / cache_folder_name())
     if "numba" in sys.modules:
         from numba.core import config
 

@@ -84,6 +84,43 @@ def test_a_second_process_loads_every_generated_driver_from_the_cache():
     assert not missed, f"compiled again in the second process: {missed}"
 
 
+# Scrambles one word in a fresh process and says where the cache is and whether the kernel came
+# from it (unoptimised, a kernel that reads a global array cannot be cached; this one reads none).
+ONE_KERNEL = """
+import os
+import numpy as np
+from giftsim.rng import mix64
+mix64(np.uint64(7))
+print(os.environ["NUMBA_CACHE_DIR"], sum(mix64.stats.cache_hits.values()))
+"""
+
+
+@pytest.mark.parametrize("level", ["0", "max"])
+def test_a_kernel_compiled_at_another_optimisation_level_is_not_loaded_at_the_default(
+    level, tmp_path
+):
+    """Numba's cache keys an entry by the code and the processor, not by ``NUMBA_OPT``: a kernel
+    compiled unoptimised (to debug) would have been loaded by every later run at the default
+    level, slower. Each level other than the default has a folder of its own; an unreadable
+    value is Numba's default, and so is its folder."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
+    env["XDG_CACHE_HOME"] = str(tmp_path)
+
+    def run(**levels) -> tuple[str, int]:
+        command = [sys.executable, "-c", ONE_KERNEL]
+        done = subprocess.run(command, env={**env, **levels}, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        folder, hits = done.stdout.split()
+        return Path(folder).name, int(hits)
+
+    other, hits = run(NUMBA_OPT=level)
+    assert other.endswith(f"-opt{level}") and hits == 0
+    default, hits = run()
+    assert default == other.removesuffix(f"-opt{level}") and hits == 0  # compiled, not loaded
+    assert run(NUMBA_OPT=level) == (other, 1)  # its own folder still serves its level
+    assert run(NUMBA_OPT="3") == run(NUMBA_OPT="fast") == (default, 1)
+
+
 TWIN_GAME = """
 from dataclasses import replace
 
