@@ -305,8 +305,9 @@ def learned_responder(
     another stream), from the network file ``init`` if given (of ``hidden`` units), written
     to ``out`` (replaced); returns its spec."""
     from experiments import train
+    from experiments.train_settings import TrainSettings
 
-    settings = train.TrainSettings(
+    settings = TrainSettings(
         game,
         rules.n_players,
         seed=seed,

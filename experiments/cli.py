@@ -16,6 +16,7 @@ from pathlib import Path
 import giftsim
 from experiments import arguments, stopping
 from experiments.stopping import SIGNALLED
+from experiments.train_settings import TrainSettings
 from giftsim import notice
 from giftsim.files import MANIFEST
 from giftsim.game import GAMES, load_game
@@ -789,40 +790,46 @@ def _add_train(sub) -> None:
         "--players", type=arguments.whole(PLAYER_COUNT), required=True, help="player count"
     )
     p.add_argument(
-        "--seed", type=arguments.train_seed, default=0, help="seed of the games and of the fitting"
+        "--seed",
+        type=arguments.train_seed,
+        default=TrainSettings.seed,
+        help="seed of the games and of the fitting",
     )
     p.add_argument("--out", type=Path, required=True, help="network file to write (.npz)")
     p.add_argument(
         "--rounds",
         type=arguments.whole("a whole number in 1..1000"),
-        default=8,
+        default=TrainSettings.rounds,
         help="rounds of play and fitting",
     )
     p.add_argument(
         "--games",
         type=arguments.whole("a whole number in 2 x players..100,000,000"),
-        default=20_000,
+        default=TrainSettings.games,
         help="self-play games per round",
     )
     p.add_argument(
         "--hidden",
         type=arguments.whole("a whole number in 1..128"),
-        default=32,
+        default=TrainSettings.hidden,
         help="hidden units (at most 128)",
     )
     p.add_argument(
         "--epochs",
         type=arguments.whole("a whole number in 1..100"),
-        default=3,
+        default=TrainSettings.epochs,
         help="passes over a round's data",
     )
     p.add_argument(
-        "--lr", type=arguments.real("a number in (0, 1]"), default=0.003, help="Adam's step size"
+        "--lr",
+        type=arguments.real("a number in (0, 1]"),
+        default=TrainSettings.lr,
+        help="Adam's step size",
     )
     p.add_argument(
         "--explore",
         type=arguments.real("a share in [0, 1]"),
-        default=0.05,
+        default=TrainSettings.explore,
         help="share of random moves",
     )
     p.add_argument(
@@ -832,13 +839,13 @@ def _add_train(sub) -> None:
     p.add_argument(
         "--eval-games",
         type=arguments.whole("a whole number in 2..10,000,000"),
-        default=2000,
+        default=TrainSettings.eval_games,
         help="held-out deals per round",
     )
     p.add_argument(
         "--margin",
         type=arguments.real("a weight in [0, 1]"),
-        default=0.0,
+        default=TrainSettings.margin,
         help="weight of the score lead in the target",
     )
     p.add_argument(
@@ -849,19 +856,19 @@ def _add_train(sub) -> None:
     p.add_argument(
         "--members",
         type=arguments.whole("a whole number in 1..128"),
-        default=1,
+        default=TrainSettings.members,
         help="networks trained side by side, played as one (their mean; hidden x members <= 128)",
     )
     p.add_argument(
         "--selfplay",
         type=arguments.real("a share in [0, 1]"),
-        default=0.5,
+        default=TrainSettings.selfplay,
         help="share of self-play games after round 0",
     )
     p.add_argument(
         "--lam",
         type=arguments.real("a number in [0, 1]"),
-        default=1.0,
+        default=TrainSettings.lam,
         help="TD(lambda) targets below 1 (1: outcomes)",
     )
     p.add_argument(
@@ -1114,7 +1121,6 @@ def _tune(args) -> None:
 
 def _train(args) -> None:
     from experiments import commands
-    from experiments.train import TrainSettings
 
     if args.margin_scale is not None and args.margin == 0:
         raise CliError("--margin-scale weighs the score lead of --margin: give --margin above 0")

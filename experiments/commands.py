@@ -885,8 +885,9 @@ def _say_taken(journal, total: int, unit: str) -> None:
 def train(args, command: str) -> None:
     """``giftsim train``: train a network; its learning curve and where it was written."""
     from experiments import train as training
+    from experiments.train_settings import TrainSettings
 
-    settings = training.TrainSettings(
+    settings = TrainSettings(
         args.game,
         args.players,
         seed=args.seed,

@@ -1061,7 +1061,7 @@ def test_numpy_whole_numbers_are_taken_where_python_ints_are():
     assert json.dumps(Isolation(memory_mb=np.int64(256)).as_dict())  # a manifest can hold it
     from experiments.envs.gym_env import GiftsimEnv
     from experiments.sweeps import sweep
-    from experiments.train import TrainSettings
+    from experiments.train_settings import TrainSettings
 
     assert GiftsimEnv("geschenkt", players=3, learner_seat=np.int64(1)).seat == 1  # was refused
     with pytest.raises(ValueError, match=r"learner_seat must be a seat in 0\.\.2, got True"):

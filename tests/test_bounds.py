@@ -299,7 +299,7 @@ def test_a_learned_responders_rules_reach_its_training_as_they_are():
     """The rules a learned best response is trained under (``changed_pairs``, comma-joined
     into ``TrainSettings.rules``) are the bound's, tables included (their values hold
     commas)."""
-    from experiments.train import TrainSettings
+    from experiments.train_settings import TrainSettings
     from tulips_sim.rules import Rules as TulipsRules
 
     rules = TulipsRules(n_players=4, keeping_points=(0, 0, 1, 3), n_removed=8)

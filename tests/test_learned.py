@@ -23,10 +23,10 @@ from experiments.targets import lambda_returns, successors
 from experiments.train import (
     CONFIRM_SEED_OFFSET,
     EVAL_SEED_OFFSET,
-    TrainSettings,
     outputs,
     train,
 )
+from experiments.train_settings import TrainSettings
 from geschenkt_sim.engine import (
     HIDDEN_CHIPS,
     OBS_SIZE,
@@ -447,3 +447,13 @@ def test_a_checkpoint_from_before_a_setting_existed_resumes_with_its_default(tmp
         del record["settings"][name]
     progress.write_text(json.dumps(record))
     assert list(train(tiny(rounds=2, games=300), out, resume=True)["round"]) == [0, 1]
+
+
+def test_the_command_line_s_defaults_are_the_settings_defaults(tmp_path, monkeypatch):
+    """``giftsim train`` given only what it requires trains with ``TrainSettings``' defaults
+    (the options take them from the class: the two lists of numbers had been kept apart)."""
+    seen = []
+    monkeypatch.setattr(training, "train", lambda settings, *rest, **kw: seen.append(settings))
+    args = ["train", "geschenkt", "--players", "3", "--out", str(tmp_path / "n.npz")]
+    assert main([*args, "--quiet"]) != 0  # the stub trains nothing, so there is no curve
+    assert seen == [TrainSettings("geschenkt", 3)]
