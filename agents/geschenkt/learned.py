@@ -51,7 +51,7 @@ from geschenkt_sim.state import (
     UNSEEN,
 )
 from giftsim.bits import popcount
-from giftsim.contract import as_arrays
+from giftsim.contract import as_arrays, readonly
 
 NO_CARD = -1
 PARAMS: dict[str, float] = {}
@@ -159,10 +159,11 @@ def choose(obs, params, rng, worlds, work, x):
         return TAKE
     net, size = weights_of(params), n_features(obs[N_PLAYERS])
     x_pass, x_take, h = x[:size], x[size : 2 * size], x[2 * size :]
+    shown = readonly(work)  # the afterstates read as the searches' leaf reads them: one compile
     after(obs, PASS, None, None, work)
-    features(work, x_pass)
+    features(shown, x_pass)
     after(obs, TAKE, None, None, work)
-    features(work, x_take)
+    features(shown, x_take)
     first_layer(net, x_pass, h)
     passing = output(net, h)
     shift(net, x_pass, x_take, h)

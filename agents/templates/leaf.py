@@ -22,7 +22,9 @@ one decision share what ``after_world`` draws, a sampled world where the game ne
 
 Work space (``space``, allocated once per decision by :func:`new_space`): a seat's view, an
 afterstate, two states (a drawn world and a copy), two feature vectors and the hidden layer,
-the seats' recent afterstate values and the afterstates' logits.
+the seats' recent afterstate values and the afterstates' logits. A view or an afterstate is
+written here and passed on read-only (``giftsim.contract.readonly``), as an agent is shown its
+observation: the game's features and afterstates then compile once for both.
 """
 
 import numpy as np
@@ -30,6 +32,7 @@ from numba import njit
 
 from agents.kernels.net import MAX_HIDDEN, first_layer, output, shift, weights_of
 from agents.kernels.search import MARGIN, POLICY, lead
+from giftsim.contract import readonly
 from giftsim.game import N_PLAYERS
 
 from .game import (
@@ -101,12 +104,13 @@ def _after_logits(view, mask, net, rng, space):
     size = n_features(view[N_PLAYERS])
     x_old, x_new, h = work[:size], work[size : 2 * size], work[2 * size :]
     after_world(view, rng, drawn)
+    after_shown = readonly(after_state)  # once: a read-only view costs a reference count
     first = True
     for action in range(NUM_ACTIONS):
         if not (mask >> action) & 1:
             continue
         after_of(view, drawn, action, world_, after_state)
-        features(after_state, x_new)
+        features(after_shown, x_new)
         if first:
             first_layer(net, x_new, h)
             first = False
@@ -134,7 +138,7 @@ def after_shares(state, net, rng, space, out):
     view = space[VIEW]
     observe(state, state[TURN], view)
     mask = legal_mask(state)
-    _after_logits(view, mask, net, rng, space)
+    _after_logits(readonly(view), mask, net, rng, space)
     for action in range(NUM_ACTIONS):
         if (mask >> action) & 1:
             out[action] = _sigmoid(space[LOGITS][action])
@@ -146,8 +150,8 @@ def after_value(state, action, net, rng, space):
     view, after_state, work = space[VIEW], space[AFTER], space[WORK]
     size = n_features(state[N_PLAYERS])
     observe(state, state[TURN], view)
-    after(view, action, rng, space[WORLD][:STATE_SIZE], after_state)
-    return _view_value(after_state, net, work[:size], work[2 * size :])
+    after(readonly(view), action, rng, space[WORLD][:STATE_SIZE], after_state)
+    return _view_value(readonly(after_state), net, work[:size], work[2 * size :])
 
 
 @njit(cache=True)
@@ -159,16 +163,17 @@ def leaf_values_in(state, net, out, rng, space):
         rewards(state, out)
         return
     view, work = space[VIEW], space[WORK]
+    shown = readonly(view)  # what each seat's observation, written into view, is read through
     size = n_features(state[N_PLAYERS])
     total = 0.0
     for p in range(state[N_PLAYERS]):
         observe(state, p, view)
         if p == state[TURN]:
-            out[p] = _best_after(view, legal_mask(state), net, rng, space)
+            out[p] = _best_after(shown, legal_mask(state), net, rng, space)
         elif space[RECENT][p] != NOT_YET:
             out[p] = space[RECENT][p]
         else:
-            out[p] = _view_value(view, net, work[:size], work[2 * size :])
+            out[p] = _view_value(shown, net, work[:size], work[2 * size :])
         total += out[p]
     if NORMALISE:
         for p in range(state[N_PLAYERS]):
@@ -192,7 +197,7 @@ def learned_action(state, params, rng, space):
     the branch is taken before it."""
     view = space[VIEW]
     observe(state, state[TURN], view)
-    return choose(view, params, rng, space[WORLD], space[AFTER], space[WORK])
+    return choose(readonly(view), params, rng, space[WORLD], space[AFTER], space[WORK])
 
 
 @njit(cache=True)

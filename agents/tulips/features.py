@@ -7,6 +7,7 @@ seat's *standing* is its points plus what it has scored so far (giving and keepi
 *margin* its standing minus the best rival's.
 """
 
+import numpy as np
 from numba import njit
 
 from tulips_sim.rules import GIVE, KEEP, N_RANKS, N_SLOTS, N_TYPES, N_VARIETIES
@@ -36,6 +37,11 @@ CALL_RULES = True  # the rules' step verbs are called here, not copied in (gifts
 NO_SEAT = -1
 NO_CARD = -1
 
+# A whole number written into a call (``points_now(obs, 3)``, ``slot_of(..., NO_SEAT, NO_CARD)``)
+# reaches the callee typed as that very value (Numba's ``Literal[int](3)``), and the callee and
+# everything below it compile once per value. The calls below pass ``np.int64(3)``: one compile
+# serves every seat (LLVM still sees the constant where it inlines).
+
 
 @njit(cache=True)
 def is_legal(obs, action):
@@ -64,7 +70,7 @@ def pay(obs, rank, slot):
 @njit(cache=True)
 def slot_now(obs, variety, seat):
     """``seat``'s majority slot in ``variety`` as the bouquets stand (-1: none)."""
-    return slot_of(obs, variety, seat, NO_SEAT, NO_CARD)
+    return slot_of(obs, variety, seat, np.int64(NO_SEAT), np.int64(NO_CARD))
 
 
 @njit(cache=True)
@@ -81,12 +87,12 @@ def all_points(obs):
     """:func:`points_now` of every seat, as a tuple of six (0 past the last seat)."""
     n = obs[N_PLAYERS]
     return (
-        points_now(obs, 0),
-        points_now(obs, 1),
-        points_now(obs, 2),
-        points_now(obs, 3) if n > 3 else 0,
-        points_now(obs, 4) if n > 4 else 0,
-        points_now(obs, 5) if n > 5 else 0,
+        points_now(obs, np.int64(0)),
+        points_now(obs, np.int64(1)),
+        points_now(obs, np.int64(2)),
+        points_now(obs, np.int64(3)) if n > 3 else 0,
+        points_now(obs, np.int64(4)) if n > 4 else 0,
+        points_now(obs, np.int64(5)) if n > 5 else 0,
     )
 
 
@@ -151,10 +157,10 @@ def _after_add(obs, seat, card, with_scored):
     """``seat``'s majority points less the best rival's once ``card`` is added face up to the
     festival, each counting the points scored so far when ``with_scored``."""
     ranks = (
-        rank_after_add(obs, 0, card),
-        rank_after_add(obs, 1, card),
-        rank_after_add(obs, 2, card),
-        rank_after_add(obs, 3, card),
+        rank_after_add(obs, np.int64(0), card),
+        rank_after_add(obs, np.int64(1), card),
+        rank_after_add(obs, np.int64(2), card),
+        rank_after_add(obs, np.int64(3), card),
     )
     mine, best = 0, -1_000_000
     for p in range(obs[N_PLAYERS]):
@@ -181,12 +187,12 @@ def all_standings(obs):
     points = all_points(obs)
     n = obs[N_PLAYERS]
     return (
-        points[0] + scored_so_far(obs, 0),
-        points[1] + scored_so_far(obs, 1),
-        points[2] + scored_so_far(obs, 2),
-        points[3] + scored_so_far(obs, 3) if n > 3 else 0,
-        points[4] + scored_so_far(obs, 4) if n > 4 else 0,
-        points[5] + scored_so_far(obs, 5) if n > 5 else 0,
+        points[0] + scored_so_far(obs, np.int64(0)),
+        points[1] + scored_so_far(obs, np.int64(1)),
+        points[2] + scored_so_far(obs, np.int64(2)),
+        points[3] + scored_so_far(obs, np.int64(3)) if n > 3 else 0,
+        points[4] + scored_so_far(obs, np.int64(4)) if n > 4 else 0,
+        points[5] + scored_so_far(obs, np.int64(5)) if n > 5 else 0,
     )
 
 

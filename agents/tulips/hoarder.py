@@ -7,6 +7,7 @@ turn's second card: on the first draw, an action that uses up giving leaves only
 adding for the second card, which is worth less on average than a gift.
 """
 
+import numpy as np
 from numba import njit
 
 from agents.base import ANY
@@ -140,10 +141,11 @@ def _follow_ups(obs, params, seat):
         if copies <= 0:
             continue
         gift = GIVE + _fewest(obs, seat, variety_of(card))
-        keep = _value(obs, params, seat, KEEP, card)
+        keep = _value(obs, params, seat, np.int64(KEEP), card)  # int64: one compile (features)
         give = _value(obs, params, seat, gift, card)
         add = max(
-            _value(obs, params, seat, FESTIVAL, card), _value(obs, params, seat, SECRET, card)
+            _value(obs, params, seat, np.int64(FESTIVAL), card),
+            _value(obs, params, seat, np.int64(SECRET), card),
         )
         after_keep += copies * max(give, add)
         after_give += copies * max(keep, add)

@@ -53,7 +53,7 @@ from numba import njit
 from agents.kernels.net import MAX_HIDDEN, first_layer, output, shift, weights_of, work_rows
 from agents.tulips.features import NO_SEAT, pay, scored_so_far
 from agents.tulips.worlds import unseen_of, world
-from giftsim.contract import as_arrays
+from giftsim.contract import as_arrays, readonly
 from tulips_sim.engine import (
     apply_action,
     observe,
@@ -148,7 +148,7 @@ def _majorities(obs, out, at):
             continue
         b1, b2, b3, c1, c2 = -1, -1, -1, 0, 0
         for p in range(n):
-            s = strength(obs, p, v, NO_SEAT, NO_CARD)
+            s = strength(obs, p, v, np.int64(NO_SEAT), np.int64(NO_CARD))
             if s > b1:
                 b1, b2, b3, c1, c2 = s, b1, b2, 1, c1
             elif s == b1:
@@ -160,7 +160,7 @@ def _majorities(obs, out, at):
             elif s > b3:
                 b3 = s
         for p in range(n):
-            s = strength(obs, p, v, NO_SEAT, NO_CARD)
+            s = strength(obs, p, v, np.int64(NO_SEAT), np.int64(NO_CARD))
             if s < STRENGTH_SCALE and not obs[ZERO_WINS]:
                 continue
             if s == b1:
@@ -239,6 +239,7 @@ def choose(obs, params, rng, worlds, work, x):
     drawn, world_ = worlds[:STATE_SIZE], worlds[STATE_SIZE:]
     x_from, x_to, h = x[:size], x[size : 2 * size], x[2 * size :]
     world(obs, rng, drawn)
+    shown = readonly(work)  # the afterstates read as the searches' leaf reads them: one compile
     mask, best, best_value = obs[LEGAL], -1, 0.0
     for action in range(NUM_ACTIONS):
         if not (mask >> action) & 1:
@@ -246,7 +247,7 @@ def choose(obs, params, rng, worlds, work, x):
         for i in range(STATE_SIZE):
             world_[i] = drawn[i]
         resolve(world_, action, seat, work)
-        features(work, x_to)
+        features(shown, x_to)
         if best < 0:
             first_layer(net, x_to, h)
         else:

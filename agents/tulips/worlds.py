@@ -201,7 +201,7 @@ def standings(state, out):
     if is_over(state):
         final_scores(state, out)
         return
-    standing = all_standings(state[:OBS_SIZE])
+    standing = all_standings(readonly(state[:OBS_SIZE]))  # as agents read it: one compile
     for p in range(state[N_PLAYERS]):
         out[p] = standing[p]
 
