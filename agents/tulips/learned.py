@@ -148,7 +148,7 @@ def _majorities(obs, out, at):
             continue
         b1, b2, b3, c1, c2 = -1, -1, -1, 0, 0
         for p in range(n):
-            s = strength(obs, p, v, np.int64(NO_SEAT), np.int64(NO_CARD))
+            s = strength(obs, p, v, NO_SEAT, NO_CARD)
             if s > b1:
                 b1, b2, b3, c1, c2 = s, b1, b2, 1, c1
             elif s == b1:
@@ -160,7 +160,7 @@ def _majorities(obs, out, at):
             elif s > b3:
                 b3 = s
         for p in range(n):
-            s = strength(obs, p, v, np.int64(NO_SEAT), np.int64(NO_CARD))
+            s = strength(obs, p, v, NO_SEAT, NO_CARD)
             if s < STRENGTH_SCALE and not obs[ZERO_WINS]:
                 continue
             if s == b1:
