@@ -293,13 +293,11 @@ def _bootstrap_sd(pat: _Patterns, n_boot: int, rng, prior) -> np.ndarray:
 def _draws_at_once(deals: int) -> int:
     """Bootstrap draws fitted together: as many as ``DRAWS_AT_ONCE`` allows (each batch is a
     loop of Newton steps in Python: on a small run that loop is the time), fewer as the deals
-    grow (``FIT_CELLS``: 1,000 draws of 252 deals took 60-86 ms 100 at a time and 186-201 ms
-    10 at a time; of 1,550 deals 210 ms 30 at a time and 228-261 ms 100 or 10 at a time; of
-    62,000 deals 1.5 s 10 at a time and 1.9 s 100 at a time), and never more draw weights at
-    once than ``WEIGHT_CELLS`` (one draw at a time past 10 million deals)."""
+    grow (``FIT_CELLS``), and never more draw weights at once than ``WEIGHT_CELLS`` (one draw
+    at a time past 10 million deals). Measurements: ``docs/perf/README.md``."""
     fewest, most = DRAWS_AT_ONCE
-    by_cache = min(most, max(fewest, FIT_CELLS // max(deals, 1)))
-    return max(1, min(by_cache, WEIGHT_CELLS // max(deals, 1)))
+    deals = max(deals, 1)
+    return max(1, min(most, max(fewest, FIT_CELLS // deals), WEIGHT_CELLS // deals))
 
 
 def _within_strata(stratum: np.ndarray):

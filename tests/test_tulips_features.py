@@ -218,8 +218,8 @@ print(" ".join(str(len(f.signatures)) for f in callees))
 def test_a_feature_compiles_once_whatever_seat_or_variety_it_is_asked_of(tmp_path):
     """A seat or variety number written into a call (``points_now(obs, 3)``) had compiled the
     callee and all below it once per number: ``points_now`` 6 times, ``slot_of`` 8. Each
-    compiles once (a cold start of the Tulips agents and searches: 101 s -> 77 s), but for
-    the one copy of ``slot_of`` and ``strength`` kept for "no card added" (-1, -1)."""
+    compiles once (what that saves a cold start: ``docs/perf/README.md``), but for the one
+    copy of ``slot_of`` and ``strength`` kept for "no card added" (-1, -1)."""
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
     command = [sys.executable, "-c", ONE_COMPILE_EACH]
     done = subprocess.run(command, env=env, capture_output=True, text=True)
