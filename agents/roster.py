@@ -15,7 +15,7 @@ from functools import cached_property
 from pathlib import Path
 
 from agents.base import Family
-from agents.drivers.generate import driver
+from agents.drivers.generate import NET_LEAF, driver
 from agents.kernels import net
 from giftsim.game import load_game
 
@@ -108,7 +108,10 @@ class Roster:
             raise ValueError(f"{self.game} {name}: defaults must set {tuple(ranges)} in order")
         policies = ", ".join(f"{i} {p}" for i, p in enumerate(self.policies(name)))
         doc = f"{module.decide.__doc__.rstrip()}\n\n    Default policies: {policies}.\n"
-        reads_net = name.endswith("_net")
+        reads_net = name in NET_LEAF
+        if reads_net:  # one docstring for both: say first which this is
+            lead = f"``{NET_LEAF[name]}`` with the learned network's value (``{name}`` below)."
+            doc = f"{lead}\n\n{doc}"
         return Family(
             name,
             self.game,
@@ -124,8 +127,7 @@ class Roster:
 
     def policies(self, name: str) -> tuple[str, ...]:
         """The default policies of the search family ``name``'s playouts, by number."""
-        names = tuple(self.worlds.POLICIES)
-        return (*names, "learned") if name.endswith("_net") else names
+        return tuple(self.driver(name).PLAYOUT_POLICIES)
 
 
 def roster(game: str) -> Roster:

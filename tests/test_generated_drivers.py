@@ -225,6 +225,25 @@ def test_a_hook_variant_is_the_template_with_its_hook_line_changed():
         generate.driver("geschenkt", "vector", hook="events_hook")
 
 
+@pytest.mark.parametrize("kind", sorted(generate.NET_LEAF))
+def test_a_search_valued_by_the_network_is_its_template_with_the_leaf_line_changed(
+    kind, monkeypatch
+):
+    """One text per search: ``ismcts_net`` is ``ismcts.py`` importing its leaf from ``leaf.py``
+    (and so for ``flatmc_net``); both leaves give every name a search takes from that line."""
+    module = generate.driver("tulips", kind)
+    template = (generate.TEMPLATES / f"{generate.NET_LEAF[kind]}.py").read_text()
+    net_text = template.replace(generate.LEAF_LINE, "from .leaf import ")
+    assert Path(module.__file__).read_text() == net_text
+    plain = generate.driver("tulips", generate.NET_LEAF[kind])
+    assert module.NAMES[: len(plain.NAMES)] == plain.NAMES
+    assert len(module.NAMES) > len(plain.NAMES)
+    assert (*plain.PLAYOUT_POLICIES, "learned") == module.PLAYOUT_POLICIES
+    monkeypatch.setitem(generate.NET_LEAF, "loop_net", "loop")
+    with pytest.raises(ValueError, match="no leaf line"):
+        generate.driver("tulips", "loop_net")
+
+
 @pytest.mark.parametrize("name", ["geschenkt", "tulips"])
 def test_a_table_of_one_plain_family_plays_the_pointer_loops_games(name, monkeypatch):
     """Every seat one built-in family with a generated entry: the loop that calls the entry

@@ -286,7 +286,8 @@ def test_search_trees_of_every_seat_record_only_their_own_choices(game):
     owners, rng = {}, np.array([3], np.uint64)
     for _ in range(iters):
         search.open_walks(at, via, observer, params)
-        depth = ismcts._walk(tree, used, path, at, via, state.copy(), params, observer, rng)
+        walk = (tree, used, path, at, via, state.copy(), params, observer, rng, None)
+        depth = ismcts._walk(*walk)  # no work space: no network
         assert (path[0, search.NODE], path[0, search.OWNER]) == (0, observer)
         for d in range(depth):
             node, seat = int(path[d, search.NODE]), int(path[d, search.OWNER])

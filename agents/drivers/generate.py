@@ -21,7 +21,8 @@ import``); :func:`driver` with ``hook=`` writes a copy that imports another hook
 self-play recorder, the event recorder), so a hook costs the plain loop nothing. The game loop
 also names how it asks an agent (``from .ask_entry import``): with ``ask=`` (the module of a
 family's entry) the copy calls that entry directly (``ask_family.py``), for tables where every
-seat plays that family.
+seat plays that family. A search's ``_net`` family (``NET_LEAF``) is its template with the
+leaf line (``from .no_net import``) importing ``leaf.py``: its walks end at the network.
 """
 
 import functools
@@ -40,6 +41,8 @@ TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 HOOK_LINE = "from .no_hook import "  # the marked line of a template that names its hook
 ASK_LINE = "from .ask_entry import "  # the game loop's marked line that names how it asks
 FAMILY_LINE = "from .family import "  # the entry template's import of its family's decide
+LEAF_LINE = "from .no_net import "  # a search template's marked line that names its leaf
+NET_LEAF = {"flatmc_net": "flatmc", "ismcts_net": "ismcts"}  # a search valued by the network
 PREFIX = "giftsim_drivers_"  # generated packages are named PREFIX + game
 
 
@@ -48,12 +51,15 @@ def driver(game: str, kind: str, hook: str | None = None, ask: str | None = None
     """The compiled driver ``kind`` (a template's name) of ``game``; with ``hook``, the
     variant whose hook line imports the hook template ``hook`` instead of ``no_hook``; with
     ``ask`` (the module of a family's entry ``decider``), the variant that asks every seat
-    through that entry, called directly. Kept per process: a block's call reads no file."""
+    through that entry, called directly; a ``_net`` search (``NET_LEAF``), its template with
+    the network's leaf. Kept per process: a block's call reads no file."""
     pkg = package(game)
-    if hook is None and ask is None:
+    if hook is None and ask is None and kind not in NET_LEAF:
         return importlib.import_module(f"{pkg.__name__}.{kind}")
     folder = Path(pkg.__path__[0])
-    name, text = kind, (TEMPLATES / f"{kind}.py").read_text()
+    name, text = kind, (TEMPLATES / f"{NET_LEAF.get(kind, kind)}.py").read_text()
+    if kind in NET_LEAF:
+        text = _marked(text, LEAF_LINE, "from .leaf import ", f"template {kind!r} has no leaf line")
     if hook is not None:
         name += f"__{hook}"
         text = _marked(

@@ -11,10 +11,12 @@ different view, and the mover's is a maximum, so unscaled they need not. With ``
 1 the playout then goes on to the end, and the value is ``mix`` times the leaf's plus the
 rest times the true shares at the end (AlphaGo mixed its value network and rollouts so).
 
-``depth`` is a parameter of each family (slot 6 of ``ismcts_net``, 3 of ``flatmc_net``: each
-takes a prefix of the search parameters), passed in here. The playouts' default policy is one
-of the game's search policies or, as policy ``LEARNED`` (the number after them), the learned
-one-ply agent itself.
+The ``_net`` families are the search templates with their leaf line importing this module
+instead of ``no_net.py`` (``agents.drivers.generate``): the names both define are what the
+searches ask of a leaf. ``depth`` is a parameter of each family (slot 6 of ``ismcts_net``, 3
+of ``flatmc_net``: each takes a prefix of the search parameters, then this module's), passed
+in here. The playouts' default policy is one of the game's search policies or, as policy
+``LEARNED`` (the number after them), the learned one-ply agent itself.
 
 What differs between games comes from its verbs: an afterstate (``after``; the afterstates of
 one decision share what ``after_world`` draws, a sampled world where the game needs one, as
@@ -30,8 +32,10 @@ observation: the game's features and afterstates then compile once for both.
 import numpy as np
 from numba import njit
 
+from agents.base import Choice, Range
 from agents.kernels.net import MAX_HIDDEN, first_layer, output, shift, weights_of
-from agents.kernels.search import MARGIN, POLICY, lead
+from agents.kernels.search import ITERS, MARGIN, POLICY, best_of, lead, least_of, only_action
+from giftsim.bits import popcount
 from giftsim.contract import readonly
 from giftsim.game import N_PLAYERS
 
@@ -57,13 +61,22 @@ from .game import (
     policy_action,
     rewards,
     standings,
+    world,
 )
+from .playouts import values
 
 CALL_RULES = True  # the rules' step verbs are called here, not copied in (giftsim.inlining)
 
-NET_POLICIES = (*POLICIES, "learned")  # the game's search policies, then the learned one-ply
+PLAYOUT_POLICIES = (*POLICIES, "learned")  # the game's search policies, then the learned agent
 LEARNED = len(POLICIES)  # the policy number of the learned one-ply agent
 MAX_DEPTH = 1000  # more plies than any game has: a full playout
+ISMCTS_RANGES = {"depth": Range(0, MAX_DEPTH, True)}  # the parameters ismcts_net adds
+FLATMC_RANGES = {  # and flatmc_net, in the slots flatmc reads them from (DEPTH, MIX_AT, ...)
+    "depth": Range(0, MAX_DEPTH, True),
+    "mix": Range(0.0, 1.0),
+    "leaf": Choice((0.0, 1.0)),  # flatmc's SEATS, OWN
+    "top": Range(0, NUM_ACTIONS, True),
+}
 NORMALISE = True  # scale the seats' estimated shares to sum to 1 (see the module docstring)
 VIEW, AFTER, WORLD, WORK, RECENT, LOGITS = range(6)  # the work space's arrays (docstring)
 RECENT_ROUNDS = 2  # afterstates valued in a playout's last RECENT_ROUNDS * players plies
@@ -246,6 +259,39 @@ def play_to_end_net(state, policy, params, rng, space):
         else:
             action = learned_action(state, params, rng, space)
         apply_action(state, action)
+
+
+@njit(cache=True)
+def own_leaf_search(obs, params, rng, state, mask, space, mix, top):
+    """``flatmc_net``'s ``leaf`` 1 search (``depth`` unused; ``state`` a world drawn from
+    ``obs``, ``mask`` its legal actions): each legal action's value is ``mix`` times the
+    network's share of the seat's afterstate (:func:`after_shares`: one world for all actions,
+    as ``learned`` values them, once a decision) plus the mean over its worlds of the rest
+    times the share at the end of a full playout and ``margin`` times the score lead there.
+    With ``top`` above 0 the playouts go to the ``top`` actions the network values most only.
+    The network costs a few evaluations a decision, not one per world."""
+    seat, net, policy = state[TURN], weights_of(params), int(params[POLICY])
+    totals, end, shares = np.zeros(NUM_ACTIONS), np.empty(MAX_PLAYERS), np.empty(MAX_PLAYERS)
+    prior = np.zeros(NUM_ACTIONS)
+    if mix > 0.0 or top > 0:  # else flatmc's search, on flatmc's stream
+        after_shares(state, net, rng, space, prior)
+    while 0 < top < popcount(mask):
+        mask &= ~(np.int64(1) << least_of(prior, mask))
+    if only_action(mask) >= 0:
+        return only_action(mask)
+    rounds = max(int(params[ITERS]) // popcount(mask), 1)
+    for action in range(NUM_ACTIONS):
+        totals[action] = rounds * mix * prior[action]
+    for _ in range(rounds):
+        for action in range(NUM_ACTIONS):
+            if (mask >> action) & 1:
+                world(obs, rng, state)
+                apply_action(state, action)
+                play_to_end_net(state, policy, params, rng, space)
+                values(state, params, end)
+                rewards(state, shares)
+                totals[action] += end[seat] - mix * shares[seat]
+    return best_of(totals, mask)
 
 
 @njit(cache=True)
