@@ -26,6 +26,7 @@ from matplotlib.patches import Patch
 
 from experiments import anatomy, stats
 from experiments.digest import score_counts
+from experiments.ratings import by_rating
 from giftsim import files
 from giftsim.game import load_game
 
@@ -395,8 +396,9 @@ def _label_square(ax, share: pd.DataFrame) -> None:
 
 
 def rating_chart_data(long: pd.DataFrame, **kw) -> pd.DataFrame:
-    """``stats.ratings(long, **kw)`` sorted from lowest to highest rating."""
-    return stats.ratings(long, **kw).sort_values("rating")
+    """``stats.ratings(long, **kw)`` sorted from lowest to highest rating (equal ratings in
+    reverse order of name: the chart, read from the top, lists them as the table does)."""
+    return by_rating(stats.ratings(long, **kw)).iloc[::-1]
 
 
 def rating_chart(long: pd.DataFrame, ax=None, subject=None, **kw):
@@ -415,7 +417,7 @@ def rating_chart_of(table: pd.DataFrame, ax=None, scale="log", order="finish", s
     An infinite end (a rating with no finite estimate on that side, ``experiments.ratings``)
     is drawn as an arrow out to the edge of the plot, and its agent's bar hatched (the rating
     shown is held finite by the prior only)."""
-    data = table.sort_values("rating")
+    data = by_rating(table).iloc[::-1]  # best at the top, equal ratings by name
     fig, ax = _axes(ax)
     y = np.arange(len(data))
     ends = data[["ci_low", "ci_high"]].to_numpy(float)

@@ -57,6 +57,7 @@ from giftsim.checks import is_whole
 SCALES = {"log": 1.0, "elo": 400 / np.log(10)}
 NEWTON_TOL = 1e-10
 NEWTON_MAX = 100
+TIE = 9  # decimals to which equal ratings are one value when the table is ordered
 N_BOOT = 1000  # bootstrap draws of an interval (at 100 its half width moved by about 10%)
 DRAWS_AT_ONCE = (10, 100)  # bootstrap draws fitted together: fewest and most (_draws_at_once)
 FIT_CELLS = 50_000  # draws x deals of a batch, past which larger batches ran slower (cache)
@@ -252,7 +253,14 @@ def deal_ratings(
         },
         index=pd.Index(names, name="agent"),
     )
-    return (table * SCALES[scale]).sort_values("rating", ascending=False)
+    return by_rating(table * SCALES[scale])
+
+
+def by_rating(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` best rating first; ratings equal to ``TIE`` decimals (agents whose data are
+    alike, apart in the last bits by rounding) in the order of their names, not of that noise."""
+    rounded = table["rating"].round(TIE).to_numpy()
+    return table.iloc[np.lexsort((table.index.to_numpy(str), -rounded))]
 
 
 def unbounded(in_play, chosen, weight) -> tuple[np.ndarray, np.ndarray]:

@@ -146,6 +146,21 @@ def test_the_findings_sentence_names_the_agents_without_a_finite_rating():
     assert commands._unbounded_words(connected) == ""
 
 
+def test_agents_with_alike_data_are_ordered_by_name_not_by_rounding_noise():
+    """b and c finish alike (each behind a, each ahead of the other as often): their ratings
+    are equal but for the last bits, which depend on the order the agents came in and on the
+    numerical library. The table orders them by name, whatever that order."""
+    tables = [
+        ratings.ratings(ordered_games(orders, 20), n_boot=20)
+        for orders in ([["a", "b", "c"], ["a", "c", "b"]], [["a", "c", "b"], ["a", "b", "c"]])
+    ]
+    for table in tables:
+        assert list(table.index) == ["a", "b", "c"]
+        assert table.loc["b", "rating"] == pytest.approx(table.loc["c", "rating"], abs=1e-12)
+    by_name = ratings.by_rating(pd.DataFrame({"rating": [1.0, 2.0, 1.0]}, index=["z", "y", "x"]))
+    assert list(by_name.index) == ["y", "x", "z"]
+
+
 def test_the_report_of_a_round_robin_sniper_always_wins_says_its_rating_is_unbounded(
     tmp_path, capsys
 ):
