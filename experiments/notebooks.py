@@ -16,7 +16,9 @@ The *code* of a notebook's outputs, hashed file by file into its metadata:
 ``regenerate`` runs a notebook top to bottom in a fresh kernel at ``GIFTSIM_SCALE``, writes the
 figures it gives the docs (``exported``), and stores its outputs with a ``giftsim`` block in its
 metadata: ``revision`` (git, "+changes" when the
-hashed files differ from it), ``scale``, ``seconds``, ``files`` (path -> hash), ``cells`` and
+hashed files differ from it), ``scale``, ``seconds``, ``python`` and ``libraries`` (the versions
+of the numerical libraries, ``LIBRARIES``: the same code and seeds can train other weights with
+other versions, so a re-run that differs says why), ``files`` (path -> hash), ``cells`` and
 ``code_hash`` (all of them together). ``problems`` recomputes the hashes from the files as they
 are now; ``tests/test_notebooks.py`` fails on a notebook whose stored outputs were made by other
 code, at another scale, or not at all. From the repository root::
@@ -48,6 +50,22 @@ PROBE = (  # appended for the run, then removed: the project modules the kernel 
 
 
 # ---- what is hashed ---------------------------------------------------------------------------
+
+
+LIBRARIES = ("numpy", "numba", "llvmlite", "scipy", "pandas", "pyarrow", "matplotlib")
+
+
+def library_versions() -> dict[str, str]:
+    """The installed version of each of ``LIBRARIES`` ("missing" if not installed)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = {}
+    for name in LIBRARIES:
+        try:
+            found[name] = version(name)
+        except PackageNotFoundError:
+            found[name] = "missing"
+    return found
 
 
 def packages() -> list[str]:
@@ -189,6 +207,7 @@ def regenerate(path: Path, scale: float = 1.0, progress: bool = True) -> dict:
         "scale": scale,
         "seconds": round(time.perf_counter() - start, 1),
         "python": sys.version.split()[0],
+        "libraries": library_versions(),
         "packages": names,
         **record,
     }

@@ -5,6 +5,8 @@ import json
 from pathlib import Path
 
 import nbformat
+import numba
+import numpy as np
 import pytest
 
 from experiments import notebooks
@@ -117,6 +119,9 @@ def test_regenerate_runs_at_the_scale_and_records_the_modules_imported(tmp_path)
     assert "agents/templates/loop.py" in record["files"]  # read as text, compiled per game
     assert "geschenkt_sim/engine.py" in record["files"]
     assert "geschenkt_sim/reference.py" not in record["files"]  # the tests' twin: no number
+    versions = record["libraries"]  # what a re-run with other libraries may differ by
+    assert set(versions) == set(notebooks.LIBRARIES)
+    assert (versions["numpy"], versions["numba"]) == (np.__version__, numba.__version__)
     assert notebooks.problems(path) == []
 
 
