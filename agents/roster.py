@@ -10,6 +10,7 @@ reads fields.
 """
 
 import importlib
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -107,11 +108,14 @@ class Roster:
         if tuple(defaults) != tuple(ranges):
             raise ValueError(f"{self.game} {name}: defaults must set {tuple(ranges)} in order")
         policies = ", ".join(f"{i} {p}" for i, p in enumerate(self.policies(name)))
-        doc = f"{module.decide.__doc__.rstrip()}\n\n    Default policies: {policies}.\n"
+        rule = module.decide.__doc__.rstrip()
         reads_net = name in NET_LEAF
         if reads_net:  # one docstring for both: say first which this is
             lead = f"``{NET_LEAF[name]}`` with the learned network's value (``{name}`` below)."
-            doc = f"{lead}\n\n{doc}"
+            rule = f"{lead}\n\n{rule}"
+        else:  # the template's docstring ends with its network family's paragraphs
+            rule = re.split(rf"\n\s*\n\s*``{name}_net``:", rule)[0]
+        doc = f"{rule}\n\n    Default policies: {policies}.\n"
         return Family(
             name,
             self.game,

@@ -181,7 +181,8 @@ def ratings(
     unbounded, see the module notes), drawn with ``np.random.default_rng(seed)``. (A
     normal interval from the bootstrap spread, rather than its 2.5% and 97.5% percentiles,
     needs far fewer draws to be stable.) ``scale``: "log" (log-strength) or "elo" (x 400 / ln 10).
-    ``prior``: virtual drawn games per agent against a rating-0 agent (> 0)."""
+    ``prior``: virtual drawn games per agent against a rating-0 agent (> 0). Rows: best rating
+    first, equal ratings by name (:func:`by_rating`)."""
     return deal_ratings(rating_events(long, order), n_boot, seed, scale, prior)
 
 

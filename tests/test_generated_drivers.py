@@ -239,9 +239,25 @@ def test_a_search_valued_by_the_network_is_its_template_with_the_leaf_line_chang
     assert module.NAMES[: len(plain.NAMES)] == plain.NAMES
     assert len(module.NAMES) > len(plain.NAMES)
     assert (*plain.PLAYOUT_POLICIES, "learned") == module.PLAYOUT_POLICIES
+    slots = ("DEPTH", "MIX_AT", "LEAF", "TOP") if kind == "flatmc_net" else ("DEPTH",)
+    names = ["depth", "mix", "leaf", "top"][: len(slots)]
+    assert [module.NAMES[getattr(module, slot)] for slot in slots] == names  # the slots read
     monkeypatch.setitem(generate.NET_LEAF, "loop_net", "loop")
     with pytest.raises(ValueError, match="no leaf line"):
         generate.driver("tulips", "loop_net")
+
+
+def test_the_searches_sharing_a_text_describe_only_themselves():
+    """``giftsim agents`` shows each family its part of the shared docstring: the plain one
+    without its network family's paragraphs, the network one with a lead saying what it adds."""
+    from agents.registry import family
+
+    for net, plain in generate.NET_LEAF.items():
+        assert f"``{net}``" not in family("tulips", plain).doc
+        assert "``depth``" not in family("tulips", plain).doc
+        lead = f"``{plain}`` with the learned network's value (``{net}`` below)."
+        assert family("tulips", net).summary == lead
+        assert f"``{net}``:" in family("tulips", net).doc
 
 
 @pytest.mark.parametrize("name", ["geschenkt", "tulips"])

@@ -287,9 +287,9 @@ def test_search_trees_of_every_seat_record_only_their_own_choices(game):
     for _ in range(iters):
         search.open_walks(at, via, observer, params)
         walk = (tree, used, path, at, via, state.copy(), params, observer, rng, None)
-        depth = ismcts._walk(*walk)  # no work space: no network
+        steps = ismcts._walk(*walk)  # no work space: no network
         assert (path[0, search.NODE], path[0, search.OWNER]) == (0, observer)
-        for d in range(depth):
+        for d in range(steps):
             node, seat = int(path[d, search.NODE]), int(path[d, search.OWNER])
             assert owners.setdefault(node, seat) == seat
     assert set(owners.values()) - {observer}  # the others chose in their own trees

@@ -48,11 +48,11 @@ PREFIX = "giftsim_drivers_"  # generated packages are named PREFIX + game
 
 @functools.cache
 def driver(game: str, kind: str, hook: str | None = None, ask: str | None = None):
-    """The compiled driver ``kind`` (a template's name) of ``game``; with ``hook``, the
-    variant whose hook line imports the hook template ``hook`` instead of ``no_hook``; with
-    ``ask`` (the module of a family's entry ``decider``), the variant that asks every seat
-    through that entry, called directly; a ``_net`` search (``NET_LEAF``), its template with
-    the network's leaf. Kept per process: a block's call reads no file."""
+    """The compiled driver ``kind`` (a template's name, or a ``_net`` search's: its template
+    with the network's leaf, ``NET_LEAF``) of ``game``; with ``hook``, the variant whose hook
+    line imports the hook template ``hook`` instead of ``no_hook``; with ``ask`` (the module
+    of a family's entry ``decider``), the variant that asks every seat through that entry,
+    called directly. Kept per process: a block's call reads no file."""
     pkg = package(game)
     if hook is None and ask is None and kind not in NET_LEAF:
         return importlib.import_module(f"{pkg.__name__}.{kind}")

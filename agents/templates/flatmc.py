@@ -29,8 +29,8 @@ def decide(obs, params, rng):
     ``leaf`` says where the network's value enters:
 
     - 1: each action's afterstate for this seat, valued once a decision, weighs ``mix``
-      against the playouts' share of the win at the end (``leaf.own_leaf_search``); ``top`` above
-      0 spends the playouts on the ``top`` actions the network values most only;
+      against the playouts' share of the win at the end; ``top`` above 0 spends the playouts
+      on the ``top`` actions the network values most only (``leaf.py``);
     - 0: the playouts stop after ``depth`` plies and the world reached is valued by the
       network (each seat's share from its own view, the true shares once the game is over;
       ``depth`` 0 values the world right after the action); with ``mix`` below 1 they play on

@@ -90,7 +90,8 @@ def decide(obs, params, rng):
 @njit(cache=True)
 def _walk(tree, used, path, at, via, state, params, observer, rng, space):
     """Play one world while any seat's walk is in the tree: a seat in the tree chooses there,
-    the others play the default policy; record the tree's ``(node, action, seat)`` steps in
+    the others play the default policy (the learned one-ply agent, in the work space
+    ``space``, when it is ``LEARNED``); record the tree's ``(node, action, seat)`` steps in
     ``path`` and return how many."""
     steps, policy = 0, int(params[POLICY])
     while any_open(at) and not is_over(state):
