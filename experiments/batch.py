@@ -18,6 +18,7 @@ from tqdm import tqdm
 
 from agents.isolation.host import end_idle
 from agents.registry import parse_list
+from experiments.blocks import ranked
 from experiments.games import TAIL, play_block, play_block_isolated
 from experiments.isolation import fault_records, merged_faults, with_forfeits
 from giftsim.checks import is_whole
@@ -205,7 +206,8 @@ def by_agent(frame: pd.DataFrame) -> pd.DataFrame:
     ``seats``, ``win_share`` with its 95% interval with the game as unit (``ci_low``,
     ``ci_high``: ``stats.win_share``; an agent in several seats of one game is counted once
     per game, its seats together, since they share the game's cards), ``fair``,
-    ``mean_score``, ``score_sd`` and ``deals`` (the games), the best share first."""
+    ``mean_score``, ``score_sd`` and ``deals`` (the games), the best share first (equal shares
+    by name: ``blocks.ranked``)."""
     from experiments import stats  # scipy: only when summed up
     from experiments.results import long_table
 
@@ -216,4 +218,4 @@ def by_agent(frame: pd.DataFrame) -> pd.DataFrame:
     scores = long.groupby("agent")["score"].agg(mean_score="mean", score_sd="std")
     table = table.join(scores)
     columns = ["seats", "win_share", "ci_low", "ci_high", "fair", "mean_score", "score_sd"]
-    return table[[*columns, "deals"]].sort_values("win_share", ascending=False)
+    return ranked(table[[*columns, "deals"]], "win_share")

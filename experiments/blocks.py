@@ -22,6 +22,15 @@ GAME = ["job", "game_index"]
 COLUMNS = ("job", "game_index", "n_players", "seat", "agent", "score", "win", "first")
 EPS = 1e-9  # win shares closer than this are equal (a tie)
 Z95 = 1.959963984540054  # the normal's 97.5% point (scipy.stats.norm.ppf(0.975)), no scipy needed
+TIE = 9  # decimals to which equal figures are one value when a table is ordered by them
+
+
+def ranked(table: pd.DataFrame, column: str) -> pd.DataFrame:
+    """``table`` (an agent a row) largest ``column`` first; figures equal to ``TIE`` decimals
+    (agents whose data are alike, exactly or but for the last bits of rounding) in the order
+    of their names, not of the order the agents came in or of that noise."""
+    rounded = table[column].round(TIE).to_numpy()
+    return table.iloc[np.lexsort((table.index.to_numpy(str), -rounded))]
 
 
 def require(frame: pd.DataFrame, columns) -> None:

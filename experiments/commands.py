@@ -16,6 +16,7 @@ import pandas as pd
 from agents.roster import roster
 from experiments import digest, luck, ratings, stats
 from experiments import manifest as manifest_io
+from experiments.blocks import ranked
 from experiments.isolation import fault_table, forfeit_sums_table, forfeit_table
 from experiments.marks import flag_few, warning_notes
 from experiments.results import (
@@ -646,7 +647,7 @@ def _few(deals) -> str:
 def robin_findings(game: str, named: dict, out: Path) -> list[str]:
     """A round-robin in words: each agent's win share, the best agent against the next best
     head to head, and the order of the ratings; each with its file."""
-    shares = named["win share by agent"].sort_values("win_share", ascending=False)
+    shares = ranked(named["win share by agent"], "win_share")
     listed = ", ".join(
         f"{agent} {percent(row.win_share, row.ci_low, row.ci_high)}"
         for agent, row in shares.iterrows()

@@ -25,6 +25,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from experiments import anatomy, stats
+from experiments.blocks import ranked
 from experiments.digest import score_counts
 from experiments.ratings import by_rating
 from giftsim import files
@@ -480,7 +481,7 @@ def _rating_edges(data: pd.DataFrame, ends: np.ndarray) -> tuple[float, float]:
 def win_share_bars_of(table: pd.DataFrame, ax=None, subject=None):
     """Horizontal bars of a ``stats.win_share`` (or ``deal_win_share``) table with its 95%
     intervals, best at the top, and a dashed line at the fair share."""
-    data = table.sort_values("win_share")
+    data = ranked(table, "win_share").iloc[::-1]  # best at the top, equal shares by name
     fig, ax = _axes(ax)
     y = np.arange(len(data))
     ax.barh(y, data["win_share"], xerr=_yerr(data, "win_share"), capsize=3, color="tab:green")

@@ -51,13 +51,12 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from experiments.blocks import EPS, Z95, Block, blocks, row_ids, stratum_values
+from experiments.blocks import EPS, Z95, Block, blocks, ranked, row_ids, stratum_values
 from giftsim.checks import is_whole
 
 SCALES = {"log": 1.0, "elo": 400 / np.log(10)}
 NEWTON_TOL = 1e-10
 NEWTON_MAX = 100
-TIE = 9  # decimals to which equal ratings are one value when the table is ordered
 N_BOOT = 1000  # bootstrap draws of an interval (at 100 its half width moved by about 10%)
 DRAWS_AT_ONCE = (10, 100)  # bootstrap draws fitted together: fewest and most (_draws_at_once)
 FIT_CELLS = 50_000  # draws x deals of a batch, past which larger batches ran slower (cache)
@@ -258,10 +257,8 @@ def deal_ratings(
 
 
 def by_rating(table: pd.DataFrame) -> pd.DataFrame:
-    """``table`` best rating first; ratings equal to ``TIE`` decimals (agents whose data are
-    alike, apart in the last bits by rounding) in the order of their names, not of that noise."""
-    rounded = table["rating"].round(TIE).to_numpy()
-    return table.iloc[np.lexsort((table.index.to_numpy(str), -rounded))]
+    """``table`` best rating first, equal ratings by name (``blocks.ranked``)."""
+    return ranked(table, "rating")
 
 
 def unbounded(in_play, chosen, weight) -> tuple[np.ndarray, np.ndarray]:

@@ -14,6 +14,7 @@ import pandas as pd
 
 from agents.registry import builtins, spec_list
 from experiments.batch import field
+from experiments.blocks import ranked
 from experiments.results import summary_of
 from experiments.runner import run
 from experiments.schedule import join, mirror
@@ -227,7 +228,7 @@ def strategy_table(studies) -> pd.DataFrame:
             .rename(columns={"rating_rating": "rating"})
         )
         both = share.join(rating).assign(n_players=study.n_players, games=study.games)
-        rows.append(both.sort_values("win_share", ascending=False))
+        rows.append(ranked(both, "win_share"))
     table = pd.concat(rows).rename_axis("agent").reset_index()
     columns = ["win_share", "ci_low", "ci_high", "fair", "rating", "rating_ci_low"]
     columns += ["rating_ci_high", "games", "deals"]

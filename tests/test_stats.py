@@ -859,3 +859,20 @@ def test_the_normal_quantile_is_one_number_everywhere():
     from experiments import probes, ratings
 
     assert stats.Z95 == ratings.Z95 == probes.Z95 == pytest.approx(norm.ppf(0.975), abs=1e-15)
+
+
+def test_shares_equal_but_for_rounding_are_ordered_by_name():
+    """Win shares of agents whose data are alike can differ in the last bits (ties split in
+    thirds, summed in another order): tables and bar charts order them by name, not by that
+    noise; a real difference still comes first."""
+    from experiments import plots
+    from experiments.blocks import ranked
+
+    share = {"b": 0.1 + 0.2, "a": 0.3, "c": 0.9}  # 0.30000000000000004 and 0.3
+    table = pd.DataFrame({"win_share": share, "ci_low": 0.0, "ci_high": 1.0, "fair": 0.5})
+    for order in (["b", "a", "c"], ["c", "a", "b"]):
+        assert list(ranked(table.loc[order], "win_share").index) == ["c", "a", "b"]
+        figure = plots.win_share_bars_of(table.loc[order])
+        labels = [label.get_text() for label in figure.axes[0].get_yticklabels()]
+        assert labels == ["b", "a", "c"]  # from the bottom: the best at the top
+        plots.plt.close(figure)
