@@ -15,11 +15,6 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
 
-import numba
-import numpy
-import pandas
-import pyarrow
-
 import giftsim
 from experiments.schedule import Job, experiment_id
 from giftsim.checks import is_whole
@@ -27,6 +22,7 @@ from giftsim.files import MANIFEST, RUN_LOCK, held, start_record
 
 TEMPORARY = f".{MANIFEST}.tmp"  # written first, then renamed to MANIFEST
 # What reading a folder needs from its manifest (``report``, ``load``, ``digest``).
+LIBRARIES = ("numpy", "numba", "llvmlite", "scipy", "pandas", "pyarrow", "matplotlib")
 REQUIRED = ("experiment", "game", "design", "seed", "summary_only", "jobs", "versions")
 
 
@@ -323,14 +319,27 @@ def _job_is_whole(job) -> bool:
 
 
 def _versions() -> dict:
+    """giftsim's, Python's and the numerical libraries' versions (a manifest's ``versions``)."""
     return {
         "giftsim": giftsim.__version__,
         "python": platform.python_version(),
-        "numpy": numpy.__version__,
-        "numba": numba.__version__,
-        "pandas": pandas.__version__,
-        "pyarrow": pyarrow.__version__,
+        **library_versions(),
     }
+
+
+def library_versions() -> dict[str, str]:
+    """The installed version of each of ``LIBRARIES`` ("missing" if not installed): the same
+    code and seeds can give other results with other versions (trained weights, the last bits
+    of a fit), so a record says which made it."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = {}
+    for name in LIBRARIES:
+        try:
+            found[name] = version(name)
+        except PackageNotFoundError:
+            found[name] = "missing"
+    return found
 
 
 def git_revision() -> str | None:

@@ -15,10 +15,10 @@ The *code* of a notebook's outputs, hashed file by file into its metadata:
 
 ``regenerate`` runs a notebook top to bottom in a fresh kernel at ``GIFTSIM_SCALE``, writes the
 figures it gives the docs (``exported``), and stores its outputs with a ``giftsim`` block in its
-metadata: ``revision`` (git, "+changes" when the
-hashed files differ from it), ``scale``, ``seconds``, ``python`` and ``libraries`` (the versions
-of the numerical libraries, ``LIBRARIES``: the same code and seeds can train other weights with
-other versions, so a re-run that differs says why), ``files`` (path -> hash), ``cells`` and
+metadata: ``revision`` (git, "+changes" when the hashed files differ from it), ``scale``,
+``seconds``, ``python`` and ``libraries`` (the versions of the numerical libraries,
+``manifest.LIBRARIES``: the same code and seeds can train other weights with other versions,
+so a re-run that differs says why), ``files`` (path -> hash), ``cells`` and
 ``code_hash`` (all of them together). ``problems`` recomputes the hashes from the files as they
 are now; ``tests/test_notebooks.py`` fails on a notebook whose stored outputs were made by other
 code, at another scale, or not at all. From the repository root::
@@ -50,22 +50,6 @@ PROBE = (  # appended for the run, then removed: the project modules the kernel 
 
 
 # ---- what is hashed ---------------------------------------------------------------------------
-
-
-LIBRARIES = ("numpy", "numba", "llvmlite", "scipy", "pandas", "pyarrow", "matplotlib")
-
-
-def library_versions() -> dict[str, str]:
-    """The installed version of each of ``LIBRARIES`` ("missing" if not installed)."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    found = {}
-    for name in LIBRARIES:
-        try:
-            found[name] = version(name)
-        except PackageNotFoundError:
-            found[name] = "missing"
-    return found
 
 
 def packages() -> list[str]:
@@ -196,6 +180,8 @@ def regenerate(path: Path, scale: float = 1.0, progress: bool = True) -> dict:
     """Run the notebook at ``path`` and store its outputs and the record of its code (written
     to a temporary file, then renamed over the notebook). Returns the record."""
     import nbformat
+
+    from experiments.manifest import library_versions
 
     start = time.perf_counter()
     notebook, loaded = run(path, scale, progress)

@@ -9,7 +9,7 @@ import numba
 import numpy as np
 import pytest
 
-from experiments import notebooks
+from experiments import manifest, notebooks
 
 STORED = sorted(notebooks.FOLDER.glob("*.ipynb"))
 
@@ -120,7 +120,7 @@ def test_regenerate_runs_at_the_scale_and_records_the_modules_imported(tmp_path)
     assert "geschenkt_sim/engine.py" in record["files"]
     assert "geschenkt_sim/reference.py" not in record["files"]  # the tests' twin: no number
     versions = record["libraries"]  # what a re-run with other libraries may differ by
-    assert set(versions) == set(notebooks.LIBRARIES)
+    assert set(versions) == set(manifest.LIBRARIES)
     assert (versions["numpy"], versions["numba"]) == (np.__version__, numba.__version__)
     assert notebooks.problems(path) == []
 
