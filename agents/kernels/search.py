@@ -35,6 +35,9 @@ from giftsim.rng import mix64, next_below
 SEARCH_PARAMS = ("iters", "policy", "margin", "explore", "expand", "others")
 ITERS, POLICY, MARGIN, EXPLORE, EXPAND, OTHERS = (SEARCH_PARAMS.index(k) for k in SEARCH_PARAMS)
 MAX_ITERS = 10_000_000
+# ``flatmc_net``'s ``leaf``: every seat's share from its own view after ``depth`` plies, or the
+# afterstates of the root's actions valued for the searcher only (``agents/templates/leaf.py``).
+SEATS_LEAF, OWN_LEAF = 0, 1
 NO_CHILD = -1
 CLOSED = -1  # a seat's walk has left the tree: the default policy plays it from here
 AT_ROOT = -2  # the seat's next decision is the root (the searcher's decision now)

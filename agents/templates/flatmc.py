@@ -7,7 +7,7 @@ import numpy as np
 from numba import njit
 
 from agents.base import search_ranges
-from agents.kernels.search import ITERS, SEARCH_PARAMS, best_of, only_action
+from agents.kernels.search import ITERS, OWN_LEAF, SEARCH_PARAMS, best_of, only_action
 from giftsim.bits import popcount
 from giftsim.contract import as_arrays
 from giftsim.game import N_PLAYERS
@@ -45,7 +45,7 @@ def decide(obs, params, rng):
     if only_action(mask) >= 0:
         return only_action(mask)
     space, depth, mix = new_space(state[N_PLAYERS]), int(params[DEPTH]), params[MIX_AT]
-    if int(params[LEAF]) == OWN:
+    if int(params[LEAF]) == OWN_LEAF:
         return own_leaf_search(obs, params, rng, state, mask, space, mix, int(params[TOP]))
     totals = np.zeros(NUM_ACTIONS, np.float64)
     for _ in range(max(int(params[ITERS]) // popcount(mask), 1)):
@@ -57,7 +57,6 @@ def decide(obs, params, rng):
     return best_of(totals, mask)
 
 
-SEATS, OWN = 0, 1  # leaf: every seat's share from its own view after ``depth`` plies; own only
 NAMES = (*SEARCH_PARAMS[:3], *FLATMC_RANGES)  # a network's address rides in slot 7 (NET_SLOT)
 DEPTH, MIX_AT, LEAF, TOP = range(3, 7)  # ``flatmc_net``'s (slots that read 0 without it)
 

@@ -33,6 +33,7 @@ import numpy as np
 from numba import njit
 
 from agents.base import Choice, Range
+from agents.kernels import search
 from agents.kernels.net import MAX_HIDDEN, first_layer, output, shift, weights_of
 from agents.kernels.search import ITERS, MARGIN, POLICY, best_of, lead, least_of, only_action
 from giftsim.bits import popcount
@@ -74,7 +75,7 @@ ISMCTS_RANGES = {"depth": Range(0, MAX_DEPTH, True)}  # the parameters ismcts_ne
 FLATMC_RANGES = {  # and flatmc_net, in the slots flatmc reads them from (DEPTH, MIX_AT, ...)
     "depth": Range(0, MAX_DEPTH, True),
     "mix": Range(0.0, 1.0),
-    "leaf": Choice((0.0, 1.0)),  # flatmc's SEATS, OWN
+    "leaf": Choice((float(search.SEATS_LEAF), float(search.OWN_LEAF))),
     "top": Range(0, NUM_ACTIONS, True),
 }
 NORMALISE = True  # scale the seats' estimated shares to sum to 1 (see the module docstring)
