@@ -2,10 +2,13 @@
 table columns, rows the command writes, a date), and writing it again replaces only the text
 between its marks. Nothing here is timed: the section is made from placeholder rates."""
 
+import platform
 import re
 from datetime import date
 from pathlib import Path
 
+import numba
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -53,6 +56,9 @@ def test_the_section_is_dated_and_says_how_it_was_measured():
     made = placeholder_section(startup=None)
     assert made.startswith(f"Measured on {date.today().isoformat()} with `giftsim bench` (")
     assert "cores" in made.splitlines()[0] and "Start-up" not in made
+    compiler = f"Python {platform.python_version()}, numpy {np.__version__}, "
+    compiler += f"numba {numba.__version__}"
+    assert compiler in made.splitlines()[0]  # what the rates depend on besides the machine
 
 
 def test_writing_again_replaces_only_the_marked_section(tmp_path):
