@@ -23,6 +23,8 @@ against that field). Its deals and the target's own games are those of the rollo
 responder, game for game (``tests/test_bounds.py``), so the two bounds are paired.
 """
 
+import contextlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -257,12 +259,33 @@ def _worst_words(row) -> str:
     """One target's worst case: a gain shown, none shown, or every responder losing (an
     interval below 0: the responders found less than the agent's own play, no gain)."""
     figure = f"{row.gain:+.3f} [{row.low:+.3f}, {row.high:+.3f}]"
-    where = f"{row.players}p, {row.responder}"
+    where = f"{row.players}p, {row.responder}{_trained_against(row.responder, row.target)}"
     if row.low > 0:
         return f"{figure} ({where})"
     if row.high < 0:
         return f"no gain found (the best responder's gain: {figure}; {where})"
     return f"{figure} (none shown, {where})"
+
+
+def _trained_against(responder: str, target: str) -> str:
+    """ ", trained against B" when ``responder`` is a network trained against another agent
+    than ``target`` (the ``baseline`` its file records): its gain measures how far a best
+    response to B carries over to the target, not a best response to the target itself. A
+    file is looked for from the working folder, then from the repository's root (the shipped
+    rows name ``docs/responders/...``); "" when there is none or it names no baseline."""
+    from agents.kernels.net import read as read_network
+
+    named = re.search(r"(?:^|:)net=([^:]+)", responder)
+    if named is None:
+        return ""
+    for path in (Path(named[1]), SHIPPED.parent.parent / named[1]):
+        if path.is_file():
+            with contextlib.suppress(ValueError):
+                baseline = str(read_network(path)[1].get("baseline", ""))
+                if baseline and baseline.split(":")[0] != target.split(":")[0]:
+                    return f", trained against {baseline}"
+            return ""
+    return ""
 
 
 def against_exact(

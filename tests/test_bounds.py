@@ -3,6 +3,7 @@ variants its gain never exceeds the exact exploitability and finds at least half
 greedy and random; its deals are the game loop's; a block does not depend on how the deals
 are cut; the command refuses bad input in one line and resumes from its CSV."""
 
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -318,3 +319,22 @@ def test_a_bound_whose_deals_all_gain_alike_is_compared_without_dividing_by_zero
     row = bounds.against_exact(rules, "greedy", 2, rollouts=2)
     assert row["se"] == 0 and row["bound_gain"] != row["exact_gain"]
     assert row["z_above_exact"] == np.copysign(np.inf, row["bound_gain"] - row["exact_gain"])
+
+
+def test_a_responder_trained_against_another_agent_says_so(tmp_path):
+    """A search agent's worst case can come from a network trained against a one-ply agent: its
+    words name that agent (the ``baseline`` the network file records), so the gain does not
+    read as a best response to the search itself; a responder trained against its own target
+    and a rollout responder say nothing more."""
+    net = tmp_path / "responder.npz"
+    shutil.copy(bounds.SHIPPED.parent / "responders" / "geschenkt-3p-greedy.npz", net)
+    rows = [("flatmc", f"learned:net={net}"), ("greedy", f"learned:net={net}")]
+    rows += [("sniper", "rollouts:8:margin=1")]
+    table = pd.DataFrame(rows, columns=["target", "responder"])
+    table = table.assign(game="geschenkt", players=3, gain=0.3, se=0.01, rules="standard")
+    table.assign(low=0.28, high=0.32).to_csv(tmp_path / "b.csv", index=False)
+    worst = bounds.worst_cases("geschenkt", tmp_path / "b.csv")
+    against = f"(3p, learned:net={net}, trained against greedy)"
+    assert worst["flatmc"] == f"+0.300 [+0.280, +0.320] {against}"
+    assert worst["greedy"] == f"+0.300 [+0.280, +0.320] (3p, learned:net={net})"
+    assert worst["sniper"] == "+0.300 [+0.280, +0.320] (3p, rollouts:8:margin=1)"
