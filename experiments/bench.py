@@ -32,7 +32,7 @@ from giftsim import files
 from giftsim.game import GAMES, load_game
 
 SLOW = {"planner": 10, "learned": 4}  # measure slow mixes on fewer games
-COMPILER = ("numpy", "numba", "llvmlite")  # libraries whose versions the rates depend on
+TOOLCHAIN = ("numpy", "numba", "llvmlite")  # libraries whose versions the rates depend on
 
 
 def rate(
@@ -201,7 +201,7 @@ def markdown(rates_by_game: dict, vector: dict, startup, about: dict) -> str:
 
 def _measured(about: dict) -> str:
     where = [f"giftsim {about['giftsim']}", f"git {about.get('git') or 'unknown'}"]
-    where += [f"{name} {version}" for name, version in about.get("compiler", {}).items()]
+    where += [f"{name} {version}" for name, version in about.get("toolchain", {}).items()]
     where.append(f"{about['cores']} cores")
     if about.get("load") is not None:
         where.append(f"load average {about['load']:.1f} at the start")
@@ -229,7 +229,7 @@ def _count(column: str) -> int:
 
 def about(command: str, rules: str = "") -> dict:
     """When and where a bench runs, for :func:`markdown`: the rates depend on the compiler
-    (``compiler``: Python's, NumPy's, Numba's and llvmlite's versions) as on the machine."""
+    (``toolchain``: Python's, NumPy's, Numba's and llvmlite's versions) as on the machine."""
     from experiments.manifest import git_revision, library_versions
 
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
@@ -239,7 +239,7 @@ def about(command: str, rules: str = "") -> dict:
         "command": command,
         "giftsim": giftsim.__version__,
         "git": revision[:7] if revision else None,
-        "compiler": {"Python": platform.python_version()} | {n: versions[n] for n in COMPILER},
+        "toolchain": {"Python": platform.python_version()} | {n: versions[n] for n in TOOLCHAIN},
         "cores": os.cpu_count(),
         "load": load,
         "rules": rules,

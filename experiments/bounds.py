@@ -24,7 +24,6 @@ responder, game for game (``tests/test_bounds.py``), so the two bounds are paire
 """
 
 import contextlib
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -272,13 +271,15 @@ def _trained_against(responder: str, target: str) -> str:
     than ``target`` (the ``baseline`` its file records): its gain measures how far a best
     response to B carries over to the target, not a best response to the target itself. A
     file is looked for from the working folder, then from the repository's root (the shipped
-    rows name ``docs/responders/...``); "" when there is none or it names no baseline."""
+    rows name ``docs/responders/...``); "" when there is none or it names no baseline. The
+    spec's ``key=value`` pairs are read as ``agents.registry.parse`` reads them."""
     from agents.kernels.net import read as read_network
 
-    named = re.search(r"(?:^|:)net=([^:]+)", responder)
-    if named is None:
+    pairs = (pair.partition("=") for pair in responder.strip().split(":")[1:])
+    named = next((value.strip() for key, _, value in pairs if key.strip() == "net"), "")
+    if not named:
         return ""
-    for path in (Path(named[1]), SHIPPED.parent.parent / named[1]):
+    for path in (Path(named), SHIPPED.parent.parent / named):
         if path.is_file():
             with contextlib.suppress(ValueError):
                 baseline = str(read_network(path)[1].get("baseline", ""))

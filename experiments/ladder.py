@@ -270,7 +270,9 @@ def markdown(table: pd.DataFrame, argv=(), seed=FRESH_SEED) -> str:
         "`greedy`): `giftsim gauntlet` plays each agent in several fields (docs/gauntlet.md).",
         "The upper agent's *worst case* is the largest gain a responder found against it at",
         "this player count (`giftsim bound`, the rows of docs/bounds.csv): a lower bound of how",
-        "much a best response takes from it in a field of its own copies.",
+        "much a best response takes from it in a field of its own copies. A network trained",
+        'against another agent says so ("trained against tuned4p": a transfer responder,',
+        "still a strategy of the seat, so still a lower bound).",
         "",
         *_seed_note(seed),
     ]

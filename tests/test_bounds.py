@@ -321,7 +321,7 @@ def test_a_bound_whose_deals_all_gain_alike_is_compared_without_dividing_by_zero
     assert row["z_above_exact"] == np.copysign(np.inf, row["bound_gain"] - row["exact_gain"])
 
 
-def test_a_responder_trained_against_another_agent_says_so(tmp_path):
+def test_a_responder_trained_against_another_agent_says_so(tmp_path, monkeypatch):
     """A search agent's worst case can come from a network trained against a one-ply agent: its
     words name that agent (the ``baseline`` the network file records), so the gain does not
     read as a best response to the search itself; a responder trained against its own target
@@ -338,3 +338,10 @@ def test_a_responder_trained_against_another_agent_says_so(tmp_path):
     assert worst["flatmc"] == f"+0.300 [+0.280, +0.320] {against}"
     assert worst["greedy"] == f"+0.300 [+0.280, +0.320] (3p, learned:net={net})"
     assert worst["sniper"] == "+0.300 [+0.280, +0.320] (3p, rollouts:8:margin=1)"
+    # the shipped rows' relative paths, read from another folder, spaced as a spec may be
+    monkeypatch.chdir(tmp_path)
+    shipped = "learned: net = docs/responders/geschenkt-3p-greedy.npz :explore=0"
+    table.assign(responder=shipped, low=0.28, high=0.32).to_csv(tmp_path / "b.csv", index=False)
+    worst = bounds.worst_cases("geschenkt", tmp_path / "b.csv")
+    assert worst["flatmc"].endswith(f"(3p, {shipped}, trained against greedy)")
+    assert worst["greedy"].endswith(f"(3p, {shipped})")

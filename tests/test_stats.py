@@ -876,3 +876,21 @@ def test_shares_equal_but_for_rounding_are_ordered_by_name():
         labels = [label.get_text() for label in figure.axes[0].get_yticklabels()]
         assert labels == ["b", "a", "c"]  # from the bottom: the best at the top
         plots.plt.close(figure)
+
+
+def test_an_agent_table_orders_shares_equal_but_for_rounding_by_name():
+    """``batch.by_agent``: seats 0 and 1 win the same thirds, halves and wholes of games in
+    another order, so their mean shares differ in the last bit; a (by name) comes first."""
+    from experiments import batch
+
+    sixths = [(0, 6, 0), (3, 3, 0), (6, 0, 0), (2, 2, 2), (3, 3, 0), (2, 2, 2)]
+    sixths += [(3, 3, 0), (0, 0, 6), (6, 0, 0), (3, 3, 0), (0, 6, 0), (2, 2, 2)]
+    frame = batch.play("geschenkt", ["greedy"] * 3, len(sixths), seed=1)
+    shares = np.array(sixths) / 6
+    for seat, name in enumerate("abc"):
+        frame[f"win_{seat}"] = shares[:, seat]
+        frame[f"agent_{seat}"] = pd.Categorical([name] * len(sixths))
+    table = batch.by_agent(frame)
+    assert table.loc["a", "win_share"] < table.loc["b", "win_share"]  # by the last bit
+    assert table.loc["b", "win_share"] - table.loc["a", "win_share"] < 1e-15
+    assert list(table.index) == ["a", "b", "c"]
