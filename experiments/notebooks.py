@@ -16,9 +16,10 @@ The *code* of a notebook's outputs, hashed file by file into its metadata:
 ``regenerate`` runs a notebook top to bottom in a fresh kernel at ``GIFTSIM_SCALE``, writes the
 figures it gives the docs (``exported``), and stores its outputs with a ``giftsim`` block in its
 metadata: ``revision`` (git, "+changes" when the hashed files differ from it), ``scale``,
-``seconds``, ``python`` and ``libraries`` (the versions of the numerical libraries,
-``manifest.LIBRARIES``: the same code and seeds can train other weights with other versions,
-so a re-run that differs says why), ``files`` (path -> hash), ``cells`` and
+``seconds``, ``python``, ``libraries`` (the versions of the numerical libraries,
+``manifest.LIBRARIES``) and ``machine`` (the processor and the BLAS kernels, :func:`machine`):
+the same code and seeds can train other weights with other versions or on another processor,
+so a re-run that differs says why; ``files`` (path -> hash), ``cells`` and
 ``code_hash`` (all of them together). ``problems`` recomputes the hashes from the files as they
 are now; ``tests/test_notebooks.py`` fails on a notebook whose stored outputs were made by other
 code, at another scale, or not at all. From the repository root::
@@ -29,9 +30,11 @@ code, at another scale, or not at all. From the repository root::
 
 import argparse
 import base64
+import contextlib
 import hashlib
 import json
 import os
+import platform
 import subprocess
 import sys
 import time
@@ -194,6 +197,7 @@ def regenerate(path: Path, scale: float = 1.0, progress: bool = True) -> dict:
         "seconds": round(time.perf_counter() - start, 1),
         "python": sys.version.split()[0],
         "libraries": library_versions(),
+        "machine": machine(),
         "packages": names,
         **record,
     }
@@ -203,6 +207,27 @@ def regenerate(path: Path, scale: float = 1.0, progress: bool = True) -> dict:
     for target, png in exported(notebook).items() if scale == 1 else ():
         _write_bytes(ROOT / target, png)
     return notebook.metadata[KEY]
+
+
+def machine() -> dict[str, str]:
+    """The processor and the BLAS kernels this process runs on. NumPy's BLAS picks its kernels
+    by processor (OpenBLAS's ``architecture``: SkylakeX, Haswell, ...), as NumPy picks its own
+    vector code, and their float sums can round differently: the same code, seeds and
+    libraries have trained other weights on another machine (notebook 05), which ``libraries``
+    alone does not explain."""
+    import numpy  # noqa: F401  (loads its BLAS, which threadpoolctl then finds)
+    from threadpoolctl import threadpool_info
+
+    cpu = platform.processor() or platform.machine()
+    with contextlib.suppress(OSError):
+        lines = Path("/proc/cpuinfo").read_text().splitlines()
+        cpu = next((n.split(":", 1)[1].strip() for n in lines if n.startswith("model name")), cpu)
+    blas = [
+        f"{pool.get('internal_api')} {pool.get('version')} {pool.get('architecture')}"
+        for pool in threadpool_info()
+        if pool.get("user_api") == "blas"
+    ]
+    return {"cpu": cpu, "blas": ", ".join(blas) or "none loaded"}
 
 
 def exported(notebook) -> dict[str, bytes]:

@@ -8,6 +8,7 @@ import nbformat
 import numba
 import numpy as np
 import pytest
+from threadpoolctl import threadpool_info
 
 from experiments import manifest, notebooks
 
@@ -122,6 +123,9 @@ def test_regenerate_runs_at_the_scale_and_records_the_modules_imported(tmp_path)
     versions = record["libraries"]  # what a re-run with other libraries may differ by
     assert set(versions) == set(manifest.LIBRARIES)
     assert (versions["numpy"], versions["numba"]) == (np.__version__, numba.__version__)
+    blas = [pool for pool in threadpool_info() if pool["user_api"] == "blas"]  # and the machine
+    assert blas and f"{blas[0]['version']} {blas[0]['architecture']}" in record["machine"]["blas"]
+    assert record["machine"]["cpu"]
     assert notebooks.problems(path) == []
 
 
