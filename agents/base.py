@@ -17,7 +17,7 @@ import numpy as np
 from agents.drivers.generate import entry
 from agents.kernels import net
 from agents.kernels.search import MAX_ITERS, SEARCH_PARAMS
-from giftsim.contract import DECIDER_SIG, MAX_PARAMS, check_action_type
+from giftsim.contract import DECIDER_SIG, MAX_PARAMS, check_action_type, read_only
 
 
 @dataclass(frozen=True)
@@ -223,8 +223,8 @@ class Family:
         if not self.compiled:
             return _action_id(self.decide(obs, params, rng), self.name)
         if self.builtin:
-            obs = _read_only(obs)
-        return int(self.decide(obs, _read_only(params), rng))
+            obs = read_only(obs)
+        return int(self.decide(obs, read_only(params), rng))
 
     @property
     def summary(self) -> str:
@@ -245,13 +245,6 @@ def _action_id(answer, name: str) -> int:
             f"agent {name!r} answered {answer!r}, not a whole number: an action is an int "
             "(return int(...) of a computed action)"
         ) from None
-
-
-def _read_only(array: np.ndarray) -> np.ndarray:
-    """A read-only view of ``array`` (Numba types it ``readonly``; the array stays writable)."""
-    view = array.view()
-    view.flags.writeable = False
-    return view
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,7 @@ faults (an exception, a crash, a hang, too much memory, an illegal action) forfe
 instead of stopping the run.
 """
 
+import numpy as np
 from numba import carray, njit, types
 from numba.core.imputils import impl_ret_borrowed
 from numba.extending import intrinsic
@@ -100,6 +101,16 @@ def readonly(typingctx, array):
         return impl_ret_borrowed(context, builder, signature.return_type, args[0])
 
     return sig, codegen
+
+
+def read_only(array: np.ndarray) -> np.ndarray:
+    """A read-only view of ``array`` from Python (the array itself stays writable): compiled
+    code is called with it typed as ``readonly`` gives it there, so a kernel that compiled (or
+    Numba cached) for the arrays an entry shows runs that specialisation rather than compiling
+    another for writable ones."""
+    view = array.view()
+    view.flags.writeable = False
+    return view
 
 
 @njit(cache=True)

@@ -9,7 +9,7 @@ from agents.drivers.block import recorded_block
 from agents.kernels import net
 from agents.registry import parse
 from agents.tulips import learned
-from giftsim.contract import MAX_PARAMS, scratch_size
+from giftsim.contract import MAX_PARAMS, read_only, scratch_size
 from tests.kits import kit_of
 from tulips_sim.engine import (
     apply_action,
@@ -265,7 +265,7 @@ def test_learned_takes_the_action_whose_afterstate_the_network_values_most(playe
             a: net.logit(flat, features_of(afterstate(obs, a, word))) for a in legal_actions(state)
         }
         rng = np.array([word], np.uint64)
-        chosen = learned.decide(obs, params, rng)
+        chosen = learned.decide(read_only(obs), read_only(params), rng)  # as an entry shows them
         assert obs[LEGAL] >> chosen & 1
         assert value[chosen] >= max(value.values()) - 1e-4  # single precision
         assert rng[0] != word  # the world's draws came from the agent's stream

@@ -21,6 +21,7 @@ from geschenkt_sim import scoring as nt_scoring
 from geschenkt_sim import state as nt_state
 from geschenkt_sim.rules import MAX_PLAYERS
 from geschenkt_sim.rules import Rules as NtRules
+from giftsim.contract import read_only
 from tests.strategies import random_walk
 from tulips_sim import engine as tu_engine
 from tulips_sim import scoring as tu_scoring
@@ -59,7 +60,8 @@ def position(game, seed, n, steps):
 
 
 def network(game, n):
-    return parse("flatmc_net", game).network(n)
+    """The shipped network, read-only as the searches read it (the kernels they compiled)."""
+    return read_only(parse("flatmc_net", game).network(n))
 
 
 @pytest.mark.parametrize(("game", "n"), CASES)
@@ -104,7 +106,7 @@ def test_no_thanks_leaf_values_read_each_seats_view_only():
 def test_a_truncated_playout_mixes_the_leaf_value_with_the_end(game, n, mix):
     g = GAMES[game]
     agent = parse("ismcts_net:margin=0", game)
-    row, space = agent.param_row(n), g.leaf.new_space(n)
+    row, space = read_only(agent.param_row(n)), g.leaf.new_space(n)
     start = position(game, 5, n, 4)
     at_leaf, truth = np.zeros(MAX_PLAYERS), np.zeros(MAX_PLAYERS)
     g.leaf.leaf_values(start, network(game, n), at_leaf)

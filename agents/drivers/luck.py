@@ -14,7 +14,7 @@ from agents.drivers.block import _seating, announce, illegal_action, reads_check
 from agents.drivers.generate import driver
 from agents.kernels import net
 from agents.roster import roster
-from giftsim.contract import PROBS_SIG, first_policy
+from giftsim.contract import PROBS_SIG, first_policy, read_only
 from giftsim.game import Game, rounds_of
 
 SHIPPED = "shipped"  # the value function: the game's shipped network for the player count
@@ -68,7 +68,8 @@ def luck_block(game: Game, rules, agents, root_seed, first_index, n_games, first
     the shipped one). Returns ``(rows, luck)``: the result rows (those of ``play_block``) and
     float64 ``luck[g, k, s]``, seat ``s``'s corrections in game ``g`` by kind, ``k`` 0 the
     decisions of agents with known probabilities, ``k`` the chance events of kind ``k``
-    (``game.chance_kinds[k - 1]``)."""
+    (``game.chance_kinds[k - 1]``). The network goes in read-only, as a search's leaf reads
+    its own: the leaf's kernels that value afterstates compile once for both."""
     check_rules(game, rules)
     n = rules.n_players
     value = value_net(game.name, n) if value is None else value
@@ -81,7 +82,7 @@ def luck_block(game: Game, rules, agents, root_seed, first_index, n_games, first
     policy = first_policy(first_player, n)
     head = (rules.to_array(), np.uint64(root_seed), np.uint64(secret), first_index, policy)
     with reads_checked(names):
-        bad = kernel(*head, entries, params, seat_probers, known, value, out, luck)
+        bad = kernel(*head, entries, params, seat_probers, known, read_only(value), out, luck)
     if bad >= 0:
         raise illegal_action(names, first_index + bad)
     return out, luck[:, :, :n]
