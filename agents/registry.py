@@ -253,18 +253,29 @@ def parse(spec: str, game: str) -> Agent:
     """An agent from a spec string ``name[:key=value[:key=value ...]]``."""
     if not isinstance(spec, str):
         raise TypeError(f"an agent is a spec such as 'greedy' or 'sniper:milk=4', got {spec!r}")
-    name, *pairs = spec.strip().split(":")
+    name, texts = spec_pairs(spec)
     chosen = family(game, name)
-    values = {}
+    values = {
+        key: text if _is_net(chosen, key) else _number(text, key, spec)
+        for key, text in texts.items()
+    }
+    return chosen(**values)
+
+
+def spec_pairs(spec: str) -> tuple[str, dict[str, str]]:
+    """A spec's name and the text of each ``key=value`` pair (keys and values stripped); a
+    one-line ValueError for a pair without ``=`` or a key given twice."""
+    name, *pairs = spec.strip().split(":")
+    texts = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep:
             raise ValueError(f"agent parameter {pair!r} in {spec!r} must look like key=value")
         key = key.strip()
-        if key in values:
+        if key in texts:
             raise ValueError(f"agent parameter {key!r} is given twice in {spec!r}")
-        values[key] = value.strip() if _is_net(chosen, key) else _number(value, key, spec)
-    return chosen(**values)
+        texts[key] = value.strip()
+    return name, texts
 
 
 def _is_net(chosen: Family, key: str) -> bool:

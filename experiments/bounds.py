@@ -23,7 +23,6 @@ against that field). Its deals and the target's own games are those of the rollo
 responder, game for game (``tests/test_bounds.py``), so the two bounds are paired.
 """
 
-import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -274,19 +273,20 @@ def _trained_against(responder: str, target: str) -> str:
     rows name ``docs/responders/...``); "" when there is none or it names no baseline. The
     spec's ``key=value`` pairs are read as ``agents.registry.parse`` reads them."""
     from agents.kernels.net import read as read_network
+    from agents.registry import spec_pairs
 
-    pairs = (pair.partition("=") for pair in responder.strip().split(":")[1:])
-    named = next((value.strip() for key, _, value in pairs if key.strip() == "net"), "")
-    if not named:
+    if responder.startswith(f"{ROLLOUTS}:"):  # not an agent: it plays the field's policy
         return ""
-    for path in (Path(named), SHIPPED.parent.parent / named):
-        if path.is_file():
-            with contextlib.suppress(ValueError):
-                baseline = str(read_network(path)[1].get("baseline", ""))
-                if baseline and baseline.split(":")[0] != target.split(":")[0]:
-                    return f", trained against {baseline}"
-            return ""
-    return ""
+    named = spec_pairs(responder)[1].get("net", "")
+    found = [p for p in (Path(named), SHIPPED.parent.parent / named) if named and p.is_file()]
+    if not found:
+        return ""
+    try:
+        baseline = str(read_network(found[0])[1].get("baseline", ""))
+    except ValueError:  # not a network file: nothing to say
+        return ""
+    mismatched = baseline and baseline.split(":")[0] != target.split(":")[0]
+    return f", trained against {baseline}" if mismatched else ""
 
 
 def against_exact(
