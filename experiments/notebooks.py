@@ -195,7 +195,7 @@ def regenerate(path: Path, scale: float = 1.0, progress: bool = True) -> dict:
         "revision": revision(record["files"]),
         "scale": scale,
         "seconds": round(time.perf_counter() - start, 1),
-        "python": sys.version.split()[0],
+        "python": platform.python_version(),  # as manifests and bench read it
         "libraries": library_versions(),
         "machine": machine(),
         "packages": names,
