@@ -277,13 +277,11 @@ def _trained_against(responder: str, target: str) -> str:
 
     if responder.startswith(f"{ROLLOUTS}:"):  # not an agent: it plays the field's policy
         return ""
-    named = spec_pairs(responder)[1].get("net", "")
-    found = [p for p in (Path(named), SHIPPED.parent.parent / named) if named and p.is_file()]
-    if not found:
-        return ""
     try:
-        baseline = str(read_network(found[0])[1].get("baseline", ""))
-    except ValueError:  # not a network file: nothing to say
+        named = spec_pairs(responder)[1].get("net", "")
+        found = [p for p in (Path(named), SHIPPED.parent.parent / named) if named and p.is_file()]
+        baseline = str(read_network(found[0])[1].get("baseline", "")) if found else ""
+    except ValueError:  # a row edited into no spec, or a file that is no network: no words
         return ""
     mismatched = baseline and baseline.split(":")[0] != target.split(":")[0]
     return f", trained against {baseline}" if mismatched else ""

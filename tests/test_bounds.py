@@ -345,3 +345,10 @@ def test_a_responder_trained_against_another_agent_says_so(tmp_path, monkeypatch
     worst = bounds.worst_cases("geschenkt", tmp_path / "b.csv")
     assert worst["flatmc"].endswith(f"(3p, {shipped}, trained against greedy)")
     assert worst["greedy"].endswith(f"(3p, {shipped})")
+    # a row edited by hand into no agent's spec still shows, without the words
+    table.assign(responder="learned:net", low=0.28, high=0.32).to_csv(
+        tmp_path / "b.csv", index=False
+    )
+    assert bounds.worst_cases("geschenkt", tmp_path / "b.csv")["flatmc"].endswith(
+        "(3p, learned:net)"
+    )
