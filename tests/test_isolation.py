@@ -196,7 +196,7 @@ def faulty_tables():
 @pytest.fixture(scope="module")
 def faulty(tmp_path_factory):
     load_untrusted(BOTS / "faulty.py", 600)
-    return Isolation((), time_limit=0.4, memory_mb=600)
+    return Isolation((), time_limit=0.4, memory_mb=600, warm_up=1.0)  # looper's warm-up: 1 s
 
 
 @pytest.mark.parametrize(("table", "codes"), faulty_tables())
@@ -411,7 +411,7 @@ def test_a_bot_that_fakes_progress_still_times_out():
     load_untrusted(BOTS / "stallers.py", 600)
     rules = load_game("geschenkt").rules(n_players=3)
     agents = parse_list(["toggler", "greedy", "greedy"], "geschenkt")
-    isolation = Isolation((), time_limit=0.3, memory_mb=600)
+    isolation = Isolation((), time_limit=0.3, memory_mb=600, warm_up=1.0)  # it never ends
     with deadline(120):
         _, forfeits, _ = play_block_isolated(
             "geschenkt", rules, agents, 1, 0, 3, "rotate", SECRET, isolation
@@ -449,6 +449,23 @@ def test_an_honest_bot_whose_helper_compiles_late_in_a_game_does_not_forfeit():
     where = (1, 0, 3, "rotate", SECRET, isolation)
     _, forfeits, _ = play_block_isolated("geschenkt", rules, agents, *where)
     assert not forfeits.any()
+    brief = Isolation((), time_limit=0.2, memory_mb=600, warm_up=0.01)  # no time to compile
+    _, forfeits, _ = play_block_isolated("geschenkt", rules, agents, *where[:-1], brief)
+    assert forfeits[:, 0].tolist() == [TIMEOUT] * 3 and not forfeits[:, 1:].any()
+
+
+@pytest.mark.parametrize(
+    ("limits", "says"),
+    [
+        ({"time_limit": 0}, "the time limit must be a positive number of seconds, got 0"),
+        ({"warm_up": float("nan")}, "the warm-up must be a positive number of seconds, got nan"),
+        ({"warm_up": "10"}, "the warm-up must be a positive number of seconds, got 10"),
+        ({"memory_mb": 1.5}, "the memory limit must be a positive number of MiB, got 1.5"),
+    ],
+)
+def test_limits_that_are_not_positive_numbers_are_refused(limits, says):
+    with pytest.raises(ValueError, match=f"^{re.escape(says)}$"):
+        Isolation(**limits)
 
 
 def two_seats_against_greedy(tmp_path, name: str, source: str):
@@ -567,6 +584,25 @@ def test_an_untrusted_agent_may_not_take_the_name_of_another_files_agent(tmp_pat
     load_untrusted(first, 600)  # the same file again: its own agent
     with pytest.raises(ValueError, match=r"defines geschenkt agent 'twin_name', which .*a\.py"):
         load_untrusted(second, 600)
+
+
+def test_a_module_loaded_again_is_described_once_unless_it_changed(tmp_path, monkeypatch):
+    """Loading an untrusted file again in one process (a notebook's cell run twice) reuses what
+    its process described; the same file edited, or under another memory limit, is imported
+    again in a process of its own."""
+    from agents.isolation import host
+
+    asked = []
+    ask = host.describe
+    monkeypatch.setattr(host, "describe", lambda *args: asked.append(args[1:]) or ask(*args))
+    bot = tmp_path / "again.py"
+    bot.write_text(NO_START_BOT.replace("nostart", "again"))
+    first = load_untrusted(bot, 600)
+    assert load_untrusted(bot, 600) == first and len(asked) == 1
+    load_untrusted(bot, 700)
+    bot.write_text(bot.read_text().replace("import sys", "import sys  # edited"))
+    load_untrusted(bot, 600)
+    assert asked[1:] == [(asked[0][0], 700), (bot.read_text(), 600)]
 
 
 def test_a_template_that_names_another_process_as_its_worker_kills_nothing(tmp_path):

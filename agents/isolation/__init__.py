@@ -93,6 +93,7 @@ def _not_agents() -> tuple[str, ...]:
 
 TIME_LIMIT = 1.0  # default seconds per decision (wall clock, generous for a loaded machine)
 MEMORY_MB = 1024  # default address space of an agent's process (a child idles at ~400 MB)
+WARM_UP = 10.0  # default seconds a plain-Python agent's warm-up game may take (it compiles)
 
 
 @dataclass(frozen=True)
@@ -102,17 +103,21 @@ class Isolation:
     ``agents``: names of families whose seats each play from a process of their own (a family
     of an untrusted module, ``agents.isolation.untrusted``, always does); ``time_limit``:
     seconds of wall-clock time per decision; ``memory_mb``: the address space of each agent's
-    process, in MiB."""
+    process, in MiB; ``warm_up``: seconds a plain-Python agent may take to play its warm-up
+    game, once per process, before it plays under ``time_limit`` (its ``@njit`` helpers
+    compile there; one whose game does not end in time plays without it,
+    ``agents.isolation.child``)."""
 
     agents: tuple[str, ...] = ()
     time_limit: float = TIME_LIMIT
     memory_mb: int = MEMORY_MB
+    warm_up: float = WARM_UP
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "agents", tuple(self.agents))
-        limit = self.time_limit
-        if not isinstance(limit, int | float) or not math.isfinite(limit) or limit <= 0:
-            raise ValueError(f"the time limit must be a positive number of seconds, got {limit}")
+        for what, limit in (("time limit", self.time_limit), ("warm-up", self.warm_up)):
+            if not isinstance(limit, int | float) or not math.isfinite(limit) or limit <= 0:
+                raise ValueError(f"the {what} must be a positive number of seconds, got {limit}")
         memory = self.memory_mb
         if not is_whole(memory) or memory <= 0:
             raise ValueError(f"the memory limit must be a positive number of MiB, got {memory}")

@@ -229,7 +229,7 @@ def _server(start: dict, agent, block_fd: int, control: socket.socket):
     block = Block(block_fd, start["capacity"], game.obs_size)
     params = agent.param_row(start["players"])
     if not agent.family.compiled:
-        _warm_up(agent.family.decide, game, start["players"], params, control)
+        _warm_up(agent.family.decide, game, start["players"], params, control, start["warm_up"])
         return python_server(agent.family.decide, block, params)
     entry = agent.family.entry()
     address = entry_addresses([entry])[0]
@@ -247,15 +247,12 @@ def _server(start: dict, agent, block_fd: int, control: socket.socket):
     return run
 
 
-WARM_UP = 10.0  # seconds the warm-up decision may take (it compiles what the agent compiles)
-
-
-def _warm_up(decide, game, players: int, params, control: socket.socket) -> None:
+def _warm_up(decide, game, players: int, params, control: socket.socket, limit: float) -> None:
     """Let a plain-Python ``decide`` compile what it compiles when first called (its
     ``@njit`` helpers) here, once, rather than in each worker against the time limit (which
     then forfeited a decision per fresh worker: more of them in smaller chunks). It plays a
     whole game in every seat (one fixed deal: the decisions of a game, early and late),
-    first in a forked probe and here only if the probe finished within ``WARM_UP`` seconds
+    first in a forked probe and here only if the probe finished within ``limit`` seconds
     (so a bot that faults there, say by crashing, does not take its template with it); its
     answers are dropped, and an error or an illegal answer is the lowest legal action."""
     import numpy as np
@@ -285,12 +282,12 @@ def _warm_up(decide, game, players: int, params, control: socket.socket) -> None
 
             control.close()
             scope_signals()  # as a worker: it may not kill the template
-            signal.alarm(int(WARM_UP))  # ends a probe stuck in a Python loop or in compiled code
+            signal.setitimer(signal.ITIMER_REAL, limit)  # SIGALRM ends a probe stuck anywhere
             play_once()
             code = 0
         finally:
             os._exit(code)
-    deadline = time.monotonic() + WARM_UP + 1
+    deadline = time.monotonic() + limit + 1
     while (ended := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
         time.sleep(0.01)
     if ended[0] == 0:

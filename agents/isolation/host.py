@@ -29,7 +29,16 @@ import time
 import numpy as np
 
 from agents.drivers.generate import PRIVATE
-from agents.isolation import CRASHED, FAULTS, NO_START, RAISED, TIMEOUT, Isolation, protocol
+from agents.isolation import (
+    CRASHED,
+    FAULTS,
+    NO_START,
+    RAISED,
+    TIMEOUT,
+    WARM_UP,
+    Isolation,
+    protocol,
+)
 from agents.isolation.child import FAILED, FORK, HOW
 from agents.isolation.confine import package_folders
 from agents.isolation.keeper import KILL_LIMIT, child_of, kill_below
@@ -56,11 +65,14 @@ def environment(folder: str) -> dict:
     return {**base, **numba, **threads, PRIVATE: folder}
 
 
-def start_message(game: str, agent, players: int, capacity: int, memory_mb: int, mode="serve"):
+def start_message(
+    game: str, agent, players: int, capacity: int, memory_mb: int, warm_up=WARM_UP, mode="serve"
+):
     """What a child is told (plain data, pickled): the game (and its package), the agent (the
     spec of a built-in, a pickle of a user family defined here, or an untrusted module's
-    source and the spec), the table size, the batch capacity and the memory limit, and this
-    process's import path (absolute entries only: the child's folder is its own)."""
+    source and the spec), the table size, the batch capacity, the memory limit and the
+    warm-up's (``Isolation``), and this process's import path (absolute entries only: the
+    child's folder is its own)."""
     family = getattr(agent, "family", None)
     module = getattr(family, "module", None) or None
     pickled = None
@@ -79,6 +91,7 @@ def start_message(game: str, agent, players: int, capacity: int, memory_mb: int,
         "path": [p for p in sys.path if p and os.path.isabs(p)],
         "capacity": capacity,
         "memory_mb": memory_mb,
+        "warm_up": warm_up,
         "packages": package_folders(["giftsim", "agents", "experiments", *GAMES.values()])
         + ([] if pickled is None else _home_of(family.decide)),
     }
@@ -359,7 +372,8 @@ class Sandbox:
 
     def __init__(self, game: str, agent, players: int, capacity: int, isolation: Isolation):
         self.limit, obs_size = isolation.time_limit, load_game(game).obs_size
-        self.message = start_message(game, agent, players, capacity, isolation.memory_mb)
+        limits = (isolation.memory_mb, isolation.warm_up)
+        self.message = start_message(game, agent, players, capacity, *limits)
         self.key = pickle.dumps(self.message)
         self.kept = _POOL.take(self.key) or Kept(self.message, obs_size)
         self.block = self.kept.block
