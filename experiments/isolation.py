@@ -114,8 +114,8 @@ def check_start(isolation: Isolation | None, game: str, tables) -> None:
     start forfeits its games (so that a run goes on), which for an agent that never starts
     (say, a memory limit too small to load its libraries) would be a whole run of forfeits;
     this says why in one line (``ValueError``) instead. Each agent starts at the player count
-    of the first table it sits at, and its process is kept for this process's blocks at that
-    count."""
+    of the first table it sits at, all side by side, and its process is kept for this
+    process's blocks at that count."""
     if isolation is None:
         return
     from agents.drivers.isolated import WIDTH
@@ -126,14 +126,19 @@ def check_start(isolation: Isolation | None, game: str, tables) -> None:
     for players, specs in tables:
         for spec in specs:
             first_count.setdefault(spec, players)
-    for spec, players in first_count.items():
-        agent = parse(spec, game)
-        if isolation.covers(agent.family):
-            box = Sandbox(game, agent, players, WIDTH, isolation)
-            try:
-                box.start()
-            finally:
-                box.close()
+    agents = {spec: parse(spec, game) for spec in first_count}
+    boxes = []
+    try:
+        for spec, agent in agents.items():
+            if isolation.covers(agent.family):
+                boxes.append(Sandbox(game, agent, first_count[spec], WIDTH, isolation))
+        for box in boxes:
+            box.spawn()
+        for box in boxes:
+            box.ready()
+    finally:
+        for box in boxes:
+            box.close()
 
 
 def forfeit_columns(forfeits: np.ndarray) -> dict:
