@@ -708,7 +708,8 @@ def test_what_an_agent_starts_dies_when_the_run_is_killed(tmp_path):
     agent running: its template and worker die with it, and what they started in sessions of
     their own, while deciding (``escaper``, here one that answers) or as the module loaded
     (``unreaper``), used to be left to init. The keeper is told by the kernel
-    (``PR_SET_PDEATHSIG``) and kills all below it."""
+    (``PR_SET_PDEATHSIG``), kills all below it and removes the agent's folder (it was left in
+    the temporary folder)."""
     quiet = ESCAPER.replace('raise RuntimeError(signal_template() + " " + f.read())', "return 0")
     (tmp_path / "quiet_escaper.py").write_text(
         quiet.replace('"escaper", escaper', '"quiet", escaper')
@@ -718,11 +719,17 @@ def test_what_an_agent_starts_dies_when_the_run_is_killed(tmp_path):
         [sys.executable, "-c", KILLED_RUN, str(tmp_path)], capture_output=True, text=True
     )
     assert said.returncode == -9, said.stderr
-    pids = [int(word) for word in said.stdout.split()]
+    lines = said.stdout.splitlines()
+    folders = [Path(line.split(" ", 1)[1]) for line in lines if line.startswith("folder ")]
+    pids = [int(word) for line in lines if not line.startswith("folder ") for word in line.split()]
     left = alive(pids)
     for pid in left:  # this test's failure leaves nothing running
         os.kill(pid, 9)
     assert len(pids) == 7 and not left  # the escaper's six and the unreaper's one
+    end = time.monotonic() + 5.0
+    while any(folder.exists() for folder in folders) and time.monotonic() < end:
+        time.sleep(0.05)
+    assert len(folders) == 2 and not any(folder.exists() for folder in folders)
 
 
 def test_an_agent_started_from_a_thread_that_ends_plays_on():
@@ -769,6 +776,7 @@ for file, name in (("quiet_escaper", "quiet"), ("unreaper", "unreaper")):
     boxes.append(box)  # alive, with their templates, when the run is killed
     with open(os.path.join(box.kept.template.folder, "escaped")) as f:
         print(f.read(), flush=True)
+    print("folder", box.kept.template.folder, flush=True)
 os.kill(os.getpid(), 9)
 """
 

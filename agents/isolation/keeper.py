@@ -11,7 +11,9 @@ by Landlock and scoped, cannot signal the keeper, which is outside its domain.
 
 It writes the template's pid (8 bytes, little-endian) on its standard output, and when the
 run says so (a byte on the pipe ``KEEP``, or its end closed), the run ends (``HOST``, the
-run's pid, dies) or the template ends, it kills every process below itself and exits. The run
+run's pid, dies) or the template ends, it kills every process below itself and exits; when the
+run ended first, it also removes the agent's folder (its working directory, which the run
+made and would have removed). The run
 finds and kills what is below the keeper with the same functions (:func:`kill_below`): a
 process is killed only through a pidfd, after its parent was checked.
 
@@ -28,6 +30,7 @@ import contextlib
 import ctypes
 import os
 import select
+import shutil
 import signal
 import sys
 import time
@@ -113,6 +116,7 @@ def main(argv) -> None:
     libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
     if os.getppid() != host:  # the run ended before it could ask: nothing started
         return
+    folder = os.getcwd()  # the agent's folder
     libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     os.set_inheritable(keep, False)
     null = os.open(os.devnull, os.O_RDWR)
@@ -149,6 +153,8 @@ def main(argv) -> None:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)  # nothing stops the killing
         kill_below(os.getpid())
         _reap()
+        if os.getppid() != host:  # the run is gone: no one else frees the folder
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 if __name__ == "__main__":
