@@ -6,10 +6,13 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test lint bench clean notebooks
 
+# compileall: bytecode for this repository's own modules (pip compiles only what it installs),
+# which each process would otherwise compile again where Python writes none (PYTHONDONTWRITEBYTECODE).
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/python -m compileall -q -x '/\.(venv|git)/' .
 	touch $(STAMP)
 
 demo: $(STAMP)
