@@ -24,6 +24,7 @@ from agents.drivers.isolated import WIDTH
 from agents.isolation import (
     CRASHED,
     ILLEGAL,
+    MAX_WARM_UP,
     MEMORY,
     NO_START,
     NOT_INTEGER,
@@ -33,6 +34,7 @@ from agents.isolation import (
     confine,
     host,
 )
+from agents.isolation.keeper import remove_folder
 from agents.isolation.untrusted import load_untrusted
 from agents.registry import compiling_later, define, parse_list
 from experiments.cli import main
@@ -454,16 +456,21 @@ def test_an_honest_bot_whose_helper_compiles_late_in_a_game_does_not_forfeit():
     assert forfeits[:, 0].tolist() == [TIMEOUT] * 3 and not forfeits[:, 1:].any()
 
 
+WARM_UP_RANGE = f"must be a positive number of seconds, at most {MAX_WARM_UP:g}"
+
+
 @pytest.mark.parametrize(
     ("limits", "says"),
     [
         ({"time_limit": 0}, "the time limit must be a positive number of seconds, got 0"),
-        ({"warm_up": float("nan")}, "the warm-up must be a positive number of seconds, got nan"),
-        ({"warm_up": "10"}, "the warm-up must be a positive number of seconds, got 10"),
+        ({"time_limit": True}, "the time limit must be a positive number of seconds, got True"),
+        ({"warm_up": float("nan")}, f"the warm-up {WARM_UP_RANGE}, got nan"),
+        ({"warm_up": "10"}, f"the warm-up {WARM_UP_RANGE}, got '10'"),
+        ({"warm_up": MAX_WARM_UP + 1}, f"the warm-up {WARM_UP_RANGE}, got {MAX_WARM_UP + 1}"),
         ({"memory_mb": 1.5}, "the memory limit must be a positive number of MiB, got 1.5"),
     ],
 )
-def test_limits_that_are_not_positive_numbers_are_refused(limits, says):
+def test_limits_out_of_their_range_are_refused(limits, says):
     with pytest.raises(ValueError, match=f"^{re.escape(says)}$"):
         Isolation(**limits)
 
@@ -590,11 +597,12 @@ def test_a_module_loaded_again_is_described_once_unless_it_changed(tmp_path, mon
     """Loading an untrusted file again in one process (a notebook's cell run twice) reuses what
     its process described; the same file edited, or under another memory limit, is imported
     again in a process of its own."""
-    from agents.isolation import host
-
     asked = []
-    ask = host.describe
-    monkeypatch.setattr(host, "describe", lambda *args: asked.append(args[1:]) or ask(*args))
+    ask = host._ask_child
+    monkeypatch.setattr(host, "_DESCRIBED", {})  # what an earlier run of this test described
+    monkeypatch.setattr(
+        host, "_ask_child", lambda message, *rest: asked.append(message) or ask(message, *rest)
+    )
     bot = tmp_path / "again.py"
     bot.write_text(NO_START_BOT.replace("nostart", "again"))
     first = load_untrusted(bot, 600)
@@ -602,7 +610,8 @@ def test_a_module_loaded_again_is_described_once_unless_it_changed(tmp_path, mon
     load_untrusted(bot, 700)
     bot.write_text(bot.read_text().replace("import sys", "import sys  # edited"))
     load_untrusted(bot, 600)
-    assert asked[1:] == [(asked[0][0], 700), (bot.read_text(), 600)]
+    said = [(message["module"][1], message["memory_mb"]) for message in asked]
+    assert said[1:] == [(said[0][0], 700), (bot.read_text(), 600)]
 
 
 def test_a_template_that_names_another_process_as_its_worker_kills_nothing(tmp_path):
@@ -726,10 +735,30 @@ def test_what_an_agent_starts_dies_when_the_run_is_killed(tmp_path):
     for pid in left:  # this test's failure leaves nothing running
         os.kill(pid, 9)
     assert len(pids) == 7 and not left  # the escaper's six and the unreaper's one
-    end = time.monotonic() + 5.0
+    end = time.monotonic() + 30.0  # milliseconds on an idle machine
     while any(folder.exists() for folder in folders) and time.monotonic() < end:
         time.sleep(0.05)
     assert len(folders) == 2 and not any(folder.exists() for folder in folders)
+
+
+def test_an_agent_folder_goes_however_deep_and_never_through_a_link(tmp_path):
+    """An agent writes its folder: a tree deeper than Python's recursion limit made the
+    run's cleanup raise (``shutil.rmtree``), and a link out of it must not be followed."""
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    (kept / "file").write_text("the run's")
+    folder = tmp_path / "agent"
+    folder.mkdir()
+    below = os.open(folder, os.O_RDONLY)
+    for _ in range(sys.getrecursionlimit() + 200):  # one level below the other, by handle
+        os.mkdir("d", dir_fd=below)
+        deeper = os.open("d", os.O_RDONLY, dir_fd=below)
+        os.close(below)
+        below = deeper
+    os.close(below)
+    (folder / "out").symlink_to(kept, target_is_directory=True)
+    remove_folder(str(folder))
+    assert not folder.exists() and (kept / "file").read_text() == "the run's"
 
 
 def test_an_agent_started_from_a_thread_that_ends_plays_on():

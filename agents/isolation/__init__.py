@@ -94,6 +94,7 @@ def _not_agents() -> tuple[str, ...]:
 TIME_LIMIT = 1.0  # default seconds per decision (wall clock, generous for a loaded machine)
 MEMORY_MB = 1024  # default address space of an agent's process (a child idles at ~400 MB)
 WARM_UP = 10.0  # default seconds a plain-Python agent's warm-up game may take (it compiles)
+MAX_WARM_UP = 50.0  # the warm-up and the start's replay of it fit in the start's limit (120 s)
 
 
 @dataclass(frozen=True)
@@ -103,10 +104,10 @@ class Isolation:
     ``agents``: names of families whose seats each play from a process of their own (a family
     of an untrusted module, ``agents.isolation.untrusted``, always does); ``time_limit``:
     seconds of wall-clock time per decision; ``memory_mb``: the address space of each agent's
-    process, in MiB; ``warm_up``: seconds a plain-Python agent may take to play its warm-up
-    game, once per process, before it plays under ``time_limit`` (its ``@njit`` helpers
-    compile there; one whose game does not end in time plays without it,
-    ``agents.isolation.child``)."""
+    process, in MiB; ``warm_up``: seconds (at most ``MAX_WARM_UP``) a plain-Python agent may
+    take to play its warm-up game, once per process, before it plays under ``time_limit`` (its
+    ``@njit`` helpers compile there; one whose game does not end in time plays without it,
+    ``agents.isolation.child``; the warm-up counts in the start's limit, ``host.START_LIMIT``)."""
 
     agents: tuple[str, ...] = ()
     time_limit: float = TIME_LIMIT
@@ -115,16 +116,16 @@ class Isolation:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "agents", tuple(self.agents))
-        for what, limit in (("time limit", self.time_limit), ("warm-up", self.warm_up)):
-            if not isinstance(limit, int | float) or not math.isfinite(limit) or limit <= 0:
-                raise ValueError(f"the {what} must be a positive number of seconds, got {limit}")
+        _check_seconds("the time limit", self.time_limit, math.inf)
+        _check_seconds("the warm-up", self.warm_up, MAX_WARM_UP)
         memory = self.memory_mb
         if not is_whole(memory) or memory <= 0:
             raise ValueError(f"the memory limit must be a positive number of MiB, got {memory}")
         object.__setattr__(self, "memory_mb", int(memory))
 
     def as_dict(self) -> dict:
-        """A plain dict (for a job and its manifest)."""
+        """A plain dict (for a job and its manifest: the warm-up is among the limits that
+        decide which games a plain-Python agent forfeits)."""
         return {**asdict(self), "agents": list(self.agents)}
 
     @classmethod
@@ -137,3 +138,11 @@ class Isolation:
     def covers(self, family) -> bool:
         """Whether ``family``'s seats play isolated."""
         return bool(getattr(family, "untrusted", False)) or family.name in self.agents
+
+
+def _check_seconds(what: str, value, most: float) -> None:
+    """A one-line ValueError unless ``value`` is a number of seconds in (0, ``most``]."""
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if not number or not math.isfinite(value) or not 0 < value <= most:
+        bound = f", at most {most:g}" if math.isfinite(most) else ""
+        raise ValueError(f"{what} must be a positive number of seconds{bound}, got {value!r}")

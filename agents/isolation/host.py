@@ -18,7 +18,6 @@ import json
 import os
 import pickle
 import select
-import shutil
 import signal
 import socket
 import subprocess
@@ -41,7 +40,7 @@ from agents.isolation import (
 )
 from agents.isolation.child import FAILED, FORK, HOW
 from agents.isolation.confine import package_folders
-from agents.isolation.keeper import KILL_LIMIT, child_of, kill_below
+from agents.isolation.keeper import KILL_LIMIT, child_of, kill_below, remove_folder
 from agents.isolation.protocol import H_COUNT, H_DONE, H_FAULT, H_FIRST, printable
 from giftsim.game import GAMES, load_game
 
@@ -66,12 +65,18 @@ def environment(folder: str) -> dict:
 
 
 def start_message(
-    game: str, agent, players: int, capacity: int, memory_mb: int, warm_up=WARM_UP, mode="serve"
+    game: str,
+    agent,
+    players: int,
+    capacity: int,
+    memory_mb: int,
+    warm_up: float = WARM_UP,
+    mode: str = "serve",
 ):
     """What a child is told (plain data, pickled): the game (and its package), the agent (the
     spec of a built-in, a pickle of a user family defined here, or an untrusted module's
-    source and the spec), the table size, the batch capacity, the memory limit and the
-    warm-up's (``Isolation``), and this process's import path (absolute entries only: the
+    source and the spec), the table size, the batch capacity, the limits of its memory and of
+    its warm-up (``Isolation``), and this process's import path (absolute entries only: the
     child's folder is its own)."""
     family = getattr(agent, "family", None)
     module = getattr(family, "module", None) or None
@@ -232,7 +237,7 @@ class Template:
         if self.process.stdout is not None:
             self.process.stdout.close()
         self.control.close()
-        shutil.rmtree(self.folder, ignore_errors=True)
+        remove_folder(self.folder)
         _DUMPABLE.release()
 
 
@@ -372,8 +377,9 @@ class Sandbox:
 
     def __init__(self, game: str, agent, players: int, capacity: int, isolation: Isolation):
         self.limit, obs_size = isolation.time_limit, load_game(game).obs_size
-        limits = (isolation.memory_mb, isolation.warm_up)
-        self.message = start_message(game, agent, players, capacity, *limits)
+        self.message = start_message(
+            game, agent, players, capacity, isolation.memory_mb, warm_up=isolation.warm_up
+        )
         self.key = pickle.dumps(self.message)
         self.kept = _POOL.take(self.key) or Kept(self.message, obs_size)
         self.block = self.kept.block
@@ -503,12 +509,25 @@ class Sandbox:
         self.kept = None
 
 
+# What a child described, by its start message (the module, the memory limit, the paths).
+_DESCRIBED: dict[bytes, str] = {}
+
+
 def describe(name: str, text: str, memory_mb: int) -> list[dict]:
     """The agents an untrusted module's source defines, as a child of its own reports them
     (``agents.isolation.untrusted.describe``); a one-line ValueError if the module cannot be
-    imported there."""
+    imported there. A process asks once for each start message (the same file loaded again,
+    a notebook's cell run twice, starts no process)."""
     message = start_message("geschenkt", None, 0, 0, memory_mb, mode="describe")
     message["module"] = (name, text)
+    key = pickle.dumps(message)
+    if key not in _DESCRIBED:
+        _DESCRIBED[key] = json.dumps(_ask_child(message, name, memory_mb))
+    return json.loads(_DESCRIBED[key])
+
+
+def _ask_child(message: dict, name: str, memory_mb: int) -> list[dict]:
+    """What a child started with the describe ``message`` reports (see :func:`describe`)."""
     template = Template(message)
     try:
         first, rest = template.answer(START_LIMIT, everything=True)

@@ -13,9 +13,9 @@ It writes the template's pid (8 bytes, little-endian) on its standard output, an
 run says so (a byte on the pipe ``KEEP``, or its end closed), the run ends (``HOST``, the
 run's pid, dies) or the template ends, it kills every process below itself and exits; when the
 run ended first, it also removes the agent's folder (its working directory, which the run
-made and would have removed). The run
-finds and kills what is below the keeper with the same functions (:func:`kill_below`): a
-process is killed only through a pidfd, after its parent was checked.
+made and would have removed: :func:`remove_folder`). The run finds and kills what is below
+the keeper with the same functions (:func:`kill_below`): a process is killed only through a
+pidfd, after its parent was checked.
 
 The kernel tells the keeper of the run's end with SIGTERM (``PR_SET_PDEATHSIG``), but it sends
 that signal when the *thread* that started the keeper ends, though the run lives on (its other
@@ -30,7 +30,6 @@ import contextlib
 import ctypes
 import os
 import select
-import shutil
 import signal
 import sys
 import time
@@ -97,6 +96,20 @@ def _kill_if_below(pid: int, tree: set[int]) -> None:
             os.close(handle)
 
 
+def remove_folder(path: str) -> None:
+    """Remove an agent's folder and all in it, never through a link; a tree deeper than
+    Python's recursion limit (an agent may make one: ``shutil.rmtree`` raises there) goes to
+    ``rm -rf``."""
+    import shutil  # here: the keeper's start imports no more than it needs
+
+    try:
+        shutil.rmtree(path, ignore_errors=True)
+    except RecursionError:
+        import subprocess
+
+        subprocess.run(["rm", "-rf", "--", path], check=False, stderr=subprocess.DEVNULL)
+
+
 def _woken(signum, frame) -> None:
     """SIGTERM (``PR_SET_PDEATHSIG``): the byte on the wakeup pipe wakes the loop, which
     checks whether the run lives."""
@@ -154,7 +167,7 @@ def main(argv) -> None:
         kill_below(os.getpid())
         _reap()
         if os.getppid() != host:  # the run is gone: no one else frees the folder
-            shutil.rmtree(folder, ignore_errors=True)
+            remove_folder(folder)
 
 
 if __name__ == "__main__":

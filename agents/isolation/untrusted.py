@@ -10,7 +10,6 @@ processes by its description and source, never by its code.
 """
 
 import copyreg
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -76,15 +75,10 @@ def family_of(data: dict, module: tuple[str, str]) -> UntrustedFamily:
     )
 
 
-# What a child described of each (file name, source text, memory limit) this process loaded.
-_DESCRIBED: dict[tuple[str, str, int], str] = {}
-
-
 def load_untrusted(path, memory_mb: int = MEMORY_MB) -> list[Family]:
     """Register the agents of the untrusted file ``path`` (imported only in a child of its
-    own) and return them; a one-line ValueError if the file cannot be read or imported. The
-    same text under the same name and memory limit is described once per process (a
-    notebook's cell run again, the runs of one session)."""
+    own) and return them; a one-line ValueError if the file cannot be read or imported (its
+    process is asked once per process for the same text: ``host.describe``)."""
     from agents.isolation.host import describe as ask
     from agents.isolation.protocol import printable
     from agents.registry import register, source_file
@@ -98,10 +92,7 @@ def load_untrusted(path, memory_mb: int = MEMORY_MB) -> list[Family]:
     except (OSError, UnicodeDecodeError) as error:
         raise ValueError(f"untrusted module {str(path)!r}: {error}") from None
     module = (path.name, text)
-    key = (path.name, text, memory_mb)
-    if key not in _DESCRIBED:  # once per process: a file loaded again starts no process
-        _DESCRIBED[key] = json.dumps(ask(*key))
-    described = json.loads(_DESCRIBED[key])
+    described = ask(path.name, text, memory_mb)
     try:  # the description is the module's process's word: anything may come back
         found = [family_of(data, module) for data in described]
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as error:
