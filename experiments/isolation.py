@@ -45,7 +45,6 @@ the merged records in ``frame.attrs["faults"]``; :func:`fault_table` makes them 
 
 from __future__ import annotations
 
-import os
 import secrets
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -115,13 +114,12 @@ def check_start(isolation: Isolation | None, game: str, tables) -> None:
     start forfeits its games (so that a run goes on), which for an agent that never starts
     (say, a memory limit too small to load its libraries) would be a whole run of forfeits;
     this says why in one line (``ValueError``) instead. Each agent starts at the player count
-    of the first table it sits at, as many side by side as this process has cores (each start
-    has its limits: ``host.START_LIMIT``, ``Isolation.warm_up``), and its process is kept for
-    this process's blocks at that count."""
+    of the first table it sits at (``host.start_together``), and its process is kept for this
+    process's blocks at that count."""
     if isolation is None:
         return
     from agents.drivers.isolated import WIDTH
-    from agents.isolation.host import Sandbox
+    from agents.isolation.host import Sandbox, start_together
     from agents.registry import parse
 
     first_count = {}
@@ -130,20 +128,14 @@ def check_start(isolation: Isolation | None, game: str, tables) -> None:
             first_count.setdefault(spec, players)
     agents = {spec: parse(spec, game) for spec in first_count}
     isolated = [spec for spec, agent in agents.items() if isolation.covers(agent.family)]
-    side_by_side = len(os.sched_getaffinity(0))
-    for first in range(0, len(isolated), side_by_side):
-        wave = isolated[first : first + side_by_side]
-        boxes = []
-        try:
-            for spec in wave:
-                boxes.append(Sandbox(game, agents[spec], first_count[spec], WIDTH, isolation))
-            for box in boxes:
-                box.spawn()
-            for box in boxes:
-                box.ready()
-        finally:
-            for box in boxes:
-                box.close()
+    boxes = []
+    try:
+        for spec in isolated:
+            boxes.append(Sandbox(game, agents[spec], first_count[spec], WIDTH, isolation))
+        start_together(boxes)
+    finally:
+        for box in boxes:
+            box.close()
 
 
 def forfeit_columns(forfeits: np.ndarray) -> dict:

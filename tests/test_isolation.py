@@ -600,9 +600,7 @@ def test_a_module_loaded_again_is_described_once_unless_it_changed(tmp_path, mon
     asked = []
     ask = host._ask_child
     monkeypatch.setattr(host, "_DESCRIBED", {})  # what an earlier run of this test described
-    monkeypatch.setattr(
-        host, "_ask_child", lambda message, *rest: asked.append(message) or ask(message, *rest)
-    )
+    monkeypatch.setattr(host, "_ask_child", lambda message: asked.append(message) or ask(message))
     bot = tmp_path / "again.py"
     bot.write_text(NO_START_BOT.replace("nostart", "again"))
     first = load_untrusted(bot, 600)
@@ -900,3 +898,35 @@ def test_the_forfeit_tables_count_the_games_no_seat_won():
     long = _long(["bot", "bot", "bot"] * 2, [1, 2, 1, 0, 1, 0], [0, 0, 0, 0, 0.5, 0.5])
     for table in (forfeit_table(long), forfeit_sums_table(long)):
         assert "1 game of 2 had no winner: every seat forfeited" in table.attrs["note"]
+
+
+class _Box:
+    """A stand-in for ``host.Sandbox`` that notes when it is started and waited for."""
+
+    def __init__(self, name: str, said: list):
+        self.name, self.said = name, said
+
+    def spawn(self):
+        self.said.append(f"spawn {self.name}")
+
+    def ready(self):
+        self.said.append(f"ready {self.name}")
+
+    def ready_or_forfeit(self):
+        self.said.append(f"forfeit? {self.name}")
+
+
+def test_agents_start_as_many_at_once_as_there_are_cores(monkeypatch):
+    """Five isolated agents on two cores start in waves of two (each start's limits are its
+    own): a wave is waited for before the next one starts."""
+    monkeypatch.setattr(host.os, "sched_getaffinity", lambda pid: {0, 1})
+    said = []
+    host.start_together([_Box(str(k), said) for k in range(5)])
+    assert said == [
+        *("spawn 0", "spawn 1", "ready 0", "ready 1"),
+        *("spawn 2", "spawn 3", "ready 2", "ready 3"),
+        *("spawn 4", "ready 4"),
+    ]
+    said.clear()
+    host.start_together([_Box(str(k), said) for k in range(2)], forfeit=True)
+    assert said == ["spawn 0", "spawn 1", "forfeit? 0", "forfeit? 1"]

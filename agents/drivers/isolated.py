@@ -24,7 +24,7 @@ from agents.drivers.block import announce, illegal_action, reads_checked
 from agents.drivers.generate import driver
 from agents.drivers.slow import play_slow
 from agents.isolation import ILLEGAL, Isolation
-from agents.isolation.host import Sandbox
+from agents.isolation.host import Sandbox, start_together
 from agents.kernels.entries import entry_addresses
 from giftsim.contract import MAX_PARAMS, first_policy
 from giftsim.game import TAIL, Game, rounds_of
@@ -67,7 +67,7 @@ def play_block(
     loop.settings(root_seed, secret, first_index, first_policy(first_player, n))
     boxes = {s: Sandbox(game.name, agents[s], n, WIDTH, isolation) for s in seats}
     try:
-        _start(boxes.values())
+        start_together(boxes.values(), forfeit=True)  # a seat that does not start forfeits
         loop.play(kernel, boxes)
     finally:
         for box in boxes.values():
@@ -75,15 +75,6 @@ def play_block(
     forfeits = loop.forfeits[:, :n].astype(np.int8)
     lose(game, rules, loop.out, forfeits)
     return loop.out, forfeits, loop.explained
-
-
-def _start(boxes) -> None:
-    """Start every seat's process side by side; wait until all are ready (a seat whose
-    process does not start forfeits its decisions: ``Sandbox.ready_or_forfeit``)."""
-    for box in boxes:
-        box.spawn()
-    for box in boxes:
-        box.ready_or_forfeit()
 
 
 class _Loop:

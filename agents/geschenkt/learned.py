@@ -160,9 +160,9 @@ def choose(obs, params, rng, worlds, work, x):
     net, size = weights_of(params), n_features(obs[N_PLAYERS])
     x_pass, x_take, h = x[:size], x[size : 2 * size], x[2 * size :]
     shown = readonly(work)  # the afterstates read as the searches' leaf reads them: one compile
-    after(obs, PASS, None, None, work)
+    after(obs, np.int64(PASS), None, None, work)  # an int64 action, not one compile per literal
     features(shown, x_pass)
-    after(obs, TAKE, None, None, work)
+    after(obs, np.int64(TAKE), None, None, work)
     features(shown, x_take)
     first_layer(net, x_pass, h)
     passing = output(net, h)

@@ -509,6 +509,24 @@ class Sandbox:
         self.kept = None
 
 
+def start_together(boxes, forfeit: bool = False) -> None:
+    """Start the processes of ``boxes`` and wait until each is ready (:meth:`Sandbox.ready`;
+    with ``forfeit``, :meth:`Sandbox.ready_or_forfeit`), as many side by side as this process
+    has cores: each start has its own limits (``START_LIMIT``, ``Isolation.warm_up``), which
+    more starts than cores would share."""
+    boxes = list(boxes)
+    at_once = len(os.sched_getaffinity(0))
+    for first in range(0, len(boxes), at_once):
+        wave = boxes[first : first + at_once]
+        for box in wave:
+            box.spawn()
+        for box in wave:
+            if forfeit:
+                box.ready_or_forfeit()
+            else:
+                box.ready()
+
+
 # What a child described, by its start message (the module, the memory limit, the paths).
 _DESCRIBED: dict[bytes, str] = {}
 
@@ -522,12 +540,13 @@ def describe(name: str, text: str, memory_mb: int) -> list[dict]:
     message["module"] = (name, text)
     key = pickle.dumps(message)
     if key not in _DESCRIBED:
-        _DESCRIBED[key] = json.dumps(_ask_child(message, name, memory_mb))
+        _DESCRIBED[key] = json.dumps(_ask_child(message))
     return json.loads(_DESCRIBED[key])
 
 
-def _ask_child(message: dict, name: str, memory_mb: int) -> list[dict]:
+def _ask_child(message: dict) -> list[dict]:
     """What a child started with the describe ``message`` reports (see :func:`describe`)."""
+    name, memory_mb = message["module"][0], message["memory_mb"]
     template = Template(message)
     try:
         first, rest = template.answer(START_LIMIT, everything=True)
