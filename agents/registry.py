@@ -262,10 +262,16 @@ def parse(spec: str, game: str) -> Agent:
     return chosen(**values)
 
 
+def spec_name(spec: str) -> str:
+    """A spec's agent name: what comes before its first ``:`` (``"ismcts"`` of
+    ``"ismcts:iters=400"``), whatever its pairs hold."""
+    return spec.strip().split(":")[0]
+
+
 def spec_pairs(spec: str) -> tuple[str, dict[str, str]]:
     """A spec's name and the text of each ``key=value`` pair (keys and values stripped); a
     one-line ValueError for a pair without ``=`` or a key given twice."""
-    name, *pairs = spec.strip().split(":")
+    name, *pairs = spec.strip().split(":")  # name: spec_name(spec)
     texts = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")

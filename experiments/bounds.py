@@ -194,10 +194,10 @@ MAX_ROLLOUTS = 100_000  # per legal action and decision: more is days of CPU a t
 def _responder(spec: str, game: str) -> list:
     """The agent ``--responder`` names (in a list); an unknown name's message lists
     ``rollouts`` among the valid ones."""
-    from agents.registry import families, parse
+    from agents.registry import families, parse, spec_name
 
     names = [chosen.name for chosen in families(game)]
-    name = spec.strip().partition(":")[0]
+    name = spec_name(spec)
     if name not in names:
         raise ValueError(
             f"--responder: unknown agent {name!r} for {game} (valid: {ROLLOUTS}, the rollout "
@@ -243,11 +243,13 @@ def worst_cases(game: str, path=SHIPPED, players=None) -> dict[str, str]:
     of ``path`` (its default agent or any spec of it), as text; "none shown" when its 95%
     interval reaches 0 (the bound is then 0: a noisy positive mean is no gain), "no gain
     found" when it lies below 0; no entry for a family without rows."""
+    from agents.registry import spec_name
+
     if not Path(path).is_file():
         return {}
     table = pd.read_csv(path, keep_default_na=False)
     table = table[(table["game"] == game) & (table["rules"] == STANDARD)]
-    table = table.assign(target=table["target"].str.split(":").str[0])
+    table = table.assign(target=table["target"].map(spec_name))
     if players is not None:
         table = table[table["players"] == players]
     return {row.target: _worst_words(row) for row in worst_case(table).itertuples()}
@@ -273,7 +275,7 @@ def _trained_against(responder: str, target: str) -> str:
     rows name ``docs/responders/...``); "" when there is none or it names no baseline. The
     spec's ``key=value`` pairs are read as ``agents.registry.parse`` reads them."""
     from agents.kernels.net import read as read_network
-    from agents.registry import spec_pairs
+    from agents.registry import spec_name, spec_pairs
 
     if responder.startswith(f"{ROLLOUTS}:"):  # not an agent: it plays the field's policy
         return ""
@@ -283,7 +285,7 @@ def _trained_against(responder: str, target: str) -> str:
         baseline = str(read_network(found[0])[1].get("baseline", "")) if found else ""
     except ValueError:  # a row edited into no spec, or a file that is no network: no words
         return ""
-    mismatched = baseline and baseline.split(":")[0] != target.split(":")[0]
+    mismatched = baseline and spec_name(baseline) != spec_name(target)
     return f", trained against {baseline}" if mismatched else ""
 
 

@@ -26,7 +26,7 @@ from joblib import Parallel, delayed
 from tqdm import tqdm
 
 from agents.drivers.block import announce_loop
-from agents.registry import parse_list
+from agents.registry import parse_list, spec_name
 from agents.roster import roster
 from experiments.batch import field, play
 from experiments.journal import Journal
@@ -118,17 +118,13 @@ def steps(game: str, games: int, search_games: int, players=None) -> list[tuple]
         branches = [(low.format(n=n), up.format(n=n)) for low, up in ladder.branches]
         for lower, upper in [*pairwise(rungs), *branches]:
             deals = games
-            if _family(lower) in searching:
+            if spec_name(lower) in searching:
                 deals = search_games
-            elif _family(upper) in searching:
+            elif spec_name(upper) in searching:
                 deals = search_games * n  # one seat searches, not n
             if deals > 0:
                 out.append((game, n, lower, upper, deals))
     return out
-
-
-def _family(spec: str) -> str:
-    return spec.split(":")[0]
 
 
 def _play_step(i: int, game, n, lower, upper, deals, seed, package) -> tuple[int, dict]:
@@ -243,7 +239,7 @@ def _warm_up(pairs: list, seed: int, games: dict) -> None:
 
 def _cost(step) -> float:
     game, n, lower, upper, deals = step
-    searching = any(_family(r) in roster(game).search for r in (lower, upper))
+    searching = any(spec_name(r) in roster(game).search for r in (lower, upper))
     return deals * n * (10 if searching else 0.001)
 
 
@@ -283,7 +279,7 @@ def markdown(table: pd.DataFrame, argv=(), seed=FRESH_SEED) -> str:
 
 def _search_note(table: pd.DataFrame) -> list[str]:
     pairs = zip(table["game"], table["upper"], strict=True)  # a search rung's upper searches
-    searched = any(_family(upper) in roster(game).search for game, upper in pairs)
+    searched = any(spec_name(upper) in roster(game).search for game, upper in pairs)
     if not searched:
         return ["No search rung was played (`--search-games 0`): the heuristics' steps only."]
     return [
@@ -331,6 +327,6 @@ def _table(part: pd.DataFrame) -> str:
         rows.append(
             f"| `{r.upper}` | `{r.lower}` | {r.win_share:.3f} | [{r.ci_low:.3f}, {r.ci_high:.3f}]"
             f" | {r.fair:.3f} | {r.games:,} | {r.p_value:.2g} | {_verdict(r)} "
-            f"| {worst.get(_family(r.upper), 'not bounded')} |"
+            f"| {worst.get(spec_name(r.upper), 'not bounded')} |"
         )
     return "\n".join(rows)

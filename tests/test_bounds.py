@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from agents.drivers.block import play_block, respond_block
-from agents.registry import parse
+from agents.registry import parse, spec_name
 from experiments import bounds, exact
 from experiments.cli import main
 from geschenkt_sim.rules import Rules
@@ -352,3 +352,18 @@ def test_a_responder_trained_against_another_agent_says_so(tmp_path, monkeypatch
     assert bounds.worst_cases("geschenkt", tmp_path / "b.csv")["flatmc"].endswith(
         "(3p, learned:net)"
     )
+
+
+@pytest.mark.parametrize(
+    ("spec", "name"),
+    [
+        ("ismcts:iters=400", "ismcts"),
+        (" greedy ", "greedy"),
+        ("learned:net=docs/responders/a:b.npz", "learned"),
+        ("tuned4p", "tuned4p"),
+    ],
+)
+def test_a_spec_s_name_is_what_comes_before_its_first_colon(spec, name):
+    """The name of a spec, as the bounds' rows, their responders and the ladder's rungs read
+    it (one function: each had its own split)."""
+    assert spec_name(spec) == name
