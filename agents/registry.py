@@ -271,9 +271,8 @@ def spec_name(spec: str) -> str:
 def spec_pairs(spec: str) -> tuple[str, dict[str, str]]:
     """A spec's name and the text of each ``key=value`` pair (keys and values stripped); a
     one-line ValueError for a pair without ``=`` or a key given twice."""
-    name, *pairs = spec.strip().split(":")  # name: spec_name(spec)
     texts = {}
-    for pair in pairs:
+    for pair in spec.strip().split(":")[1:]:
         key, sep, value = pair.partition("=")
         if not sep:
             raise ValueError(f"agent parameter {pair!r} in {spec!r} must look like key=value")
@@ -281,7 +280,7 @@ def spec_pairs(spec: str) -> tuple[str, dict[str, str]]:
         if key in texts:
             raise ValueError(f"agent parameter {key!r} is given twice in {spec!r}")
         texts[key] = value.strip()
-    return name, texts
+    return spec_name(spec), texts
 
 
 def _is_net(chosen: Family, key: str) -> bool:

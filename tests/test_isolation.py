@@ -33,6 +33,7 @@ from agents.isolation import (
     Isolation,
     confine,
     host,
+    keeper,
 )
 from agents.isolation.keeper import remove_folder
 from agents.isolation.untrusted import load_untrusted
@@ -737,6 +738,32 @@ def test_what_an_agent_starts_dies_when_the_run_is_killed(tmp_path):
     while any(folder.exists() for folder in folders) and time.monotonic() < end:
         time.sleep(0.05)
     assert len(folders) == 2 and not any(folder.exists() for folder in folders)
+
+
+def test_a_keeper_whose_run_closed_its_pipe_without_a_word_removes_the_folder(tmp_path):
+    """A run killed outright closes its files before the kernel gives its children to a new
+    parent: the keeper sees its pipe end without the run's word (``Template.kill`` writes one)
+    while its parent still reads as the run, and must take that as the run's death (it then
+    left the folder: the killed-run test above failed so, now and then, on a loaded machine).
+    Here the run lives on and closes the pipe unasked, as a dying run does."""
+    folder = tmp_path / "agent"
+    folder.mkdir()
+    (folder / "written").write_text("by the agent")
+    theirs, ours = os.pipe()
+    command = [sys.executable, "-I", "-B", "-S", keeper.__file__, str(theirs), str(os.getpid())]
+    started = subprocess.Popen(
+        [*command, "/bin/sleep", "60"],  # the template: a process to kill
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        cwd=folder,
+        pass_fds=[theirs],
+    )
+    os.close(theirs)
+    template = int.from_bytes(started.stdout.read(8), "little")
+    os.close(ours)
+    assert started.wait(timeout=30) == 0
+    started.stdout.close()
+    assert not alive([template]) and not folder.exists()
 
 
 def test_an_agent_folder_goes_however_deep_and_never_through_a_link(tmp_path):

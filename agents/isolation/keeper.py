@@ -10,10 +10,13 @@ template's sibling (``clone(CLONE_PARENT)``) are the keeper's children. The temp
 by Landlock and scoped, cannot signal the keeper, which is outside its domain.
 
 It writes the template's pid (8 bytes, little-endian) on its standard output, and when the
-run says so (a byte on the pipe ``KEEP``, or its end closed), the run ends (``HOST``, the
-run's pid, dies) or the template ends, it kills every process below itself and exits; when the
-run ended first, it also removes the agent's folder (its working directory, which the run
-made and would have removed: :func:`remove_folder`). The run finds and kills what is below
+run says so (a byte on the pipe ``KEEP``), the run ends (``HOST``, the run's pid, dies: the
+pipe's end closes without a byte, or this process is adopted) or the template ends, it kills
+every process below itself and exits; when the run ended first, it also removes the agent's
+folder (its working directory, which the run made and would have removed:
+:func:`remove_folder`). A dying run's files close before its children are adopted: the end
+of the pipe, not the parent, tells that it died (a keeper that looked at its parent then
+still saw the run and left the folder). The run finds and kills what is below
 the keeper with the same functions (:func:`kill_below`): a process is killed only through a
 pidfd, after its parent was checked.
 
@@ -124,6 +127,7 @@ def _reap() -> None:
 
 def main(argv) -> None:
     keep, host, command = int(argv[1]), int(argv[2]), argv[3:]
+    run_died = False
     signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGTERM])  # until it can kill what is below
     libc = ctypes.CDLL(None)
     libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
@@ -158,7 +162,10 @@ def main(argv) -> None:
         while os.getppid() == host:  # else the run ended: this process was adopted
             ready, _, _ = select.select([template, keep, woken], [], [], 1.0)
             _reap()
-            if template in ready or keep in ready:
+            if keep in ready:  # the run's word, or the end of its pipe without one: it died
+                run_died = not os.read(keep, 1)  # (its files close before this is adopted)
+                return
+            if template in ready:
                 return
             with contextlib.suppress(BlockingIOError):  # SIGTERM: the loop checks the parent
                 os.read(woken, 64)
@@ -166,7 +173,7 @@ def main(argv) -> None:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)  # nothing stops the killing
         kill_below(os.getpid())
         _reap()
-        if os.getppid() != host:  # the run is gone: no one else frees the folder
+        if run_died or os.getppid() != host:  # the run is gone: no one else frees the folder
             remove_folder(folder)
 
 
