@@ -94,12 +94,12 @@ def few_note(deals) -> str:
     return f"† {count}, fewer than {FEW_DEALS}: coverage not assured"
 
 
-def quantile(df):
-    """The 97.5% point of Student's t with ``df`` degrees of freedom (normal where ``df`` is
-    infinite; NaN where it is below 1)."""
+def quantile(df, level: float = 0.975):
+    """The ``level`` point (97.5%: the two-sided 95% interval's) of Student's t with ``df``
+    degrees of freedom (normal where ``df`` is infinite; NaN where it is below 1)."""
     df = np.asarray(df, float)
     with np.errstate(invalid="ignore"):
-        out = np.where(df >= 1, special.stdtrit(np.maximum(df, 1), 0.975), np.nan)
+        out = np.where(df >= 1, special.stdtrit(np.maximum(df, 1), level), np.nan)
     return float(out) if out.ndim == 0 else out
 
 

@@ -200,7 +200,7 @@ def test_command_writes_rows_and_resumes(tmp_path, capsys):
     first = pd.read_csv(out)
     printed = capsys.readouterr().out
     assert list(first["players"]) == [3, 4] and "worst case" in printed
-    closing = printed.split("worst case (largest gain found):")[1]
+    closing = printed.split("worst case (largest gain found; its interval widened")[1]
     assert "warning" in closing and "< 30 deals: too few deals" in closing  # 20 deals: marked
     assert main(argv) == 0  # the rows are there: nothing is run or added
     pd.testing.assert_frame_equal(pd.read_csv(out), first)
@@ -226,12 +226,35 @@ def test_worst_cases_column(tmp_path):
     table = table.assign(low=table.gain - 1.96 * table.se, high=table.gain + 1.96 * table.se)
     table.assign(responder="rollouts:8:margin=1").to_csv(tmp_path / "b.csv", index=False)
     worst = bounds.worst_cases("geschenkt", tmp_path / "b.csv")
-    assert worst["greedy"] == "+0.350 [+0.311, +0.389] (4p, rollouts:8:margin=1)"
+    # the larger of greedy's two gains: Wilson's interval on (1 + gain) / 2 at the normal
+    # 1 - 0.025 / 2 point (2.2414), not the row's own 95% interval [+0.311, +0.389]
+    assert worst["greedy"] == (
+        "+0.350 [+0.304, +0.394] (4p, rollouts:8:margin=1; the largest of 2 gains, its "
+        "interval widened for 2)"
+    )
     assert worst["sniper"].startswith("-0.010 [-0.030, +0.010] (none shown")
     assert worst["tuned3p"].startswith("+0.019 [-0.001, +0.039] (none shown")  # reaches 0
     assert worst["ismcts"].startswith("no gain found (the best responder's gain: -0.137 [-0.221,")
     assert set(worst) == {"greedy", "sniper", "tuned3p", "ismcts"}
     assert bounds.worst_cases("geschenkt", tmp_path / "missing.csv") == {}
+
+
+def test_the_largest_of_many_gains_is_shown_only_past_its_widened_interval(tmp_path):
+    """Nine responders each find a gain of about 0 and one row's noise makes +0.021, whose own
+    95% interval leaves 0 out: as the largest of nine it is no gain shown (at 1 - 0.05 / 9 its
+    interval reaches 0); the same row alone is one."""
+    gains = [0.021, 0.0, -0.01, 0.005, 0.002, -0.004, 0.01, 0.0, -0.002]
+    table = pd.DataFrame({"gain": gains, "se": 0.01, "deals": 4400})
+    table = table.assign(game="tulips", target="greedy", players=range(9), rules="standard")
+    table = table.assign(responder="rollouts:8:margin=1", low=0.0014, high=0.0406)
+    table.to_csv(tmp_path / "many.csv", index=False)
+    many = bounds.worst_case(table).iloc[0]
+    assert (many["compared"], many["gain"]) == (9, 0.021)
+    assert many["low"] < 0 < many["high"] and many["high"] > 0.0406
+    assert "(none shown, 0p, " in bounds.worst_cases("tulips", tmp_path / "many.csv")["greedy"]
+    table.head(1).to_csv(tmp_path / "one.csv", index=False)
+    alone = bounds.worst_cases("tulips", tmp_path / "one.csv")["greedy"]
+    assert alone == "+0.021 [+0.001, +0.041] (0p, rollouts:8:margin=1)"
 
 
 def test_an_agent_responder_plays_the_rollout_responders_deals():
