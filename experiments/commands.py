@@ -740,9 +740,10 @@ def gauntlet(made, out, options, command):
     options = options | {"intro": gauntlets.plan_line(made)}
     frame, seconds, played = gauntlets.play(made, out, command, **options)
     _played_line(played, seconds, out)
-    found = gauntlets.table(made, out if out is not None else frame)
-    forfeits = gauntlet_forfeits(made, found, out if out is not None else frame)
-    gauntlets.print_tables(made, found)
+    source = out if out is not None else frame
+    found, pairs = gauntlets.table(made, source), gauntlets.comparisons(made, source)
+    forfeits = gauntlet_forfeits(made, found, source)
+    gauntlets.print_tables(made, found, pairs)
     print_tables(forfeits)
     if out is not None:
         when = manifest_io.read(out)["created"][:10]
@@ -766,7 +767,7 @@ def gauntlet_report(folder: Path, manifest: dict, force: bool = False) -> dict[s
     unfinished = incomplete_note(folder, manifest, int(found["games"].sum()))
     if unfinished:
         print(unfinished)
-    gauntlets.print_tables(made, found)
+    gauntlets.print_tables(made, found, gauntlets.comparisons(made, folder))
     print_tables(forfeits)
     command = manifest.get("command", "")
     when = manifest["created"][:10]

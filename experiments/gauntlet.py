@@ -48,6 +48,7 @@ from agents.registry import parse
 from agents.roster import roster
 from experiments import manifest as manifest_io
 from experiments import stats
+from experiments.blocks import deal_codes, deal_strata
 from experiments.isolation import secured
 from experiments.results import load_faults, long_table, read_chunks
 from experiments.runner import run
@@ -487,6 +488,84 @@ def _forfeits(long: pd.DataFrame) -> int:
     return int((long.groupby(["job", "game_index"])["forfeit"].max() != 0).sum())
 
 
+# ---- paired comparisons -------------------------------------------------------------------
+
+PAIR_COLUMNS = ("difference", "se", "ci_low", "ci_high", "deals", "p_value", "p_holm", "shown")
+ALPHA = 0.05  # family-wise, two-sided, over every comparison of the run (Holm)
+
+
+def comparisons(made: Plan, source) -> pd.DataFrame:
+    """Every two agents of a field at each player count, on the deals their cells share (the
+    cells start at game 0 on one seed): ``difference``, the win share of the agent listed
+    first less the other's, its standard error ``se`` and 95% interval with the deal as unit
+    (paired: one difference per deal, stratified by the two cells' seating groups;
+    ``stats.gap_interval``), ``deals``, the two-sided ``p_value`` that agrees with the interval
+    (``stats.gap_test``),
+    ``p_holm`` (Holm's, over every comparison of the run) and ``shown`` (``p_holm`` below
+    ``ALPHA``: an edge the run shows, family-wise). Indexed by (n_players, field, first,
+    second); only fields both agents were played in (not ``self``, not an agent's own)."""
+    source = source if isinstance(source, pd.DataFrame) else chunks(source)
+    played = [c for c in made.cells if c.pool and c.jobs]
+    per_deal = {
+        (c.n_players, c.agent, c.field): _deal_wins(c, cell_rows(source, c.jobs)) for c in played
+    }
+    rows = []
+    for n in made.players:
+        for field in listed_fields(made, n):
+            for first, second in combinations(listed_agents(made, n), 2):
+                a, b = per_deal.get((n, first, field)), per_deal.get((n, second, field))
+                if a is not None and b is not None and not a.empty and not b.empty:
+                    keys = {"n_players": n, "field": field, "first": first, "second": second}
+                    rows.append(keys | _paired(a, b))
+    index = ["n_players", "field", "first", "second"]
+    table = pd.DataFrame(rows, columns=[*index, *PAIR_COLUMNS[:-2]])
+    table["p_holm"] = stats.holm_adjusted(table["p_value"])
+    table["shown"] = table["p_holm"] < ALPHA
+    return table.set_index(index)
+
+
+def _deal_wins(cell: Cell, rows: pd.DataFrame) -> pd.DataFrame:
+    """Per deal of a cell (its game index: one seed, so the same deal in every cell): the
+    agent's wins (ties split), its seats and the deal's seating group (``stratum``)."""
+    if rows.empty:
+        return pd.DataFrame(columns=["wins", "seats", "stratum"])
+    long = long_table(rows)
+    deal = deal_codes(long)
+    mine = long.assign(stratum=deal_strata(long, deal)[deal])
+    mine = mine[mine["agent"] == cell.agent]
+    return mine.groupby("game_index").agg(
+        wins=("win", "sum"), seats=("win", "size"), stratum=("stratum", "first")
+    )
+
+
+def _paired(a: pd.DataFrame, b: pd.DataFrame) -> dict:
+    """The difference of two cells' win shares on their common deals, each share the ratio
+    of its wins to its seats as the cells' tables compute it, with the linearised paired
+    error: per deal ``u = (wins_a - share_a seats_a) / seats_a_total - (same for b)``,
+    summed over deals within the pair of seating groups."""
+    both = a.merge(b, "inner", left_index=True, right_index=True, suffixes=("_a", "_b"))
+    share_a = both["wins_a"].sum() / both["seats_a"].sum()
+    share_b = both["wins_b"].sum() / both["seats_b"].sum()
+    deals = len(both)
+    spread = (both["wins_a"] - share_a * both["seats_a"]) / both["seats_a"].sum()
+    spread -= (both["wins_b"] - share_b * both["seats_b"]) / both["seats_b"].sum()
+    frame = pd.DataFrame(
+        {
+            "value": share_a - share_b + deals * spread.to_numpy(float),
+            "one": 1.0,
+            "all": 0,
+            "deal": range(deals),
+            "stratum": both["stratum_a"].astype(str) + "/" + both["stratum_b"].astype(str),
+        }
+    )
+    found = stats.clustered_mean(frame, "value", "one", "all", "deal", stratum="stratum").iloc[0]
+    gap, se, free = found["mean"], found["se"], found["df"]
+    low, high = stats.gap_interval(gap, se, deals, stats.quantile(free))
+    test = stats.gap_test(gap, se, deals, free)
+    found = {"difference": gap, "se": se, "ci_low": low, "ci_high": high, "deals": deals}
+    return found | {"p_value": test["p_value"]}
+
+
 # ---- what a person reads ------------------------------------------------------------------
 
 
@@ -511,6 +590,40 @@ def display(made: Plan, found: pd.DataFrame, n: int) -> pd.DataFrame:
     shown = SELF in fields
     text = {f: [_cell_text(part.loc[(a, f)], shown) for a in agents] for f in fields}
     return pd.DataFrame(text, index=pd.Index(agents, name="agent"))
+
+
+def display_pairs(made: Plan, pairs: pd.DataFrame, n: int) -> pd.DataFrame:
+    """One player count's paired comparisons as text, one row per two agents (in the order
+    listed: the first's win share less the second's), one column per field they were
+    compared in; "shown" where Holm's correction over the run keeps the edge."""
+    part = pairs.xs(n, level="n_players")
+    fields = [f for f in listed_fields(made, n) if f in part.index.get_level_values("field")]
+    agents = listed_agents(made, n)
+    labels, text = [], {field: [] for field in fields}
+    for first, second in combinations(agents, 2):
+        labels.append(f"{first} - {second}")
+        for field in fields:
+            key = (field, first, second)
+            text[field].append(_pair_text(part.loc[key]) if key in part.index else "")
+    return pd.DataFrame(text, index=pd.Index(labels, name="first - second"))
+
+
+def _pair_text(row) -> str:
+    few = " †" if stats.too_few(row["deals"]) else ""
+    shown = " shown" if row["shown"] else ""
+    interval = _ends(row["ci_low"], row["ci_high"], "+")
+    return f"{_round(row['difference']):+.3f} {interval}{shown}{few}"
+
+
+def pairs_words(pairs: pd.DataFrame) -> str:
+    """How to read :func:`display_pairs`, with the number of comparisons corrected for."""
+    return (
+        "Paired differences: the first agent's win share less the second's in each field, on "
+        "the deals both played, with its 95% interval by deal; `shown` where the edge holds "
+        f"after Holm's correction over the run's {len(pairs):,} comparisons (family-wise "
+        f"{ALPHA:.0%}, two-sided). A difference not shown is not a tie: it lies in its interval. "
+        "A blank: one of the two is the field (its own field)."
+    )
 
 
 def _cell_text(row, self_shown: bool) -> str:
@@ -588,10 +701,12 @@ def markdown(
     images=None,
     unfinished="",
     sections=None,
+    pairs=None,
 ) -> str:
     """The gauntlet as markdown: the warning of an incomplete folder (``unfinished``), the
     command and date, how to read it, then per player count the fields in words, the table
-    and its plot (``images``: file name per player count), then ``sections`` (a heading to
+    and its plot (``images``: file name per player count) and paired comparisons (``pairs``,
+    :func:`comparisons`), then ``sections`` (a heading to
     its markdown text: the forfeits of isolated agents and why)."""
     name = load_game(made.game).title
     lines = [f"# Gauntlet: {name}", "", *([f"**{unfinished}**", ""] if unfinished else [])]
@@ -602,6 +717,8 @@ def markdown(
         lines += [f"- `{field}`: {words}" for field, words in field_words(made, n).items()]
         lines += ["", f"Deals per cell: {deal_range(found, n)}.", ""]
         lines += [display(made, found, n).to_markdown(), ""]
+        if pairs is not None and n in pairs.index.get_level_values("n_players"):
+            lines += [pairs_words(pairs), "", display_pairs(made, pairs, n).to_markdown(), ""]
         if images and n in images:
             lines += [f"![{name}, {n} players]({images[n]})", ""]
     for heading, text in (sections or {}).items():
@@ -687,7 +804,8 @@ def report(
     sections=None,
 ) -> list[Path]:
     """Write ``gauntlet.md`` (opening with ``unfinished``, the warning of an incomplete folder,
-    if any; with ``sections``, :func:`markdown`'s) and one PNG per player count
+    if any; with ``sections``, :func:`markdown`'s; with the paired comparisons of the folder's
+    games) and one PNG per player count
     (:func:`image_name`) into ``folder`` (a results folder: nothing outside it), each through
     ``giftsim.files.write_own``; returns the files written."""
     from experiments import plots  # matplotlib only when drawing
@@ -699,7 +817,8 @@ def report(
         plots.save_png(figure, folder / name, force)
         plots.plt.close(figure)
     when = when or date.today().isoformat()
-    text = markdown(made, found, command, when, images, unfinished, sections)
+    pairs = comparisons(made, folder)
+    text = markdown(made, found, command, when, images, unfinished, sections, pairs)
     files.write_own(folder / "gauntlet.md", lambda path: path.write_text(text + "\n"), force)
     return [folder / "gauntlet.md", *(folder / name for name in images.values())]
 
@@ -713,8 +832,9 @@ CELL = (
 SELF_CELL = ": the cell is the turn-order gap, the last position's win share minus the first's"
 
 
-def print_tables(made: Plan, found: pd.DataFrame) -> None:
-    """Each player count's table to the terminal, with the fields in words."""
+def print_tables(made: Plan, found: pd.DataFrame, pairs=None) -> None:
+    """Each player count's table to the terminal, with the fields in words, and its paired
+    comparisons (``pairs``, :func:`comparisons`) if given."""
     title = load_game(made.game).title
     for n in _counts(made, found):
         print(f"\n== {title}, {n} players ({deals_text(found, n)} per cell)")
@@ -722,6 +842,9 @@ def print_tables(made: Plan, found: pd.DataFrame) -> None:
         for name, words in field_words(made, n).items():
             print(f"  {name}: {words}{SELF_CELL * (name == SELF)}")
         print(display(made, found, n).to_string())
+        if pairs is not None and n in pairs.index.get_level_values("n_players"):
+            print(f"\n{pairs_words(pairs)}")
+            print(display_pairs(made, pairs, n).to_string())
     if found["deals"].between(1, stats.FEW_DEALS - 1).any():
         print(f"† fewer than {stats.FEW_DEALS} deals: the interval's coverage is not assured")
     if made.caveat:

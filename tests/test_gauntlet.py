@@ -123,6 +123,58 @@ def test_each_cell_is_the_statistics_of_its_own_games(toy):
     assert mirror["kind"] == "mirror" and mirror["gap_low"] <= mirror["gap"] <= mirror["gap_high"]
 
 
+def _deal_shares(frame, cell) -> pd.Series:
+    """The cell's agent's win share on each of its deals (game index), from its games."""
+    mine = long_table(frame[frame["job"].isin(cell.jobs)])
+    return mine[mine["agent"] == cell.agent].groupby("game_index")["win"].mean()
+
+
+def test_a_paired_difference_is_the_cells_difference_with_the_error_of_its_deals(toy):
+    """In a field of one agent (one seating group) the difference is the two cells' win
+    shares less each other, and its error the standard deviation of the per-deal differences
+    over the root of the deals: the deals are paired, not two samples."""
+    made, frame, found = toy
+    pairs = gauntlets.comparisons(made, frame)
+    row = pairs.loc[(2, "random", "steady", "steady:margin=2")]
+    cells = {c.agent: c for c in made.cells if (c.n_players, c.field) == (2, "random")}
+    shares = {a: found.loc[(2, a, "random"), "win_share"] for a in ("steady", "steady:margin=2")}
+    assert row["difference"] == pytest.approx(shares["steady"] - shares["steady:margin=2"])
+    per_deal = _deal_shares(frame, cells["steady"]) - _deal_shares(frame, cells["steady:margin=2"])
+    assert row["deals"] == len(per_deal) == 40
+    assert row["se"] == pytest.approx(per_deal.std(ddof=1) / np.sqrt(len(per_deal)))
+    assert row["ci_low"] < row["difference"] < row["ci_high"]
+    apart = np.hypot(*(found.loc[(2, a, "random"), "ci_high"] for a in shares))
+    assert row["se"] < apart  # pairing is not two independent errors (a loose check)
+
+
+def test_pairs_are_every_two_agents_in_the_fields_both_played_with_holm_over_the_run(toy):
+    made, frame, _ = toy
+    pairs = gauntlets.comparisons(made, frame)
+    fields = set(pairs.index.get_level_values("field"))
+    assert "self" not in fields and fields == {"random", "steady", "mixed"}
+    assert ("random", "random", "steady") not in pairs.xs(3, level="n_players").index
+    assert len(pairs) == 2 * (
+        1 + 1 + 3
+    )  # per count: random, steady (one agent is the field), mixed
+    expected = stats.holm_adjusted(pairs["p_value"])
+    np.testing.assert_allclose(pairs["p_holm"], expected)
+    assert (pairs["shown"] == (pairs["p_holm"] < 0.05)).all()
+    assert (pairs["p_holm"] >= pairs["p_value"]).all()
+
+
+def test_pairs_do_not_depend_on_the_order_listed(toy):
+    """Listed the other way round, each pair is the same difference with the sign turned."""
+    made, frame, _ = toy
+    pairs = gauntlets.comparisons(made, frame)
+    other = toy_plan(TOY["agents"][::-1], TOY_FIELDS[::-1], TOY["players"][::-1])
+    turned = gauntlets.comparisons(other, frame)
+    assert len(turned) == len(pairs)
+    for (n, field, first, second), row in pairs.iterrows():
+        back = turned.loc[(n, field, second, first)]
+        assert back["difference"] == pytest.approx(-row["difference"])
+        assert (back["p_holm"], back["shown"]) == pytest.approx((row["p_holm"], row["shown"]))
+
+
 def test_resume_loses_and_repeats_no_game(tmp_path, capsys):
     made = toy_plan(deals=30)
     fresh, _, _ = run(made.jobs, backend="serial", progress=False)
@@ -266,6 +318,7 @@ def test_both_games_run_through_the_cli_and_report(game, players, tmp_path, caps
     assert png.stat().st_size > 10_000 and png.read_bytes()[:4] == b"\x89PNG"
     text = (out / "gauntlet.md").read_text()
     assert f"giftsim gauntlet {game}" in text and f"({png.name})" in text
+    assert "Holm's correction over the run's" in printed and "| first - second " in text
     png.unlink()
     assert main(["report", str(out)]) == 0  # the folder's report draws it again
     assert png.exists() and f"tuned{players}p" in capsys.readouterr().out
