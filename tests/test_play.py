@@ -82,6 +82,26 @@ def test_a_no_thanks_game_is_the_compiled_game_and_its_record_replays(
         assert re.search(rf"seat {seat} \S+\s+score\s+{score} ", out)
 
 
+def test_a_bot_with_its_own_network_plays_with_that_network(monkeypatch, capsys, tmp_path):
+    """``learned:net=FILE`` at the table is that network's play, not the shipped one's: the
+    record's actions are the compiled game's with the same specs (the bots' moves are noted
+    by a wrapper that keeps the agent's network)."""
+    net = "learned:net=docs/responders/geschenkt-3p-greedy.npz"
+    args = ("geschenkt", "--players", "3", "--seat", "0", "--vs", f"{net},greedy", "--seed", "3")
+    _, record = played(monkeypatch, capsys, tmp_path, args)
+    assert record["agents"][::2] == ["human", "greedy"]
+    assert record["agents"][1].endswith(net.split("=")[1])  # the file's whole path
+    rules = GeschenktRules(**record["rules"])
+
+    def actions(spec):
+        agents = parse_list(f"random:p=0,{spec},greedy", "geschenkt")
+        return [
+            ACTION_NAMES[a] for a in play_slow("geschenkt", rules, agents, 3, 0, "random").actions
+        ]
+
+    assert record["actions"] == actions(net) != actions("learned")
+
+
 def test_a_tulips_game_replays_and_the_record_goes_to_the_default_file(
     monkeypatch, capsys, tmp_path
 ):

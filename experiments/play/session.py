@@ -57,7 +57,7 @@ class MoveLog:
             self.decided(obs, action)
             return action
 
-        return Agent(replace(agent.family, decide=noted), agent.values)
+        return replace(agent, family=replace(agent.family, decide=noted))  # its net kept
 
     def catch_up(self, obs) -> None:
         """Note the moves nobody was asked about since the last decision, seen in ``obs``."""
