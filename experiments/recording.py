@@ -33,6 +33,8 @@ def record(
         )
     first_policy(first_player, rules.n_players)  # checked before anything compiles, as
     param_table(agents, rules.n_players)  # the networks for this table
+    for agent in agents:
+        agent.check_rules(rules)  # a policy table solved under other rules: one line
     meta = {"agents": [a.spec for a in agents], "seed": seed, "game_index": game_index}
     meta["first_player_policy"] = first_player  # rotate, random or a seat: how it was chosen
     if secret:

@@ -140,9 +140,9 @@ def test_bad_sizes_and_parameters_are_one_line(capsys, tmp_path, monkeypatch, ar
 
 
 def test_a_policy_table_of_another_variant_is_one_line_and_nothing_is_written(capsys, tmp_path):
-    """A table solved for cards 3..8 is refused by a solve of another deck, by a tournament
-    of other rules or player count, and a file that is no table is named as such; no folder
-    is made."""
+    """A table solved for cards 3..8 is refused by a solve of another deck, by a tournament,
+    a record or a game at the terminal under other rules or player count, and a file that is
+    no table is named as such; nothing is written."""
     from experiments.solving import solve_variant
     from geschenkt_sim.rules import Rules
 
@@ -205,6 +205,10 @@ def test_a_policy_table_of_another_variant_is_one_line_and_nothing_is_written(ca
             "chips_visible=true",
         ),
     ]
+    record = ["record", "geschenkt", "--players", "2", "--agents", f"{table},greedy", *other]
+    cases.append(([*record, "--out", str(out)], "was solved for 2 players, cards 3..8"))
+    play = ["play", "geschenkt", "--players", "2", "--vs", table, *other, "--record", str(out)]
+    cases.append((play, "was solved for 2 players, cards 3..8"))  # before the first question
     (tmp_path / "text.parquet").write_text("not a table")
     bad = f"solved:table={tmp_path / 'text.parquet'}"
     cases.append(

@@ -138,6 +138,8 @@ def run(
     if getattr(rules, "rounds", 1) > 1:
         raise ValueError("play plays one game; rounds=N matches are for record and tournament")
     seats, bots = _seating(game, players, seat, vs)
+    for bot in bots:
+        bot.check_rules(rules)  # a policy table solved under other rules: one line
     seed = secrets.randbelow(1_000_000) if seed is None else seed
     check_seed(seed)
     path = _record_path(record, f"giftsim-play-{game}-{seed}.json", force)
