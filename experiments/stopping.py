@@ -14,6 +14,7 @@ class Terminated(KeyboardInterrupt):
 
 
 SIGNALLED: list[int] = []  # the stop signals this command received (main thread)
+STOPS = (signal.SIGINT, signal.SIGTERM)  # what stops a command
 
 
 def _on_signal(signum, frame):
@@ -32,6 +33,26 @@ def stop_on_signals() -> dict:
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         taken.append(signal.SIGINT)
     return {s: signal.signal(s, _on_signal) for s in taken}
+
+
+@contextlib.contextmanager
+def held_stops():
+    """Hold Ctrl-C and SIGTERM while the block runs (files written and recorded as one step,
+    a second or so), then stop as they would have: the handler in place before sees the first
+    signal held, at the block's end (or the exception the block raised goes on). Off the main
+    thread, where no handler can be set, nothing is held."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+    before = {s: signal.signal(s, lambda signum, frame: held.append(signum)) for s in STOPS}
+    try:
+        yield
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
+        if held:
+            signal.raise_signal(held[0])
 
 
 def hush_lost_stops():

@@ -59,6 +59,7 @@ from agents.registry import families, parse_list
 from experiments.batch import field as field_share
 from experiments.network import Network, ensemble, fit
 from experiments.seeds import CONFIRM_SEED_OFFSET, EVAL_SEED_OFFSET
+from experiments.stopping import held_stops
 from experiments.targets import successors, targets
 from experiments.train_settings import TrainSettings
 from giftsim import files
@@ -412,12 +413,14 @@ def _write_best(settings, out: Path, folder: Path, curve, command: str, force: b
     network, text, table, figure = outputs(out)
     replace = {path: force or _ours(path, folder) for path in (network, text, table, figure)}
     arrays = (weights["w1"], weights["b1"], weights["w2"], weights["b2"])
-    net.save(network, *arrays, meta | record, force=replace[network])
-    files.write_text(text, json.dumps(record, indent=1) + "\n", replace[text], "train output")
-    files.write_with(table, lambda p: curve.to_csv(p, index=False), replace[table], "train output")
-    files.write_with(figure, lambda p: _plot(settings, curve, p), replace[figure], "train output")
-    written = {path.name: files.digest(path) for path in replace}
-    files.write_text(folder / WRITTEN, json.dumps(written, indent=1) + "\n", force=True)
+    with held_stops():  # the outputs and their checksums as one step: an interrupted run
+        net.save(network, *arrays, meta | record, force=replace[network])  # resumes
+        files.write_text(text, json.dumps(record, indent=1) + "\n", replace[text], "train output")
+        write = files.write_with
+        write(table, lambda p: curve.to_csv(p, index=False), replace[table], "train output")
+        write(figure, lambda p: _plot(settings, curve, p), replace[figure], "train output")
+        written = {path.name: files.digest(path) for path in replace}
+        files.write_text(folder / WRITTEN, json.dumps(written, indent=1) + "\n", force=True)
     return confirmed
 
 

@@ -3,6 +3,7 @@ against a plain-Python twin, the compiled network against NumPy, and ``giftsim t
 (a tiny run beats ``random``; runs are deterministic and resume to the same network)."""
 
 import json
+import signal
 
 import numpy as np
 import pytest
@@ -260,6 +261,26 @@ def test_resuming_a_finished_run_plays_and_writes_nothing_while_its_outputs_are_
     monkeypatch.undo()
     train(tiny(rounds=1, games=300), out, resume=True)
     assert all(path.is_file() for path in outputs(out))
+
+
+def test_a_stop_while_the_outputs_are_written_leaves_a_run_that_resumes(tmp_path, monkeypatch):
+    """Ctrl-C between two of the four outputs (here, while the plot is drawn) is held until
+    all four and their checksums are written, then stops the run: the same command with
+    --resume keeps them (it refused them as files the run did not write)."""
+    out = tmp_path / "stopped.npz"
+    drawn = training._plot
+
+    def stopped_while_drawing(*args):
+        signal.raise_signal(signal.SIGINT)
+        drawn(*args)
+
+    monkeypatch.setattr(training, "_plot", stopped_while_drawing)
+    with pytest.raises(KeyboardInterrupt):
+        train(tiny(rounds=1, games=300), out)
+    assert all(path.is_file() for path in outputs(out))
+    monkeypatch.undo()
+    again = train(tiny(rounds=1, games=300), out, resume=True)
+    assert again.attrs["kept"]
 
 
 @pytest.mark.parametrize(
