@@ -98,6 +98,7 @@ def main(argv=None) -> int:
 
 def _stopped(args, signum: int) -> int:
     """The line of a command stopped by Ctrl-C or SIGTERM, and its exit status."""
+    stopping.noted_only()  # a second stop while the line is said: not a traceback
     stopping.Watchdog.stopping.set()  # the stop has reached the end of the command
     how = "terminated" if signum == signal.SIGTERM else "interrupted"
     print(f"giftsim {args.command}: {how}; {_after_interrupt(args)}", file=sys.stderr)

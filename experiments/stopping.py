@@ -35,6 +35,16 @@ def stop_on_signals() -> dict:
     return {s: signal.signal(s, _on_signal) for s in taken}
 
 
+def noted_only() -> None:
+    """From now on a stop is only noted in :data:`SIGNALLED`: for a command already stopping,
+    so that a second Ctrl-C while it says its line does not raise out of it (``timeout -s
+    INT`` and an impatient hand both send two). The watchdog still ends a stop that hangs.
+    Off the main thread, nothing is changed."""
+    if threading.current_thread() is threading.main_thread():
+        for signum in STOPS:
+            signal.signal(signum, lambda signum, frame: SIGNALLED.append(signum))
+
+
 @contextlib.contextmanager
 def held_stops():
     """Hold Ctrl-C and SIGTERM while the block runs (files written and recorded as one step,

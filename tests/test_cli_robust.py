@@ -433,6 +433,27 @@ def test_a_stop_whose_exception_a_library_lost_still_ends_as_a_stop(
     assert {s: signal.getsignal(s) for s in handlers} == handlers  # the handlers put back
 
 
+def test_a_second_ctrl_c_while_the_first_is_said_is_no_traceback(monkeypatch, capsys):
+    """``timeout -s INT`` and an impatient hand send two: the second, arriving while the
+    first's line is made, is noted, and the command ends with that one line and 130."""
+
+    def stopped(args):
+        raise KeyboardInterrupt
+
+    said = cli._after_interrupt
+
+    def second(args):
+        signal.raise_signal(signal.SIGINT)
+        return said(args)
+
+    monkeypatch.setattr(cli, "_replay", stopped)
+    monkeypatch.setattr(cli, "_after_interrupt", second)
+    assert main(["replay", "game.json"]) == 130
+    line = "giftsim replay: interrupted; nothing was kept (this command has no --resume)"
+    assert capsys.readouterr().err.strip().splitlines() == [line]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back
+
+
 def test_sigterm_stops_a_run_as_ctrl_c_does_and_it_resumes(tmp_path):
     """``kill`` (a batch system's time limit) ends a run with one line saying how to go on
     and status 143, its chunks kept; the resume then finishes it (it ended with no word and
