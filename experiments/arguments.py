@@ -174,9 +174,19 @@ def gigabytes(text: str) -> float:
 
 
 def folder(text: str) -> Path:
-    """A folder's path; an empty name (which Path reads as this folder) is refused."""
+    """A folder's path; an empty or blank name is refused (Path reads "" as this folder, so
+    ``--out ""`` wrote a run's files among whatever the working folder held)."""
+    return _named(text, "folder")
+
+
+def file(text: str) -> Path:
+    """A file's path; an empty or blank name is refused."""
+    return _named(text, "file")
+
+
+def _named(text: str, kind: str) -> Path:
     if not text.strip():
-        raise argparse.ArgumentTypeError("an empty name; name a folder")
+        raise argparse.ArgumentTypeError(f"an empty name; name a {kind}")
     return Path(text)
 
 

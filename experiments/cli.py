@@ -468,7 +468,9 @@ def _add_solve(sub) -> None:
         "--players", type=arguments.whole(PLAYER_COUNT), default=2, help="number of players"
     )
     _add_rule_option(p)
-    p.add_argument("--out", type=Path, help="a new folder for the tables and the summary")
+    p.add_argument(
+        "--out", type=arguments.folder, help="a new folder for the tables and the summary"
+    )
     p.add_argument("--no-tables", action="store_true", help="with --out: the summary only")
     p.add_argument(
         "--memory", type=arguments.gigabytes, help="memory limit in GB (default: what is free)"
@@ -532,7 +534,7 @@ def _add_bound(sub) -> None:
     _add_rule_option(p)
     p.add_argument(
         "--out",
-        type=Path,
+        type=arguments.file,
         help="a CSV to add each row to (rows there are kept while the files their specs name "
         "are unchanged)",
     )
@@ -621,7 +623,9 @@ def _add_run_options(p, games_help: str = TOURNAMENT_GAMES) -> None:
     _add_rule_option(p)
     p.add_argument("--games", type=arguments.run_games, default=10_000, help=games_help)
     p.add_argument("--seed", type=arguments.seed, default=0, help="root seed of every deal")
-    p.add_argument("--out", type=Path, help="results folder (manifest + parquet chunks)")
+    p.add_argument(
+        "--out", type=arguments.folder, help="results folder (manifest + parquet chunks)"
+    )
     p.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
     p.add_argument(
         "--summary-only",
@@ -711,7 +715,7 @@ def _add_gauntlet(sub) -> None:
     p.add_argument("--seed", type=arguments.seed, default=0, help="root seed of every deal")
     p.add_argument(
         "--out",
-        type=Path,
+        type=arguments.folder,
         help="results folder (manifest, parquet chunks, gauntlet.md and one PNG per count)",
     )
     p.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
@@ -767,7 +771,7 @@ def _add_tune(sub) -> None:
     p.add_argument(
         "--final-games", type=arguments.held_pairs, default=20000, help="fresh deals for the score"
     )
-    p.add_argument("--json", type=Path, help="also write the result to this JSON file")
+    p.add_argument("--json", type=arguments.file, help="also write the result to this JSON file")
     _add_force(p, "the --json file")
     _add_journal(p, "score (each candidate's, then the best one's final score)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -777,7 +781,7 @@ def _add_tune(sub) -> None:
 def _add_journal(p, what: str) -> None:
     p.add_argument(
         "--journal",
-        type=Path,
+        type=arguments.file,
         metavar="FILE.csv",
         help=f"add each {what} to this CSV as it finishes; the same command again takes the "
         "scores in it instead of playing them (after an interruption, it continues)",
@@ -796,7 +800,7 @@ def _add_train(sub) -> None:
         default=TrainSettings.seed,
         help="seed of the games and of the fitting",
     )
-    p.add_argument("--out", type=Path, required=True, help="network file to write (.npz)")
+    p.add_argument("--out", type=arguments.file, required=True, help="network file to write (.npz)")
     p.add_argument(
         "--rounds",
         type=arguments.whole("a whole number in 1..1000"),
@@ -906,7 +910,9 @@ def _add_ladder(sub) -> None:
     )
     p.add_argument("--workers", type=arguments.workers, default=1, help="steps run in parallel")
     p.add_argument(
-        "--out", type=Path, help="also write the markdown to this file (e.g. runs/ladder.md)"
+        "--out",
+        type=arguments.file,
+        help="also write the markdown to this file (e.g. runs/ladder.md)",
     )
     _add_force(p, "the --out file")
     _add_journal(p, "step's score")
@@ -955,7 +961,7 @@ def _add_play(sub) -> None:
     )
     p.add_argument(
         "--record",
-        type=Path,
+        type=arguments.file,
         help="where to save the game (default giftsim-play-GAME-SEED.json, or -2, -3, ... "
         "after it when that name is taken)",
     )
@@ -1220,7 +1226,7 @@ def _add_bench(sub) -> None:
     )
     p.add_argument(
         "--markdown",
-        type=Path,
+        type=arguments.file,
         metavar="FILE",
         help="also write the speed section (dated) into FILE, between its marks if it has "
         "them (giftsim bench --markdown README.md renews the README's), else as a new file",
@@ -1253,7 +1259,7 @@ def _add_record(sub) -> None:
         help="'rotate' (game i: seat i mod n), 'random' or a seat (default: the rules' "
         "first_player if --rule sets it, else rotate)",
     )
-    p.add_argument("--out", type=Path, help="write to this file instead of stdout")
+    p.add_argument("--out", type=arguments.file, help="write to this file instead of stdout")
     _add_force(p, "the --out file")
     _add_rule_option(p)
     p.set_defaults(run=_record)
@@ -1261,7 +1267,7 @@ def _add_record(sub) -> None:
 
 def _add_replay(sub) -> None:
     p = _command(sub, "replay", "check a JSON record rule by rule and by its seed and agents")
-    p.add_argument("file", type=Path, help="record file ('-' for stdin)")
+    p.add_argument("file", type=arguments.file, help="record file ('-' for stdin)")
     _add_agent_options(p, secret=False)  # the record's own agents, to check its provenance
     p.add_argument("--quiet", action="store_true", help="no notice while agents compile")
     p.set_defaults(run=_replay)
@@ -1281,7 +1287,9 @@ def _add_demo(sub) -> None:
     )
     p.add_argument("--seed", type=arguments.seed, default=2026, help="root seed")
     p.add_argument(
-        "--out", type=Path, help="folder for results and plots (default: results/demo-SCALE-SEED)"
+        "--out",
+        type=arguments.folder,
+        help="folder for results and plots (default: results/demo-SCALE-SEED)",
     )
     p.add_argument(
         "--workers", type=arguments.workers, help="worker processes (default: all cores)"

@@ -574,6 +574,7 @@ def demo(
             "demo writes a folder of studies; give --out a new or empty folder, or its own"
         )
     plan = list(_demo_plan(Path(folder), scale, seed))
+    _check_only_the_demos(Path(folder), {"findings.md", *(out.name for *_, out in plan)})
     for _, _, jobs, out in plan:
         manifest_io.check(out, jobs, DEMO_CHUNK, False, resume=True)
         for name in REPORT_FILES:
@@ -591,6 +592,20 @@ def demo(
     page = f"# What the demo found\n\n{text}\n"
     files.write_own(findings, lambda path: path.write_text(page), force)
     print(f"\nplots and summary.md per study, and findings.md, in {folder}/")
+
+
+def _check_only_the_demos(folder: Path, names: set[str]) -> None:
+    """A one-line ValueError when ``folder`` holds anything but the demo's own ``names``
+    (its study folders and findings.md): the demo adds to a new, empty or demo folder only."""
+    if not folder.is_dir():
+        return
+    foreign = sorted(path.name for path in folder.iterdir() if path.name not in names)
+    if foreign:
+        shown = ", ".join(foreign[:3]) + (", ..." if len(foreign) > 3 else "")
+        raise ValueError(
+            f"{folder} holds what the demo did not write ({shown}): give --out a new or empty "
+            "folder, or its own"
+        )
 
 
 def _demo_plan(folder: Path, scale: float, seed: int):

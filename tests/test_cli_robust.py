@@ -27,6 +27,13 @@ SMALL = ["--rule", "highest_card=8", "--rule", "n_removed=2", "--rule", "chips_p
 SOLVE = ["solve", "geschenkt", "--players", "2", *SMALL, "--quiet"]
 BOUND = ["bound", "geschenkt", "--players", "3", "--target", "greedy", "--deals", "4", "--quiet"]
 ONE_LINE_ERRORS = [
+    (["demo", "--out", ""], "argument --out: an empty name; name a folder"),
+    (["tournament", "geschenkt", *QUICK, "--out", " "], "argument --out: an empty name; name a"),
+    (["gauntlet", "tulips", "--deals", "2", "--out", ""], "argument --out: an empty name"),
+    (["record", "geschenkt", "--out", ""], "argument --out: an empty name; name a file"),
+    (["play", "geschenkt", "--record", " "], "argument --record: an empty name; name a file"),
+    ([*SOLVE, "--out", ""], "argument --out: an empty name; name a folder"),
+    ([*TUNE, "--json", ""], "argument --json: an empty name; name a file"),
     ([*BOUND, "--seed", "-1"], "argument --seed: a seed is a whole number in 0..2**64-1"),
     ([*BOUND, "--seed", "99999999999999999999999"], "in 0..2**64-1, got '99999999999999999999999'"),
     (
@@ -343,6 +350,14 @@ def test_demo_never_writes_into_a_results_folder(capsys, tmp_path):
     err = one_line_error(capsys, ["demo", "--scale", "0.0001", "--out", str(tmp_path / "run")])
     assert "holds the results of another experiment (manifest.json)" in err
     assert sorted(p.name for p in (tmp_path / "run").iterdir()) == before
+
+
+def test_demo_adds_to_no_folder_holding_other_files(capsys, tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    (tmp_path / "src").mkdir()
+    err = one_line_error(capsys, ["demo", "--scale", "0.0001", "--out", str(tmp_path)])
+    assert "holds what the demo did not write (notes.txt, src)" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt", "src"]
 
 
 def tournament_into(out: Path, games: int, chunk_size: int, workers: int) -> list[str]:
