@@ -321,9 +321,21 @@ def _start(settings, folder: Path, resume: bool) -> dict:
         known = _but_rounds(saved["settings"])
     except (ValueError, KeyError, TypeError, AttributeError):
         raise ValueError(f"{progress} is not a readable checkpoint; remove {folder}") from None
-    if known != _but_rounds(asdict(settings)):
-        raise ValueError(f"{folder} is a run with other settings; remove it to start over")
+    asked = _but_rounds(asdict(settings))
+    if known != asked:
+        differ = ", ".join(
+            f"{k} ({known.get(k)!r} there)" for k in asked if known.get(k) != asked[k]
+        )
+        raise ValueError(
+            f"{folder} is a run with other settings, it differs in: {differ}; remove it to "
+            "start over"
+        )
     history = saved["history"]
+    if len(history) > settings.rounds:
+        raise ValueError(
+            f"{folder} holds {len(history)} rounds, more than --rounds {settings.rounds}: give "
+            f"--rounds {len(history)} or more to continue it, or remove it to start over"
+        )
     last = len(history) - 1
     network = [_load_round(folder, last, m) for m in range(settings.members)] if history else None
     return {"history": history, "network": network, "last": None}

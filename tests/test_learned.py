@@ -4,6 +4,7 @@ against a plain-Python twin, the compiled network against NumPy, and ``giftsim t
 
 import json
 import signal
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -261,6 +262,17 @@ def test_resuming_a_finished_run_plays_and_writes_nothing_while_its_outputs_are_
     monkeypatch.undo()
     train(tiny(rounds=1, games=300), out, resume=True)
     assert all(path.is_file() for path in outputs(out))
+
+
+def test_a_checkpoint_is_resumed_only_by_its_own_run_and_no_fewer_rounds(tmp_path):
+    """--resume with another setting names the setting; with fewer rounds than the checkpoint
+    holds it is refused (it kept the longer run's result under the shorter request)."""
+    out = tmp_path / "two.npz"
+    train(tiny(rounds=2, games=300), out)
+    with pytest.raises(ValueError, match=r"differs in: seed \(1 there\)"):
+        train(replace(tiny(rounds=2, games=300), seed=8), out, resume=True)
+    with pytest.raises(ValueError, match="holds 2 rounds, more than --rounds 1: give --rounds 2"):
+        train(tiny(rounds=1, games=300), out, resume=True)
 
 
 def test_a_stop_while_the_outputs_are_written_leaves_a_run_that_resumes(tmp_path, monkeypatch):
