@@ -6,6 +6,7 @@ import contextlib
 import json
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -53,6 +54,7 @@ from tests.env_helpers import deadline
 from tulips_sim.state import LEGAL
 
 BOTS = Path(__file__).parent / "bots"
+ROOT = Path(__file__).resolve().parent.parent  # the repository
 SECRET = 0x5EC2E7
 
 
@@ -106,6 +108,21 @@ def test_isolated_agents_play_the_games_they_play_in_process(game):
         rows, forfeits, _ = play_block_isolated(game, rules, agents, *where, Isolation(isolated))
         assert np.array_equal(rows, play_block(game, rules, agents, *where))
         assert not forfeits.any()
+
+
+def test_an_isolated_agent_reads_the_network_its_spec_names(tmp_path):
+    """A network outside giftsim's folders, named by ``net=``, is the one file beyond them
+    its confined process may read: it plays the games it plays in process."""
+    mine = tmp_path / "mine.npz"
+    shutil.copy(ROOT / "docs" / "responders" / "geschenkt-3p-greedy.npz", mine)
+    rules = load_game("geschenkt").rules(n_players=3)
+    agents = parse_list([f"learned:net={mine}", "sniper", "greedy"], "geschenkt")
+    where = (3, 0, 12, "rotate", SECRET)
+    rows, forfeits, _ = play_block_isolated(
+        "geschenkt", rules, agents, *where, Isolation(("learned",))
+    )
+    assert not forfeits.any()
+    assert np.array_equal(rows, play_block("geschenkt", rules, agents, *where))
 
 
 def test_isolated_matches_of_several_rounds_are_the_matches_in_process():

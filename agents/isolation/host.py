@@ -76,8 +76,9 @@ def start_message(
     """What a child is told (plain data, pickled): the game (and its package), the agent (the
     spec of a built-in, a pickle of a user family defined here, or an untrusted module's
     source and the spec), the table size, the batch capacity, the limits of its memory and of
-    its warm-up (``Isolation``), and this process's import path (absolute entries only: the
-    child's folder is its own)."""
+    its warm-up (``Isolation``), this process's import path (absolute entries only: the
+    child's folder is its own) and the file its spec names (``net=``, ``table=``: the one
+    file outside giftsim's packages the confined child may read)."""
     family = getattr(agent, "family", None)
     module = getattr(family, "module", None) or None
     pickled = None
@@ -99,6 +100,7 @@ def start_message(
         "warm_up": warm_up,
         "packages": package_folders(["giftsim", "agents", "experiments", *GAMES.values()])
         + ([] if pickled is None else _home_of(family.decide)),
+        "files": [os.path.abspath(agent.net)] if getattr(agent, "net", "") else [],
     }
 
 
