@@ -304,7 +304,8 @@ def _check_idle(args) -> None:
     agents = getattr(args, "agents", None)
     if agents is not None and not any(spec.strip() for spec in agents.split(",")):
         raise CliError("--agents names no agent: give comma-separated agent specs, or leave it out")
-    replaces = {"bench": "markdown", "record": "out", "gauntlet": "out"}.get(args.command)
+    replaces = {"bench": "markdown", "record": "out", "gauntlet": "out", "play": "record"}
+    replaces = replaces.get(args.command)
     if replaces and args.force and getattr(args, replaces) is None:
         option = "--" + replaces
         raise CliError(

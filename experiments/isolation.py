@@ -52,7 +52,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from agents.isolation import FAULTS, Isolation
-from experiments.words import count_of
+from experiments.words import count_of, repeated
 
 if TYPE_CHECKING:  # pandas only where the tables are made: the CLI parses options without it
     import pandas as pd
@@ -90,6 +90,8 @@ def from_options(isolate: str | None, untrusted: dict, limits, families) -> Isol
     names = [name.strip() for name in (isolate or "").split(",") if name.strip()]
     if isolate is not None and not names:
         raise ValueError(f"--isolate takes agent names separated by commas, got {isolate!r}")
+    if twice := repeated(names):
+        raise ValueError(f"--isolate names {twice[0]} twice; name each agent once")
     for name in names:
         if name not in playing:
             raise ValueError(

@@ -27,6 +27,11 @@ SMALL = ["--rule", "highest_card=8", "--rule", "n_removed=2", "--rule", "chips_p
 SOLVE = ["solve", "geschenkt", "--players", "2", *SMALL, "--quiet"]
 BOUND = ["bound", "geschenkt", "--players", "3", "--target", "greedy", "--deals", "4", "--quiet"]
 ONE_LINE_ERRORS = [
+    (["play", "geschenkt", "--force"], "--force replaces an existing --record file: give --reco"),
+    (
+        ["tournament", "geschenkt", "--agents", "greedy,sniper", "--isolate", "greedy,greedy"],
+        "--isolate names greedy twice; name each agent once",
+    ),
     (["demo", "--out", ""], "argument --out: an empty name; name a folder"),
     (["tournament", "geschenkt", *QUICK, "--out", " "], "argument --out: an empty name; name a"),
     (["gauntlet", "tulips", "--deals", "2", "--out", ""], "argument --out: an empty name"),
