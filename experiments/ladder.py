@@ -63,7 +63,9 @@ USED = {  # seeds whose results were looked at (to choose a parameter or not): a
     2030: "flatmc_net leaf=1 against flatmc at 2 Tulips players (findings section 7)",
     2031: "flatmc_net leaf=1 against three flatmc at 4 Tulips players (findings section 7)",
     2032: "flatmc_net with a network of flatmc's play at 4 Tulips players (findings section 7)",
-    2405: "giftsim gauntlet of both games, every built-in in four fields (docs/gauntlet.md)",
+    2405: "giftsim gauntlet of both games, every built-in in four fields (docs/gauntlet.md "
+    "before 2026-12-07)",
+    2612: "giftsim gauntlet of both games with paired comparisons (docs/gauntlet.md)",
     9001: "the Tulips 6-player ladder steps re-run (docs/ladder.md, findings section 6)",
     240101: "the luck estimator's pilots of flatmc_net against flatmc at 4 players (docs/luck.md)",
     240102: "the luck estimator's cost and ratios, learned against tuned4p (docs/luck.md)",
