@@ -284,7 +284,7 @@ def seat_panels(
     data = data.rename(columns={low: "ci_low", high: "ci_high"})
     fig = _panels(data, value, column, by, axes, mirror)
     fig.axes[0].set_ylabel(ylabel)
-    interval = "Wilson" if value == "win_share" else "normal"
+    interval = "Wilson" if value == "win_share" else "Student t"
     what = f"{ylabel[0].upper()}{ylabel[1:]} by {label(column)}, 95% {interval} intervals"
     fig.suptitle(suptitle or (what if subject is None else f"{what}\n{subject}"), fontsize=10)
     return fig

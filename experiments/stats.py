@@ -748,7 +748,7 @@ def _summary_gap(part, a: int, b: int, column: str):
 def summary_seat_table(sums: pd.DataFrame, column: str = "position", by="agent", ranges=None):
     """A seat study in one table, one row per (``by``, n_players, ``column``): ``games``,
     ``win_share`` with its interval (``win_low``, ``win_high``), ``fair``, and
-    ``mean_score`` with its normal interval (``score_low``, ``score_high``; in the score's
+    ``mean_score`` with its Student t interval (``score_low``, ``score_high``; in the score's
     range with ``ranges``, :func:`in_range`)."""
     wins = summary_seat_advantage(sums, column, by)
     scores = summary_mean_score(sums, [*_as_list(by), "n_players", column], ranges)
