@@ -45,6 +45,13 @@ def check(made: dict) -> str:
         )
     again = _again(definition, rules, players, made)
     for key in dict.fromkeys([*made, *again]):
+        if key not in again or key not in made:
+            where = "has a key" if key in made else "lacks the key"
+            raise ValueError(
+                f"record {where} {key!r} that a record of game {made['game_index']} of seed "
+                f"{made['seed']} with agents {','.join(agents)} "
+                + ("does not have (a key added or misspelt)" if key in made else "has")
+            )
         if made.get(key) != again.get(key):
             raise ValueError(
                 f"record {key!r} is not what game {made['game_index']} of seed {made['seed']} "

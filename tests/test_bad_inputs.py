@@ -241,6 +241,12 @@ CLI = [  # (id, argv, words the one line must hold)
         "record 'first_player' is not what game 0 of seed 8 with agents greedy,greedy,greedy",
     ),
     (
+        "replay-extra-key",
+        ["replay", "--quiet", "extra_key.json"],
+        "record has a key 'zzz' that a record of game 0 of seed 8 with agents greedy,greedy,greedy "
+        "does not have",
+    ),
+    (
         "replay-agent-count",
         ["replay", "--quiet", "one_agent.json"],
         "record 'agents' names 1 agent for 3 seats",
@@ -670,7 +676,7 @@ def _network(folder: Path) -> None:
 def _records() -> dict[str, str]:
     """A record of game 0 of seed 8 (three ``greedy``), relabelled: as seed 7, with other
     agents, with one agent for three seats, with a first-player policy it was not played
-    with."""
+    with, with a key no record has."""
     from experiments.games import play_slow
     from giftsim.game import load_game
 
@@ -688,6 +694,7 @@ def _records() -> dict[str, str]:
         "other_first.json": json.dumps(
             {**made, "first_player_policy": (made["first_player"] + 1) % 3}
         ),
+        "extra_key.json": json.dumps({**made, "zzz": 1}),
     }
 
 
