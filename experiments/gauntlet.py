@@ -25,7 +25,10 @@ Each cell plays ``ceil(deals / groups)`` deals in each of its seating groups (``
 for a pool of one agent and for ``self``), from game index 0 on the run's seed, so the cells
 share their deals (paired across agents and fields). Its figures come from
 ``experiments.stats`` on the cell's own games: the win share with its 95% interval with the
-deal as unit, stratified by seating group. Agents, fields and player counts are put in
+deal as unit, stratified by seating group. Two agents in one field are compared by their
+paired difference on the deals both cells played (``comparisons``: every two agents in every
+field, with Holm's correction over all of them), so "A is ahead of B in field F" is a test,
+not two intervals read side by side. Agents, fields and player counts are put in
 canonical order before jobs are numbered, so any order of the lists gives the same jobs, the
 same experiment (``--resume``) and the same numbers; tables and plots show them as listed.
 
