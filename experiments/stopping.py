@@ -22,47 +22,60 @@ def _on_signal(signum, frame):
     raise Terminated if signum == signal.SIGTERM else KeyboardInterrupt
 
 
-def stop_on_signals() -> dict:
+def stop_on_signals() -> None:
     """Make SIGTERM stop the command as Ctrl-C does (:class:`Terminated`), both noted in
     :data:`SIGNALLED` (Ctrl-C where Python's own handler has it: not where it is ignored,
-    as in a shell's background job); the handlers replaced, to put back (none off the main
-    thread, where no handler can be set)."""
+    as in a shell's background job); the caller puts the handlers back (:func:`handlers`).
+    Off the main thread, where no handler can be set, nothing is changed."""
     if threading.current_thread() is not threading.main_thread():
-        return {}
-    taken = [signal.SIGTERM]
+        return
+    signal.signal(signal.SIGTERM, _on_signal)
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-        taken.append(signal.SIGINT)
-    return {s: signal.signal(s, _on_signal) for s in taken}
+        signal.signal(signal.SIGINT, _on_signal)
 
 
 def noted_only() -> None:
     """From now on a stop is only noted in :data:`SIGNALLED`: for a command already stopping,
     so that a second Ctrl-C while it says its line does not raise out of it (``timeout -s
-    INT`` and an impatient hand both send two). The watchdog still ends a stop that hangs.
-    Off the main thread, nothing is changed."""
+    INT`` and an impatient hand both send two). The watchdog still ends a stop that hangs; the
+    caller puts the handlers back (:func:`handlers`). Off the main thread, nothing is
+    changed."""
     if threading.current_thread() is threading.main_thread():
         for signum in STOPS:
             signal.signal(signum, lambda signum, frame: SIGNALLED.append(signum))
 
 
+def handlers() -> dict:
+    """The handlers of the stop signals now, to put back (none off the main thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    return {signum: signal.getsignal(signum) for signum in STOPS}
+
+
 @contextlib.contextmanager
 def held_stops():
     """Hold Ctrl-C and SIGTERM while the block runs (files written and recorded as one step,
-    a second or so), then stop as they would have: the handler in place before sees the first
-    signal held, at the block's end (or the exception the block raised goes on). Off the main
+    a second or so), then stop as they would have: at the block's end the handler in place
+    before sees the signal held (SIGTERM if one of them was), unless the block raised, whose
+    exception then goes on. The watchdog waits for the block (:data:`HOLDING`). Off the main
     thread, where no handler can be set, nothing is held."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     held: list[int] = []
     before = {s: signal.signal(s, lambda signum, frame: held.append(signum)) for s in STOPS}
+    HOLDING.set()
     try:
         yield
     finally:
+        HOLDING.clear()
         for signum, handler in before.items():
             signal.signal(signum, handler)
-        if held:
-            signal.raise_signal(held[0])
+    if held:
+        signal.raise_signal(signal.SIGTERM if signal.SIGTERM in held else held[0])
+
+
+HOLDING = threading.Event()  # set while a block holds the stops (:func:`held_stops`)
 
 
 def hush_lost_stops():
@@ -124,9 +137,17 @@ class Watchdog:
     def _watch(self) -> None:
         while data := os.read(self.read, 1):
             signum = data[0]
-            if signum in (signal.SIGINT, signal.SIGTERM) and not self.stopping.wait(STOP_LIMIT):
+            if signum in STOPS and not self._stopped_in_time():
                 self._end(signum)
         os.close(self.read)
+
+    def _stopped_in_time(self) -> bool:
+        """Whether the command reaches its stop's end within :data:`STOP_LIMIT` seconds, a
+        block that holds the stops (:func:`held_stops`, writing files) given its time."""
+        while not self.stopping.wait(STOP_LIMIT):
+            if not HOLDING.is_set():
+                return False
+        return True
 
     def _end(self, signum: int) -> None:
         """The stop's line, as the main thread would have said it, and the process ends."""

@@ -14,7 +14,7 @@ import psutil
 import pytest
 
 from agents.registry import define
-from experiments import cli
+from experiments import cli, stopping
 from experiments.cli import main
 from experiments.manifest import MANIFEST, TEMPORARY
 from experiments.results import load
@@ -472,6 +472,12 @@ def test_a_second_ctrl_c_while_the_first_is_said_is_no_traceback(monkeypatch, ca
     line = "giftsim replay: interrupted; nothing was kept (this command has no --resume)"
     assert capsys.readouterr().err.strip().splitlines() == [line]
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a caller's own (a background job's)
+    try:
+        assert main(["replay", "game.json"]) == 130
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def test_sigterm_stops_a_run_as_ctrl_c_does_and_it_resumes(tmp_path):
@@ -578,6 +584,63 @@ def test_a_stop_that_a_library_loses_still_ends_the_run_soon(tmp_path, signum, h
         f"giftsim tournament: {how}; the same command with --resume continues from {out}"
     )
     assert limit - 0.5 < waited < limit + 3, f"the stop took {waited:.1f} s"
+
+
+HOLDS = """
+import signal, sys, time
+from pathlib import Path
+from experiments import cli, stopping
+
+OUT, stopping.STOP_LIMIT = Path(sys.argv[1]), float(sys.argv[2])
+signal.signal(signal.SIGINT, signal.default_int_handler)
+
+def writes(args):  # files written as one step, for longer than the watchdog's limit
+    with stopping.held_stops():
+        print("started", file=sys.stderr, flush=True)
+        time.sleep(3 * stopping.STOP_LIMIT)
+        OUT.write_text("written")
+    return 0
+
+cli._tournament = writes
+sys.argv = ["giftsim", "tournament", "geschenkt", "--agents", "greedy,random"]
+sys.exit(cli.entry())
+"""
+
+
+def test_the_watchdog_waits_for_a_block_that_holds_the_stops(tmp_path):
+    """Ctrl-C while a command writes its files as one step (``train``'s outputs and their
+    checksums) ends it once the step is done, however long the step takes: the watchdog
+    ended it mid-step after ``STOP_LIMIT`` seconds, leaving files the run had not recorded."""
+    limit, out = 1.0, tmp_path / "written.txt"
+    run = subprocess.Popen(
+        [sys.executable, "-c", HOLDS, str(out), str(limit)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert run.stderr.readline() == "started\n"
+    run.send_signal(signal.SIGINT)
+    err = run.communicate(timeout=60)[1]
+    assert run.returncode == 130, err
+    assert out.read_text() == "written"
+    assert err.strip() == "giftsim tournament: interrupted; without --out nothing was kept"
+
+
+def test_held_stops_end_as_the_stop_held_and_let_the_blocks_error_go_on():
+    before = stopping.handlers()
+    stopping.stop_on_signals()
+    try:
+        with pytest.raises(stopping.Terminated), stopping.held_stops():  # SIGTERM's, first or not
+            signal.raise_signal(signal.SIGINT)
+            signal.raise_signal(signal.SIGTERM)
+            assert stopping.HOLDING.is_set()
+        assert not stopping.HOLDING.is_set()
+        with pytest.raises(ValueError, match="the block's own"), stopping.held_stops():
+            signal.raise_signal(signal.SIGINT)
+            raise ValueError("the block's own")
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
 
 
 def test_a_second_run_into_a_folder_being_played_into_is_refused(tmp_path):
