@@ -596,10 +596,15 @@ def demo(
 
 def _check_only_the_demos(folder: Path, names: set[str]) -> None:
     """A one-line ValueError when ``folder`` holds anything but the demo's own ``names``
-    (its study folders and findings.md): the demo adds to a new, empty or demo folder only."""
+    (its study folders and findings.md) and hidden files (``files.RECORD``, what giftsim wrote
+    there; ``.DS_Store``): the demo adds to a new, empty or demo folder only."""
     if not folder.is_dir():
         return
-    foreign = sorted(path.name for path in folder.iterdir() if path.name not in names)
+    foreign = sorted(
+        path.name
+        for path in folder.iterdir()
+        if path.name not in names and not path.name.startswith(".")  # giftsim's own record
+    )
     if foreign:
         shown = ", ".join(foreign[:3]) + (", ..." if len(foreign) > 3 else "")
         raise ValueError(

@@ -358,11 +358,14 @@ def test_demo_never_writes_into_a_results_folder(capsys, tmp_path):
 
 
 def test_demo_adds_to_no_folder_holding_other_files(capsys, tmp_path):
+    """Refused in one line, nothing written; a hidden file (.DS_Store, giftsim's record of
+    what it wrote) is no obstacle (the README test runs the demo twice into its folder)."""
     (tmp_path / "notes.txt").write_text("mine")
     (tmp_path / "src").mkdir()
+    (tmp_path / ".DS_Store").write_text("")
     err = one_line_error(capsys, ["demo", "--scale", "0.0001", "--out", str(tmp_path)])
     assert "holds what the demo did not write (notes.txt, src)" in err
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt", "src"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".DS_Store", "notes.txt", "src"]
 
 
 def tournament_into(out: Path, games: int, chunk_size: int, workers: int) -> list[str]:

@@ -131,6 +131,16 @@ def test_every_readme_command_runs(chain, tmp_path, monkeypatch, capsys):
         assert code == 0, f"giftsim {' '.join(small)} exited with {code}: {err}"
         if small[0] == "demo":
             check_demo_findings(out, tmp_path)
+            again_resumes(small, tmp_path, capsys)
+
+
+def again_resumes(demo: list[str], root: Path, capsys) -> None:
+    """``make demo`` twice: the demo run again into its folder (with giftsim's record of what
+    it wrote there, a hidden file) plays nothing and ends as before."""
+    chunks = {p: p.stat().st_mtime_ns for p in root.rglob("*.parquet")}
+    assert chunks and main(demo) == 0, capsys.readouterr().err
+    assert {p: p.stat().st_mtime_ns for p in root.rglob("*.parquet")} == chunks
+    check_demo_findings(capsys.readouterr().out, root)
 
 
 def check_demo_findings(out: str, root: Path) -> None:
