@@ -230,25 +230,23 @@ def check(rules, deals: int, rollouts: int, margin: float = 1.0, flag: str = "")
 def worst_case(table: pd.DataFrame) -> pd.DataFrame:
     """Per game and target, the largest gain found over player counts and responders (the
     ``worst case`` column): its value, error, player count, responder, (where the rows have
-    them) deals, ``compared`` (how many rows it is the largest of) and its interval ``low``,
-    ``high`` widened for them: Bonferroni's, each row's interval at 1 - 0.05 / ``compared``
-    (Student t on the deals less one), so the chosen row's covers its gain at 95% whichever row
-    the noise made the largest. A target with one row keeps that row's 95% interval."""
+    them) deals, ``compared`` (how many rows it is the largest of), its interval ``low``,
+    ``high`` widened for them and ``highest``, the largest upper end of every row's widened
+    interval. Widened: Bonferroni's, each row's interval at 1 - 0.05 / ``compared``
+    (``stats.gap_interval``, Student t on the deals less one), so the chosen row's covers its
+    gain at 95% whichever row the noise made the largest, and all rows' together do."""
     from experiments.stats import gap_interval, quantile  # scipy: only when summed up
 
     groups = table.groupby(["game", "target"])
-    top = table.loc[groups["gain"].idxmax()].copy()
-    top["compared"] = groups["gain"].transform("size").loc[top.index]
-    wide = top["compared"] > 1
-    if wide.any():
-        part = top[wide]
-        deals = part["deals"] if "deals" in part else pd.Series(np.inf, part.index)
-        level = 1 - 0.025 / part["compared"].to_numpy(float)
-        z = quantile(deals.to_numpy(float) - 1, level)
-        low, high = gap_interval(part["gain"], part["se"], deals, z)
-        top.loc[wide, "low"], top.loc[wide, "high"] = low, high
+    compared = groups["gain"].transform("size")
+    deals = table["deals"] if "deals" in table else pd.Series(np.inf, table.index)
+    z = quantile(deals.to_numpy(float) - 1, 1 - 0.025 / compared.to_numpy(float))
+    low, high = gap_interval(table["gain"], table["se"], deals, z)
+    wide = table.assign(compared=compared, low=low, high=high)
+    top = wide.loc[groups["gain"].idxmax()]
+    top = top.assign(highest=wide.groupby(["game", "target"])["high"].max().to_numpy())
     columns = ["game", "target", "players", "responder", "gain", "se", "compared", "low", "high"]
-    columns += ["deals"] if "deals" in top else []
+    columns += ["highest", *(["deals"] if "deals" in top else [])]
     return top[columns].reset_index(drop=True)
 
 
@@ -257,8 +255,8 @@ def worst_cases(game: str, path=SHIPPED, players=None) -> dict[str, str]:
     the ladder): per family name of ``game``, the largest gain a responder found in the rows
     of ``path`` (its default agent or any spec of it), as text (:func:`worst_case`'s interval,
     widened for the rows compared); "none shown" when that interval reaches 0 (the bound is
-    then 0: a noisy positive mean is no gain), "no gain found" when it lies below 0; no entry
-    for a family without rows."""
+    then 0: a noisy positive mean is no gain), "no gain found" when every row's lies below 0;
+    no entry for a family without rows."""
     from agents.registry import spec_name
 
     if not Path(path).is_file():
@@ -272,16 +270,16 @@ def worst_cases(game: str, path=SHIPPED, players=None) -> dict[str, str]:
 
 
 def _worst_words(row) -> str:
-    """One target's worst case: a gain shown, none shown, or every responder losing (an
-    interval below 0: the responders found less than the agent's own play, no gain); the
+    """One target's worst case: a gain shown, none shown, or every responder losing (every
+    row's interval below 0: the responders found less than the agent's own play, no gain); the
     largest of several rows says how many (its interval is widened for them)."""
     figure = f"{row.gain:+.3f} [{row.low:+.3f}, {row.high:+.3f}]"
     where = f"{row.players}p, {row.responder}{_trained_against(row.responder, row.target)}"
     if row.compared > 1:
-        where += f"; the largest of {row.compared} gains, its interval widened for {row.compared}"
+        where += f"; the largest of {row.compared} gains, its interval widened for them"
     if row.low > 0:
         return f"{figure} ({where})"
-    if row.high < 0:
+    if row.highest < 0:  # every responder's interval below 0
         return f"no gain found (the best responder's gain: {figure}; {where})"
     return f"{figure} (none shown, {where})"
 

@@ -768,7 +768,9 @@ def gauntlet(made, out, options, command):
     if out is not None:
         when = manifest_io.read(out)["created"][:10]
         sections = _sections(forfeits)
-        written = gauntlets.report(made, found, out, command, when, force=force, sections=sections)
+        written = gauntlets.report(
+            made, found, out, command, when, force=force, sections=sections, pairs=pairs
+        )
         print(f"\nwrote {', '.join(str(path) for path in written)}")
 
 
@@ -787,12 +789,15 @@ def gauntlet_report(folder: Path, manifest: dict, force: bool = False) -> dict[s
     unfinished = incomplete_note(folder, manifest, int(found["games"].sum()))
     if unfinished:
         print(unfinished)
-    gauntlets.print_tables(made, found, gauntlets.comparisons(made, folder))
+    pairs = gauntlets.comparisons(made, folder)
+    gauntlets.print_tables(made, found, pairs)
     print_tables(forfeits)
     command = manifest.get("command", "")
     when = manifest["created"][:10]
     sections = _sections(forfeits)
-    written = gauntlets.report(made, found, folder, command, when, unfinished, force, sections)
+    written = gauntlets.report(
+        made, found, folder, command, when, unfinished, force, sections, pairs
+    )
     print(f"\nwrote {', '.join(str(path) for path in written)}")
     return {"gauntlet": found, **forfeits}
 

@@ -619,11 +619,13 @@ def _pair_text(row) -> str:
 
 
 def pairs_words(pairs: pd.DataFrame) -> str:
-    """How to read :func:`display_pairs`, with the number of comparisons corrected for."""
+    """How to read :func:`display_pairs`, with the number of comparisons corrected for (a
+    difference on one deal has no p-value and is not one of them)."""
+    tested = int(pairs["p_value"].notna().sum())
     return (
         "Paired differences: the first agent's win share less the second's in each field, on "
         "the deals both played, with its 95% interval by deal; `shown` where the edge holds "
-        f"after Holm's correction over the run's {len(pairs):,} comparisons (family-wise "
+        f"after Holm's correction over the run's {count_of(tested, 'comparison')} (family-wise "
         f"{ALPHA:.0%}, two-sided). A difference not shown is not a tie: it lies in its interval. "
         "A blank: one of the two is the field (its own field)."
     )
@@ -805,10 +807,11 @@ def report(
     unfinished="",
     force=False,
     sections=None,
+    pairs=None,
 ) -> list[Path]:
     """Write ``gauntlet.md`` (opening with ``unfinished``, the warning of an incomplete folder,
-    if any; with ``sections``, :func:`markdown`'s; with the paired comparisons of the folder's
-    games) and one PNG per player count
+    if any; with ``sections``, :func:`markdown`'s; with the paired comparisons ``pairs``, by
+    default :func:`comparisons` of the folder's games) and one PNG per player count
     (:func:`image_name`) into ``folder`` (a results folder: nothing outside it), each through
     ``giftsim.files.write_own``; returns the files written."""
     from experiments import plots  # matplotlib only when drawing
@@ -820,7 +823,7 @@ def report(
         plots.save_png(figure, folder / name, force)
         plots.plt.close(figure)
     when = when or date.today().isoformat()
-    pairs = comparisons(made, folder)
+    pairs = comparisons(made, folder) if pairs is None else pairs
     text = markdown(made, found, command, when, images, unfinished, sections, pairs)
     files.write_own(folder / "gauntlet.md", lambda path: path.write_text(text + "\n"), force)
     return [folder / "gauntlet.md", *(folder / name for name in images.values())]

@@ -323,8 +323,9 @@ def _start(settings, folder: Path, resume: bool) -> dict:
         raise ValueError(f"{progress} is not a readable checkpoint; remove {folder}") from None
     asked = _but_rounds(asdict(settings))
     if known != asked:
+        keys = dict.fromkeys([*asked, *known])  # a setting of another version, too
         differ = ", ".join(
-            f"{k} ({known.get(k)!r} there)" for k in asked if known.get(k) != asked[k]
+            f"{k} ({known.get(k)!r} there)" for k in keys if known.get(k) != asked.get(k)
         )
         raise ValueError(
             f"{folder} is a run with other settings, it differs in: {differ}; remove it to "

@@ -230,11 +230,11 @@ def test_worst_cases_column(tmp_path):
     # 1 - 0.025 / 2 point (2.2414), not the row's own 95% interval [+0.311, +0.389]
     assert worst["greedy"] == (
         "+0.350 [+0.304, +0.394] (4p, rollouts:8:margin=1; the largest of 2 gains, its "
-        "interval widened for 2)"
+        "interval widened for them)"
     )
     assert worst["sniper"].startswith("-0.010 [-0.030, +0.010] (none shown")
     assert worst["tuned3p"].startswith("+0.019 [-0.001, +0.039] (none shown")  # reaches 0
-    assert worst["ismcts"].startswith("no gain found (the best responder's gain: -0.137 [-0.221,")
+    assert worst["ismcts"].startswith("no gain found (the best responder's gain: -0.137 [-0.220,")
     assert set(worst) == {"greedy", "sniper", "tuned3p", "ismcts"}
     assert bounds.worst_cases("geschenkt", tmp_path / "missing.csv") == {}
 
@@ -252,6 +252,11 @@ def test_the_largest_of_many_gains_is_shown_only_past_its_widened_interval(tmp_p
     assert (many["compared"], many["gain"]) == (9, 0.021)
     assert many["low"] < 0 < many["high"] and many["high"] > 0.0406
     assert "(none shown, 0p, " in bounds.worst_cases("tulips", tmp_path / "many.csv")["greedy"]
+    losing = table.assign(gain=[-0.02, -0.03, *gains[2:]], se=[0.005, 0.05, *[0.01] * 7])
+    losing = losing.assign(gain=lambda t: t["gain"].clip(upper=-0.02))  # every gain below 0
+    losing.to_csv(tmp_path / "losing.csv", index=False)
+    words = bounds.worst_cases("tulips", tmp_path / "losing.csv")["greedy"]
+    assert words.startswith("-0.020 [") and "(none shown" in words  # a row's interval tops 0
     table.head(1).to_csv(tmp_path / "one.csv", index=False)
     alone = bounds.worst_cases("tulips", tmp_path / "one.csv")["greedy"]
     assert alone == "+0.021 [+0.001, +0.041] (0p, rollouts:8:margin=1)"
@@ -358,9 +363,9 @@ def test_a_responder_trained_against_another_agent_says_so(tmp_path, monkeypatch
     table.assign(low=0.28, high=0.32).to_csv(tmp_path / "b.csv", index=False)
     worst = bounds.worst_cases("geschenkt", tmp_path / "b.csv")
     against = f"(3p, learned:net={net}, trained against greedy)"
-    assert worst["flatmc"] == f"+0.300 [+0.280, +0.320] {against}"
-    assert worst["greedy"] == f"+0.300 [+0.280, +0.320] (3p, learned:net={net})"
-    assert worst["sniper"] == "+0.300 [+0.280, +0.320] (3p, rollouts:8:margin=1)"
+    assert worst["flatmc"] == f"+0.300 [+0.280, +0.319] {against}"
+    assert worst["greedy"] == f"+0.300 [+0.280, +0.319] (3p, learned:net={net})"
+    assert worst["sniper"] == "+0.300 [+0.280, +0.319] (3p, rollouts:8:margin=1)"
     # the shipped rows' relative paths, read from another folder, spaced as a spec may be
     monkeypatch.chdir(tmp_path)
     shipped = "learned: net = docs/responders/geschenkt-3p-greedy.npz :explore=0"
