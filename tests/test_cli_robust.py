@@ -614,7 +614,7 @@ def test_the_watchdog_waits_for_a_block_that_holds_the_stops(tmp_path):
     """Ctrl-C while a command writes its files as one step (``train``'s outputs and their
     checksums) ends it once the step is done, however long the step takes: the watchdog
     ended it mid-step after ``STOP_LIMIT`` seconds, leaving files the run had not recorded."""
-    limit, out = 1.0, tmp_path / "written.txt"
+    limit, out = 0.5, tmp_path / "written.txt"
     run = subprocess.Popen(
         [sys.executable, "-c", HOLDS, str(out), str(limit)],
         stdout=subprocess.DEVNULL,
