@@ -63,9 +63,7 @@ def main(argv=None) -> int:
     RUNNING["args"] = args
     notice.QUIET = getattr(args, "quiet", False)
     SIGNALLED.clear()
-    before = stopping.handlers()  # all put back at the end (a stopped command changes them)
-    stopping.stop_on_signals()
-    unraisable = stopping.hush_lost_stops()
+    before, unraisable = stopping.stop_on_signals(), stopping.hush_lost_stops()
     try:
         _check_together(args)
         _load_agent_modules(args)

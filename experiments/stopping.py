@@ -22,34 +22,29 @@ def _on_signal(signum, frame):
     raise Terminated if signum == signal.SIGTERM else KeyboardInterrupt
 
 
-def stop_on_signals() -> None:
+def stop_on_signals() -> dict:
     """Make SIGTERM stop the command as Ctrl-C does (:class:`Terminated`), both noted in
     :data:`SIGNALLED` (Ctrl-C where Python's own handler has it: not where it is ignored,
-    as in a shell's background job); the caller puts the handlers back (:func:`handlers`).
-    Off the main thread, where no handler can be set, nothing is changed."""
+    as in a shell's background job); the handlers replaced, to put back (none off the main
+    thread, where no handler can be set)."""
     if threading.current_thread() is not threading.main_thread():
-        return
-    signal.signal(signal.SIGTERM, _on_signal)
+        return {}
+    taken = [signal.SIGTERM]
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-        signal.signal(signal.SIGINT, _on_signal)
+        taken.append(signal.SIGINT)
+    return {s: signal.signal(s, _on_signal) for s in taken}
 
 
 def noted_only() -> None:
-    """From now on a stop is only noted in :data:`SIGNALLED`: for a command already stopping,
-    so that a second Ctrl-C while it says its line does not raise out of it (``timeout -s
-    INT`` and an impatient hand both send two). The watchdog still ends a stop that hangs; the
-    caller puts the handlers back (:func:`handlers`). Off the main thread, nothing is
-    changed."""
+    """From now on a stop that :func:`stop_on_signals` took is only noted in
+    :data:`SIGNALLED`: for a command already stopping, so that a second Ctrl-C while it says
+    its line does not raise out of it (``timeout -s INT`` and an impatient hand both send
+    two). The watchdog still ends a stop that hangs; the handlers :func:`stop_on_signals`
+    replaced are put back by its caller, and no other is touched."""
     if threading.current_thread() is threading.main_thread():
         for signum in STOPS:
-            signal.signal(signum, lambda signum, frame: SIGNALLED.append(signum))
-
-
-def handlers() -> dict:
-    """The handlers of the stop signals now, to put back (none off the main thread)."""
-    if threading.current_thread() is not threading.main_thread():
-        return {}
-    return {signum: signal.getsignal(signum) for signum in STOPS}
+            if signal.getsignal(signum) is _on_signal:
+                signal.signal(signum, lambda signum, frame: SIGNALLED.append(signum))
 
 
 @contextlib.contextmanager

@@ -471,16 +471,16 @@ def test_a_second_ctrl_c_while_the_first_is_said_is_no_traceback(monkeypatch, ca
 
     monkeypatch.setattr(cli, "_replay", stopped)
     monkeypatch.setattr(cli, "_after_interrupt", second)
-    assert main(["replay", "game.json"]) == 130
     line = "giftsim replay: interrupted; nothing was kept (this command has no --resume)"
-    assert capsys.readouterr().err.strip().splitlines() == [line]
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a caller's own (a background job's)
-    try:
-        assert main(["replay", "game.json"]) == 130
-        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    found = signal.getsignal(signal.SIGINT)
+    try:  # a terminal's Ctrl-C, and a background job's (ignored): each put back after
+        for handler in (signal.default_int_handler, signal.SIG_IGN):
+            signal.signal(signal.SIGINT, handler)
+            assert main(["replay", "game.json"]) == 130
+            assert capsys.readouterr().err.strip().splitlines() == [line]
+            assert signal.getsignal(signal.SIGINT) is handler
     finally:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGINT, found)
 
 
 def test_sigterm_stops_a_run_as_ctrl_c_does_and_it_resumes(tmp_path):
@@ -630,8 +630,7 @@ def test_the_watchdog_waits_for_a_block_that_holds_the_stops(tmp_path):
 
 
 def test_held_stops_end_as_the_stop_held_and_let_the_blocks_error_go_on():
-    before = stopping.handlers()
-    stopping.stop_on_signals()
+    before = stopping.stop_on_signals()
     try:
         with pytest.raises(stopping.Terminated), stopping.held_stops():  # SIGTERM's, first or not
             signal.raise_signal(signal.SIGINT)
