@@ -6,6 +6,7 @@ import os
 import signal
 import sys
 import threading
+import time
 
 
 class Terminated(KeyboardInterrupt):
@@ -63,6 +64,7 @@ def held_stops():
     try:
         yield
     finally:
+        RELEASED[0] = time.monotonic()
         HOLDING.clear()
         for signum, handler in before.items():
             signal.signal(signum, handler)
@@ -71,6 +73,7 @@ def held_stops():
 
 
 HOLDING = threading.Event()  # set while a block holds the stops (:func:`held_stops`)
+RELEASED = [0.0]  # when the last such block ended (time.monotonic)
 
 
 def hush_lost_stops():
@@ -138,9 +141,10 @@ class Watchdog:
 
     def _stopped_in_time(self) -> bool:
         """Whether the command reaches its stop's end within :data:`STOP_LIMIT` seconds, a
-        block that holds the stops (:func:`held_stops`, writing files) given its time."""
+        block that holds the stops (:func:`held_stops`, writing files) given its time and
+        the limit counted again from its end."""
         while not self.stopping.wait(STOP_LIMIT):
-            if not HOLDING.is_set():
+            if not HOLDING.is_set() and time.monotonic() - RELEASED[0] >= STOP_LIMIT:
                 return False
         return True
 
