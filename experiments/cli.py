@@ -295,6 +295,10 @@ def _check_together(args) -> None:
         )
 
 
+# command -> the option naming the file its --force replaces (without it, --force does nothing)
+REPLACES = {"bench": "markdown", "record": "out", "gauntlet": "out", "play": "record"}
+
+
 def _check_idle(args) -> None:
     """Options that would do nothing here: an empty --agents (not the default), --force with
     nothing it could replace, --luck-net without --luck-adjust, limits of isolated agents
@@ -304,8 +308,7 @@ def _check_idle(args) -> None:
     agents = getattr(args, "agents", None)
     if agents is not None and not any(spec.strip() for spec in agents.split(",")):
         raise CliError("--agents names no agent: give comma-separated agent specs, or leave it out")
-    replaces = {"bench": "markdown", "record": "out", "gauntlet": "out", "play": "record"}
-    replaces = replaces.get(args.command)
+    replaces = REPLACES.get(args.command)
     if replaces and args.force and getattr(args, replaces) is None:
         option = "--" + replaces
         raise CliError(

@@ -44,13 +44,14 @@ def check(made: dict) -> str:
             "own plays with --agents-module)"
         )
     again = _again(definition, rules, players, made)
+    played = f"a record of game {made['game_index']} of seed {made['seed']} with agents"
+    played += f" {','.join(agents)}"
     for key in dict.fromkeys([*made, *again]):
-        if key not in again or key not in made:
-            where = "has a key" if key in made else "lacks the key"
+        if key not in made:
+            raise ValueError(f"record lacks the key {key!r} that {played} has")
+        if key not in again:
             raise ValueError(
-                f"record {where} {key!r} that a record of game {made['game_index']} of seed "
-                f"{made['seed']} with agents {','.join(agents)} "
-                + ("does not have (a key added or misspelt)" if key in made else "has")
+                f"record has a key {key!r} that {played} does not have (a key added or misspelt)"
             )
         if made.get(key) != again.get(key):
             raise ValueError(
