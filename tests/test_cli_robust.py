@@ -561,6 +561,19 @@ sys.exit(cli.entry())
 """
 
 
+def started_script(script: str, out, limit: float) -> subprocess.Popen:
+    """A console-command script (``RUNS_ON``, ``HOLDS``) run with its output path and watchdog
+    limit, once it has said "started" on stderr (the rest of which the caller reads)."""
+    run = subprocess.Popen(
+        [sys.executable, "-c", script, str(out), str(limit)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert run.stderr.readline() == "started\n"
+    return run
+
+
 @pytest.mark.parametrize(
     ("signum", "how"), [(signal.SIGINT, "interrupted"), (signal.SIGTERM, "terminated")]
 )
@@ -571,13 +584,7 @@ def test_a_stop_that_a_library_loses_still_ends_the_run_soon(tmp_path, signum, h
     stop's line and status. The limit is 1.5 s here (5 s in the command): the test waits it."""
     limit = 1.5
     out = tmp_path / "r"
-    run = subprocess.Popen(
-        [sys.executable, "-c", RUNS_ON, str(out), str(limit)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert run.stderr.readline() == "started\n"
+    run = started_script(RUNS_ON, out, limit)
     stopped = time.monotonic()
     run.send_signal(signum)
     err = run.communicate(timeout=60)[1]
@@ -615,13 +622,7 @@ def test_the_watchdog_waits_for_a_block_that_holds_the_stops(tmp_path):
     checksums) ends it once the step is done, however long the step takes: the watchdog
     ended it mid-step after ``STOP_LIMIT`` seconds, leaving files the run had not recorded."""
     limit, out = 0.5, tmp_path / "written.txt"
-    run = subprocess.Popen(
-        [sys.executable, "-c", HOLDS, str(out), str(limit)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert run.stderr.readline() == "started\n"
+    run = started_script(HOLDS, out, limit)
     run.send_signal(signal.SIGINT)
     err = run.communicate(timeout=60)[1]
     assert run.returncode == 130, err
