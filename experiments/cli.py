@@ -296,6 +296,7 @@ def _check_together(args) -> None:
 
 
 # command -> the option naming the file its --force replaces (without it, --force does nothing)
+STDOUT = Path("-")  # record --out -, as replay's '-' is stdin
 REPLACES = {"bench": "markdown", "record": "out", "gauntlet": "out", "play": "record"}
 
 
@@ -309,10 +310,10 @@ def _check_idle(args) -> None:
     if agents is not None and not any(spec.strip() for spec in agents.split(",")):
         raise CliError("--agents names no agent: give comma-separated agent specs, or leave it out")
     replaces = REPLACES.get(args.command)
-    if replaces and args.force and getattr(args, replaces) is None:
+    if replaces and args.force and getattr(args, replaces) in (None, STDOUT):
         option = "--" + replaces
         raise CliError(
-            f"--force replaces an existing {option} file: give {option}, or leave it out"
+            f"--force replaces an existing {option} file: give {option} a file, or leave it out"
         )
     if getattr(args, "luck_net", None) is not None and not args.luck_adjust:
         raise CliError("--luck-net is the value network of --luck-adjust: add --luck-adjust")
@@ -1202,7 +1203,8 @@ def _record(args) -> None:
     random = isolation is not None and args.secret is None  # isolated: a random secret
     secret = secrets.randbits(64) if random else _secret(args)
     where = (args.seed, args.game_index, first, secret)
-    recording.record(args.game, rules, specs, *where, args.out, args.force, isolation)
+    out = None if args.out == STDOUT else args.out
+    recording.record(args.game, rules, specs, *where, out, args.force, isolation)
 
 
 def _replay(args) -> None:
@@ -1263,7 +1265,7 @@ def _add_record(sub) -> None:
         help="'rotate' (game i: seat i mod n), 'random' or a seat (default: the rules' "
         "first_player if --rule sets it, else rotate)",
     )
-    p.add_argument("--out", type=arguments.file, help="write to this file instead of stdout")
+    p.add_argument("--out", type=arguments.file, help="write to this file ('-' or none: stdout)")
     _add_force(p, "the --out file")
     _add_rule_option(p)
     p.set_defaults(run=_record)

@@ -36,6 +36,7 @@ ONE_LINE_ERRORS = [
     (["tournament", "geschenkt", *QUICK, "--out", " "], "argument --out: an empty name; name a"),
     (["gauntlet", "tulips", "--deals", "2", "--out", ""], "argument --out: an empty name"),
     (["record", "geschenkt", "--out", ""], "argument --out: an empty name; name a file"),
+    (["record", "geschenkt", "--out", "-", "--force"], "--force replaces an existing --out file"),
     (["play", "geschenkt", "--record", " "], "argument --record: an empty name; name a file"),
     ([*SOLVE, "--out", ""], "argument --out: an empty name; name a folder"),
     ([*TUNE, "--json", ""], "argument --json: an empty name; name a file"),

@@ -63,6 +63,18 @@ def test_record_has_the_documented_keys(record):
     assert record["first_player"] == 0
 
 
+def test_record_to_dash_is_stdout_as_replay_of_dash_is_stdin(record, tmp_path, monkeypatch):
+    """``record --out -`` writes the record to stdout (it wrote a file named ``-``), so that
+    ``giftsim record ... --out - | giftsim replay -`` checks it."""
+    monkeypatch.chdir(tmp_path)
+    args = ["record", "geschenkt", "--players", "4", "--agents", "greedy,greedy,random,greedy"]
+    done = giftsim(*args, "--seed", "7", "--out", "-")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == record and not list(tmp_path.iterdir())
+    checked = giftsim("replay", "-", stdin=done.stdout)
+    assert checked.returncode == 0 and "record OK" in checked.stdout, checked.stderr
+
+
 def test_replay_accepts_the_record(record, tmp_path):
     lines = replay(record)
     assert len(lines) == len(record["actions"]) + 1
