@@ -146,7 +146,8 @@ class Rules:
         _check_range("lowest_card", self.lowest_card, 1, MAX_CARD)
         _check_range("highest_card", self.highest_card, self.lowest_card, MAX_CARD)
         n_range = self.highest_card - self.lowest_card + 1
-        _check_range("n_removed", self.n_removed, len(self.forced_removed), n_range - 1)
+        cards = f" with cards {self.lowest_card}..{self.highest_card}"
+        _check_range("n_removed", self.n_removed, len(self.forced_removed), n_range - 1, cards)
         if self.chips_per_player is not None:
             _check_range("chips_per_player", self.chips_per_player, 0, MAX_CHIPS)
         self._check_first_player()
