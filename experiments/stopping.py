@@ -2,6 +2,7 @@
 watchdog thread ends the process when a library loses the stop (:class:`Watchdog`)."""
 
 import contextlib
+import math
 import os
 import signal
 import sys
@@ -53,27 +54,25 @@ def held_stops():
     """Hold Ctrl-C and SIGTERM while the block runs (files written and recorded as one step,
     a second or so), then stop as they would have: at the block's end the handler in place
     before sees the signal held (SIGTERM if one of them was), unless the block raised, whose
-    exception then goes on. The watchdog waits for the block (:data:`HOLDING`). Off the main
+    exception then goes on. The watchdog waits for the block (:data:`RELEASED`). Off the main
     thread, where no handler can be set, nothing is held."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     held: list[int] = []
     before = {s: signal.signal(s, lambda signum, frame: held.append(signum)) for s in STOPS}
-    HOLDING.set()
+    RELEASED[0] = math.inf
     try:
         yield
     finally:
         RELEASED[0] = time.monotonic()
-        HOLDING.clear()
         for signum, handler in before.items():
             signal.signal(signum, handler)
     if held:
         signal.raise_signal(signal.SIGTERM if signal.SIGTERM in held else held[0])
 
 
-HOLDING = threading.Event()  # set while a block holds the stops (:func:`held_stops`)
-RELEASED = [0.0]  # when the last such block ended (time.monotonic)
+RELEASED = [0.0]  # when the last block holding the stops ended (time.monotonic); inf while held
 
 
 def hush_lost_stops():
@@ -144,7 +143,7 @@ class Watchdog:
         block that holds the stops (:func:`held_stops`, writing files) given its time and
         the limit counted again from its end."""
         while not self.stopping.wait(STOP_LIMIT):
-            if not HOLDING.is_set() and time.monotonic() - RELEASED[0] >= STOP_LIMIT:
+            if time.monotonic() - RELEASED[0] >= STOP_LIMIT:
                 return False
         return True
 
