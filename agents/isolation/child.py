@@ -56,7 +56,7 @@ def main(argv) -> None:
     cache = os.environ.get("NUMBA_CACHE_DIR")
     ours = package_folders(["giftsim", "agents", start["package"]])  # where this process finds
     packages = start["packages"] + ours  # them, as well as the parent (its PYTHONPATH may differ)
-    packages += start.get("files", [])  # its own network or table, named by its spec
+    packages += start["files"]  # its own network or table, named by its spec
     if confine(places(packages, start["path"], cache, os.getcwd())):
         read_only_cache()
     try:
