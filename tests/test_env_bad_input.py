@@ -120,3 +120,33 @@ def test_the_exception_is_a_value_error_and_an_integer_action_of_numpy_is_fine()
     vector = _vector()
     vector.reset()
     vector.step(np.ones(2, np.uint8))
+
+
+def _illegal(obs, params, rng):
+    """Chooses an action id that is never legal (the last bit of the legal mask)."""
+    return 62
+
+
+@pytest.mark.parametrize("game", ["geschenkt", "tulips"])
+@pytest.mark.parametrize("compiled", [False, True], ids=["python", "compiled"])
+def test_an_opponents_illegal_action_is_its_error_and_never_applied(game, compiled):
+    """An opponent of ``GiftsimEnv`` or of the PettingZoo environment that chooses an illegal
+    action raises ``IllegalActionError`` naming its seat, spec and the legal actions, as
+    ``VectorEnv`` and ``play`` do (it was applied: Tulips wrote past the state and aborted
+    the process, No Thanks! played on with a card taken by nobody)."""
+    from agents.drivers.block import IllegalActionError
+    from agents.registry import define
+
+    define(game, "illegal_bot", _illegal, {}, compiled=compiled)
+    gym = GiftsimEnv(game, players=3, opponents="illegal_bot", first_player=0)
+    with pytest.raises(IllegalActionError) as caught:
+        gym.reset(seed=0)
+        for _ in range(200):  # the learner (seat 0) moves until seat 1 is asked
+            gym.step(int(np.flatnonzero(gym.action_masks())[0]))
+    zoo = env(game, players=3, opponents={"player_1": "illegal_bot", "player_2": "greedy"})
+    with pytest.raises(IllegalActionError) as caught_too:
+        zoo.reset(seed=0)
+        for _ in zoo.agent_iter(200):
+            zoo.step(int(np.flatnonzero(zoo.last()[0]["action_mask"])[0]))
+    for error in (caught.value, caught_too.value):
+        assert "seat 1 (illegal_bot) chose illegal action 62 (legal: [" in str(error), error

@@ -20,6 +20,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from agents.base import Agent
+from agents.drivers.block import IllegalActionError
 from agents.drivers.slow import ask, deal, seat_streams
 from agents.kernels.lanes import MAX_SKIPPED
 from agents.registry import parse
@@ -226,10 +227,18 @@ class Table:
         self.play_bots()
 
     def play_bots(self) -> None:
+        """The bots' moves up to the next learner turn or the end; a bot's illegal action is
+        its :class:`IllegalActionError` (the agent's error, not the caller's), never applied."""
         game, state = self.game, self.state
         while not game.is_over(state) and self.seats[int(state[game.turn_slot])] is not None:
             legal = game.legal_actions(state)
             action = legal[0] if len(legal) == 1 else ask(game, self.seats, state, self.rngs, legal)
+            if action not in legal:
+                seat = self.to_act()
+                raise IllegalActionError(
+                    f"seat {seat} ({self.spec(seat)}) chose illegal action {action!r} "
+                    f"(legal: {list(legal)})"
+                )
             self._apply(action)
 
     def _apply(self, action: int) -> None:
