@@ -16,11 +16,12 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
+from agents.isolation import Isolation
 from agents.isolation.host import end_idle
 from agents.registry import parse_list
 from experiments.blocks import ranked
 from experiments.games import TAIL, play_block, play_block_isolated
-from experiments.isolation import fault_records, merged_faults, with_forfeits
+from experiments.isolation import check_covers, fault_records, merged_faults, with_forfeits
 from giftsim.checks import is_whole
 from giftsim.contract import first_player_for
 from giftsim.game import load_game
@@ -66,7 +67,9 @@ def play(
         if not is_whole(value) or value < 0:
             raise ValueError(f"{name} must be a whole number >= 0, got {value!r}")
     check_seed(seed, first_index + max(n_games - 1, 0))
+    isolation = Isolation.of(isolation)
     if isolation is not None:
+        check_covers(isolation, agent_list)
         secret = secrets.randbits(64) if secret is None else secret
     secret = secret or 0
     blocks, lost, faults = [], [], []

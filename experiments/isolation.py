@@ -64,7 +64,12 @@ ORDER = ("job", "game_index", "seat")  # which forfeit of an agent and code is t
 
 
 def isolate(jobs, isolation: Isolation, secret: int | None = None) -> list:
-    """``jobs`` with ``isolation``, and ``secret`` (a fresh random one when None)."""
+    """``jobs`` with ``isolation`` (:func:`check_covers`: of the agents of all the jobs), and
+    ``secret`` (a fresh random one when None)."""
+    from agents.registry import parse
+
+    seated = {(job.game, spec) for job in jobs for spec in job.agents}
+    check_covers(isolation, [parse(spec, game) for game, spec in sorted(seated)])
     secret = secrets.randbits(64) if secret is None else secret
     return [replace(job, isolation=isolation.as_dict(), secret=secret) for job in jobs]
 
@@ -77,6 +82,21 @@ def secured(jobs, secret: int | None = None, isolation=None) -> list:
     if isolation is None:
         return [replace(job, secret=secret or 0) for job in jobs]
     return isolate(jobs, isolation, secret)
+
+
+def check_covers(isolation: Isolation, agents) -> None:
+    """The check of ``isolation`` against ``agents`` (of a table, or of a run's jobs): each
+    name it gives plays there, and it covers a seat (else nothing would be isolated while the
+    results' ``forfeit_s`` columns said otherwise); a one-line ValueError."""
+    playing = {agent.family.name for agent in agents}
+    valid = ", ".join(sorted(playing))
+    for name in isolation.agents:
+        if name not in playing:
+            raise ValueError(
+                f"isolation names {name!r}, which plays nowhere here (agents: {valid})"
+            )
+    if not any(isolation.covers(agent.family) for agent in agents):
+        raise ValueError(f"isolation covers no agent here: name some of {valid}")
 
 
 def from_options(isolate: str | None, untrusted: dict, limits, families) -> Isolation | None:

@@ -39,9 +39,10 @@ from agents.isolation import (
 from agents.isolation.keeper import remove_folder
 from agents.isolation.untrusted import load_untrusted
 from agents.registry import compiling_later, define, parse_list
+from experiments.batch import play
 from experiments.cli import main
 from experiments.games import play_block, play_block_isolated
-from experiments.isolation import check_start
+from experiments.isolation import check_start, isolate
 from experiments.manifest import read
 from experiments.results import load
 from experiments.runner import run
@@ -486,11 +487,33 @@ WARM_UP_RANGE = f"must be a positive number of seconds, at most {MAX_WARM_UP:g}"
         ({"warm_up": "10"}, f"the warm-up {WARM_UP_RANGE}, got '10'"),
         ({"warm_up": MAX_WARM_UP + 1}, f"the warm-up {WARM_UP_RANGE}, got {MAX_WARM_UP + 1}"),
         ({"memory_mb": 1.5}, "the memory limit must be a positive number of MiB, got 1.5"),
+        ({"agents": "who"}, "agents must be family names, such as ('greedy',), got 'who'"),
+        ({"agents": ("greedy", 3)}, "agents must be family names, such as ('greedy',), got ("),
     ],
 )
 def test_limits_out_of_their_range_are_refused(limits, says):
-    with pytest.raises(ValueError, match=f"^{re.escape(says)}$"):
+    with pytest.raises(ValueError, match=f"^{re.escape(says)}"):
         Isolation(**limits)
+
+
+@pytest.mark.parametrize(
+    ("names", "says"),
+    [
+        (
+            ("greedi",),
+            "isolation names 'greedi', which plays nowhere here (agents: greedy, random)",
+        ),
+        ((), "isolation covers no agent here: name some of greedy, random"),
+    ],
+)
+def test_play_refuses_an_isolation_that_isolates_nothing_it_names(names, says):
+    """``play(..., isolation=...)`` with a misspelt name, or none, played every seat in
+    process while its frame had ``forfeit_s`` columns, as if isolated."""
+    with pytest.raises(ValueError, match=f"^{re.escape(says)}$"):
+        play("geschenkt", ["greedy", "random", "greedy"], 3, isolation=Isolation(names))
+    jobs = field_design("geschenkt", "greedy", "random", 3, 2)  # the jobs of a run: the same
+    with pytest.raises(ValueError, match=f"^{re.escape(says)}$"):
+        isolate(jobs, Isolation(names))
 
 
 def two_seats_against_greedy(tmp_path, name: str, source: str):

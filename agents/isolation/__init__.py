@@ -115,7 +115,10 @@ class Isolation:
     warm_up: float = WARM_UP
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "agents", tuple(self.agents))
+        names = self.agents
+        if isinstance(names, str) or not all(isinstance(name, str) for name in names):
+            raise ValueError(f"agents must be family names, such as ('greedy',), got {names!r}")
+        object.__setattr__(self, "agents", tuple(names))
         _check_seconds("the time limit", self.time_limit, math.inf)
         _check_seconds("the warm-up", self.warm_up, MAX_WARM_UP)
         memory = self.memory_mb
