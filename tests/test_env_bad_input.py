@@ -58,6 +58,7 @@ ROWS = [
     ("gym: unknown game", lambda: GiftsimEnv("chess"), "valid: geschenkt"),
     ("gym: learner seat 4", lambda: GiftsimEnv(learner_seat=4), "0..3"),
     ("gym: rounds 3", lambda: GiftsimEnv(rule=["rounds=3"]), "rounds must be 1"),
+    ("gym: render first", lambda: GiftsimEnv(render_mode="ansi").render(), "before render()"),
     # PettingZoo
     ("aec: step before reset", lambda: raw_env().step(0), "call reset() before step()"),
     ("env(): step before reset", lambda: env().step(0), "call reset() before step()"),
@@ -71,6 +72,7 @@ ROWS = [
     ("aec: secret -1", lambda: raw_env(secret=-1), "secret must be in 0.."),
     ("aec: opponents a list", lambda: raw_env(opponents=["greedy"]), "dict of agent name"),
     ("aec: seed 2**64", lambda: raw_env().reset(seed=2**64), "seed must be in 0.."),
+    ("aec: render before reset", lambda: raw_env(render_mode="ansi").render(), "before render()"),
     # the compiled vector environment
     ("vector: step before reset", lambda: _vector().step([0, 0]), "call reset() before"),
     ("vector: float actions", lambda: _stepped(_vector, [0.5, 1.0]), "integer action ids"),
@@ -114,7 +116,8 @@ def test_the_exception_is_a_value_error_and_an_integer_action_of_numpy_is_fine()
     0-d integer arrays are actions, as Gymnasium's ``Discrete`` accepts them."""
     assert issubclass(EnvError, ValueError)
     gym_env = GiftsimEnv(players=3)
-    gym_env.reset(seed=2)
+    seeded = gym_env.reset(seed=np.int64(2))[0]  # a seed of NumPy too
+    assert np.array_equal(seeded, gym_env.reset(seed=2)[0])
     gym_env.step(np.int64(1))
     gym_env.step(np.array(1))
     vector = _vector()

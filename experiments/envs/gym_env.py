@@ -135,7 +135,7 @@ class GiftsimEnv(gym.Env):
     def reset(self, *, seed=None, options=None):
         if seed is not None:
             check_seeds(seed)
-        super().reset(seed=seed)
+        super().reset(seed=None if seed is None else int(seed))  # Gymnasium's: a Python int
         if seed is not None:
             self.root_seed, self.index, self._kept = int(seed), -1, []
         elif self.root_seed is None:

@@ -294,6 +294,8 @@ def render_text(table: Table) -> str:
     """The public state as text, from the view of the seat to act (seat 0's once the game is
     over, with the scores and winners): the terminal game's screens where the game has them
     (``experiments/play/<game>.py``), else the raw observation."""
+    if table.state is None:
+        raise EnvError("no game has begun: call reset() before render()")
     over = table.over()
     seat = table.learners[0] if over else table.to_act()
     obs = table.observation(seat)
