@@ -15,6 +15,7 @@ import copyreg
 import importlib
 import importlib.util
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -79,7 +80,16 @@ def define(
     (default: any finite number). Redefining a user name replaces it.
     """
     source = getattr(decide, "__module__", "") or ""
+    if "random" in getattr(_code(decide), "co_names", ()):
+        warnings.warn(_UNKEYED.format(name=name), stacklevel=2)
     return register(_make(game, name, decide, defaults, ranges, doc, compiled, source))
+
+
+_UNKEYED = (
+    "agent {name!r}: decide uses `random` (NumPy's or Python's), a stream the run does not key: "
+    "its games are no longer a function of (seed, game index, rules, agents); draw from its "
+    "rng with giftsim.rng.next_float(rng) or next_below(rng, n)"
+)
 
 
 def redefine(game, name, decide, defaults, ranges, doc, compiled, source) -> Family:
@@ -107,6 +117,11 @@ def _make(game, name, decide, defaults, ranges, doc, compiled, source) -> Family
                 f"{value!r}"
             )
     defaults = {k: _default(name, k, v) for k, v in dict(defaults or {}).items()}
+    if unknown := [k for k in ranges or {} if k not in defaults]:
+        raise ValueError(
+            f"agent {name!r}: ranges names {', '.join(map(repr, unknown))}, not a parameter "
+            f"(its parameters: {', '.join(defaults) or 'none'})"
+        )
     ranges = {k: (ranges or {}).get(k, ANY) for k in defaults}
     obs_size = load_game(game).obs_size
     if compiled:

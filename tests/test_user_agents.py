@@ -3,14 +3,18 @@ plain Python, they play in every backend and on the command line, and give the s
 
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from agents.base import Range
 from agents.registry import compiling_later, define, load_module, parse
 from experiments.runner import run
 from experiments.schedule import field_design
+from geschenkt_sim.rules import PASS, TAKE
+from giftsim.rng import next_float
 
 AGENTS_FILE = '''
 """Two user agents of the same rule: one compiled, one plain Python."""
@@ -213,3 +217,31 @@ def test_a_run_resumes_only_with_the_agents_module_it_began_with(tmp_path):
     resumed = subprocess.run([*argv, "--resume"], capture_output=True, text=True)
     assert resumed.returncode == 2
     assert f"{agents_file.resolve()} is not the file the run in" in resumed.stderr
+
+
+def test_define_warns_of_a_decide_that_draws_from_an_unkeyed_stream():
+    """``np.random`` in ``decide`` compiles and plays, but its games differ from run to run
+    (two runs of ``play(..., seed=1)`` gave different frames): ``define`` says so, naming
+    the seat's own stream as the way; a decide that draws from ``rng`` is not warned of."""
+
+    def coin(obs, params, rng):
+        return TAKE if np.random.random() < 0.5 else PASS
+
+    def keyed_coin(obs, params, rng):
+        return TAKE if next_float(rng) < 0.5 else PASS
+
+    with pytest.warns(UserWarning, match=r"'coin': decide uses `random`.*next_float\(rng\)"):
+        define("geschenkt", "coin", coin, compiled=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        define("geschenkt", "keyed_coin", keyed_coin, compiled=False)
+
+
+def test_a_range_for_no_parameter_is_refused():
+    """A range keyed by a misspelt parameter was dropped and the parameter left unchecked."""
+
+    def takes(obs, params, rng):
+        return TAKE
+
+    with pytest.raises(ValueError, match=r"^agent 'ranged': ranges names 'j', not a parameter"):
+        define("geschenkt", "ranged", takes, {"k": 8.0}, ranges={"j": Range(0, 100)})
