@@ -7,6 +7,7 @@ agents (a contract test checks it).
 """
 
 from agents.drivers import block, isolated
+from agents.drivers.block import IllegalActionError
 from agents.drivers.slow import PlayedGame, play_block_slow
 from agents.drivers.slow import play_slow as _play_slow
 from giftsim.game import GAMES, TAIL, Game, load_game
@@ -33,12 +34,27 @@ def play_block(
             game, rules, agents, seed, first_index, n_games, first_player, secret
         )[0]
     if all(agent.family.compiled for agent in agents):
-        return block.play_block(
-            load_game(game), rules, agents, seed, first_index, n_games, first_player, secret
-        )
+        where = (seed, first_index, n_games, first_player, secret)
+        try:
+            return block.play_block(load_game(game), rules, agents, *where)
+        except IllegalActionError as error:
+            raise _pinned(error, load_game(game), rules, agents, where) from None
     return play_block_slow(
         load_game(game), rules, agents, seed, first_index, n_games, first_player, secret
     )
+
+
+def _pinned(error, definition: Game, rules, agents, where) -> IllegalActionError:
+    """The compiled loop's illegal action, its game played again through the slow path,
+    which names the seat, its agent, the action and the legal ones (the loop says only which
+    game); ``error`` itself if the slow path plays that game legally."""
+    seed, _, _, first_player, secret = where
+    index = error.game_index
+    try:
+        play_block_slow(definition, rules, agents, seed, index, 1, first_player, secret)
+    except IllegalActionError as found:
+        return IllegalActionError(f"game {index}: {found}; check the agent's code and parameters")
+    return error
 
 
 def play_block_isolated(

@@ -140,12 +140,18 @@ def test_a_decision_asked_from_python_runs_the_code_the_loop_compiled(spec):
 
 
 def test_user_agent_with_illegal_moves_is_reported():
+    """The compiled loop says which game; the game played again says which seat, agent and
+    action (it said "an agent (greedy, sniper, confused) chose an illegal action")."""
+
     def confused(obs, params, rng):
         return 7
 
     define("geschenkt", "confused", confused)
-    with pytest.raises(IllegalActionError, match="illegal action in game 0"):
+    with pytest.raises(IllegalActionError, match=r"^game 0: seat 0 \(confused\) chose"):
         play("geschenkt", ["confused"] * 3, 5)
+    says = r"^game 1: seat 2 \(confused\) chose illegal action 7 \(legal: \[0, 1\]\); check"
+    with pytest.raises(IllegalActionError, match=says):
+        play("geschenkt", ["greedy", "sniper", "confused"], 5, first_index=1)
 
 
 def test_user_agent_that_does_not_compile_is_a_clear_error():

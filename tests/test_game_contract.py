@@ -287,12 +287,13 @@ def take_or_no_action(obs, params, rng):
 
 def test_the_loop_names_the_game_of_an_illegal_action_deep_in_a_block():
     """The compiled loop stops at the block's first game with an illegal action and names
-    it: the slow path, game by game, plays every game before it legally and fails at it."""
+    it (and the slow path, playing it again, the seat): the slow path, game by game, plays
+    every game before it legally and fails at it."""
     family = define("geschenkt", "takes_or_errs", take_or_no_action, {"p": 0.003})
     rules, agents, first = load_game("geschenkt").rules(n_players=3), [family()] * 3, 7
-    with pytest.raises(IllegalActionError, match=r"in game \d+") as caught:
+    with pytest.raises(IllegalActionError, match=r"^game \d+: seat \d \(takes_or_errs\)") as caught:
         play_block("geschenkt", rules, agents, 3, first, 400)
-    reported = int(re.search(r"in game (\d+)", str(caught.value)).group(1))
+    reported = int(re.search(r"^game (\d+)", str(caught.value)).group(1))
     assert reported > first + 1  # deep in the block, not at its start
     for index in range(first, reported):
         play_slow("geschenkt", rules, agents, 3, index)
@@ -308,7 +309,7 @@ def test_an_agents_illegal_action_is_reported_and_not_applied(name):
     never = (-1, game.num_actions, 62)  # no action id, the first undeclared id, the last bit
     for a in never:
         agents = [fixed(a=a)] * rules.n_players
-        with pytest.raises(IllegalActionError, match="illegal action in game 5"):
+        with pytest.raises(IllegalActionError, match=f"^game 5: seat .+ illegal action {a} "):
             play_block(name, rules, agents, 3, 5, 4)
         with pytest.raises(IllegalActionError, match=f"chose illegal action {a}"):
             play_slow(name, rules, agents, 3, 5)

@@ -30,11 +30,14 @@ class IllegalActionError(AgentError):
 
 
 def illegal_action(names: str, game_index: int) -> IllegalActionError:
-    """The error of an illegal action by one of the agents ``names`` in game ``game_index``."""
-    return IllegalActionError(
+    """The error of an illegal action by one of the agents ``names`` in game ``game_index``
+    (its ``game_index``: the slow path can play that game again and name the seat)."""
+    error = IllegalActionError(
         f"an agent ({names}) chose an illegal action in game {game_index}; "
         "check the agents' code and parameters"
     )
+    error.game_index = game_index
+    return error
 
 
 @contextlib.contextmanager

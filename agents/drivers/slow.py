@@ -53,8 +53,11 @@ def play_slow(
             legal = game.legal_actions(state)
             action = legal[0] if len(legal) == 1 else ask(game, players, state, rngs, legal)
             if action not in legal:
-                seat = state[game.turn_slot]
-                raise IllegalActionError(f"seat {seat} chose illegal action {action!r}")
+                seat = int(state[game.turn_slot])
+                who = getattr(players[seat], "spec", "a Python player")
+                raise IllegalActionError(
+                    f"seat {seat} ({who}) chose illegal action {action!r} (legal: {list(legal)})"
+                )
             actions.append(action)
             game.apply_action(state, action)
     except (Stopped, KeyboardInterrupt) as stop:  # Ctrl-C too: the game so far can be kept
