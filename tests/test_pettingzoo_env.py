@@ -32,6 +32,24 @@ def test_pettingzoo_api_test_passes_with_giftsim_opponents(name):
 
 
 @pytest.mark.parametrize("name", NAMES)
+def test_pettingzoo_scaled_passes_the_api_test_inside_unit_bounds(name):
+    """``scale=True``, as every environment takes it (docs/environments.md): the tensor
+    divided by ``tensor_scale``, the space's bounds too (it was a TypeError here)."""
+    from experiments.policy import tensor_scale
+
+    scaled = env(game=name, players=4, scale=True)
+    api_test(scaled, num_cycles=CYCLES)
+    plain = env(game=name, players=4)
+    scaled.reset(seed=4)
+    plain.reset(seed=4)
+    factor = tensor_scale(load_game(name), scaled.unwrapped.table.rules)
+    want = plain.observe("player_1")["observation"] / factor
+    assert np.allclose(scaled.observe("player_1")["observation"], want)
+    space = scaled.observation_space("player_0")["observation"]
+    assert space.low.min() >= -1 and space.high.max() <= 1
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_pettingzoo_seed_test_passes(name):
     seed_test(functools.partial(env, game=name), num_cycles=CYCLES)
 

@@ -16,8 +16,10 @@ PettingZoo's classic card games (``pettingzoo/classic/``)::
   decision is asked, a forced one too (its mask has one legal action).
 * Observation of an agent: ``{"observation": float32 tensor, "action_mask": int8 0/1}``; the
   tensor is ``Game.observe`` + ``Game.encode`` of that seat (layout in ``<game>/tensor.py``,
-  bounds ``Game.tensor_bounds``); the mask is ``Game.legal_mask`` for the agent to act and all
-  zeros for the others, as in PettingZoo's card games. Action space ``Discrete(num_actions)``.
+  bounds ``Game.tensor_bounds``; with ``scale=True`` divided by
+  :func:`experiments.policy.tensor_scale`, every entry in [-1, 1]); the mask is
+  ``Game.legal_mask`` for the agent to act and all zeros for the others, as in PettingZoo's
+  card games. Action space ``Discrete(num_actions)``.
 * Rewards: 0 until the end, then each seat's share of the win (``Game.rewards``: 1 for a sole
   winner, ties split, shares sum to 1); every agent terminates at the end; no truncation.
 * Rules: ``rules=`` a rules object, or ``players=`` and ``rule=["key=value", ...]`` (the
@@ -71,6 +73,7 @@ from experiments.envs.table import (
     render_text,
     seat_name,
 )
+from experiments.policy import tensor_scale
 
 
 def env(game: str, illegal_reward: float = -1.0, **kwargs) -> AECEnv:
@@ -118,6 +121,7 @@ class raw_env(AECEnv):  # PettingZoo's name for the unwrapped class
         render_mode: str | None = None,
         illegal_reward: float | None = None,
         record: bool = False,
+        scale: bool = False,
     ):
         super().__init__()
         if render_mode not in (None, "ansi", "human"):
@@ -131,6 +135,9 @@ class raw_env(AECEnv):  # PettingZoo's name for the unwrapped class
         self.possible_agents = [seat_name(s) for s in self.table.learners]
         self._seat = {a: s for a, s in zip(self.possible_agents, self.table.learners, strict=True)}
         low, high = self.table.low, self.table.high
+        self.factor = (1.0 / tensor_scale(entry, rules)).astype(np.float32) if scale else None
+        if scale:
+            low, high = low * self.factor, high * self.factor
         space = spaces.Dict(
             {
                 "observation": spaces.Box(low, high, dtype=np.float32),
@@ -166,7 +173,8 @@ class raw_env(AECEnv):  # PettingZoo's name for the unwrapped class
         seat = self._seat[agent]
         table = self.table
         mask = table.mask() if agent == self.agent_selection else self._no_actions()
-        return {"observation": table.tensor(seat), "action_mask": mask}
+        tensor = table.tensor(seat) if self.factor is None else table.tensor(seat) * self.factor
+        return {"observation": tensor, "action_mask": mask}
 
     def step(self, action):
         if self.table.state is None:
