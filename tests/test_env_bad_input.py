@@ -94,7 +94,29 @@ ROWS = [
     ("vector: learner seat 'left'", lambda: _vector(learner_seat="left"), "'rotate'"),
     ("vector: records without record", lambda: _vector().records(), "record=True"),
     ("vector: rounds 2", lambda: _vector(rule=["rounds=2"]), "rounds must be 1"),
+    # a network the opponents read live
+    ("live: players 'four'", lambda: _live("four"), "in 2..7 for No Thanks!, got 'four'"),
+    ("live: 9 players", lambda: _live(9), "players must be in 2..7"),
+    ("live: NaN weights", lambda: _live(4, "w1"), "w1 holds NaN or inf"),
+    ("live: an update with inf", lambda: _live(4).update(*_weights("b2")), "b2 holds NaN or inf"),
 ]  # fmt: skip
+
+
+def _weights(spoilt: str = "") -> list:
+    """The shipped 4-player No Thanks! network's weights, ``spoilt`` (a name) made NaN/inf."""
+    from agents.kernels import net
+    from agents.roster import roster
+
+    weights, _ = net.read(roster("geschenkt").shipped(4))
+    if spoilt:
+        weights[spoilt] = weights[spoilt] * np.inf
+    return [weights[name] for name in ("w1", "b1", "w2", "b2")]
+
+
+def _live(players, spoilt: str = ""):
+    from experiments.envs.opponents import LiveNetwork
+
+    return LiveNetwork("geschenkt", players, *_weights(spoilt))
 
 
 def _tulips_agent():

@@ -24,7 +24,7 @@ from agents.base import Agent
 from agents.kernels import net
 from agents.registry import family
 from agents.roster import roster
-from experiments.envs.table import EnvError, bad_input
+from experiments.envs.table import EnvError, bad_input, load
 
 
 class LiveNetwork:
@@ -34,7 +34,8 @@ class LiveNetwork:
     ``agents.kernels.net``, features those of the game's ``learned`` agent."""
 
     def __init__(self, game: str, players: int, w1, b1, w2, b2):
-        self.game, self.players = game, int(players)
+        with bad_input():
+            self.game, self.players = game, load(game).check_players(players, "players")
         self.flat = self._pack(w1, b1, w2, b2)
 
     @classmethod
@@ -79,6 +80,9 @@ class LiveNetwork:
             )
         if hidden > net.MAX_HIDDEN:
             raise EnvError(f"at most {net.MAX_HIDDEN} hidden units, got {hidden}")
+        for name, weights in (("w1", w1), ("b1", b1), ("w2", w2), ("b2", np.float64(b2))):
+            if not np.isfinite(weights).all():
+                raise EnvError(f"a network's weights are finite numbers: {name} holds NaN or inf")
         return net.pack(w1, b1, w2, float(b2), self.players)
 
 
