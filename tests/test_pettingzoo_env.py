@@ -169,6 +169,10 @@ def test_render_is_the_public_text_of_the_seat_to_act():
     assert text.startswith(f"No Thanks!: seat {aec.agent_selection[-1]} to act")
     assert "face-up card" in text
     assert raw_env(game="geschenkt").render() is None
+    while aec.agents:  # to the end: no face-up card (it read "face-up card -1 with 0 chips")
+        aec.step(None if aec.terminations[aec.agent_selection] else 1)
+    end = aec.render().splitlines()
+    assert end[:2] == ["No Thanks!: game over", "every card taken"]
 
 
 @pytest.mark.parametrize("name", ["geschenkt", "tulips"])

@@ -54,6 +54,8 @@ def view(obs, seats: Seats) -> list[str]:
     """The face-up card, the stack, every seat's chips (when shown) and cards, own score."""
     card, left = int(obs[CARD]), int(obs[CARDS_LEFT])
     top = f"face-up card {card} with {count(obs[POT], 'chip')} on it; {left} left in the stack"
+    if card < 0:  # the game is over: every card taken
+        top = "every card taken"
     rows = [_row(obs, p, seats) for p in range(obs[N_PLAYERS])]
     return [top, *rows, _own_score(obs)]
 
