@@ -132,6 +132,10 @@ def test_bad_input_is_one_line_errors_or_openspiels_own():
     for wrong in (1.5, "take", None):
         with pytest.raises(TypeError):
             state.apply_action(wrong)
+    while not state.is_terminal():
+        state.apply_action(state.legal_actions()[0])
+    with pytest.raises(ValueError, match=r"^the game is over: no action applies \(got 1\)$"):
+        state.apply_action(1)  # it said "illegal for seat -4 now (legal: )"
 
 
 @pytest.mark.parametrize("name", NAMES)

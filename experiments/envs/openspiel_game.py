@@ -435,6 +435,8 @@ class GiftsimState(pyspiel.State):
         return int(self.setup.game.next_outcome(self.board))
 
     def _apply_action(self, action) -> None:
+        if self.is_terminal():
+            raise ValueError(f"the game is over: no action applies (got {action})")
         player, kind, legal = self._node()
         if kind:
             self._apply_chance(kind, int(action))
