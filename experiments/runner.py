@@ -36,6 +36,7 @@ from experiments.isolation import FAULTS_KEY, fault_records, forfeit_columns, me
 from experiments.luck import luck_rows
 from experiments.results import frame_of_tables, summary
 from experiments.schedule import Job
+from giftsim.checks import is_whole
 from giftsim.game import load_game
 from giftsim.rng import game_keys
 
@@ -315,8 +316,8 @@ def run(
         raise ValueError(f"unknown backend {backend!r} (valid: {', '.join(BACKENDS)})")
     if backend == "dask" and scheduler is None:
         raise ValueError("the dask backend needs --scheduler tcp://HOST:PORT")
-    if workers is not None and workers < 1:
-        raise ValueError(f"workers must be at least 1, got {workers}")
+    if workers is not None and not (is_whole(workers) and workers >= 1):
+        raise ValueError(f"workers must be a whole number >= 1, got {workers!r}")
     if not jobs:
         raise ValueError("the design has no seatings to play")
     todo = chunks_of(jobs, chunk_size)  # checks every agent against its rules

@@ -130,6 +130,13 @@ def test_a_folder_of_another_experiment_is_refused(jobs, tmp_path):
         run(jobs, out=tmp_path / "x", backend="serial", progress=False)
 
 
+@pytest.mark.parametrize("workers", ["2", 0, 1.5])
+def test_workers_that_are_not_a_count_are_one_line(jobs, workers):
+    """``run(jobs, workers="2")`` was a TypeError from a comparison of str and int."""
+    with pytest.raises(ValueError, match=f"^workers must be a whole number >= 1, got {workers!r}$"):
+        run(jobs, workers=workers, progress=False)
+
+
 def giftsim(*args):
     return [sys.executable, "-m", "experiments.cli", *args]
 
