@@ -274,8 +274,8 @@ def test_an_agent_that_breaks_the_rules_is_one_line(capsys):
     err = one_line_error(
         capsys, ["tournament", "geschenkt", "--agents", "cheater_for_cli_test,greedy", *QUICK]
     )
-    assert "chose an illegal action in game" in err
-    assert "check the agents' code and parameters" in err
+    assert "seat 0 (cheater_for_cli_test) chose illegal action 7 (legal: [0, 1])" in err
+    assert "check the agent's code and parameters" in err
 
 
 def test_every_command_reads_a_list_of_agents_as_batch_play_does(capsys, tmp_path):
