@@ -58,7 +58,6 @@ from experiments.blocks import (
     blocks,
     deal_codes,
     deal_strata,
-    row_ids,
     stratified_cov,
     stratum_values,
 )
@@ -981,24 +980,3 @@ def deal_pairwise_table(pairs: pd.DataFrame) -> pd.DataFrame:
 def _square(values: np.ndarray, names) -> pd.DataFrame:
     index = pd.Index(names, name="agent")
     return pd.DataFrame(values, index=index, columns=pd.Index(names, name="opponent"))
-
-
-def field_matrix(long: pd.DataFrame) -> pd.DataFrame:
-    """Win share of each agent (rows) per opponent field (columns): the sorted agents at the
-    other seats of its table, joined by "+". NaN where the agent never faced that field."""
-    names, parts = blocks(long)
-    rows = pd.concat([_field_rows(block, names) for block in parts], ignore_index=True)
-    table = rows.groupby(["agent", "field"], sort=True)["win"].mean().unstack("field")
-    return table.rename_axis(columns="field")
-
-
-def _field_rows(block: Block, names) -> pd.DataFrame:
-    games, n = block.agent.shape
-    table = np.repeat(np.sort(block.agent, axis=1), n, axis=0)  # one copy per seat
-    own = block.agent.reshape(-1)
-    keep = np.ones(table.shape, bool)
-    keep[np.arange(games * n), (table == own[:, None]).argmax(1)] = False  # drop own seat
-    others = table[keep].reshape(games * n, n - 1)
-    fields, index = row_ids(others)
-    labels = np.array(["+".join(names[f]) for f in fields], dtype=object)
-    return pd.DataFrame({"agent": names[own], "field": labels[index], "win": block.win.reshape(-1)})

@@ -95,16 +95,6 @@ def naive_pairwise(long, order="win"):
     return {key: beats[key] / games[key] for key in games}, games
 
 
-def naive_fields(long):
-    totals = defaultdict(list)
-    for _, game in long.groupby(["job", "game_index"]):
-        agents, wins = list(game["agent"]), list(game["win"])
-        for i, agent in enumerate(agents):
-            field = "+".join(sorted(agents[:i] + agents[i + 1 :]))
-            totals[agent, field].append(wins[i])
-    return {key: np.mean(values) for key, values in totals.items()}
-
-
 def naive_choices(long):
     """The documented Plackett-Luce choices, game by game: (chosen, in play, weight); seats with
     equal win form one group, each member chosen with weight 1/size, the last group forced."""
@@ -282,9 +272,6 @@ def test_tables_on_a_hand_made_frame():
     assert pair.loc["a", "b"] == pytest.approx((1 + 0.5 + 0.5) / 3)
     assert pair.loc["c", "a"] == 1 and np.isnan(pair.loc["a", "a"])
     assert stats.pairwise_counts(long).loc["a", "b"] == 3
-    fields = stats.field_matrix(long)
-    assert fields.loc["a", "b"] == pytest.approx(0.75) and fields.loc["a", "b+c"] == 0
-    assert np.isnan(fields.loc["c", "b"])
 
 
 def test_mean_score_matches_the_t_interval():
@@ -392,10 +379,10 @@ def test_turn_position_counts_from_the_first_mover():
         stats.turn_position(long.assign(first=True))
 
 
-# ---- head to head and fields --------------------------------------------------------------
+# ---- head to head -------------------------------------------------------------------------
 
 
-def test_pairwise_and_fields_agree_with_slow_twins():
+def test_pairwise_agrees_with_a_slow_twin():
     long = pd.concat(
         [make_long(21, 150, 4, agents=("a", "b", "c"), tie=0.3), make_long(22, 100, 2, job=1)]
     )
@@ -405,10 +392,6 @@ def test_pairwise_and_fields_agree_with_slow_twins():
         assert pair.loc[a, b] == pytest.approx(value)
         assert counts.loc[a, b] == round(games[a, b])
     assert pair.notna().sum().sum() == len(expected)
-    fields = stats.field_matrix(long)
-    for (agent, field), value in naive_fields(long).items():
-        assert fields.loc[agent, field] == pytest.approx(value)
-    assert fields.notna().sum().sum() == len(naive_fields(long))
 
 
 def test_pairwise_detects_a_planted_stronger_agent_and_nothing_else():
@@ -424,14 +407,6 @@ def test_pairwise_detects_a_planted_stronger_agent_and_nothing_else():
     assert ((low[off] < 0.5) & (high[off] > 0.5)).all()
     total = (pair + pair.T).to_numpy()[off]
     assert total == pytest.approx(np.ones(off.sum()))
-
-
-def test_field_matrix_shows_the_strong_agent_in_every_field():
-    fields = stats.field_matrix(make_long(33, 3000, strength=[2, 1, 1, 1, 1]))
-    assert fields.columns[0] == "a+b+c"
-    assert (fields.loc["a"].dropna() > 0.3).all()
-    with_a = fields.drop(index="a").filter(like="a").to_numpy()
-    assert (with_a[~np.isnan(with_a)] < 0.25).mean() > 0.9
 
 
 def test_win_share_detects_the_strong_agent_only():
