@@ -1,11 +1,11 @@
 """Figures of the statistics in ``experiments.stats``.
 
-Each ``name(long, ..., ax=None)`` draws what ``name_data(long, ...)`` returns and gives back the
-Figure; with ``ax=None`` it makes a new one. ``name_of(table, ...)`` draws a table computed
-already (by ``stats`` from a long frame, or from sums streamed chunk by chunk, as ``giftsim
-report`` does), so one table feeds both the terminal and the figure. Plots only draw: every
-number comes from ``stats`` (box plots: from the counts of each score,
-``digest.score_counts``).
+Each ``name(long, ..., ax=None)`` draws ``name_of`` of the ``stats`` table of ``long`` and gives
+back the Figure; with ``ax=None`` it makes a new one; ``name_data(long, ...)`` returns the numbers
+drawn, in the order drawn. ``name_of(table, ...)`` draws a table computed already (by
+``stats`` from a long frame, or from sums streamed chunk by chunk, as ``giftsim report`` does),
+so one table feeds both the terminal and the figure. Plots only draw: every number comes from
+``stats`` (box plots: from the counts of each score, ``digest.score_counts``).
 
 Every title says what is drawn and which interval; its last lines are the *subject* of the run
 (``subject``: game, design, agents, player counts, games). Score axes say which way a score wins,
@@ -181,7 +181,7 @@ SEAT_TITLE = "Win share by {column}, one line per player count, 95% intervals by
 
 
 def seat_win_share_data(long: pd.DataFrame, column: str = "seat") -> pd.DataFrame:
-    """``stats.seat_advantage`` as a flat frame: one row per (n_players, seat)."""
+    """``stats.seat_advantage`` as a flat frame: one row per (n_players, seat), as drawn."""
     return stats.seat_advantage(long, column).reset_index()
 
 
@@ -399,7 +399,12 @@ def _label_square(ax, share: pd.DataFrame) -> None:
 def rating_chart_data(long: pd.DataFrame, **kw) -> pd.DataFrame:
     """``stats.ratings(long, **kw)`` sorted from lowest to highest rating (equal ratings in
     reverse order of name: the chart, read from the top, lists them as the table does)."""
-    return by_rating(stats.ratings(long, **kw)).iloc[::-1]
+    return _bottom_up(stats.ratings(long, **kw))
+
+
+def _bottom_up(table: pd.DataFrame) -> pd.DataFrame:
+    """A ratings table in the chart's order, lowest first (the best bar at the top)."""
+    return by_rating(table).iloc[::-1]
 
 
 def rating_chart(long: pd.DataFrame, ax=None, subject=None, **kw):
@@ -418,7 +423,7 @@ def rating_chart_of(table: pd.DataFrame, ax=None, scale="log", order="finish", s
     An infinite end (a rating with no finite estimate on that side, ``experiments.ratings``)
     is drawn as an arrow out to the edge of the plot, and its agent's bar hatched (the rating
     shown is held finite by the prior only)."""
-    data = by_rating(table).iloc[::-1]  # best at the top, equal ratings by name
+    data = _bottom_up(table)
     fig, ax = _axes(ax)
     y = np.arange(len(data))
     ends = data[["ci_low", "ci_high"]].to_numpy(float)
