@@ -477,8 +477,6 @@ def _announce(chunk: Chunk) -> bool:
 def _on_dask(tasks, scheduler, workers):
     from distributed import Client
 
-    if scheduler is None:
-        raise ValueError("the dask backend needs --scheduler tcp://HOST:PORT")
     hushed: dict = {}
     try:
         with Client(scheduler), parallel_config(backend="dask"):
