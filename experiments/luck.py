@@ -41,7 +41,6 @@ def adjust(jobs: list, value: str = SHIPPED, summary_only: bool = False) -> list
     summaries only, matches of several rounds, or a network that does not fit the game and
     player count."""
     from agents.drivers.luck import check_rules, value_net
-    from giftsim.game import load_game
 
     design = jobs[0].design if jobs else ""
     if design not in DESIGNS:
@@ -53,7 +52,7 @@ def adjust(jobs: list, value: str = SHIPPED, summary_only: bool = False) -> list
     if value != SHIPPED:
         value = str(Path(value).expanduser().resolve())
     for job in jobs:
-        check_rules(load_game(job.game), job.make_rules())
+        check_rules(job.make_rules())
         value_net(job.game, job.n_players, value)
     return [replace(job, luck=value) for job in jobs]
 

@@ -37,7 +37,7 @@ def value_net(game: str, players: int, value: str = SHIPPED) -> np.ndarray:
     return net.load(path, game, players, agents.learned.n_features(players))
 
 
-def check_rules(game: Game, rules) -> None:
+def check_rules(rules) -> None:
     """A one-line ValueError for rules the estimator does not play: matches of rounds."""
     if rounds_of(rules) > 1:
         raise ValueError(
@@ -70,7 +70,7 @@ def luck_block(game: Game, rules, agents, root_seed, first_index, n_games, first
     decisions of agents with known probabilities, ``k`` the chance events of kind ``k``
     (``game.chance_kinds[k - 1]``). The network goes in read-only, as a search's leaf reads
     its own: the leaf's kernels that value afterstates compile once for both."""
-    check_rules(game, rules)
+    check_rules(rules)
     n = rules.n_players
     value = value_net(game.name, n) if value is None else value
     kernel = driver(game.name, "luck").play_luck

@@ -31,9 +31,8 @@ from pathlib import Path
 
 import numpy as np
 from numba import carray, njit, types
-from numba.extending import intrinsic
 
-from agents.kernels.net import file_key
+from agents.kernels.net import NET_SLOT, file_key, pointer_to
 from geschenkt_sim import solve
 from geschenkt_sim.rules import MAX_PLAYERS, PASS, TAKE
 from geschenkt_sim.state import (
@@ -50,26 +49,15 @@ from geschenkt_sim.state import (
     TOTAL_CHIPS,
     TURN,
 )
-from giftsim.contract import MAX_PARAMS, readonly
+from giftsim.contract import readonly
 
 PARAMS: dict[str, float] = {}
 RANGES: dict[str, object] = {}
-NET_SLOT = MAX_PARAMS - 1  # the table's address (as agents.kernels.net.NET_SLOT)
 T_SIZE, T_WIDTH, T_BSIDE, T_START = 0, 1, 2, 3
 HEADER = 8
 NOT_IN_TABLE = -1  # the answer to a state of other rules: an illegal action
 _LOADED: dict[tuple, tuple[dict, np.ndarray]] = {}  # tables by net.file_key, kept alive
-
-
-@intrinsic
-def _int_pointer(typingctx, word):
-    """An int64 address as an int64 pointer (compiled code only)."""
-    sig = types.CPointer(types.int64)(types.int64)
-
-    def codegen(context, builder, signature, args):
-        return builder.inttoptr(args[0], context.get_value_type(signature.return_type))
-
-    return sig, codegen
+_int_pointer = pointer_to(types.int64)
 
 
 @njit(cache=True)

@@ -190,15 +190,23 @@ def address_of(flat: np.ndarray) -> float:
     return float(flat.ctypes.data)
 
 
-@intrinsic
-def _pointer(typingctx, word):
-    """An int64 address as a float32 pointer (compiled code only)."""
-    sig = types.CPointer(types.float32)(types.int64)
+def pointer_to(item):
+    """An intrinsic that reads an int64 address as a pointer to ``item`` (a Numba type), for
+    compiled code only: a network's float32 weights, a policy table's int64 words."""
 
-    def codegen(context, builder, signature, args):
-        return builder.inttoptr(args[0], context.get_value_type(signature.return_type))
+    @intrinsic
+    def pointer(typingctx, word):
+        sig = types.CPointer(item)(types.int64)
 
-    return sig, codegen
+        def codegen(context, builder, signature, args):
+            return builder.inttoptr(args[0], context.get_value_type(signature.return_type))
+
+        return sig, codegen
+
+    return pointer
+
+
+_pointer = pointer_to(types.float32)
 
 
 @intrinsic

@@ -38,7 +38,7 @@ from numba import njit
 from agents.kernels.entries import entry_at
 from agents.kernels.net import first_layer, output
 from giftsim.bits import lowest_bit
-from giftsim.contract import MAX_PARAMS, address, first_seat, scratch_size
+from giftsim.contract import MAX_PARAMS, address, first_seat
 from giftsim.game import N_PLAYERS
 from giftsim.rng import agent_stream, game_key
 
@@ -67,10 +67,10 @@ from .game import (
     show_turn,
 )
 from .leaf import VIEW, WORK, after_shares, new_space
+from .loop import SCRATCH_STRIDE
 
 CALL_RULES = True  # the rules' step verbs are called here, not copied in (giftsim.inlining)
 
-SCRATCH_STRIDE = scratch_size(OBS_SIZE, STATE_SIZE)  # a seat's row (as in loop.py)
 DECISIONS = 0  # luck[g, DECISIONS]: the decisions' corrections; chance events of kind k at k
 VALUE_STREAM = 0x1234567  # the fixed stream from which afterstates that sample draw a world
 # The work space (work_space): a state to resolve outcomes in; the unscaled values, the values

@@ -29,7 +29,7 @@ from numba import njit
 
 from agents.kernels.entries import entry_at
 from giftsim.bits import lowest_bit
-from giftsim.contract import MAX_PARAMS, address, first_seat, scratch_size
+from giftsim.contract import MAX_PARAMS, address, first_seat
 from giftsim.game import N_PLAYERS
 from giftsim.rng import agent_stream, game_key, next_u64
 
@@ -49,9 +49,9 @@ from .game import (
     show_turn,
     world,
 )
+from .loop import SCRATCH_STRIDE
 
 CALL_RULES = True  # the rules' step verbs are called here, not copied in (giftsim.inlining)
-SCRATCH_STRIDE = scratch_size(OBS_SIZE, STATE_SIZE)  # a seat's scratch row, as the loop's
 WORLD_STREAM = MAX_PLAYERS  # the stream number of a rollout's world (seats use 0 .. n-1)
 SHARE, FIELD_SHARE, ROLLED = 0, 1, 2  # the columns of a row of ``out``
 

@@ -51,7 +51,7 @@ import numpy as np
 from numba import njit
 
 from agents.kernels.net import MAX_HIDDEN, first_layer, output, shift, weights_of, work_rows
-from agents.tulips.features import NO_SEAT, pay, scored_so_far
+from agents.tulips.features import NO_CARD, NO_SEAT, pay, scored_so_far
 from agents.tulips.worlds import unseen_of, world
 from giftsim.contract import as_arrays, readonly
 from tulips_sim.engine import (
@@ -85,7 +85,6 @@ from tulips_sim.state import (
 
 CALL_RULES = True  # the rules' step verbs are called here, not copied in (giftsim.inlining)
 
-NO_CARD = -1
 PARAMS: dict[str, float] = {}
 RANGES: dict[str, object] = {}
 # positions in the feature vector: per-seat blocks, each n long (BOUQUET_AT is 4 blocks)
