@@ -2,9 +2,11 @@
 
 A family is a docstring, a name, named parameters (each with a default and a valid range or set)
 and one decision function ``decide(obs, params, rng) -> action`` (``giftsim.contract``). A
-built-in family's module declares ``PARAMS`` (defaults, in slot order), ``RANGES`` (what each
-parameter may be) and a lazily compiled ``decider`` entry for the compiled loop; nothing is
-compiled until a family first plays, so importing the agents compiles nothing.
+built-in family's module declares ``PARAMS`` (defaults, in slot order) and ``RANGES`` (what each
+parameter may be); its entry for the compiled loop is generated from ``decide``
+(``agents/templates/entry.py``), or is the module's own lazily compiled ``decider`` where
+``decide`` needs work space (the ``learned`` families). Nothing is compiled until a family first
+plays, so importing the agents compiles nothing.
 """
 
 import math

@@ -29,7 +29,7 @@ from experiments.results import (
 )
 from experiments.runner import run
 from experiments.schedule import (
-    deal_strata,
+    design_strata,
     field_design,
     mirror,
     round_robin,
@@ -103,7 +103,7 @@ def execute(jobs, out, options):
         sums = summary_of(frame, summary_only, jobs)
         sums = sums.merge(rows_per_deal(jobs), on=["job", "seat"], how="left")
         faults = frame.attrs.get("faults")
-        deals = None if summary_only else deal_sums(frame, deal_strata(jobs))
+        deals = None if summary_only else deal_sums(frame, design_strata(jobs))
     if faults is not None:
         sums.attrs["faults"] = faults
     return sums, deals

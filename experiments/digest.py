@@ -48,7 +48,7 @@ from experiments.results import (
     summaries,
     summary_of,
 )
-from experiments.schedule import deal_strata, rows_per_deal, score_ranges
+from experiments.schedule import design_strata, rows_per_deal, score_ranges
 
 BATCH_GAMES = 50_000  # chunks read and summed together, up to this many games in all
 COLLAPSE = 8  # batches read between two summings of the parts
@@ -122,7 +122,7 @@ def of_folder(
     if not files:
         raise ValueError(f"{folder} holds no results yet")
     jobs, game, only = manifest_jobs(manifest), manifest["game"], manifest["summary_only"]
-    run = _Run(jobs, game, only, *_agents(jobs), deal_strata(jobs), tuple(fields))
+    run = _Run(jobs, game, only, *_agents(jobs), design_strata(jobs), tuple(fields))
     batches = _batches(files, manifest)
     count = min(workers or cpu_count(), len(batches))  # one batch: no processes
     if count == 1:
@@ -203,7 +203,7 @@ def of_frame(frame: pd.DataFrame, summary_only: bool, game: str, jobs=None, rows
     known = jobs is not None
     jobs = jobs if known else ([] if summary_only else _row_jobs(frame))
     own = {j.job: _own_stratum(j.job) for j in jobs if j is not None}
-    strata = deal_strata(jobs) if known else own
+    strata = design_strata(jobs) if known else own
     run = _Run(jobs, game, summary_only, *_agents(jobs), strata)
     pieces = (frame.iloc[start : start + rows] for start in range(0, max(len(frame), 1), rows))
     summed = _summed((_parts(piece, run) for piece in pieces), run)
@@ -218,12 +218,12 @@ class _Run(NamedTuple):
     summary_only: bool
     names: list[str]  # every agent, sorted
     mixed: bool
-    strata: dict  # schedule.deal_strata of the jobs
+    strata: dict  # schedule.design_strata of the jobs
     fields: tuple = FIELDS  # the sums wanted
 
 
 def _own_stratum(job: int):
-    """A job's ``deal_strata`` entry when it is its own stratum: from game index 0 on."""
+    """A job's ``design_strata`` entry when it is its own stratum: from game index 0 on."""
     return (np.zeros(1, np.int64), np.array([job], np.int64))
 
 

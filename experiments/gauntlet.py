@@ -150,7 +150,7 @@ def plan(
     if not is_whole(deals) or deals < 1:
         raise ValueError(f"--deals must be a whole number >= 1, got {deals!r}")
     notes: list[str] = []
-    agent_specs = _resolve(game, agents, players, _agent, "agent", notes)
+    agent_specs = _resolve(game, agents, players, _member, "agent", notes)
     pools = _resolve(game, fields, players, _pool, "field", notes)
     parts, cells = [], []
     for n in players:
@@ -262,10 +262,6 @@ def _member(game: str, spec: str, n: int) -> str:
     agent = parse(spec.replace(TEMPLATE, str(n)), game)
     agent.param_row(n)
     return agent.spec
-
-
-def _agent(game: str, name: str, n: int) -> str:
-    return _member(game, name, n)
 
 
 def _pool(game: str, name: str, n: int) -> tuple[str, ...]:

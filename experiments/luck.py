@@ -134,11 +134,10 @@ def adjusted_field(
     (``raw_share`` the played one), with its interval, the variance ratio and the deals."""
     from experiments.results import deal_sums
     from experiments.runner import run
-    from experiments.schedule import deal_strata as strata_of
-    from experiments.schedule import field_design
+    from experiments.schedule import design_strata, field_design
 
     jobs = field_design(game, candidate, baseline, n_players, n_games, seed, rules)
     jobs = adjust(jobs, value)
     frame, _, _ = run(jobs, backend="serial", progress=False, chunk_size=10**7)
-    table = win_share(deal_sums(frame, strata_of(jobs)))
+    table = win_share(deal_sums(frame, design_strata(jobs)))
     return table.loc[jobs[0].agents[0]].to_dict()

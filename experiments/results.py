@@ -272,7 +272,7 @@ def deal_sums(frame: pd.DataFrame, strata: dict) -> pd.DataFrame:
     """Per (deal, stratum, agent, n_players, position) sums of per-game rows (which carry
     ``deal_seed``): ``seats`` (rows of the agent at that turn position on the deal),
     ``win_sum``, ``score_sum`` (and ``adjusted_sum``, the win less the luck, where the rows
-    carry ``luck_s``). ``strata``: ``schedule.deal_strata`` of the run's jobs. The
+    carry ``luck_s``). ``strata``: ``schedule.design_strata`` of the run's jobs. The
     tables of ``experiments.stats.deal_win_share``, ``deal_mean_score`` and
     ``deal_seat_advantage`` (and its gap and test) follow from them."""
     seats = sorted(int(c.split("_")[1]) for c in frame.columns if c.startswith("agent_"))

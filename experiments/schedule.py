@@ -15,7 +15,7 @@ Designs
 ``field``        one candidate against ``n - 1`` copies of a baseline, in every seat.
 
 The seatings of a group share their deals (with duplicate deals), so a deal is played by a
-fixed set of seatings; :func:`deal_strata` names these sets, the strata of the design's
+fixed set of seatings; :func:`design_strata` names these sets, the strata of the design's
 intervals (``experiments.stats``): how many deals each plays is fixed by the design, so
 differences between them are not sampling noise.
 """
@@ -285,7 +285,7 @@ def score_ranges(jobs: list[Job], per_round: bool = False) -> dict[int, tuple[in
     return ranges
 
 
-def deal_strata(jobs: list[Job]) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+def design_strata(jobs: list[Job]) -> dict[int, tuple[np.ndarray, np.ndarray]]:
     """The strata of a design's deals, per job: ``(starts, codes)``, the game indices at which
     the job's deals change stratum and the stratum code from each on (``stratum_of`` looks
     one up). A deal's stratum is the set of jobs that play it (jobs of one seed play the same
@@ -317,6 +317,6 @@ def _by_index(jobs: list[Job], index) -> dict[int, set]:
 
 
 def stratum_of(strata: dict, job: int, game_index) -> np.ndarray:
-    """The stratum codes (``deal_strata``) of games of one job."""
+    """The stratum codes (``design_strata``) of games of one job."""
     starts, codes = strata[int(job)]
     return codes[np.searchsorted(starts, np.asarray(game_index, np.int64), side="right") - 1]

@@ -1,8 +1,11 @@
 """giftsim: shared low-level pieces of the two game packages.
 
-This tiny package sits *below* both engines (``geschenkt_sim``, ``tulips_sim``): it holds only
-what both need and neither owns: the counter-based random streams, the agent contract and the
-Numba cache location.
+This package sits *below* the engines (``geschenkt_sim``, ``tulips_sim``) and holds what they
+all need and none owns: the ``Game`` record and the registry of games (``game.py``), the
+counter-based random streams (``rng.py``), the agent contract (``contract.py``), the checks
+shared by record replays, rule options, where step verbs are inlined, writing files without
+losing any, small checks and bit helpers, the first-compile notice, and the Numba cache
+location (below).
 
 Numba's on-disk cache checks only the source file of each cached function, not the modules it
 calls, so an edit to ``state.py`` could leave a stale compiled loop in ``agents/``. Importing

@@ -14,7 +14,7 @@ from experiments.blocks import deal_strata as strata_from_rows
 from experiments.results import long_table
 from experiments.runner import run
 from experiments.schedule import (
-    deal_strata,
+    design_strata,
     experiment_id,
     field_design,
     join,
@@ -136,7 +136,7 @@ def test_any_order_of_a_mirror_s_agents_and_counts_gives_the_same_games_and_tabl
 
 
 def test_strata_are_the_sets_of_jobs_that_play_a_deal():
-    """From the job list (``schedule.deal_strata``, for streamed sums) and from the rows
+    """From the job list (``schedule.design_strata``, for streamed sums) and from the rows
     (``blocks.deal_strata``, for long frames): the same partition of the deals, for designs
     joined on one seed whose game indices partly overlap."""
     jobs = join(
@@ -145,7 +145,7 @@ def test_strata_are_the_sets_of_jobs_that_play_a_deal():
         round_robin("geschenkt", ["random", "greedy"], 3, 20, seed=4),
     )
     frame, _, _ = run(jobs, **SERIAL)
-    strata = deal_strata(jobs)
+    strata = design_strata(jobs)
     from_jobs = np.concatenate(
         [
             stratum_of(strata, job, rows["game_index"])

@@ -26,7 +26,7 @@ from experiments import stats
 from experiments.ratings import deal_ratings, rating_events
 from experiments.results import deal_sums, long_table
 from experiments.runner import run
-from experiments.schedule import deal_strata, field_design, mirror, round_robin
+from experiments.schedule import design_strata, field_design, mirror, round_robin
 
 K = 1000
 BAND = (0.93, 0.97)
@@ -49,7 +49,7 @@ def played(jobs_of, per_experiment: int):
 def tournament_tables(jobs, frame) -> dict[str, pd.DataFrame]:
     """The tables of `giftsim tournament` (per-deal sums), one set per experiment, and the
     sums (``deals``)."""
-    deals = deal_sums(frame, deal_strata(jobs))
+    deals = deal_sums(frame, design_strata(jobs))
     sim = pd.Series(frame["sim"].to_numpy(), index=frame["deal_seed"].to_numpy())
     deals["sim"] = sim[~sim.index.duplicated()].reindex(deals["deal"]).to_numpy()
     mixed = jobs[0].design != "mirror"

@@ -26,7 +26,7 @@ from experiments.cli import main
 from experiments.games import play_block
 from experiments.results import deal_sums
 from experiments.runner import run
-from experiments.schedule import deal_strata, field_design, round_robin
+from experiments.schedule import design_strata, field_design, round_robin
 from giftsim.contract import first_policy, first_seat
 from giftsim.game import load_game
 from giftsim.rng import game_key
@@ -222,7 +222,7 @@ def test_adjusted_intervals_by_deal_cover_in_a_field():
     jobs = luck.adjust(field_design("geschenkt", "learned", "tuned3p", 3, K * per, seed=6201))
     frame, _, _ = run(jobs, **SERIAL)
     frame["sim"] = frame["game_index"] // per
-    deals = deal_sums(frame, deal_strata(jobs))
+    deals = deal_sums(frame, design_strata(jobs))
     sim = frame.drop_duplicates("deal_seed").set_index("deal_seed")["sim"]
     deals["sim"] = sim.reindex(deals["deal"]).to_numpy()
     table = luck.win_share(deals, ["sim", "agent"]).xs("learned", level="agent")
@@ -249,7 +249,7 @@ def test_luck_is_the_same_whatever_the_chunks_and_workers():
 def test_round_robin_and_the_python_api():
     jobs = luck.adjust(round_robin("geschenkt", ["greedy", "random"], 3, 20, seed=6203))
     frame, _, _ = run(jobs, **SERIAL)
-    table = luck.win_share(deal_sums(frame, deal_strata(jobs)))
+    table = luck.win_share(deal_sums(frame, design_strata(jobs)))
     assert set(table.index) == {"greedy", "random"}
     assert np.isclose(table["win_share"].sum(), table["raw_share"].sum(), atol=0.2)
     found = luck.adjusted_field("geschenkt", "learned", "tuned4p", 4, 30, seed=6204)

@@ -538,7 +538,8 @@ def describe(name: str, text: str, memory_mb: int) -> list[dict]:
     (``agents.isolation.untrusted.describe``); a one-line ValueError if the module cannot be
     imported there. A process asks once for each start message (the same file loaded again,
     a notebook's cell run twice, starts no process)."""
-    message = start_message("geschenkt", None, 0, 0, memory_mb, mode="describe")
+    any_game = next(iter(GAMES))  # a module is described apart from any game
+    message = start_message(any_game, None, 0, 0, memory_mb, mode="describe")
     message["module"] = (name, text)
     key = pickle.dumps(message)
     if key not in _DESCRIBED:
