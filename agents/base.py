@@ -255,7 +255,7 @@ class Agent:
 
     family: Family
     values: tuple[float, ...]
-    net: str = ""  # a network file, for a family that reads one ("": the shipped network)
+    file: str = ""  # the file its spec names: a network (net=; "": the shipped one) or a table
 
     @property
     def name(self) -> str:
@@ -273,8 +273,8 @@ class Agent:
             for (k, d), v in zip(self.family.defaults.items(), self.values, strict=True)
             if v != d
         ]
-        if self.net:
-            changed.append(f"{'table' if self.family.table else 'net'}={self.net}")
+        if self.file:
+            changed.append(f"{'table' if self.family.table else 'net'}={self.file}")
         return ":".join([self.name, *changed])
 
     def param_row(self, players: int | None = None) -> np.ndarray:
@@ -286,14 +286,14 @@ class Agent:
         if self.family.n_features:
             row[net.NET_SLOT] = net.address_of(self.network(players))
         if self.family.table:
-            row[net.NET_SLOT] = net.address_of(self.family.table(self.net, players))
+            row[net.NET_SLOT] = net.address_of(self.family.table(self.file, players))
         return row
 
     def check_rules(self, rules) -> None:
         """Raise a one-line ValueError if this agent cannot play under ``rules``: a table
         solved for another variant, a network trained for another player count or game."""
         if self.family.table:
-            self.family.table(self.net, rules.n_players, rules)
+            self.family.table(self.file, rules.n_players, rules)
         if self.family.n_features:
             self.network(rules.n_players)
 
@@ -303,7 +303,7 @@ class Agent:
         if players is None:
             raise ValueError(f"agent {self.name!r} needs the player count to find its network")
         game, size = self.family.game, self.family.n_features(players)
-        path = self.net or net.shipped(self.family.nets, game, players)
+        path = self.file or net.shipped(self.family.nets, game, players)
         return net.load(path, game, players, size)
 
     def __str__(self) -> str:

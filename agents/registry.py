@@ -271,7 +271,7 @@ def parse(spec: str, game: str) -> Agent:
     name, texts = spec_pairs(spec)
     chosen = family(game, name)
     values = {
-        key: text if _is_net(chosen, key) else _number(text, key, spec)
+        key: text if _is_file(chosen, key) else _number(text, key, spec)
         for key, text in texts.items()
     }
     return chosen(**values)
@@ -298,7 +298,7 @@ def spec_pairs(spec: str) -> tuple[str, dict[str, str]]:
     return spec_name(spec), texts
 
 
-def _is_net(chosen: Family, key: str) -> bool:
+def _is_file(chosen: Family, key: str) -> bool:
     """``net=FILE`` names the network file of a family that reads one, ``table=FILE`` the
     table of a family that plays from one."""
     if key == "table":

@@ -471,7 +471,7 @@ def inputs_text(target, responder=None) -> str:
     not kept once such a file has been replaced (a network retrained to the same path)."""
     named = [("target", target), ("responder", responder)]
     return " ".join(
-        f"{role}:{files.digest(agent.net)[:16]}" for role, agent in named if agent and agent.net
+        f"{role}:{files.digest(agent.file)[:16]}" for role, agent in named if agent and agent.file
     )
 
 

@@ -159,7 +159,7 @@ def inputs(jobs: list[Job]) -> dict[str, str]:
     from giftsim.files import digest
 
     agents = [(job, a) for job in jobs for a in parse_list(list(job.agents), job.game)]
-    paths = {a.net or _shipped(job, a) for job, a in agents} - {""}
+    paths = {a.file or _shipped(job, a) for job, a in agents} - {""}
     paths |= {source_file(job.game, a.family.name) for job, a in agents} - {""}
     paths |= {job.luck for job in jobs if job.luck and Path(job.luck).is_absolute()}
     paths |= {_shipped(job) for job in jobs if job.luck == "shipped"} - {""}

@@ -131,7 +131,7 @@ def test_a_truncated_playout_mixes_the_leaf_value_with_the_end(game, n, mix):
 def test_search_with_the_learned_value_reads_the_network_it_is_given(game, name):
     agent = parse(f"{name}:net=agents/{game}/nets/4p.npz", game)
     absolute = str(Path(f"agents/{game}/nets/4p.npz").resolve())  # workers need not share cwd
-    assert agent.net == absolute and agent.spec.endswith(f"net={absolute}")
+    assert agent.file == absolute and agent.spec.endswith(f"net={absolute}")
     with pytest.raises(ValueError, match="for 4 players, not 3"):
         agent.param_row(3)
 

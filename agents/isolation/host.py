@@ -100,7 +100,7 @@ def start_message(
         "warm_up": warm_up,
         "packages": package_folders(["giftsim", "agents", "experiments", *GAMES.values()])
         + ([] if pickled is None else _home_of(family.decide)),
-        "files": [os.path.abspath(agent.net)] if getattr(agent, "net", "") else [],
+        "files": [os.path.abspath(agent.file)] if getattr(agent, "file", "") else [],
     }
 
 
