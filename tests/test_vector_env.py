@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 
 from agents.drivers.slow import play_slow
+from agents.kernels.lanes import lane_game_index
 from agents.registry import define, parse_list
 from experiments.envs.table import EnvError
-from experiments.envs.vector import VectorEnv, lane_game_index
+from experiments.envs.vector import VectorEnv
 from giftsim.game import GAMES, load_game
 from tests.env_helpers import NO_CHOICE, deadline
 

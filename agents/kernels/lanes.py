@@ -99,3 +99,8 @@ def empty_lanes(n_envs: int) -> np.ndarray:
     lanes = np.zeros((n_envs, LANE_SLOTS), np.int64)
     lanes[:, L_ID] = np.arange(n_envs)
     return lanes
+
+
+def lane_game_index(lane: int, episode: int) -> int:
+    """The game index (under the run's seed) of lane ``lane``'s ``episode``-th episode."""
+    return lane * LANE_STRIDE + episode

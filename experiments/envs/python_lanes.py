@@ -32,7 +32,6 @@ from agents.kernels.lanes import (
     L_NEXT,
     L_SEAT,
     L_SKIPPED,
-    LANE_STRIDE,
     LEARNER_ILLEGAL,
     LOG_FULL,
     MAX_SKIPPED,
@@ -43,6 +42,7 @@ from agents.kernels.lanes import (
     RUN_LEARNER,
     RUN_RECORD,
     keep_finished,
+    lane_game_index,
     learner_seat,
     log_action,
     opponent,
@@ -211,11 +211,11 @@ class PythonLanes:
         game.encode(self._obs, finals[i])
 
     def _next_episode(self, i: int) -> None:
-        """Deal lane ``i``'s next episode (game ``lane * LANE_STRIDE + k``), as the kernels."""
+        """Deal lane ``i``'s next episode (``lane_game_index``), as the kernels."""
         game, lane, state = self.game, self.lanes[i], self.states[i]
         k = int(lane[L_NEXT])
         lane[L_NEXT] = k + 1
-        index = int(lane[L_ID]) * LANE_STRIDE + k
+        index = lane_game_index(int(lane[L_ID]), k)
         key = np.uint64(game_key(self.keys[KEY_SEED], index))
         first = first_seat(self.run[RUN_FIRST], index, self.n)
         game.deal_keyed(self.rules_vec, key, first, state)

@@ -72,7 +72,6 @@ from agents.kernels.lanes import (
     L_NEXT,
     L_SEAT,
     L_SKIPPED,
-    LANE_STRIDE,
     LEARNER_ILLEGAL,
     LEARNER_ROTATE,
     LOG_FULL,
@@ -287,11 +286,6 @@ class VectorEnv:
         if self.secret:
             meta["secret"] = self.secret
         return self.game.make_record(self.rules, start, actions, meta)
-
-
-def lane_game_index(lane: int, episode: int) -> int:
-    """The game index (under the run's seed) of lane ``lane``'s ``episode``-th episode."""
-    return lane * LANE_STRIDE + episode
 
 
 def _rules(game: Game, players, rules, rule):
