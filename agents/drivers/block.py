@@ -29,6 +29,14 @@ class IllegalActionError(AgentError):
     """An agent returned an action that is not legal in the state it was shown."""
 
 
+def chose_illegal(seat: int, who: str, action, legal) -> IllegalActionError:
+    """The error of seat ``seat``'s agent ``who`` choosing ``action`` where ``legal`` are the
+    legal actions (the slow path and the environments, which know the seat)."""
+    return IllegalActionError(
+        f"seat {seat} ({who}) chose illegal action {action!r} (legal: {list(legal)})"
+    )
+
+
 def illegal_action(names: str, game_index: int) -> IllegalActionError:
     """The error of an illegal action by one of the agents ``names`` in game ``game_index``
     (its ``game_index``: the slow path can play that game again and name the seat)."""

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.base import Agent
-from agents.drivers.block import AgentError, IllegalActionError, announce
+from agents.drivers.block import AgentError, announce, chose_illegal
 from giftsim.contract import first_policy, first_seat
 from giftsim.game import Game, rounds_of
 from giftsim.rng import agent_stream, check_secret, check_seed, game_key
@@ -55,9 +55,7 @@ def play_slow(
             if action not in legal:
                 seat = int(state[game.turn_slot])
                 who = getattr(players[seat], "spec", "a Python player")
-                raise IllegalActionError(
-                    f"seat {seat} ({who}) chose illegal action {action!r} (legal: {list(legal)})"
-                )
+                raise chose_illegal(seat, who, action, legal)
             actions.append(action)
             game.apply_action(state, action)
     except (Stopped, KeyboardInterrupt) as stop:  # Ctrl-C too: the game so far can be kept

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from agents.base import Agent
-from agents.drivers.block import IllegalActionError
+from agents.drivers.block import chose_illegal
 from agents.drivers.slow import ask, deal, seat_streams
 from agents.kernels.lanes import MAX_SKIPPED
 from agents.registry import parse
@@ -234,11 +234,7 @@ class Table:
             legal = game.legal_actions(state)
             action = legal[0] if len(legal) == 1 else ask(game, self.seats, state, self.rngs, legal)
             if action not in legal:
-                seat = self.to_act()
-                raise IllegalActionError(
-                    f"seat {seat} ({self.spec(seat)}) chose illegal action {action!r} "
-                    f"(legal: {list(legal)})"
-                )
+                raise chose_illegal(self.to_act(), self.spec(self.to_act()), action, legal)
             self._apply(action)
 
     def _apply(self, action: int) -> None:
