@@ -89,14 +89,23 @@ def check_covers(isolation: Isolation, agents) -> None:
     name it gives plays there, and it covers a seat (else nothing would be isolated while the
     results' ``forfeit_s`` columns said otherwise); a one-line ValueError."""
     playing = {agent.family.name for agent in agents}
-    valid = ", ".join(sorted(playing))
-    for name in isolation.agents:
+    check_playing(isolation.agents, playing, "isolation", "here")
+    if not any(isolation.covers(agent.family) for agent in agents):
+        raise ValueError(f"isolation covers no agent here: name some of {_listed(playing)}")
+
+
+def check_playing(names, playing: set, by: str, where: str) -> None:
+    """Each of ``names`` (given ``by`` an option or the API) is the name of an agent in
+    ``playing`` (the families that play ``where``), else a one-line ValueError naming them."""
+    for name in names:
         if name not in playing:
             raise ValueError(
-                f"isolation names {name!r}, which plays nowhere here (agents: {valid})"
+                f"{by} names {name!r}, which plays nowhere {where} (agents: {_listed(playing)})"
             )
-    if not any(isolation.covers(agent.family) for agent in agents):
-        raise ValueError(f"isolation covers no agent here: name some of {valid}")
+
+
+def _listed(playing: set) -> str:
+    return ", ".join(sorted(playing))
 
 
 def from_options(isolate: str | None, untrusted: dict, limits, families) -> Isolation | None:
@@ -106,23 +115,18 @@ def from_options(isolate: str | None, untrusted: dict, limits, families) -> Isol
     name, and each module, must concern an agent of the run (``families``: those of its
     agents), else a one-line ValueError."""
     playing = {f.name for f in families}
-    valid = ", ".join(sorted(playing))
     names = [name.strip() for name in (isolate or "").split(",") if name.strip()]
     if isolate is not None and not names:
         raise ValueError(f"--isolate takes agent names separated by commas, got {isolate!r}")
     if twice := repeated(names):
         raise ValueError(f"--isolate names {twice[0]} twice; name each agent once")
-    for name in names:
-        if name not in playing:
-            raise ValueError(
-                f"--isolate names {name!r}, which plays nowhere in this run (agents: {valid})"
-            )
+    check_playing(names, playing, "--isolate", "in this run")
     for target, defined in untrusted.items():
         if not playing & {f.name for f in defined}:
             offered = ", ".join(f.name for f in defined)
             raise ValueError(
                 f"--untrusted-module {target} defines no agent of this run (it defines "
-                f"{offered}; the run's agents: {valid})"
+                f"{offered}; the run's agents: {_listed(playing)})"
             )
     names += [f.name for defined in untrusted.values() for f in defined if f.name in playing]
     if not names:
