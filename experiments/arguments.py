@@ -219,5 +219,29 @@ class Parser(argparse.ArgumentParser):
         self.register("action", None, Once)
         self.register("action", "store", Once)
 
+    def parse_known_args(self, args=None, namespace=None):
+        self.words = None if args is None else list(args)  # for error(): what was typed
+        return super().parse_known_args(args, namespace)
+
     def error(self, message):
+        """One line; where a command's words hold an option it does not know, that is the
+        error said (argparse would first say what it missed or misread because of it: ``tune
+        --fam sniper`` read ``sniper`` as the game, ``--family`` as missing)."""
+        if unknown := self.unknown_options():
+            message = f"unrecognized arguments: {' '.join(unknown)}"
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+    def unknown_options(self) -> list[str]:
+        """The words typed to this command (not to ``giftsim`` itself, whose words hold the
+        command's options) that look like an option and are none of its own."""
+        if self._subparsers is not None or not getattr(self, "words", None):
+            return []
+        words = self.words[: self.words.index("--")] if "--" in self.words else self.words
+        return [
+            word
+            for word in words
+            if word.startswith("-")
+            and word != "-"  # standard input or output, as a value
+            and not self._negative_number_matcher.match(word)
+            and word.split("=", 1)[0] not in self._option_string_actions
+        ]

@@ -887,14 +887,21 @@ def test_bad_isolation_options_are_one_line_and_write_nothing(
         ["play", "geschenkt", "--agents", "greedy"],  # would have been --agents-module
         ["tournament", "geschenkt", "--game", "5"],  # would have been --games
         ["record", "tulips", "--play", "4"],  # would have been --players
+        ["tune", "geschenkt", "--fam", "sniper"],  # said --family was missing
+        ["tournament", "--game", "5"],  # said '5' is no game
+        ["record", "--play", "4", "tulips"],  # said '4' is no game
     ],
 )
 def test_an_abbreviated_option_is_refused_not_read_as_another(capsys, args):
+    """The unknown option is the error said, not what argparse missed or misread because
+    of it (a required option, or its value read as the game)."""
     with pytest.raises(SystemExit) as stop:
         main(args)
     err = capsys.readouterr().err
     assert stop.value.code == 2 and err.count("\n") == 1
-    assert "unrecognized arguments" in err and args[2] in err
+    typed = next(word for word in args if word.startswith("--"))
+    assert f"error: unrecognized arguments: {typed} " in err
+    assert err.endswith(f"(see giftsim {args[0]} --help)\n")
 
 
 def test_a_missing_file_named_only_by_its_path_says_what_is_wrong():
