@@ -216,11 +216,12 @@ class Parser(argparse.ArgumentParser):
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
+        self.words = None  # what was typed to this parser, for error() (parse_known_args)
         self.register("action", None, Once)
         self.register("action", "store", Once)
 
     def parse_known_args(self, args=None, namespace=None):
-        self.words = None if args is None else list(args)  # for error(): what was typed
+        self.words = None if args is None else list(args)
         return super().parse_known_args(args, namespace)
 
     def error(self, message):
@@ -234,7 +235,7 @@ class Parser(argparse.ArgumentParser):
     def unknown_options(self) -> list[str]:
         """The words typed to this command (not to ``giftsim`` itself, whose words hold the
         command's options) that look like an option and are none of its own."""
-        if self._subparsers is not None or not getattr(self, "words", None):
+        if self._subparsers is not None or not self.words:
             return []
         words = self.words[: self.words.index("--")] if "--" in self.words else self.words
         return [

@@ -234,7 +234,8 @@ class Table:
             legal = game.legal_actions(state)
             action = legal[0] if len(legal) == 1 else ask(game, self.seats, state, self.rngs, legal)
             if action not in legal:
-                raise chose_illegal(self.to_act(), self.spec(self.to_act()), action, legal)
+                seat = self.to_act()
+                raise chose_illegal(seat, self.spec(seat), action, legal)
             self._apply(action)
 
     def _apply(self, action: int) -> None:
