@@ -84,6 +84,46 @@ def test_a_second_process_loads_every_generated_driver_from_the_cache():
     assert not missed, f"compiled again in the second process: {missed}"
 
 
+# An isolated built-in's process on its start (``agents.isolation.child``): no folder of its own
+# for drivers, Numba saving nothing ("read-only", ``confine.read_only_cache``), every built-in's
+# entry compiled or loaded; the hits and misses of the cache per family.
+ISOLATED_START = """
+import json, sys
+from agents.isolation.confine import read_only_cache
+from agents.registry import builtins
+if sys.argv[1:] == ["read-only"]:
+    read_only_cache()
+report = {}
+for game in ("geschenkt", "tulips"):
+    for family in builtins(game):
+        if family.compiled:
+            stats = family.entry().stats
+            report[game + " " + family.name] = [
+                sum(stats.cache_hits.values()), sum(stats.cache_misses.values())
+            ]
+print(json.dumps(report))
+"""
+
+
+def test_an_isolated_builtin_loads_its_entry_from_the_cache_it_may_not_write():
+    """An isolated agent's process may read Numba's cache folder but not write it
+    (``agents.isolation.confine``); its run compiles a built-in's entry there first
+    (``host.entry_cached``), so the process, importing the drivers of that folder, loads the
+    entry of every built-in instead of compiling it again at each start (1-17 s)."""
+    env = {k: v for k, v in os.environ.items() if k != generate.PRIVATE}
+
+    def start(*mode) -> dict:
+        command = [sys.executable, "-c", ISOLATED_START, *mode]
+        done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    start()  # the run's process: compiles into the cache (or finds it filled)
+    report = start("read-only")
+    assert {"geschenkt greedy", "geschenkt learned", "tulips hoarder", "tulips ismcts"} <= {*report}
+    missed = {name: counts for name, counts in report.items() if counts != [1, 0]}
+    assert not missed, f"compiled again in the read-only process: {missed}"
+
+
 # Scrambles one word in a fresh process and says where the cache is and whether the kernel came
 # from it (unoptimised, a kernel that reads a global array cannot be cached; this one reads none).
 ONE_KERNEL = """

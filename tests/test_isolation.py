@@ -380,6 +380,23 @@ def test_an_isolated_process_has_nothing_of_the_parents_and_reaches_nothing_else
         assert seen[attempt] == ("PermissionError" if version >= since else "done"), attempt
 
 
+def test_an_isolated_builtin_imports_the_drivers_of_the_cache_folder():
+    """A built-in's process generates no drivers of its own (its folder stays empty, where the
+    spy's above holds its own): it imports those its run generated and compiled in Numba's
+    cache folder (``host.entry_cached``) and loads its entry from there
+    (``test_an_isolated_builtin_loads_its_entry_from_the_cache_it_may_not_write``)."""
+    box = host.Sandbox("tulips", parse_list(["hoarder"], "tulips")[0], 3, 4, Isolation())
+    try:
+        box.start()
+        assert box.message["cached"] and os.listdir(box.kept.template.folder) == []
+        box.rows[0], box.words[0] = 0, 1
+        box.run(1)  # a decision, as a worker: still nothing written
+        assert os.listdir(box.kept.template.folder) == []
+    finally:
+        box.close()
+        host.end_idle()
+
+
 def test_an_agent_that_writes_its_parameters_does_not_compile():
     def counter(obs, params, rng):
         params[1] += 1

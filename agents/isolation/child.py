@@ -51,7 +51,11 @@ def main(argv) -> None:
     _limit(start["memory_mb"])
     _die_with_parent()
     _keep_orphans()
+    from agents.drivers.generate import PRIVATE
     from agents.isolation.confine import confine, package_folders, places, read_only_cache
+
+    if not start["cached"]:  # it generates its drivers in its own folder (it may not write
+        os.environ[PRIVATE] = os.getcwd()  # the cache's), and compiles them
 
     cache = os.environ.get("NUMBA_CACHE_DIR")
     ours = package_folders(["giftsim", "agents", start["package"]])  # where this process finds

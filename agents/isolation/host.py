@@ -27,7 +27,6 @@ import time
 
 import numpy as np
 
-from agents.drivers.generate import PRIVATE
 from agents.isolation import (
     CRASHED,
     FAULTS,
@@ -57,11 +56,24 @@ class StartError(ValueError):
 def environment(folder: str) -> dict:
     """A child's whole environment: no variable of the parent's but Numba's settings (its
     cache folder, so that built-ins load compiled), one thread per library, ``folder`` as
-    home and temporary folder and as the folder of the drivers it generates."""
+    home and temporary folder."""
     numba = {k: v for k, v in os.environ.items() if k.startswith("NUMBA_")}
     threads = dict.fromkeys(THREADS, "1")
     base = {"PATH": os.defpath, "LANG": "C.UTF-8", "HOME": folder, "TMPDIR": folder}
-    return {**base, **numba, **threads, PRIVATE: folder}
+    return {**base, **numba, **threads}
+
+
+def entry_cached(agent) -> bool:
+    """Compile a built-in's entry here (or load it), into Numba's cache folder beside the
+    drivers it is generated in, and say whether this was done: its child then imports those
+    drivers from that folder and loads the entry, which it may not write, where it had
+    generated and compiled its own copy at every start (1-17 s, ``docs/perf/README.md``). A
+    user's agent is compiled by its child alone, in the child's own folder."""
+    family = getattr(agent, "family", None)
+    if family is None or not family.builtin or not family.compiled:
+        return False
+    family.entry()
+    return True
 
 
 def start_message(
@@ -72,13 +84,15 @@ def start_message(
     memory_mb: int,
     warm_up: float = WARM_UP,
     mode: str = "serve",
+    cached: bool = False,
 ):
     """What a child is told (plain data, pickled): the game (and its package), the agent (the
     spec of a built-in, a pickle of a user family defined here, or an untrusted module's
     source and the spec), the table size, the batch capacity, the limits of its memory and of
     its warm-up (``Isolation``), this process's import path (absolute entries only: the
-    child's folder is its own) and the file its spec names (``net=``, ``table=``: the one
-    file outside giftsim's packages the confined child may read)."""
+    child's folder is its own), the file its spec names (``net=``, ``table=``: the one
+    file outside giftsim's packages the confined child may read) and whether its entry is in
+    the cache (``cached``, :func:`entry_cached`: the child then imports the drivers there)."""
     family = getattr(agent, "family", None)
     module = getattr(family, "module", None) or None
     pickled = None
@@ -101,6 +115,7 @@ def start_message(
         "packages": package_folders(["giftsim", "agents", "experiments", *GAMES.values()])
         + ([] if pickled is None else _home_of(family.decide)),
         "files": [os.path.abspath(agent.file)] if getattr(agent, "file", "") else [],
+        "cached": cached,
     }
 
 
@@ -380,7 +395,13 @@ class Sandbox:
     def __init__(self, game: str, agent, players: int, capacity: int, isolation: Isolation):
         self.limit, obs_size = isolation.time_limit, load_game(game).obs_size
         self.message = start_message(
-            game, agent, players, capacity, isolation.memory_mb, warm_up=isolation.warm_up
+            game,
+            agent,
+            players,
+            capacity,
+            isolation.memory_mb,
+            warm_up=isolation.warm_up,
+            cached=entry_cached(agent),
         )
         self.key = pickle.dumps(self.message)
         self.kept = _POOL.take(self.key) or Kept(self.message, obs_size)
