@@ -380,21 +380,51 @@ def test_an_isolated_process_has_nothing_of_the_parents_and_reaches_nothing_else
         assert seen[attempt] == ("PermissionError" if version >= since else "done"), attempt
 
 
-def test_an_isolated_builtin_imports_the_drivers_of_the_cache_folder():
-    """A built-in's process generates no drivers of its own (its folder stays empty, where the
-    spy's above holds its own): it imports those its run generated and compiled in Numba's
-    cache folder (``host.entry_cached``) and loads its entry from there
-    (``test_an_isolated_builtin_loads_its_entry_from_the_cache_it_may_not_write``)."""
-    box = host.Sandbox("tulips", parse_list(["hoarder"], "tulips")[0], 3, 4, Isolation())
-    try:
-        box.start()
-        assert box.message["cached"] and os.listdir(box.kept.template.folder) == []
-        box.rows[0], box.words[0] = 0, 1
-        box.run(1)  # a decision, as a worker: still nothing written
-        assert os.listdir(box.kept.template.folder) == []
-    finally:
-        box.close()
-        host.end_idle()
+# A built-in isolated from the Python API (a family object: no spec parsed, so no roster built
+# in this process) in a cache folder no process has filled: its process's first decision, and
+# what it wrote in its own folder.
+FIRST_DECISION = """
+import json, os
+import numpy as np
+from agents.geschenkt import SNIPER
+from agents.isolation import Isolation, host
+from giftsim.game import load_game
+game = load_game("geschenkt")
+state = np.zeros(game.state_size, np.int64)
+game.deal_keyed(game.rules(n_players=3).to_array(), np.uint64(0), 0, state)
+game.begin(state)
+box = host.Sandbox("geschenkt", SNIPER(), 3, 4, Isolation())
+try:
+    box.start()
+    game.observe(state, int(state[game.turn_slot]), box.rows[0])
+    box.words[0] = 1
+    faults = box.run(1).tolist()
+    print(json.dumps({
+        "cached": box.message["cached"], "faults": faults, "action": int(box.actions[0]),
+        "legal": [int(a) for a in game.legal_actions(state)],
+        "written": os.listdir(box.kept.template.folder),
+    }))
+finally:
+    box.close()
+    host.end_idle()
+"""
+
+
+def test_an_isolated_builtin_loads_the_drivers_its_run_compiled_in_the_cache(tmp_path):
+    """A built-in's process, which may not write Numba's cache folder, imports the drivers
+    its run generated there and loads the entry the run compiled (``host.entry_cached``): it
+    decides, legally, and writes nothing in its own folder (a user's agent's process writes
+    its drivers there: the spy above), even for a family held without its game's roster,
+    whose network searches' drivers the process's roster reads (the run writes them first)."""
+    env = {k: v for k, v in os.environ.items() if k != PRIVATE}
+    env["NUMBA_CACHE_DIR"] = str(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-c", FIRST_DECISION], env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["cached"] and seen["faults"] == [0] and seen["action"] in seen["legal"]
+    assert seen["written"] == []
 
 
 def test_an_agent_that_writes_its_parameters_does_not_compile():

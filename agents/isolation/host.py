@@ -27,6 +27,7 @@ import time
 
 import numpy as np
 
+from agents.drivers.generate import PRIVATE
 from agents.isolation import (
     CRASHED,
     FAULTS,
@@ -41,6 +42,7 @@ from agents.isolation.child import FAILED, FORK, HOW
 from agents.isolation.confine import package_folders
 from agents.isolation.keeper import KILL_LIMIT, child_of, kill_below, remove_folder
 from agents.isolation.protocol import H_COUNT, H_DONE, H_FAULT, H_FIRST, printable
+from agents.registry import builtins
 from giftsim.game import GAMES, load_game
 
 START_LIMIT = 120.0  # seconds for a template to import and compile its agent (a loaded machine)
@@ -67,11 +69,16 @@ def entry_cached(agent) -> bool:
     """Compile a built-in's entry here (or load it), into Numba's cache folder beside the
     drivers it is generated in, and say whether this was done: its child then imports those
     drivers from that folder and loads the entry, which it may not write, where it had
-    generated and compiled its own copy at every start (1-17 s, ``docs/perf/README.md``). A
-    user's agent is compiled by its child alone, in the child's own folder."""
+    generated and compiled its own copy at every start (1-17 s, ``docs/perf/README.md``).
+    The game's roster is built here first, as the child builds it, so that every file the
+    child's roster reads is written (a family held without it, ``agents.tulips.HOARDER``,
+    leaves the network searches' drivers unwritten). A user's agent is compiled by its child
+    alone, in the child's own folder; so is every agent of a process whose drivers are not in
+    the cache folder (``PRIVATE``)."""
     family = getattr(agent, "family", None)
-    if family is None or not family.builtin or not family.compiled:
+    if family is None or not family.builtin or not family.compiled or os.environ.get(PRIVATE):
         return False
+    builtins(family.game)
     family.entry()
     return True
 
