@@ -49,6 +49,7 @@ from experiments.runner import run
 from experiments.schedule import Job, field_design
 from geschenkt_sim.rules import PASS, TAKE
 from geschenkt_sim.state import CHIPS, POT, SEAT
+from giftsim import notice
 from giftsim.game import load_game
 from giftsim.rng import next_below
 from tests.env_helpers import deadline
@@ -425,6 +426,19 @@ def test_an_isolated_builtin_loads_the_drivers_its_run_compiled_in_the_cache(tmp
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     assert seen["cached"] and seen["faults"] == [0] and seen["action"] in seen["legal"]
     assert seen["written"] == []
+
+
+def test_the_first_run_line_names_the_isolated_builtins_their_run_compiles(monkeypatch):
+    """The run compiles an isolated built-in's entry (``host.entry_cached``), so its first-run
+    line names that agent beside the loop and the trusted seats (a user's agent compiles in
+    its own process, unannounced)."""
+    said = []
+    monkeypatch.setattr(notice, "compiling", lambda what: said.append([*what]) or False)
+    rules = load_game("geschenkt").rules(n_players=3)
+    agents = parse_list(["iso_coin", "greedy", "random"], "geschenkt")
+    isolation = Isolation(("greedy", "iso_coin"))
+    play_block_isolated("geschenkt", rules, agents, 3, 0, 2, "rotate", SECRET, isolation)
+    assert said == [["the No Thanks! loop with isolated seats", "agent greedy", "agent random"]]
 
 
 def test_an_agent_that_writes_its_parameters_does_not_compile():

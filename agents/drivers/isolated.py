@@ -62,7 +62,8 @@ def play_block(
             game, rules, agents, root_seed, first_index, n_games, first_player, secret, isolation
         )
     kernel = driver(game.name, "isolated").advance
-    announce(f"the {game.title} loop with isolated seats", kernel, trusted)
+    announce(f"the {game.title} loop with isolated seats", kernel, agents)  # an isolated
+    # built-in's entry compiles here too (agents.isolation.host.entry_cached)
     loop = _Loop(game, rules, agents, seats, n_games, min(WIDTH, max(n_games, 1)))
     loop.settings(root_seed, secret, first_index, first_policy(first_player, n))
     boxes = {s: Sandbox(game.name, agents[s], n, WIDTH, isolation) for s in seats}
