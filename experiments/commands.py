@@ -41,7 +41,10 @@ from giftsim import files
 from giftsim.game import GAMES, load_game
 
 HEAD_TO_HEAD = "head to head (row agent finishes ahead of opponent, level 1/2)"
-RATINGS = "ratings (Plackett-Luce log-strength, whole finishing order; bootstrap over deals)"
+RATINGS = (
+    "ratings among this run's agents (Plackett-Luce log-strength, whole finishing order; "
+    "bootstrap over deals)"
+)
 FORFEITS = "forfeits by agent (a forfeit is a loss)"
 FAULTS = "why they forfeited: by agent and reason, the first forfeit (job, game index, seat)"
 
