@@ -2,6 +2,7 @@
 arrays, masks and rewards are the game's verbs', every episode is the slow path's game with the
 same learner actions, lanes do not depend on how many run, and its records replay."""
 
+import pickle
 import subprocess
 import sys
 
@@ -378,3 +379,26 @@ def test_the_rules_first_player_is_the_default_and_a_contradiction_is_refused(na
     rotating = VectorEnv(name, 3, 3, opponents="greedy", record=True)
     _run(rotating, 60)
     assert {r["first_player"] for r in rotating.records()} == {0, 1, 2}
+
+
+@pytest.mark.parametrize("slow", [False, True])
+def test_a_pickled_environment_plays_on_as_the_original(slow):
+    """A ``VectorEnv`` pickled mid-episode (sent to another process, say) plays the steps the
+    original plays, episodes' ends and auto-resets included: its lanes travel with it and its
+    kernels (compiled lanes, or the Python ones) are bound again. ``close`` releases nothing
+    and leaves both playable."""
+    env = VectorEnv("tulips", 4, 3, opponents="greedy", seed=5, slow=slow)
+    _, mask = env.reset()
+    for _ in range(3):
+        _, mask, *_ = env.step(mask.argmax(axis=1))
+    twin = pickle.loads(pickle.dumps(env))
+    env.close()
+    ended = 0
+    for _ in range(40):
+        actions = mask.argmax(axis=1)
+        got, want = twin.step(actions), env.step(actions)
+        for a, b in zip(got[:4], want[:4], strict=True):
+            assert np.array_equal(a, b)
+        assert all(np.array_equal(got[4][k], want[4][k]) for k in want[4])
+        mask, ended = want[1], ended + int(want[3].sum())
+    assert ended > 0

@@ -187,9 +187,23 @@ class VectorEnv:
         """Per lane, the episodes that ended before the learner had a choice (not returned)."""
         return self._lanes[:, L_SKIPPED].copy()
 
+    def close(self) -> None:
+        """Nothing to release: the lanes are this object's arrays (for code that closes every
+        environment, as Gymnasium's and Stable-Baselines3's do)."""
+
+    def __getstate__(self) -> dict:
+        """The environment as plain data, its lanes mid-episode included; the compiled kernels
+        (a module) are bound again when it is unpickled (``_bind``)."""
+        state = self.__dict__.copy()
+        del state["_kernels"], state["_call"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._bind()
+
     def _build(self) -> None:
         game, n, lanes = self.game, self.n_players, self.n_envs
-        agents = [a for a in self.opponents if isinstance(a, Agent)]
         self._params = np.zeros((game.max_players, MAX_PARAMS), np.float64)
         self._params[: len(self.opponents)] = [_param_row(a, n) for a in self.opponents]
         self._lanes = empty_lanes(lanes)
@@ -202,6 +216,12 @@ class VectorEnv:
         self._finished: list[tuple] = []
         self._buffers = self._outputs()
         self._ready = False
+        self._bind()
+
+    def _bind(self) -> None:
+        """The kernels that play the lanes and the arrays each call passes them."""
+        game = self.game
+        agents = [a for a in self.opponents if isinstance(a, Agent)]
         if self.slow:
             self._kernels = PythonLanes(game, self.rules, self.opponents)
             addresses = np.zeros((0, 3), np.int64)
