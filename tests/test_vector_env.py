@@ -402,3 +402,33 @@ def test_a_pickled_environment_plays_on_as_the_original(slow):
         assert all(np.array_equal(got[4][k], want[4][k]) for k in want[4])
         mask, ended = want[1], ended + int(want[3].sum())
     assert ended > 0
+
+
+# Unpickles an environment and the learner's last mask, plays 40 steps and writes what it saw.
+PLAY_ON = """
+import pickle, sys
+env, mask = pickle.loads(open(sys.argv[1], "rb").read())
+seen = []
+for _ in range(40):
+    obs, mask, rewards, dones, _ = env.step(mask.argmax(axis=1))
+    seen.append((obs, rewards, dones))
+sys.stdout.buffer.write(pickle.dumps(seen))
+"""
+
+
+def test_a_pickled_environment_plays_on_in_another_process(tmp_path):
+    """Unpickled in another process, an environment whose opponents read a network (their
+    parameter rows hold its address in this process's memory) plays the steps the original
+    plays here: the rows are made again where it is unpickled."""
+    env = VectorEnv("geschenkt", 4, 3, opponents="learned", seed=5)
+    _, mask = env.reset()
+    for _ in range(3):
+        _, mask, *_ = env.step(mask.argmax(axis=1))
+    (tmp_path / "env.pkl").write_bytes(pickle.dumps((env, mask)))
+    command = [sys.executable, "-c", PLAY_ON, str(tmp_path / "env.pkl")]
+    done = subprocess.run(command, capture_output=True)
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    for obs, rewards, dones in pickle.loads(done.stdout):
+        want_obs, mask, want_rewards, want_dones, _ = env.step(mask.argmax(axis=1))
+        assert np.array_equal(obs, want_obs) and np.array_equal(rewards, want_rewards)
+        assert np.array_equal(dones, want_dones)

@@ -193,9 +193,11 @@ class VectorEnv:
 
     def __getstate__(self) -> dict:
         """The environment as plain data, its lanes mid-episode included; the compiled kernels
-        (a module) are bound again when it is unpickled (``_bind``)."""
+        (a module) and the opponents' parameter rows (which hold the address of a network or
+        table in this process's memory) are made again when it is unpickled (``_bind``). Its
+        opponents must pickle (a network, a spec, a module's function: not a lambda)."""
         state = self.__dict__.copy()
-        del state["_kernels"], state["_call"]
+        del state["_kernels"], state["_call"], state["_params"]
         return state
 
     def __setstate__(self, state: dict) -> None:
@@ -203,9 +205,7 @@ class VectorEnv:
         self._bind()
 
     def _build(self) -> None:
-        game, n, lanes = self.game, self.n_players, self.n_envs
-        self._params = np.zeros((game.max_players, MAX_PARAMS), np.float64)
-        self._params[: len(self.opponents)] = [_param_row(a, n) for a in self.opponents]
+        game, lanes = self.game, self.n_envs
         self._lanes = empty_lanes(lanes)
         self._states = np.zeros((lanes, game.state_size), np.int64)
         self._rngs = np.zeros((lanes, game.max_players), np.uint64)
@@ -219,8 +219,11 @@ class VectorEnv:
         self._bind()
 
     def _bind(self) -> None:
-        """The kernels that play the lanes and the arrays each call passes them."""
-        game = self.game
+        """The kernels that play the lanes, the opponents' parameter rows and the arrays each
+        call passes them."""
+        game, n = self.game, self.n_players
+        self._params = np.zeros((game.max_players, MAX_PARAMS), np.float64)
+        self._params[: len(self.opponents)] = [_param_row(a, n) for a in self.opponents]
         agents = [a for a in self.opponents if isinstance(a, Agent)]
         if self.slow:
             self._kernels = PythonLanes(game, self.rules, self.opponents)
