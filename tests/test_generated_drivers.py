@@ -84,10 +84,11 @@ def test_a_second_process_loads_every_generated_driver_from_the_cache():
     assert not missed, f"compiled again in the second process: {missed}"
 
 
-# An isolated built-in's process on its start (``agents.isolation.child``): no folder of its own
-# for drivers, Numba saving nothing ("read-only", ``confine.read_only_cache``), an entry of each
-# kind compiled or loaded (generated from ``entry.py``: greedy, hoarder; a module's own: learned;
-# a search's and a network search's driver: ismcts, flatmc_net); the cache's hits and misses.
+# What an isolated built-in's process relies on (its own start is tested in test_isolation.py):
+# no folder of its own for drivers, Numba saving nothing ("read-only",
+# ``confine.read_only_cache``), an entry of each kind compiled or loaded (generated from
+# ``entry.py``: greedy, hoarder; a module's own: learned; a search's and a network search's
+# driver: ismcts, flatmc_net); the cache's hits and misses.
 ISOLATED_START = """
 import json, sys
 from agents.isolation.confine import read_only_cache
@@ -104,10 +105,10 @@ print(json.dumps(report))
 
 
 def test_each_kind_of_builtin_entry_loads_in_a_process_that_may_not_write_the_cache():
-    """An isolated agent's process may read Numba's cache folder but not write it
-    (``agents.isolation.confine``); once a run compiled a built-in's entry there
-    (``host.entry_cached``), such a process, importing the drivers of that folder, loads an
-    entry of each kind rather than compiling it again at each start (1-17 s)."""
+    """Numba's cache as an isolated agent's process uses it: read, never written
+    (``agents.isolation.confine``). Once a process compiled a built-in's entry there, one
+    that imports the drivers of that folder and may not write it loads an entry of each kind
+    rather than compiling it again (1-17 s)."""
     env = {k: v for k, v in os.environ.items() if k != generate.PRIVATE}
 
     def start(*mode) -> dict:

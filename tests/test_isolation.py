@@ -411,34 +411,76 @@ finally:
 """
 
 
+# The start of that built-in's process, by its own functions (``agents.isolation.child``: the
+# agent loaded, its batch function made and called once without a decision), Numba saving
+# nothing as in the confined process: the cache's hits and misses of the entry and ``serve``.
+CHILD_START = """
+import json, socket
+from agents.isolation import protocol
+from agents.isolation.child import _load, _server
+from agents.isolation.confine import read_only_cache
+from agents.isolation.serve import serve
+from giftsim.game import load_game
+read_only_cache()
+start = {"game": "geschenkt", "spec": "sniper", "agent": None, "module": None, "path": [],
+         "mode": "serve", "capacity": 4, "players": 3, "warm_up": 1.0}
+agent, _ = _load(start)
+fd = protocol.create(4, load_game("geschenkt").obs_size)
+_server(start, agent, fd, socket.socketpair()[0])
+counts = lambda d: [sum(d.stats.cache_hits.values()), sum(d.stats.cache_misses.values())]
+print(json.dumps({"entry": counts(agent.family.decider), "serve": counts(serve)}))
+"""
+
+
 def test_an_isolated_builtin_loads_the_drivers_its_run_compiled_in_the_cache(tmp_path):
     """A built-in's process, which may not write Numba's cache folder, imports the drivers
-    its run generated there and loads the entry the run compiled (``host.entry_cached``): it
+    its run generated there and loads what the run compiled (``host.entry_cached``): it
     decides, legally, and writes nothing in its own folder (a user's agent's process writes
     its drivers there: the spy above), even for a family held without its game's roster,
-    whose network searches' drivers the process's roster reads (the run writes them first)."""
+    whose network searches' drivers the process's roster reads (the run writes them first).
+    Its start, by the child's own functions, loads its entry and its batch function from the
+    cache and compiles neither."""
     env = {k: v for k, v in os.environ.items() if k != PRIVATE}
     env["NUMBA_CACHE_DIR"] = str(tmp_path)
-    done = subprocess.run(
-        [sys.executable, "-c", FIRST_DECISION], env=env, capture_output=True, text=True
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    seen = json.loads(done.stdout.strip().splitlines()[-1])
+
+    def run(script: str) -> dict:
+        done = subprocess.run(
+            [sys.executable, "-c", script], env=env, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    seen = run(FIRST_DECISION)
     assert seen["cached"] and seen["faults"] == [0] and seen["action"] in seen["legal"]
     assert seen["written"] == []
+    assert run(CHILD_START) == {"entry": [1, 0], "serve": [1, 0]}
+
+
+def test_a_run_whose_drivers_are_not_those_its_child_would_import_lets_the_child_compile(
+    monkeypatch,
+):
+    """The child computes its drivers folder from the code as it finds it: a run that
+    generated its drivers before the code changed (a notebook's kernel, a reused worker)
+    does not tell it to read them from the cache, where it would have to write its own."""
+    agent = parse_list(["greedy"], "geschenkt")[0]
+    assert host.entry_cached(agent)
+    monkeypatch.setattr(host, "folder_of", lambda game: Path("/drivers/of/other/code"))
+    assert not host.entry_cached(agent)
 
 
 def test_the_first_run_line_names_the_isolated_builtins_their_run_compiles(monkeypatch):
-    """The run compiles an isolated built-in's entry (``host.entry_cached``), so its first-run
-    line names that agent beside the loop and the trusted seats (a user's agent compiles in
-    its own process, unannounced)."""
+    """The run compiles an isolated built-in's entry (``host.entry_cached``), so a first-run
+    line names that agent: the isolated loop's, beside the loop and the trusted seats, and
+    the start's own (the command line's start check starts each agent before the loop); a
+    user's agent compiles in its own process, unannounced."""
     said = []
     monkeypatch.setattr(notice, "compiling", lambda what: said.append([*what]) or False)
     rules = load_game("geschenkt").rules(n_players=3)
     agents = parse_list(["iso_coin", "greedy", "random"], "geschenkt")
     isolation = Isolation(("greedy", "iso_coin"))
     play_block_isolated("geschenkt", rules, agents, 3, 0, 2, "rotate", SECRET, isolation)
-    assert said == [["the No Thanks! loop with isolated seats", "agent greedy", "agent random"]]
+    loop = ["the No Thanks! loop with isolated seats", "agent greedy", "agent random"]
+    assert said == [loop, ["agent greedy"]]
 
 
 def test_an_agent_that_writes_its_parameters_does_not_compile():

@@ -24,10 +24,12 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 
-from agents.drivers.generate import PRIVATE
+from agents.drivers.block import agent_kernels
+from agents.drivers.generate import PRIVATE, folder_of, package
 from agents.isolation import (
     CRASHED,
     FAULTS,
@@ -41,8 +43,12 @@ from agents.isolation import (
 from agents.isolation.child import FAILED, FORK, HOW
 from agents.isolation.confine import package_folders
 from agents.isolation.keeper import KILL_LIMIT, child_of, kill_below, remove_folder
-from agents.isolation.protocol import H_COUNT, H_DONE, H_FAULT, H_FIRST, printable
+from agents.isolation.protocol import H_COUNT, H_DONE, H_FAULT, H_FIRST, HEADER, printable
+from agents.isolation.serve import serve
+from agents.kernels.entries import entry_addresses
 from agents.registry import builtins
+from giftsim import notice
+from giftsim.contract import MAX_PARAMS
 from giftsim.game import GAMES, load_game
 
 START_LIMIT = 120.0  # seconds for a template to import and compile its agent (a loaded machine)
@@ -67,20 +73,27 @@ def environment(folder: str) -> dict:
 
 def entry_cached(agent) -> bool:
     """Compile a built-in's entry here (or load it), into Numba's cache folder beside the
-    drivers it is generated in, and say whether this was done: its child then imports those
-    drivers from that folder and loads the entry, which it may not write, where it had
-    generated and compiled its own copy at every start (1-17 s, ``docs/perf/README.md``).
-    The game's roster is built here first, as the child builds it, so that every file the
-    child's roster reads is written (a family held without it, ``agents.tulips.HOARDER``,
-    leaves the network searches' drivers unwritten). A user's agent is compiled by its child
+    drivers it is generated in, and the batch function its child calls it with (``serve``),
+    and say whether this was done: its child then imports those drivers from that folder and
+    loads both, from a folder it may not write, where it had generated and compiled its own
+    copies at every start (1-17 s, ``docs/perf/README.md``). The game's roster is built here
+    first, as the child builds it, so that every file the child's roster reads is written (a
+    family held without it, ``agents.tulips.HOARDER``, leaves the network searches' drivers
+    unwritten); the first-run line names the agent. A user's agent is compiled by its child
     alone, in the child's own folder; so is every agent of a process whose drivers are not in
-    the cache folder (``PRIVATE``)."""
+    the cache folder (``PRIVATE``) or no longer in the folder the child computes (the code
+    changed since this process generated them)."""
     family = getattr(agent, "family", None)
     if family is None or not family.builtin or not family.compiled or os.environ.get(PRIVATE):
         return False
+    if Path(package(family.game).__path__[0]) != folder_of(family.game):
+        return False
     builtins(family.game)
-    family.entry()
-    return True
+    notice.compiling(agent_kernels([agent]))
+    row = entry_addresses([family.entry()])[0]
+    header, ints, words = np.zeros(HEADER, np.int64), np.zeros(1, np.int64), np.zeros(1, np.uint64)
+    serve(row, header, ints, words, ints, np.zeros(MAX_PARAMS), ints, 1)  # the header asks for
+    return True  # no decision: this compiles (or loads) what the child loads
 
 
 def start_message(
