@@ -89,6 +89,10 @@ class GiftsimVectorEnv(GymnasiumVectorEnv):
         """The learner's legal actions in every lane (bool, one row per lane)."""
         return self._mask
 
+    def close_extras(self, **kwargs) -> None:
+        """Close the compiled vector environment (``close()`` calls this once)."""
+        self.env.close()
+
     def _scaled(self, obs: np.ndarray) -> np.ndarray:
         return obs if self.factor is None else obs * self.factor
 

@@ -88,7 +88,7 @@ class GiftsimVecEnv(VecEnv):
         return self._mask
 
     def close(self) -> None:
-        pass
+        self.env.close()
 
     def get_attr(self, attr_name: str, indices=None) -> list:
         """This environment's attribute ``attr_name``, once per lane of ``indices``."""
