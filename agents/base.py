@@ -329,3 +329,16 @@ def search_ranges(params: dict, n_policies: int) -> dict:
         "others": Choice((0.0, 1.0)),
     }
     return {key: valid[key] for key in params}
+
+
+def agent_kernels(agents, slow: bool = False) -> dict:
+    """The built-in agents' kernels (loop entries, or with ``slow`` decision functions) by
+    label, with the seconds each takes to compile, for ``giftsim.notice.compiling``."""
+    what = {}
+    for agent in agents:
+        if isinstance(agent, Agent) and agent.family.builtin:
+            kernel = agent.family.decide if slow else agent.family.decider
+            if hasattr(kernel, "signatures"):  # compiled (a plain Python decide is not)
+                search = "iters" in agent.family.defaults
+                what[f"agent {agent.name}"] = (kernel, 3.0 + 15.0 * search)
+    return what

@@ -11,7 +11,7 @@ import contextlib
 
 import numpy as np
 
-from agents.base import Agent
+from agents.base import agent_kernels
 from agents.drivers.generate import driver
 from agents.kernels.entries import entry_addresses
 from agents.registry import param_table
@@ -151,19 +151,6 @@ def announce(label: str, kernel, agents, slow: bool = False) -> bool:
     True if any of them has no cached copy."""
     what = {label: (kernel, 3.0)} if hasattr(kernel, "signatures") else {}
     return notice.compiling(what | agent_kernels(agents, slow))
-
-
-def agent_kernels(agents, slow: bool = False) -> dict:
-    """The built-in agents' kernels (loop entries, or with ``slow`` decision functions) by
-    label, with the seconds each takes to compile, for ``giftsim.notice.compiling``."""
-    what = {}
-    for agent in agents:
-        if isinstance(agent, Agent) and agent.family.builtin:
-            kernel = agent.family.decide if slow else agent.family.decider
-            if hasattr(kernel, "signatures"):  # compiled (a plain Python decide is not)
-                search = "iters" in agent.family.defaults
-                what[f"agent {agent.name}"] = (kernel, 3.0 + 15.0 * search)
-    return what
 
 
 def _seating(game: Game, rules, agents, secret) -> tuple:

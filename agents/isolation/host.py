@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.drivers.block import agent_kernels
+from agents.base import agent_kernels
 from agents.drivers.generate import PRIVATE, folder_of, package
 from agents.isolation import (
     CRASHED,
